@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+// The `cairn` command: a thin launcher over the compiled CLI (run `npm run build` first in a clone).
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const entry = new URL('../dist/main.js', import.meta.url);
+if (!existsSync(fileURLToPath(entry))) {
+  process.stderr.write('cairn: not built yet. Run `npm install && npm run build` in the Cairn folder first.\n');
+  process.exit(70);
+}
+const { main } = await import(entry.href);
+process.exitCode = await main(process.argv.slice(2));

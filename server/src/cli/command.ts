@@ -1,0 +1,41 @@
+// The shape of a CLI command: argv options for node:util parseArgs, and a run function that gets
+// the parsed arguments plus a lazily opened store.
+import type { ParseArgsConfig } from 'node:util';
+import type { OpContext } from '../ops/context.js';
+import { UsageError, type CliIO } from './io.js';
+
+export type Options = NonNullable<ParseArgsConfig['options']>;
+
+export interface CommandArgs {
+  positionals: string[];
+  values: Record<string, string | boolean | string[] | boolean[] | undefined>;
+  json: boolean;
+}
+
+export interface Command {
+  name: string;
+  summary: string;
+  usage: string;
+  options?: Options;
+  /** Commands that do not need an existing store (init, help, model) open none. */
+  needsStore?: boolean;
+  run(args: CommandArgs, io: CliIO, open: () => Promise<OpContext>): Promise<number>;
+}
+
+export function str(args: CommandArgs, name: string): string | undefined {
+  const v = args.values[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
+export function strs(args: CommandArgs, name: string): string[] {
+  const v = args.values[name];
+  return Array.isArray(v) ? (v as string[]) : typeof v === 'string' ? [v] : [];
+}
+
+export function num(args: CommandArgs, name: string): number | undefined {
+  const v = str(args, name);
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n)) throw new UsageError(`--${name} takes a number, got "${v}"`);
+  return n;
+}

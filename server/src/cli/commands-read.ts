@@ -1,0 +1,137 @@
+// init, get, list, log, status: looking at a store.
+import { initStore } from '../store/store.js';
+import type { MemoryStatus } from '../core/types.js';
+import { readLog } from '../ops/log.js';
+import { listMemories, readStoreLines, showMemory, storeStatus } from '../ops/query.js';
+import { num, str, type Command } from './command.js';
+import { EXIT, UsageError, writeJson, writeLine } from './io.js';
+import { resolveAuthor } from './identity.js';
+
+export const initCommand: Command = {
+  name: 'init',
+  summary: 'Create a new store (a git repository) from memory-template',
+  usage: 'cairn init DIR',
+  async run(args, io) {
+    const dir = args.positionals[0];
+    if (!dir) throw new UsageError('init needs a folder: cairn init DIR');
+    const r = await initStore(dir, { author: await resolveAuthor(io.env, null) });
+    if (args.json) writeJson(io, { success: true, ...r });
+    else {
+      writeLine(io, `Created a Cairn store in ${r.root} (first commit ${r.commit.slice(0, 8)}, ${r.files.length} files).`);
+      writeLine(io, `Next: cd ${dir} && cairn store --topic "..." --context "..."`);
+    }
+    return EXIT.OK;
+  },
+};
+
+function looksLikePath(arg: string): boolean {
+  return arg.includes('/') || arg.endsWith('.md');
+}
+
+export const getCommand: Command = {
+  name: 'get',
+  summary: 'Show a memory by id, or exact lines of a file by path',
+  usage: 'cairn get ID | cairn get PATH [--from N] [--lines M]',
+  needsStore: true,
+  options: { from: { type: 'string' }, lines: { type: 'string' } },
+  async run(args, io, open) {
+    const target = args.positionals[0];
+    if (!target) throw new UsageError(`usage: ${this.usage}`);
+    const ctx = await open();
+    if (looksLikePath(target) || str(args, 'from') || str(args, 'lines')) {
+      const r = await readStoreLines(ctx, target, num(args, 'from') ?? 1, num(args, 'lines'));
+      if (args.json) writeJson(io, r);
+      else io.stdout.write(r.text + (r.text ? '\n' : ''));
+      return EXIT.OK;
+    }
+    const m = await showMemory(ctx, target);
+    if (args.json) {
+      writeJson(io, m);
+      return EXIT.OK;
+    }
+    const h = m.history.lastCommit;
+    writeLine(io, `# ${m.title}`);
+    writeLine(
+      io,
+      `id ${m.id} · ${m.status}${m.supersededBy ? ` by ${m.supersededBy}` : ''} · trust ${m.trust} · ${m.kind}` +
+        (h ? ` · last ${h.action ?? 'commit'} by ${h.author} ${h.date.slice(0, 10)}` : ''),
+    );
+    for (const p of m.problemList) writeLine(io, `${m.path}:${p.line}: ${p.severity} ${p.code} ${p.message}`);
+    writeLine(io, '');
+    io.stdout.write(m.text.endsWith('\n') ? m.text : m.text + '\n');
+    return EXIT.OK;
+  },
+};
+
+export const listCommand: Command = {
+  name: 'list',
+  summary: 'List memories with status and trust',
+  usage: 'cairn list [--status active|superseded|candidate|rejected] [--all]',
+  needsStore: true,
+  options: { status: { type: 'string', multiple: true }, all: { type: 'boolean' } },
+  async run(args, io, open) {
+    const status = (args.values.status as string[] | undefined)?.flatMap((s) => s.split(',')) as MemoryStatus[] | undefined;
+    const bad = status?.find((s) => !['active', 'superseded', 'candidate', 'rejected'].includes(s));
+    if (bad) throw new UsageError(`--status ${bad} is not a status; use active, superseded, candidate or rejected`);
+    const list = await listMemories(await open(), {
+      status,
+      includeRejected: Boolean(args.values.all) || status?.includes('rejected'),
+    });
+    if (args.json) {
+      writeJson(io, { memories: list, total: list.length });
+      return EXIT.OK;
+    }
+    if (!list.length) writeLine(io, 'No memories yet. Add one with: cairn store --topic "..." --context "..."');
+    for (const m of list) {
+      writeLine(io, `${m.status.padEnd(10)} ${m.trust.toFixed(2)}  ${m.id}  ${m.title}${m.problems ? `  (${m.problems} problems)` : ''}`);
+    }
+    return EXIT.OK;
+  },
+};
+
+export const logCommand: Command = {
+  name: 'log',
+  summary: 'The audit trail: memory commits, candidates, rejections, dropped writes',
+  usage: 'cairn log [ID] [--limit N]',
+  needsStore: true,
+  options: { limit: { type: 'string' } },
+  async run(args, io, open) {
+    const entries = await readLog(await open(), { id: args.positionals[0], limit: num(args, 'limit') });
+    if (args.json) {
+      writeJson(io, { entries, total: entries.length });
+      return EXIT.OK;
+    }
+    for (const e of entries) {
+      writeLine(
+        io,
+        `${e.timestamp.slice(0, 19).replace('T', ' ')}  ${e.result.padEnd(9)} ${e.command.padEnd(9)} ${e.id ?? '-'}` +
+          `${e.agentName ? `  by ${e.agentName}` : e.author ? `  by ${e.author}` : ''}${e.errorCode ? `  [${e.errorCode}]` : ''}` +
+          `${e.source === 'audit' && e.subject ? `  ${e.subject}` : ''}`,
+      );
+    }
+    return EXIT.OK;
+  },
+};
+
+export const statusCommand: Command = {
+  name: 'status',
+  summary: 'Store summary: counts by status, candidates, problems',
+  usage: 'cairn status',
+  needsStore: true,
+  async run(args, io, open) {
+    const s = await storeStatus(await open());
+    if (args.json) {
+      writeJson(io, s);
+      return EXIT.OK;
+    }
+    writeLine(io, `Store ${s.root} on ${s.mainBranch} at ${s.head.slice(0, 8)} (commitMode ${s.commitMode})`);
+    writeLine(
+      io,
+      `  ${s.counts.active} active, ${s.counts.superseded} superseded, ${s.counts.candidate} candidates, ${s.counts.rejected} rejected`,
+    );
+    if (s.candidates.length) writeLine(io, `  awaiting review: ${s.candidates.join(', ')} (cairn review)`);
+    for (const f of s.invalidFiles) writeLine(io, `  ${f.path}: ${f.problems} problems (cairn get ${f.path.replace(/^memories\/|\.md$/g, '')})`);
+    for (const p of s.configProblems) writeLine(io, `  ${p}`);
+    return EXIT.OK;
+  },
+};

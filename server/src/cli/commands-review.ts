@@ -1,0 +1,141 @@
+// review, accept, reject, supersede, correct, feedback, forget, undo: what people do to memories.
+import { acceptCandidate, rejectCandidate, reviewCandidates } from '../ops/review.js';
+import { correct, feedback, forget, supersede, type EditResult } from '../ops/edit.js';
+import { undoLast } from '../ops/undo.js';
+import { str, type Command } from './command.js';
+import { EXIT, UsageError, writeJson, writeLine } from './io.js';
+
+function need(args: { positionals: string[] }, n: number, usage: string): string[] {
+  if (args.positionals.length < n) throw new UsageError(`usage: ${usage}`);
+  return args.positionals;
+}
+
+export const reviewCommand: Command = {
+  name: 'review',
+  summary: 'List candidate memories with their diff against main',
+  usage: 'cairn review [--no-diff]',
+  needsStore: true,
+  options: { 'no-diff': { type: 'boolean' } },
+  async run(args, io, open) {
+    const views = await reviewCandidates(await open());
+    if (args.json) {
+      writeJson(io, { candidates: views, total: views.length });
+      return EXIT.OK;
+    }
+    if (views.length === 0) {
+      writeLine(io, 'No candidates await review.');
+      return EXIT.OK;
+    }
+    writeLine(io, `${views.length} candidate${views.length === 1 ? '' : 's'} awaiting review:\n`);
+    for (const v of views) {
+      writeLine(io, `● ${v.id} — ${v.title}`);
+      writeLine(io, `  branch ${v.branch}, by ${v.author} on ${v.date.slice(0, 10)}${v.origin ? `, origin ${v.origin}` : ''}`);
+      writeLine(io, `  why a candidate: ${v.reason}`);
+      if (v.flagged) writeLine(io, `  flagged: ${v.flagged}`);
+      if (!args.values['no-diff']) writeLine(io, v.diff.replace(/^/gm, '  '));
+      writeLine(io, `  accept: cairn accept ${v.id}    reject: cairn reject ${v.id} --why "..."\n`);
+    }
+    return EXIT.OK;
+  },
+};
+
+export const acceptCommand: Command = {
+  name: 'accept',
+  summary: 'Accept a candidate: merge its branch into main',
+  usage: 'cairn accept ID',
+  needsStore: true,
+  async run(args, io, open) {
+    const [id] = need(args, 1, this.usage);
+    const r = await acceptCandidate(await open(), id);
+    if (args.json) writeJson(io, { success: true, ...r });
+    else if (r.alreadyMerged) writeLine(io, `${id} was already merged into main (by git or a pull request); removed its branch`);
+    else writeLine(io, `accepted ${id}: merge commit ${r.commit?.slice(0, 8)} (${r.paths.join(', ')})`);
+    return EXIT.OK;
+  },
+};
+
+export const rejectCommand: Command = {
+  name: 'reject',
+  summary: 'Reject a candidate, keeping it under a rejected/<id> tag with the reason',
+  usage: 'cairn reject ID --why TEXT',
+  needsStore: true,
+  options: { why: { type: 'string' } },
+  async run(args, io, open) {
+    const [id] = need(args, 1, this.usage);
+    const why = str(args, 'why');
+    if (!why) throw new UsageError('reject needs a reason: --why "TEXT"');
+    const r = await rejectCandidate(await open(), id, why);
+    if (args.json) writeJson(io, { success: true, ...r });
+    else writeLine(io, `rejected ${id}: kept as tag ${r.tag} ("${r.reason}"); the branch is deleted`);
+    return EXIT.OK;
+  },
+};
+
+function printEdit(io: Parameters<Command['run']>[1], json: boolean, r: EditResult, text: string) {
+  if (json) writeJson(io, { success: true, ...r });
+  else writeLine(io, r.staged ? `${text} proposed on ${r.branch} for review: ${r.reason}` : `${text} (commit ${r.commit.slice(0, 8)})`);
+}
+
+export const supersedeCommand: Command = {
+  name: 'supersede',
+  summary: 'Mark OLD as superseded by NEW',
+  usage: 'cairn supersede OLD NEW',
+  needsStore: true,
+  async run(args, io, open) {
+    const [older, newer] = need(args, 2, this.usage);
+    printEdit(io, args.json, await supersede(await open(), older, newer), `${older} is superseded by ${newer}`);
+    return EXIT.OK;
+  },
+};
+
+export const correctCommand: Command = {
+  name: 'correct',
+  summary: "Replace a memory's context with corrected text (history kept in git)",
+  usage: 'cairn correct ID TEXT',
+  needsStore: true,
+  async run(args, io, open) {
+    const [id, ...rest] = need(args, 2, this.usage);
+    printEdit(io, args.json, await correct(await open(), id, rest.join(' ')), `corrected ${id}`);
+    return EXIT.OK;
+  },
+};
+
+export const feedbackCommand: Command = {
+  name: 'feedback',
+  summary: 'Record that a memory was useful (up) or not (down)',
+  usage: 'cairn feedback ID up|down [--note TEXT]',
+  needsStore: true,
+  options: { note: { type: 'string' } },
+  async run(args, io, open) {
+    const [id, vote] = need(args, 2, this.usage);
+    if (vote !== 'up' && vote !== 'down') throw new UsageError('feedback is "up" or "down"');
+    printEdit(io, args.json, await feedback(await open(), id, vote, str(args, 'note')), `recorded ${vote} for ${id}`);
+    return EXIT.OK;
+  },
+};
+
+export const forgetCommand: Command = {
+  name: 'forget',
+  summary: 'Remove a memory from main (it stays in git history)',
+  usage: 'cairn forget ID [--why TEXT]',
+  needsStore: true,
+  options: { why: { type: 'string' } },
+  async run(args, io, open) {
+    const [id] = need(args, 1, this.usage);
+    printEdit(io, args.json, await forget(await open(), id, str(args, 'why')), `forgot ${id}`);
+    return EXIT.OK;
+  },
+};
+
+export const undoCommand: Command = {
+  name: 'undo',
+  summary: 'Revert the last memory commit on main with a new commit',
+  usage: 'cairn undo',
+  needsStore: true,
+  async run(args, io, open) {
+    const r = await undoLast(await open());
+    if (args.json) writeJson(io, { success: true, ...r });
+    else writeLine(io, `undid "${r.undone.subject}" with commit ${r.commit.slice(0, 8)}`);
+    return EXIT.OK;
+  },
+};

@@ -1,0 +1,107 @@
+// Output and error conventions shared by every command: --json prints one JSON document on stdout;
+// otherwise readable text. Errors go to stderr and map to documented exit codes (docs/cli.md).
+import { isCairnError, type ErrorCode } from '../core/errors.js';
+
+export interface CliIO {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** stderr is a terminal: progress bars are drawn only then. */
+  stderrIsTTY: boolean;
+}
+
+export const EXIT = {
+  OK: 0,
+  FAILED: 1,
+  USAGE: 2,
+  INVALID_INPUT: 3,
+  NOT_FOUND: 4,
+  CONFLICT: 5,
+  NOT_A_STORE: 6,
+  BUSY: 7,
+  DROPPED: 8,
+  MODEL: 9,
+  INTERNAL: 70,
+} as const;
+
+const EXIT_BY_CODE: Partial<Record<ErrorCode, number>> = {
+  INVALID_PAYLOAD: EXIT.INVALID_INPUT,
+  INVALID_REQUEST: EXIT.INVALID_INPUT,
+  INVALID_ID: EXIT.INVALID_INPUT,
+  INVALID_WORKSPACE_PATH: EXIT.INVALID_INPUT,
+  NOT_FOUND: EXIT.NOT_FOUND,
+  NOT_A_CANDIDATE: EXIT.NOT_FOUND,
+  NOTHING_TO_UNDO: EXIT.NOT_FOUND,
+  MERGE_CONFLICT: EXIT.CONFLICT,
+  WORKTREE_DIRTY: EXIT.CONFLICT,
+  ALREADY_EXISTS: EXIT.CONFLICT,
+  NOT_A_STORE: EXIT.NOT_A_STORE,
+  CONFIG_INVALID: EXIT.NOT_A_STORE,
+  LOCK_TIMEOUT: EXIT.BUSY,
+  RATE_LIMIT_EXCEEDED: EXIT.BUSY,
+  QUEUE_FULL: EXIT.BUSY,
+  '429_BACKLOG': EXIT.BUSY,
+  MODEL_NOT_INSTALLED: EXIT.MODEL,
+  MODEL_INVALID: EXIT.MODEL,
+  NETWORK_UNAVAILABLE: EXIT.MODEL,
+};
+
+export class UsageError extends Error {}
+
+export function writeJson(io: CliIO, value: unknown): void {
+  io.stdout.write(JSON.stringify(value, null, 2) + '\n');
+}
+
+export function writeLine(io: CliIO, text = ''): void {
+  io.stdout.write(text + '\n');
+}
+
+/** Prints an error the way the caller asked for it and returns the exit code. */
+export function reportError(io: CliIO, err: unknown, json: boolean): number {
+  if (err instanceof UsageError) {
+    if (json) writeJson(io, { success: false, errorCode: 'USAGE', error: err.message });
+    io.stderr.write(`cairn: ${err.message}\nRun \`cairn help\` for usage.\n`);
+    return EXIT.USAGE;
+  }
+  if (isCairnError(err)) {
+    if (json) writeJson(io, { success: false, errorCode: err.code, error: err.message, ...(err.data ?? {}) });
+    io.stderr.write(`cairn: ${err.message} [${err.code}]\n`);
+    return EXIT_BY_CODE[err.code] ?? EXIT.FAILED;
+  }
+  const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
+  if (json) writeJson(io, { success: false, errorCode: 'INTERNAL', error: String((err as Error)?.message ?? err) });
+  io.stderr.write(`cairn: internal error (please report it): ${message}\n`);
+  return EXIT.INTERNAL;
+}
+
+export async function readAllStdin(io: CliIO): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of io.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** A one-line progress bar on stderr, only on a terminal: pipes and agents get nothing. */
+export function progressBar(io: CliIO, label: string) {
+  const start = Date.now();
+  let last = 0;
+  return {
+    update(done: number, total: number) {
+      if (!io.stderrIsTTY) return;
+      const now = Date.now();
+      if (now - last < 80 && done < total) return;
+      last = now;
+      const width = 28;
+      const filled = total ? Math.round((done / total) * width) : 0;
+      const rate = done / Math.max(0.001, (now - start) / 1000);
+      const left = rate > 0 ? Math.max(0, (total - done) / rate) : 0;
+      io.stderr.write(
+        `\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${rate.toFixed(0)}/s ${left.toFixed(0)}s left `,
+      );
+    },
+    done() {
+      if (io.stderrIsTTY) io.stderr.write('\n');
+    },
+  };
+}

@@ -1,0 +1,32 @@
+// Every CLI command, in the order `cairn help` lists them.
+import type { Command } from './command.js';
+import { importCommand, storeCommand } from './commands-write.js';
+import { getCommand, initCommand, listCommand, logCommand, statusCommand } from './commands-read.js';
+import {
+  acceptCommand,
+  correctCommand,
+  feedbackCommand,
+  forgetCommand,
+  rejectCommand,
+  reviewCommand,
+  supersedeCommand,
+  undoCommand,
+} from './commands-review.js';
+
+export const COMMANDS: Command[] = [
+  initCommand,
+  storeCommand,
+  getCommand,
+  listCommand,
+  reviewCommand,
+  acceptCommand,
+  rejectCommand,
+  supersedeCommand,
+  correctCommand,
+  feedbackCommand,
+  forgetCommand,
+  undoCommand,
+  logCommand,
+  statusCommand,
+  importCommand,
+];

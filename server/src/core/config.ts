@@ -1,0 +1,105 @@
+// cairn.yaml: the store's settings. Parsing never throws; unknown keys are kept for later versions.
+import { parseDocument } from 'yaml';
+import type { Origin, Problem } from './types.js';
+
+export type CommitMode = 'selective' | 'manual' | 'aggressive';
+
+export interface GovernanceConfig {
+  /** selective: route by the rules below; manual: every agent write is a candidate; aggressive: only flagged writes are candidates. */
+  commitMode: CommitMode;
+  /** Writes with a confidence below this become candidates. */
+  autoFloor: number;
+  /** Writes with a confidence below this are dropped, with the reason logged. */
+  reviewFloor: number;
+  /** Origins whose writes always become candidates. */
+  candidateOrigins: Origin[];
+}
+
+export interface SearchConfig {
+  model: string;
+  dtype: 'q8' | 'fp32';
+  minScore: number;
+  maxResults: number;
+  maxTokens: number;
+  halfLifeDays: number;
+}
+
+export interface CairnConfig {
+  version: 1;
+  mainBranch: string;
+  governance: GovernanceConfig;
+  search: SearchConfig;
+  memoryMd: { maxChars: number };
+  sessions: { maxAgeDays: number };
+}
+
+export const DEFAULT_CONFIG: CairnConfig = {
+  version: 1,
+  mainBranch: 'main',
+  governance: { commitMode: 'selective', autoFloor: 0.8, reviewFloor: 0.55, candidateOrigins: ['background', 'import'] },
+  search: {
+    model: 'Xenova/all-MiniLM-L6-v2',
+    dtype: 'q8',
+    minScore: 0.35,
+    maxResults: 6,
+    maxTokens: 2000,
+    halfLifeDays: 180,
+  },
+  memoryMd: { maxChars: 12_000 },
+  sessions: { maxAgeDays: 7 },
+};
+
+const ZERO = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
+
+function problem(message: string): Problem {
+  return { code: 'config-invalid', message, severity: 'error', range: ZERO };
+}
+
+type Checker = (v: unknown) => boolean;
+const isNumber01: Checker = (v) => typeof v === 'number' && v >= 0 && v <= 1;
+const isPositive: Checker = (v) => typeof v === 'number' && v > 0;
+const isString: Checker = (v) => typeof v === 'string' && v.length > 0;
+
+/** Merges cairn.yaml over the defaults; wrong values are reported and replaced by the default. */
+export function parseConfig(text: string): { config: CairnConfig; problems: Problem[] } {
+  const problems: Problem[] = [];
+  const config: CairnConfig = structuredClone(DEFAULT_CONFIG);
+  const doc = parseDocument(text, { prettyErrors: false });
+  for (const err of doc.errors) {
+    const [line, col] = err.linePos?.[0] ? [err.linePos[0].line - 1, err.linePos[0].col - 1] : [0, 0];
+    problems.push({
+      code: 'config-yaml-syntax',
+      message: `cairn.yaml: ${err.message.split('\n')[0]}`,
+      severity: 'error',
+      range: { start: { line, character: col }, end: { line, character: col + 1 } },
+    });
+  }
+  if (doc.errors.length > 0) return { config, problems };
+  const raw = (doc.toJS() ?? {}) as Record<string, any>;
+  if (typeof raw !== 'object' || Array.isArray(raw)) return { config, problems: [problem('cairn.yaml must be a mapping')] };
+
+  const take = (section: Record<string, any> | undefined, target: Record<string, any>, key: string, ok: Checker, hint: string, prefix: string) => {
+    if (!section || section[key] === undefined) return;
+    if (ok(section[key])) target[key] = section[key];
+    else problems.push(problem(`cairn.yaml: ${prefix}${key} must be ${hint}; using the default ${JSON.stringify(target[key])}`));
+  };
+  take(raw, config, 'mainBranch', isString, 'a branch name', '');
+  const g = raw.governance;
+  take(g, config.governance, 'commitMode', (v) => ['selective', 'manual', 'aggressive'].includes(v as string), 'selective, manual or aggressive', 'governance.');
+  take(g, config.governance, 'autoFloor', isNumber01, 'a number from 0 to 1', 'governance.');
+  take(g, config.governance, 'reviewFloor', isNumber01, 'a number from 0 to 1', 'governance.');
+  take(g, config.governance, 'candidateOrigins', (v) => Array.isArray(v) && v.every((o) => ['human', 'conversation', 'background', 'import'].includes(o)), 'a list of origins', 'governance.');
+  const s = raw.search;
+  take(s, config.search, 'model', isString, 'a model id', 'search.');
+  take(s, config.search, 'dtype', (v) => v === 'q8' || v === 'fp32', 'q8 or fp32', 'search.');
+  take(s, config.search, 'minScore', isNumber01, 'a number from 0 to 1', 'search.');
+  take(s, config.search, 'maxResults', isPositive, 'a positive number', 'search.');
+  take(s, config.search, 'maxTokens', isPositive, 'a positive number', 'search.');
+  take(s, config.search, 'halfLifeDays', isPositive, 'a positive number', 'search.');
+  take(raw.memoryMd, config.memoryMd, 'maxChars', isPositive, 'a positive number', 'memoryMd.');
+  take(raw.sessions, config.sessions, 'maxAgeDays', isPositive, 'a positive number', 'sessions.');
+  if (config.governance.reviewFloor > config.governance.autoFloor) {
+    problems.push(problem('cairn.yaml: governance.reviewFloor is above autoFloor; nothing can become active by confidence'));
+  }
+  return { config, problems };
+}

@@ -1,0 +1,41 @@
+// Every expected failure is a CairnError with a stable code. The CLI maps codes to exit statuses,
+// the language server to ResponseError, the MCP server to tool errors.
+
+export const ERROR_CODES = [
+  'INVALID_PAYLOAD',
+  'INVALID_REQUEST',
+  'INVALID_WORKSPACE_PATH',
+  'INVALID_ID',
+  'NOT_FOUND',
+  'NOT_A_STORE',
+  'ALREADY_EXISTS',
+  'NOT_A_CANDIDATE',
+  'MERGE_CONFLICT',
+  'WORKTREE_DIRTY',
+  'LOCK_TIMEOUT',
+  'NOTHING_TO_UNDO',
+  'CONFIG_INVALID',
+  'MODEL_NOT_INSTALLED',
+  'MODEL_INVALID',
+  'NETWORK_UNAVAILABLE',
+  'RATE_LIMIT_EXCEEDED',
+  'QUEUE_FULL',
+  '429_BACKLOG',
+  'INTERNAL',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export class CairnError extends Error {
+  readonly code: ErrorCode;
+  readonly data?: Record<string, unknown>;
+  constructor(code: ErrorCode, message: string, data?: Record<string, unknown>) {
+    super(message);
+    this.name = 'CairnError';
+    this.code = code;
+    this.data = data;
+  }
+}
+
+export function isCairnError(e: unknown): e is CairnError {
+  return e instanceof CairnError;
+}

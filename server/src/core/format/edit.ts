@@ -1,0 +1,139 @@
+// Edits that keep what a person wrote: only the touched key's text changes; comments, key order,
+// unknown keys, quoting of untouched values and the body stay byte-for-byte.
+import { Document, isMap, isScalar, isSeq, parseDocument, Scalar, type Node, type Pair } from 'yaml';
+import { CairnError } from '../errors.js';
+import { renderYamlPairs, YAML_STRINGIFY_OPTIONS } from './render.js';
+import { splitFrontMatter } from './split.js';
+
+interface Edit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/**
+ * Sets front-matter keys (`undefined` deletes a key); new keys go at the end. A value equal to
+ * the current one leaves the file untouched. Throws CairnError INVALID_REQUEST when the front
+ * matter is unclosed or its YAML has errors (fix the file first).
+ * @example updateFrontMatter(text, { updated: '2026-02-01', superseded_by: 'new-id' })
+ */
+export function updateFrontMatter(text: string, patch: Record<string, unknown | undefined>): string {
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  const split = splitFrontMatter(text);
+  const entries = Object.entries(patch);
+  if (split.state === 'unclosed') {
+    throw new CairnError('INVALID_REQUEST', 'cannot update the front matter: the opening `---` is never closed; add a `---` line after the last key');
+  }
+  if (split.state === 'none') {
+    const defined = Object.fromEntries(entries.filter(([, v]) => v !== undefined));
+    if (Object.keys(defined).length === 0) return text;
+    const yaml = withEol(renderYamlPairs(defined), eol);
+    return `${text.slice(0, split.openStart)}---${eol}${yaml}---${eol}${text.slice(split.openStart)}`;
+  }
+  const source = text.slice(split.yamlStart, split.yamlEnd);
+  const doc = parseDocument(source, { uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0];
+    const line = (e.linePos?.[0].line ?? 1) + text.slice(0, split.yamlStart).split('\n').length - 1;
+    throw new CairnError('INVALID_REQUEST', `cannot update the front matter: YAML error on line ${line} (${e.message.split('\n')[0]}); fix it first`);
+  }
+  const root = doc.contents;
+  if (root !== null && !isMap(root)) {
+    throw new CairnError('INVALID_REQUEST', 'cannot update the front matter: it is not a mapping of keys to values');
+  }
+  const edits: Edit[] = [];
+  const appended: Record<string, unknown> = {};
+  for (const [key, value] of entries) {
+    const pair = root?.items.find((p) => isScalar(p.key) && p.key.value === key) as Pair<Node, Node | null> | undefined;
+    if (!pair) {
+      if (value !== undefined) appended[key] = value;
+      continue;
+    }
+    const keyStart = pair.key.range?.[0] ?? 0;
+    const valueEnd = pair.value?.range?.[1] ?? pair.key.range?.[1] ?? keyStart;
+    const lineEnd = endOfLine(source, valueEnd);
+    if (value === undefined) {
+      edits.push({ start: keyStart, end: lineEnd, text: '' });
+      continue;
+    }
+    if (deepEqual(pair.value?.toJSON() ?? null, value)) continue;
+    const inline = inlineReplacement(pair.value, value);
+    if (inline !== undefined && pair.value?.range) {
+      edits.push({ start: pair.value.range[0], end: pair.value.range[1], text: inline });
+    } else {
+      edits.push({ start: keyStart, end: lineEnd, text: withEol(renderYamlPairs({ [key]: value }), eol) });
+    }
+  }
+  let yaml = source;
+  for (const edit of edits.sort((a, b) => b.start - a.start)) {
+    yaml = yaml.slice(0, edit.start) + edit.text + yaml.slice(edit.end);
+  }
+  if (Object.keys(appended).length > 0) {
+    if (yaml !== '' && !yaml.endsWith('\n')) yaml += eol;
+    yaml += withEol(renderYamlPairs(appended), eol);
+  }
+  return text.slice(0, split.yamlStart) + yaml + text.slice(split.yamlEnd);
+}
+
+/**
+ * The new value's text when it can replace the old value in place (one line, old value neither a
+ * block scalar nor empty), keeping the old quoting style where YAML allows it.
+ */
+function inlineReplacement(old: Node | null | undefined, value: unknown): string | undefined {
+  if (!old?.range || old.range[1] <= old.range[0]) return undefined;
+  const isPrimitive = value === null || ['string', 'number', 'boolean'].includes(typeof value);
+  let rendered: string;
+  if (isScalar(old) && isPrimitive) {
+    if (old.type === 'BLOCK_LITERAL' || old.type === 'BLOCK_FOLDED') return undefined;
+    const scalar = new Scalar(value);
+    if (typeof value === 'string' && old.type) scalar.type = old.type;
+    rendered = new Document(scalar).toString(YAML_STRINGIFY_OPTIONS);
+  } else if (!isScalar(old) && (old as { flow?: boolean }).flow && !isPrimitive) {
+    const doc = new Document(value);
+    if (isSeq(doc.contents) || isMap(doc.contents)) doc.contents.flow = true;
+    rendered = doc.toString(YAML_STRINGIFY_OPTIONS);
+  } else {
+    return undefined;
+  }
+  rendered = rendered.replace(/\n$/, '');
+  return rendered.includes('\n') ? undefined : rendered;
+}
+
+/**
+ * Replaces the body, keeping the front matter byte-for-byte (a blank line separates them).
+ * A text without front matter becomes just the body.
+ */
+export function replaceBody(text: string, body: string): string {
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  const split = splitFrontMatter(text);
+  if (split.state === 'unclosed') {
+    throw new CairnError('INVALID_REQUEST', 'cannot replace the body: the front matter opened with `---` is never closed');
+  }
+  let newBody = withEol(body.replace(/^(?:\r?\n)+/, ''), eol);
+  if (newBody !== '' && !newBody.endsWith('\n')) newBody += eol;
+  if (split.state === 'none') return text.slice(0, split.openStart) + newBody;
+  let head = text.slice(0, split.bodyStart);
+  if (!head.endsWith('\n') && !head.endsWith('\r')) head += eol;
+  return newBody === '' ? head : head + eol + newBody;
+}
+
+/** Offset just past the line break ending the line that contains offset-1 (or the text end). */
+function endOfLine(s: string, offset: number): number {
+  if (offset > 0 && s[offset - 1] === '\n') return offset;
+  const nl = s.indexOf('\n', offset);
+  return nl < 0 ? s.length : nl + 1;
+}
+
+function withEol(s: string, eol: string): string {
+  return eol === '\n' ? s : s.replace(/\r?\n/g, eol);
+}
+
+function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  return ka.every((k) => deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}

@@ -1,0 +1,270 @@
+// YAML front matter -> the typed FrontMatter, the range of every key's value, and problems.
+// Best effort: a wrong field is reported and replaced by a usable value; nothing throws.
+import { isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
+import { MEMORY_KINDS, ORIGINS, type FrontMatter, type MemoryKind, type Origin, type Problem, type Range, type Triple } from '../types.js';
+import { memoryIdFromPath, validateId } from './id.js';
+import type { LineIndex } from './lines.js';
+import { isIsoDate, problem } from './problems.js';
+
+export const KNOWN_KEYS = [
+  'id',
+  'title',
+  'kind',
+  'created',
+  'updated',
+  'tags',
+  'plan',
+  'session',
+  'source',
+  'confidence',
+  'supersedes',
+  'superseded_by',
+  'triples',
+] as const;
+const KNOWN = new Set<string>(KNOWN_KEYS);
+
+export interface FrontMatterResult {
+  frontMatter: FrontMatter;
+  keyRanges: Record<string, Range>;
+  problems: Problem[];
+  document: Document.Parsed;
+}
+
+export function defaultFrontMatter(): FrontMatter {
+  return { id: '', title: '', kind: 'note', tags: [], source: {}, supersedes: [], triples: [] };
+}
+
+/** Parses YAML source that starts at offset `base` of the file indexed by `index`. */
+export function readFrontMatter(
+  yamlSource: string,
+  base: number,
+  index: LineIndex,
+  ctx: { path: string; fenceRange: Range },
+): FrontMatterResult {
+  const document = parseDocument(yamlSource, { keepSourceTokens: false, prettyErrors: false, uniqueKeys: true });
+  const fm = defaultFrontMatter();
+  const keyRanges: Record<string, Range> = {};
+  const problems: Problem[] = [];
+  const rangeOf = (node: Node | null | undefined, fallback: Range): Range =>
+    node?.range ? index.range(base + node.range[0], base + node.range[1]) : fallback;
+  const resolve = (node: unknown): Node | null =>
+    (isAlias(node) ? (node.resolve(document) ?? null) : (node as Node | null)) ?? null;
+
+  for (const e of document.errors) {
+    problems.push(problem('yaml-syntax', firstLine(e.message), index.range(base + e.pos[0], base + e.pos[1])));
+  }
+  for (const w of document.warnings) {
+    problems.push(problem('yaml-syntax', firstLine(w.message), index.range(base + w.pos[0], base + w.pos[1]), 'warning'));
+  }
+
+  const root = document.contents;
+  if (root !== null && !isMap(root)) {
+    problems.push(problem('field-type', 'front matter must be a mapping of keys to values (key: value lines)', rangeOf(root, ctx.fenceRange)));
+  }
+  const values = new Map<string, { node: Node | null; range: Range }>();
+  if (isMap(root)) {
+    for (const pair of root.items) {
+      const key = isScalar(pair.key) ? String(pair.key.value) : undefined;
+      if (key === undefined) continue;
+      const keyRange = rangeOf(pair.key as Node, ctx.fenceRange);
+      const node = resolve(pair.value);
+      const range = node?.range && node.range[1] > node.range[0] ? rangeOf(node, keyRange) : keyRange;
+      keyRanges[key] = range;
+      values.set(key, { node, range });
+      if (!KNOWN.has(key)) (fm.extra ??= {})[key] = node ? node.toJSON() : null;
+    }
+  }
+
+  const text = (key: string, required: boolean): string | undefined => {
+    const entry = values.get(key);
+    const node = entry?.node;
+    if (!entry || node === null || (isScalar(node) && node.value === null)) {
+      if (required) {
+        const message = `\`${key}\` is required: add \`${key}: ...\` to the front matter`;
+        problems.push(problem('field-missing', message, entry?.range ?? ctx.fenceRange));
+      }
+      return undefined;
+    }
+    const s = node ? scalarText(node) : undefined;
+    if (s === undefined) problems.push(problem('field-type', `\`${key}\` must be a single value (text)`, entry.range));
+    return s;
+  };
+  const list = (key: string): Array<{ value: string; range: Range }> => {
+    const entry = values.get(key);
+    if (!entry || entry.node === null || (isScalar(entry.node) && entry.node.value === null)) return [];
+    if (isSeq(entry.node)) {
+      const out: Array<{ value: string; range: Range }> = [];
+      for (const item of entry.node.items) {
+        const node = resolve(item);
+        const range = rangeOf(node, entry.range);
+        const s = node ? scalarText(node) : undefined;
+        if (s === undefined) problems.push(problem('field-type', `each item of \`${key}\` must be a single value`, range));
+        else if (s !== '') out.push({ value: s, range });
+      }
+      return out;
+    }
+    const s = scalarText(entry.node);
+    problems.push(problem('field-type', `\`${key}\` must be a list, e.g. \`${key}: [${s ?? 'a'}]\``, entry.range));
+    return s ? [{ value: s, range: entry.range }] : [];
+  };
+  const checkId = (value: string, range: Range): void => {
+    const error = validateId(value);
+    if (error) problems.push(problem('id-invalid', error, range));
+  };
+
+  fm.id = text('id', true) ?? '';
+  if (fm.id) {
+    const idRange = values.get('id')!.range;
+    checkId(fm.id, idRange);
+    const stem = memoryIdFromPath(ctx.path);
+    if (stem !== null && stem !== fm.id) {
+      const message = `id "${fm.id}" does not match the file name "${stem}.md": set \`id: ${stem}\` or rename the file to ${fm.id}.md`;
+      problems.push(problem('id-mismatch', message, idRange));
+    }
+  }
+  fm.title = text('title', true) ?? '';
+  const kind = text('kind', true);
+  if (kind !== undefined) {
+    if ((MEMORY_KINDS as readonly string[]).includes(kind)) fm.kind = kind as MemoryKind;
+    else {
+      const message = `unknown kind "${kind}": use one of ${MEMORY_KINDS.join(', ')}`;
+      problems.push(problem('kind-unknown', message, values.get('kind')!.range));
+    }
+  }
+  for (const key of ['created', 'updated'] as const) {
+    const value = text(key, false);
+    if (value === undefined) continue;
+    fm[key] = value;
+    if (!isIsoDate(value)) {
+      const message = `\`${key}\` "${value}" is not an ISO 8601 date: use e.g. 2026-01-31 or 2026-01-31T09:30:00Z`;
+      problems.push(problem('date-invalid', message, values.get(key)!.range));
+    }
+  }
+  fm.tags = list('tags').map((t) => t.value);
+  for (const key of ['plan', 'session'] as const) {
+    const value = text(key, false);
+    if (value !== undefined) fm[key] = value;
+  }
+  readSource(values.get('source'), fm, keyRanges, problems, { rangeOf, resolve });
+  readConfidence(values.get('confidence'), fm, problems);
+  fm.supersedes = list('supersedes').map(({ value, range }) => (checkId(value, range), value));
+  const supersededBy = text('superseded_by', false);
+  if (supersededBy !== undefined) {
+    fm.superseded_by = supersededBy;
+    checkId(supersededBy, values.get('superseded_by')!.range);
+  }
+  fm.triples = readTriples(values.get('triples'), keyRanges, problems, { rangeOf, resolve });
+  return { frontMatter: fm, keyRanges, problems, document };
+}
+
+interface NodeHelpers {
+  rangeOf: (node: Node | null | undefined, fallback: Range) => Range;
+  resolve: (node: unknown) => Node | null;
+}
+type Entry = { node: Node | null; range: Range } | undefined;
+
+function readSource(entry: Entry, fm: FrontMatter, keyRanges: Record<string, Range>, problems: Problem[], h: NodeHelpers): void {
+  if (!entry || entry.node === null || (isScalar(entry.node) && entry.node.value === null)) return;
+  if (!isMap(entry.node)) {
+    problems.push(problem('field-type', '`source` must be a mapping: `source: {agent: NAME, origin: human}`', entry.range));
+    return;
+  }
+  for (const pair of entry.node.items) {
+    const key = isScalar(pair.key) ? String(pair.key.value) : '';
+    if (key !== 'agent' && key !== 'origin') continue;
+    const node = h.resolve(pair.value);
+    const range = h.rangeOf(node, entry.range);
+    keyRanges[`source.${key}`] = range;
+    const value = node ? scalarText(node) : undefined;
+    if (value === undefined || value === '') {
+      if (node && !(isScalar(node) && node.value === null)) {
+        problems.push(problem('field-type', `\`source.${key}\` must be a single value (text)`, range));
+      }
+      continue;
+    }
+    if (key === 'agent') fm.source.agent = value;
+    else if ((ORIGINS as readonly string[]).includes(value)) fm.source.origin = value as Origin;
+    else problems.push(problem('origin-unknown', `unknown origin "${value}": use one of ${ORIGINS.join(', ')}`, range));
+  }
+}
+
+function readConfidence(entry: Entry, fm: FrontMatter, problems: Problem[]): void {
+  if (!entry || entry.node === null || (isScalar(entry.node) && entry.node.value === null)) return;
+  const value = isScalar(entry.node) ? entry.node.value : undefined;
+  if (typeof value !== 'number') {
+    problems.push(problem('field-type', '`confidence` must be a number between 0 and 1, e.g. `confidence: 0.8`', entry.range));
+    return;
+  }
+  if (!(value >= 0 && value <= 1)) {
+    problems.push(problem('confidence-range', `confidence ${value} is outside 0..1: use e.g. 0.8`, entry.range));
+    return;
+  }
+  fm.confidence = value;
+}
+
+const TRIPLE_HELP = 'a triple is `[subject, predicate, object]` or `{s: ..., p: ..., o: ..., from: DATE, until: DATE}`';
+
+function readTriples(entry: Entry, keyRanges: Record<string, Range>, problems: Problem[], h: NodeHelpers): Triple[] {
+  if (!entry || entry.node === null || (isScalar(entry.node) && entry.node.value === null)) return [];
+  if (!isSeq(entry.node)) {
+    problems.push(problem('field-type', `\`triples\` must be a list: ${TRIPLE_HELP}`, entry.range));
+    return [];
+  }
+  const triples: Triple[] = [];
+  entry.node.items.forEach((item, i) => {
+    const node = h.resolve(item);
+    const range = h.rangeOf(node, entry.range);
+    keyRanges[`triples.${i}`] = range;
+    const triple = node ? readTriple(node, range, problems, h) : undefined;
+    if (triple) triples.push(triple);
+    else problems.push(problem('triple-malformed', `malformed triple: ${TRIPLE_HELP}`, range));
+  });
+  return triples;
+}
+
+function readTriple(node: Node, range: Range, problems: Problem[], h: NodeHelpers): Triple | undefined {
+  if (isSeq(node)) {
+    const parts = node.items.map((item) => {
+      const n = h.resolve(item);
+      return n ? scalarText(n) : undefined;
+    });
+    if (parts.length !== 3 || parts.some((p) => p === undefined || p === '')) return undefined;
+    return { s: parts[0]!, p: parts[1]!, o: parts[2]! };
+  }
+  if (!isMap(node)) return undefined;
+  const get = (key: string): { value: string | undefined; range: Range } | undefined => {
+    const pair = node.items.find((p) => isScalar(p.key) && p.key.value === key);
+    if (!pair) return undefined;
+    const n = h.resolve(pair.value);
+    return { value: n ? scalarText(n) : undefined, range: h.rangeOf(n, range) };
+  };
+  const [s, p, o] = [get('s')?.value, get('p')?.value, get('o')?.value];
+  if (!s || !p || !o) return undefined;
+  const triple: Triple = { s, p, o };
+  for (const key of ['from', 'until'] as const) {
+    const bound = get(key);
+    if (!bound || bound.value === '') continue;
+    if (bound.value === undefined || !isIsoDate(bound.value)) {
+      const message = `triple \`${key}\` must be an ISO 8601 date, e.g. 2026-01-31`;
+      problems.push(problem('triple-malformed', message, bound.range));
+      continue;
+    }
+    triple[key] = bound.value;
+  }
+  return triple;
+}
+
+/** A scalar's text: strings as is, numbers and booleans as written; null for non-scalars. */
+function scalarText(node: Node): string | undefined {
+  if (!isScalar(node)) return undefined;
+  if (node.value === null || node.value === undefined) return '';
+  if (typeof node.value === 'string') return node.value;
+  if (typeof node.value === 'number' || typeof node.value === 'boolean' || typeof node.value === 'bigint') {
+    return node.source ?? String(node.value);
+  }
+  return undefined;
+}
+
+function firstLine(message: string): string {
+  return message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+}

@@ -1,0 +1,61 @@
+// Offset -> {line, character} conversion. Line breaks are \n, \r\n and \r, as in LSP; characters are
+// UTF-16 code units (JS string indices), so a position needs no conversion at the protocol edge.
+import type { Position, Range } from '../types.js';
+
+/** Maps string offsets of one text to 0-based positions; build once per text, query many times. */
+export class LineIndex {
+  private readonly starts: number[];
+
+  constructor(readonly text: string) {
+    const starts = [0];
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 10) starts.push(i + 1);
+      else if (c === 13) {
+        if (text.charCodeAt(i + 1) === 10) i++;
+        starts.push(i + 1);
+      }
+    }
+    this.starts = starts;
+  }
+
+  /** The position of `offset` (clamped to the text). */
+  position(offset: number): Position {
+    const off = Math.max(0, Math.min(offset, this.text.length));
+    let lo = 0;
+    let hi = this.starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid] <= off) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo, character: off - this.starts[lo] };
+  }
+
+  range(start: number, end: number): Range {
+    return { start: this.position(start), end: this.position(end) };
+  }
+
+  /** Offset where `line` starts (the text length past the last line). */
+  lineStart(line: number): number {
+    return line < this.starts.length ? this.starts[line] : this.text.length;
+  }
+
+  /** Offset of the end of `line`'s content, before its line break. */
+  lineEnd(line: number): number {
+    if (line + 1 >= this.starts.length) return this.text.length;
+    let end = this.starts[line + 1];
+    if (this.text.charCodeAt(end - 1) === 10) end--;
+    if (this.text.charCodeAt(end - 1) === 13) end--;
+    return end;
+  }
+
+  get lineCount(): number {
+    return this.starts.length;
+  }
+}
+
+/** The range of the whole of line `line` (without its break): where file-level problems point. */
+export function lineRange(index: LineIndex, line: number): Range {
+  return index.range(index.lineStart(line), index.lineEnd(line));
+}

@@ -1,0 +1,151 @@
+// Entry points for reading files: memories (strict schema), notes (MEMORY.md, daily notes), refs.
+import type { MemoryRef, ParsedMemory, Problem, Range } from '../types.js';
+import type { MarkdownScan } from './blocks.js';
+import { bodyFromScan, emptyBody, refsInText } from './body.js';
+import { scanFast } from './fast.js';
+import { defaultFrontMatter, readFrontMatter } from './frontmatter.js';
+import { LineIndex, lineRange } from './lines.js';
+import { problem } from './problems.js';
+import { scanWithRemark } from './remark.js';
+import { splitFrontMatter } from './split.js';
+
+export interface ParseOptions {
+  /** Store-relative path with forward slashes; `memories/<id>.md` enables the id/file-name check. */
+  path: string;
+  /**
+   * `auto` (default) uses a fast scanner for plain bodies and remark for everything else;
+   * `remark` always uses remark. Both give the same result (tested).
+   */
+  markdown?: 'auto' | 'remark';
+}
+
+/** Scans the markdown from `bodyStart` with the fast scanner when it can, else remark. */
+export function scanMarkdown(text: string, bodyStart: number, opts: { markdown?: 'auto' | 'remark' } = {}): MarkdownScan {
+  return (opts.markdown === 'remark' ? null : scanFast(text, bodyStart)) ?? scanWithRemark(text, bodyStart);
+}
+
+/**
+ * Parses a memory file (YAML front matter + markdown body). Never throws: every defect becomes a
+ * Problem with an exact range, and the typed fields hold the best usable values.
+ * @example parseMemory(text, { path: 'memories/redis-caching.md' }).frontMatter.kind
+ */
+export function parseMemory(text: string, opts: ParseOptions): ParsedMemory {
+  try {
+    return parseMemoryUnchecked(text, opts);
+  } catch (e) {
+    // A bug in the parser must not take a language server or an index build down with it.
+    const range: Range = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
+    return {
+      path: opts.path,
+      text,
+      frontMatter: defaultFrontMatter(),
+      body: emptyBody(),
+      refs: [],
+      keyRanges: {},
+      bodyStartLine: 0,
+      problems: [problem('parse-internal', `internal parser error: ${(e as Error).message}`, range)],
+    };
+  }
+}
+
+function parseMemoryUnchecked(text: string, opts: ParseOptions): ParsedMemory {
+  const index = new LineIndex(text);
+  const split = splitFrontMatter(text);
+  const fenceRange = lineRange(index, 0);
+  let frontMatter = defaultFrontMatter();
+  let keyRanges: Record<string, Range> = {};
+  let problems: Problem[] = [];
+  let bodyStart = split.openStart;
+  if (split.state === 'ok') {
+    const yamlSource = text.slice(split.yamlStart, split.yamlEnd);
+    ({ frontMatter, keyRanges, problems } = readFrontMatter(yamlSource, split.yamlStart, index, { path: opts.path, fenceRange }));
+    bodyStart = split.bodyStart;
+  } else if (split.state === 'unclosed') {
+    const message = 'front matter opened with `---` on line 1 is never closed: add a `---` line after the last key';
+    problems.push(problem('frontmatter-missing', message, fenceRange));
+  } else {
+    const message = 'no front matter: a memory starts with `---`, YAML keys (id, title, kind, ...), then `---`';
+    problems.push(problem('frontmatter-missing', message, fenceRange));
+  }
+  const scan = scanMarkdown(text, bodyStart, opts);
+  return {
+    path: opts.path,
+    text,
+    frontMatter,
+    body: bodyFromScan(text, bodyStart, scan),
+    refs: refsInText(text, bodyStart, scan.excluded, index),
+    keyRanges,
+    bodyStartLine: split.state === 'ok' ? split.bodyStartLine : 0,
+    problems,
+  };
+}
+
+export interface NoteHeading {
+  depth: number;
+  text: string;
+  /** The heading line. */
+  range: Range;
+  /** From the heading to the end of its section (before the next heading of the same or a higher level). */
+  sectionRange: Range;
+}
+
+/** A free-form markdown note (MEMORY.md, daily/YYYY-MM-DD.md): front matter optional. */
+export interface ParsedNote {
+  path: string;
+  text: string;
+  /** The front matter as plain data, or null when there is none. */
+  data: Record<string, unknown> | null;
+  refs: MemoryRef[];
+  headings: NoteHeading[];
+  bodyStartLine: number;
+  /** Only `yaml-syntax` (bad front matter); notes have no schema. */
+  problems: Problem[];
+}
+
+/** Parses a note. Never throws. */
+export function parseNote(text: string, opts: ParseOptions): ParsedNote {
+  const index = new LineIndex(text);
+  const split = splitFrontMatter(text);
+  const problems: Problem[] = [];
+  let data: Record<string, unknown> | null = null;
+  let bodyStart = split.openStart;
+  try {
+    if (split.state === 'ok') {
+      const yamlSource = text.slice(split.yamlStart, split.yamlEnd);
+      const read = readFrontMatter(yamlSource, split.yamlStart, index, { path: opts.path, fenceRange: lineRange(index, 0) });
+      problems.push(...read.problems.filter((p) => p.code === 'yaml-syntax'));
+      const json: unknown = read.document.toJSON();
+      data = json && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : {};
+      bodyStart = split.bodyStart;
+    }
+    const scan = scanMarkdown(text, bodyStart, opts);
+    const headingBlocks = scan.blocks.filter((b) => b.type === 'heading');
+    const headings = headingBlocks.map((h, i): NoteHeading => {
+      const next = headingBlocks.slice(i + 1).find((n) => (n.depth ?? 0) <= (h.depth ?? 0));
+      const sectionEnd = next ? index.lineEnd(Math.max(index.position(next.start).line - 1, 0)) : text.length;
+      return {
+        depth: h.depth ?? 1,
+        text: (h.text ?? '').trim(),
+        range: index.range(h.start, h.end),
+        sectionRange: index.range(h.start, Math.max(sectionEnd, h.end)),
+      };
+    });
+    const refs = refsInText(text, bodyStart, scan.excluded, index);
+    return { path: opts.path, text, data, refs, headings, bodyStartLine: split.state === 'ok' ? split.bodyStartLine : 0, problems };
+  } catch (e) {
+    problems.push(problem('parse-internal', `internal parser error: ${(e as Error).message}`, lineRange(index, 0)));
+    return { path: opts.path, text, data, refs: [], headings: [], bodyStartLine: 0, problems };
+  }
+}
+
+/** Every `[[id]]` in a markdown text outside code and front matter, with ranges. Never throws. */
+export function extractRefs(text: string): MemoryRef[] {
+  if (!text.includes('[[')) return [];
+  try {
+    const split = splitFrontMatter(text);
+    const bodyStart = split.state === 'ok' ? split.bodyStart : split.openStart;
+    return refsInText(text, bodyStart, scanMarkdown(text, bodyStart).excluded, new LineIndex(text));
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,212 @@
+// The store payload: a conversation summary as an agent or the CLI hands it in. Validation names
+// the field and the fix, because agents read these errors and retry.
+import { CairnError } from './errors.js';
+import { slugify, validateId } from './format/index.js';
+import { MEMORY_KINDS, ORIGINS, type MemoryDraft, type MemoryKind, type Origin, type Triple } from './types.js';
+
+export const RECORD_STATUSES = ['Active', 'Superseded', 'DecisionRecord'] as const;
+export type RecordStatus = (typeof RECORD_STATUSES)[number];
+
+export interface StorePayload {
+  topic: string;
+  context: string;
+  decisions: string[];
+  rationale: string[];
+  openQuestions: string[];
+  nextSteps: string[];
+  references: string[];
+  tags: string[];
+  kind?: MemoryKind;
+  timeScope?: string;
+  agentName?: string;
+  origin: Origin;
+  confidence?: number;
+  triples: Triple[];
+  supersedes: string[];
+  metadata: {
+    topicId?: string;
+    sessionId?: string;
+    planId?: string;
+    status?: RecordStatus;
+    createdAt?: string;
+    updatedAt?: string;
+  };
+}
+
+const TOP_KEYS = [
+  'topic',
+  'context',
+  'decisions',
+  'rationale',
+  'openQuestions',
+  'nextSteps',
+  'references',
+  'tags',
+  'kind',
+  'timeScope',
+  'agentName',
+  'origin',
+  'confidence',
+  'triples',
+  'supersedes',
+  'metadata',
+];
+const META_KEYS = ['topicId', 'sessionId', 'planId', 'status', 'createdAt', 'updatedAt'];
+const LIST_KEYS = ['decisions', 'rationale', 'openQuestions', 'nextSteps', 'references', 'tags', 'supersedes'] as const;
+
+export const LIMITS = { topic: 200, context: 20_000, listItems: 50, item: 2_000 };
+
+function invalid(field: string, fix: string): CairnError {
+  return new CairnError('INVALID_PAYLOAD', `${field}: ${fix}`, { field });
+}
+
+function isIsoDate(v: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) && !Number.isNaN(Date.parse(v));
+}
+
+function str(v: unknown, field: string, max: number, required: boolean): string | undefined {
+  if (v === undefined || v === null) {
+    if (required) throw invalid(field, 'is required (a non-empty string)');
+    return undefined;
+  }
+  if (typeof v !== 'string') throw invalid(field, `must be a string, got ${Array.isArray(v) ? 'an array' : typeof v}`);
+  const t = v.trim();
+  if (required && t.length === 0) throw invalid(field, 'must not be empty');
+  if (t.length > max) throw invalid(field, `is ${t.length} characters; the limit is ${max}`);
+  return t;
+}
+
+function list(v: unknown, field: string): string[] {
+  if (v === undefined || v === null) return [];
+  // A lone string is accepted as a one-item list: agents often send `"decisions": "..."`.
+  if (typeof v === 'string') return v.trim() ? [str(v, `${field}[0]`, LIMITS.item, true)!] : [];
+  if (!Array.isArray(v)) throw invalid(field, 'must be an array of strings');
+  if (v.length > LIMITS.listItems) throw invalid(field, `has ${v.length} items; the limit is ${LIMITS.listItems}`);
+  return v.map((item, i) => str(item, `${field}[${i}]`, LIMITS.item, true)!);
+}
+
+function triples(v: unknown): Triple[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) throw invalid('triples', 'must be an array of [subject, predicate, object] or {s, p, o, from, until}');
+  return v.map((t, i) => {
+    const field = `triples[${i}]`;
+    if (Array.isArray(t)) {
+      if (t.length !== 3 || !t.every((x) => typeof x === 'string' && x.trim()))
+        throw invalid(field, 'must be [subject, predicate, object] with three non-empty strings');
+      return { s: t[0].trim(), p: t[1].trim(), o: t[2].trim() };
+    }
+    if (t && typeof t === 'object') {
+      const o = t as Record<string, unknown>;
+      for (const k of ['s', 'p', 'o'])
+        if (typeof o[k] !== 'string' || !(o[k] as string).trim()) throw invalid(`${field}.${k}`, 'must be a non-empty string');
+      const triple: Triple = { s: (o.s as string).trim(), p: (o.p as string).trim(), o: (o.o as string).trim() };
+      for (const k of ['from', 'until'] as const) {
+        if (o[k] === undefined || o[k] === null) continue;
+        if (typeof o[k] !== 'string' || !isIsoDate(o[k] as string)) throw invalid(`${field}.${k}`, 'must be an ISO 8601 date');
+        triple[k] = o[k] as string;
+      }
+      return triple;
+    }
+    throw invalid(field, 'must be [subject, predicate, object] or {s, p, o}');
+  });
+}
+
+/** Validates an untrusted payload. Throws CairnError INVALID_PAYLOAD / INVALID_WORKSPACE_PATH. */
+export function validateStorePayload(input: unknown, defaults: { origin?: Origin } = {}): StorePayload {
+  if (!input || typeof input !== 'object' || Array.isArray(input)) {
+    throw invalid('payload', 'must be a JSON object with at least "topic" and "context"');
+  }
+  const p = input as Record<string, unknown>;
+  const unknown = Object.keys(p).filter((k) => !TOP_KEYS.includes(k));
+  if (unknown.length) throw invalid(unknown[0], `is not a known field; known fields: ${TOP_KEYS.join(', ')}`);
+  const meta = (p.metadata ?? {}) as Record<string, unknown>;
+  if (typeof meta !== 'object' || Array.isArray(meta)) throw invalid('metadata', 'must be an object');
+  const unknownMeta = Object.keys(meta).filter((k) => !META_KEYS.includes(k));
+  if (unknownMeta.length) throw invalid(`metadata.${unknownMeta[0]}`, `is not a known field; known: ${META_KEYS.join(', ')}`);
+
+  const origin = (p.origin ?? defaults.origin ?? 'conversation') as Origin;
+  if (!ORIGINS.includes(origin)) throw invalid('origin', `must be one of ${ORIGINS.join(', ')}`);
+  if (p.kind !== undefined && !MEMORY_KINDS.includes(p.kind as MemoryKind))
+    throw invalid('kind', `must be one of ${MEMORY_KINDS.join(', ')}`);
+  if (p.confidence !== undefined && (typeof p.confidence !== 'number' || !(p.confidence >= 0 && p.confidence <= 1)))
+    throw invalid('confidence', 'must be a number from 0 to 1');
+  const status = meta.status as RecordStatus | undefined;
+  if (status !== undefined && !RECORD_STATUSES.includes(status))
+    throw invalid('metadata.status', `must be one of ${RECORD_STATUSES.join(', ')}`);
+  for (const k of ['createdAt', 'updatedAt']) {
+    if (meta[k] !== undefined && (typeof meta[k] !== 'string' || !isIsoDate(meta[k] as string)))
+      throw invalid(`metadata.${k}`, 'must be an ISO 8601 date, e.g. 2026-11-29T10:00:00Z');
+  }
+  const topicId = str(meta.topicId, 'metadata.topicId', 200, false);
+  if (topicId !== undefined) assertSafeId(topicId, 'metadata.topicId');
+  const lists = Object.fromEntries(LIST_KEYS.map((k) => [k, list(p[k], k)])) as Record<(typeof LIST_KEYS)[number], string[]>;
+  lists.supersedes.forEach((id, i) => assertSafeId(id, `supersedes[${i}]`));
+
+  return {
+    topic: str(p.topic, 'topic', LIMITS.topic, true)!,
+    context: str(p.context, 'context', LIMITS.context, true)!,
+    ...lists,
+    kind: p.kind as MemoryKind | undefined,
+    timeScope: str(p.timeScope, 'timeScope', 200, false),
+    agentName: str(p.agentName, 'agentName', 100, false),
+    origin,
+    confidence: p.confidence as number | undefined,
+    triples: triples(p.triples),
+    metadata: {
+      topicId,
+      sessionId: str(meta.sessionId, 'metadata.sessionId', 200, false),
+      planId: str(meta.planId, 'metadata.planId', 200, false),
+      status,
+      createdAt: meta.createdAt as string | undefined,
+      updatedAt: meta.updatedAt as string | undefined,
+    },
+  };
+}
+
+/** Refuses ids that would leave memories/ (path separators, `..`, absolute paths) or are malformed. */
+export function assertSafeId(id: string, field = 'id'): void {
+  if (/[\\/]|^\.|\.\.|^[a-z]:/i.test(id) || id.includes('\0')) {
+    throw new CairnError(
+      'INVALID_WORKSPACE_PATH',
+      `${field}: "${id}" would point outside the store's memories/ folder; use a slug like "redis-caching"`,
+      { field },
+    );
+  }
+  const message = validateId(id);
+  if (message) throw new CairnError('INVALID_PAYLOAD', `${field}: ${message}`, { field });
+}
+
+/** The id a payload asks for: its topicId, else a slug of its topic. */
+export function payloadId(p: StorePayload): string {
+  return p.metadata.topicId ?? slugify(p.topic);
+}
+
+export function draftFromPayload(p: StorePayload, opts: { id: string; now: string }): MemoryDraft {
+  const kind: MemoryKind = p.kind ?? (p.metadata.status === 'DecisionRecord' || p.decisions.length ? 'decision' : 'note');
+  const extra: Record<string, unknown> = {};
+  if (p.timeScope) extra.time_scope = p.timeScope;
+  if (p.metadata.status === 'Superseded') extra.record_status = 'Superseded';
+  return {
+    id: opts.id,
+    title: p.topic,
+    kind,
+    created: p.metadata.createdAt ?? opts.now,
+    updated: p.metadata.updatedAt ?? opts.now,
+    tags: p.tags,
+    plan: p.metadata.planId,
+    session: p.metadata.sessionId,
+    source: { agent: p.agentName, origin: p.origin },
+    confidence: p.confidence,
+    supersedes: p.supersedes,
+    triples: p.triples,
+    body: {
+      context: p.context,
+      decisions: p.decisions,
+      rationale: p.rationale,
+      openQuestions: p.openQuestions,
+      nextSteps: p.nextSteps,
+      references: p.references,
+    },
+    extra: Object.keys(extra).length ? extra : undefined,
+  };
+}

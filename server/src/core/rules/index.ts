@@ -1,0 +1,81 @@
+// The rule engine: one set of rules over plain data, used by the language server and `cairn check`.
+import { findDuplicateIds } from '../format/index.js';
+import type { ParsedMemory, Problem } from '../types.js';
+import { conflictProblems } from './conflicts.js';
+import { isMemoryPath } from './content.js';
+import { duplicateProblems } from './duplicates.js';
+import { FactIndex } from './facts.js';
+import { referenceProblems } from './references.js';
+import { scannerProblems } from './scanner.js';
+import { schemaProblems } from './schema.js';
+import type { CheckOptions, RuleName, WorkspaceView } from './types.js';
+
+export type * from './types.js';
+export { DEFAULT_NEAR_THRESHOLD, DEFAULT_SEMANTIC_THRESHOLD } from './types.js';
+export { WorkspaceModel, memoryInfoOf, type MutableNearIndex } from './model.js';
+export { FactIndex, normalizeTerm } from './facts.js';
+export { idOf, isMemoryPath, memoryContent, parseStoreFile, headlineRange } from './content.js';
+export { windowsOverlap } from './conflicts.js';
+export { tripleRanges } from './schema.js';
+
+const SEVERITY_ORDER = { error: 0, warning: 1, information: 2, hint: 3 } as const;
+
+function byPosition(a: Problem, b: Problem): number {
+  return (
+    a.range.start.line - b.range.start.line ||
+    a.range.start.character - b.range.start.character ||
+    SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] ||
+    a.code.localeCompare(b.code)
+  );
+}
+
+/**
+ * Every problem in one file: schema, references, duplicates, scanner findings and conflicts.
+ * Pure and synchronous; never throws on malformed input (a failing rule becomes a `rule-internal`
+ * problem instead of hiding the others).
+ * @example checkMemory(parseStoreFile(text, 'memories/a.md'), model).map((p) => p.code)
+ */
+export function checkMemory(doc: ParsedMemory, ws: WorkspaceView, opts: CheckOptions = {}): Problem[] {
+  const enabled = (rule: RuleName) => !opts.rules || opts.rules.includes(rule);
+  const out: Problem[] = [];
+  const run = (rule: RuleName, f: () => Problem[]) => {
+    if (!enabled(rule)) return;
+    try {
+      out.push(...f());
+    } catch (e) {
+      out.push({
+        code: 'rule-internal',
+        severity: 'error',
+        range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+        message: `internal error in the ${rule} rule: ${(e as Error).message}`,
+      });
+    }
+  };
+  run('schema', () => schemaProblems(doc));
+  run('references', () => referenceProblems(doc, ws));
+  run('duplicates', () => duplicateProblems(doc, ws, opts));
+  run('scanner', () => scannerProblems(doc));
+  run('conflicts', () => conflictProblems(doc, ws));
+  return out.sort(byPosition);
+}
+
+export interface FileProblems {
+  path: string;
+  problems: Problem[];
+}
+
+/**
+ * Checks many files against one workspace (duplicate ids across files included). Files without
+ * problems are left out. The view's fact index is built once when it has none.
+ */
+export function checkWorkspace(docs: readonly ParsedMemory[], ws: WorkspaceView, opts: CheckOptions = {}): FileProblems[] {
+  const view: WorkspaceView = ws.facts ? ws : { ...ws, facts: FactIndex.from(ws.memories.values()) };
+  const duplicateIds =
+    !opts.rules || opts.rules.includes('schema') ? findDuplicateIds(docs.filter((d) => isMemoryPath(d.path))) : new Map();
+  const out: FileProblems[] = [];
+  for (const doc of docs) {
+    const problems = [...checkMemory(doc, view, opts), ...(duplicateIds.get(doc.path) ?? [])].sort(byPosition);
+    if (problems.length) out.push({ path: doc.path, problems });
+  }
+  return out.sort((a, b) => a.path.localeCompare(b.path));
+}

@@ -1,0 +1,52 @@
+// Encoded payloads: base64 or hex blobs that decode to text carrying instructions.
+import type { RuleMatch, ScanRule } from './types.js';
+import { makeScanInput } from './text-utils.js';
+import { PHRASE_RULES } from './phrase-rules.js';
+
+const BASE64_BLOB = /(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{40,}={0,2}(?![A-Za-z0-9+/=_-])/g;
+const HEX_BLOB = /(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){20,}(?![0-9A-Fa-f])/g;
+const INSTRUCTION_WORDS =
+  /\b(?:ignore|disregard|forget|instructions?|system\s+prompt|pretend|you\s+are|you\s+must|reveal|jailbreak|do\s+not\s+tell|exfiltrate)\b/i;
+
+/** Decoded text if it is mostly printable (>= 90%), else undefined: opaque blobs are not findings. */
+function printableText(bytes: Buffer): string | undefined {
+  if (bytes.length < 20) return undefined;
+  const text = bytes.toString('utf8');
+  const chars = [...text];
+  const printable = chars.filter((ch) => /[\p{L}\p{N}\p{P}\p{S}\p{Zs}\n\r\t]/u.test(ch) && ch !== '\uFFFD').length;
+  return printable / chars.length >= 0.9 ? text : undefined;
+}
+
+function decode(blob: string, kind: 'base64' | 'hex'): string | undefined {
+  if (kind === 'hex') return printableText(Buffer.from(blob, 'hex'));
+  const normalized = blob.replace(/-/g, '+').replace(/_/g, '/');
+  return printableText(Buffer.from(normalized, 'base64'));
+}
+
+export const encodedRule: ScanRule = {
+  code: 'injection/encoded',
+  category: 'injection',
+  severity: 'error',
+  title: 'Encoded instructions',
+  why: 'Models decode base64 and hex readily, so an encoded instruction reaches the agent while hiding from reviewers and filters.',
+  find(input) {
+    if (input.depth > 1) return [];
+    const matches: RuleMatch[] = [];
+    const blobs: Array<[RegExpExecArray | RegExpMatchArray, 'base64' | 'hex']> = [
+      ...[...input.text.matchAll(HEX_BLOB)].map((m) => [m, 'hex'] as [RegExpMatchArray, 'hex']),
+      ...[...input.text.matchAll(BASE64_BLOB)].map((m) => [m, 'base64'] as [RegExpMatchArray, 'base64']),
+    ];
+    for (const [m, kind] of blobs) {
+      const start = m.index ?? 0;
+      if (kind === 'base64' && matches.some((f) => f.start === start)) continue; // already decoded as hex
+      const decoded = decode(m[0], kind);
+      if (decoded === undefined) continue;
+      const inner = makeScanInput(decoded, input.depth + 1);
+      const injection = PHRASE_RULES.some((rule) => rule.find(inner).length > 0);
+      if (!injection && !INSTRUCTION_WORDS.test(inner.folded)) continue;
+      const preview = decoded.length > 80 ? decoded.slice(0, 77) + '...' : decoded;
+      matches.push({ start, end: start + m[0].length, pattern: `${kind}-${injection ? 'injection' : 'instruction-words'}`, shown: `${kind} decoding to "${preview}"` });
+    }
+    return matches;
+  },
+};

@@ -1,0 +1,116 @@
+// Injection rules that look at markup: chat-template tags, HTML comments, exfiltration URLs.
+import type { RuleMatch, ScanInput, ScanRule } from './types.js';
+import { codeSpans, findPatterns, insideSpans, makeScanInput } from './text-utils.js';
+import { PHRASE_RULES } from './phrase-rules.js';
+
+const TEMPLATE_TAGS = [
+  { name: 'pipe-token', re: /<\|[a-z][a-z0-9_]{1,30}\|>/i },
+  { name: 'llama-inst', re: /\[\/?INST\]|<<\/?SYS>>/ },
+  {
+    name: 'xml-role-or-tool-tag',
+    re: /<\/?(?:system|system-reminder|assistant|tool_call|tool_calls|tool_use|tool_result|function_calls?|function_results|invoke|start_of_turn|end_of_turn|antml:[a-z_]+)(?=[\s>/])[^<>\n]{0,80}>/i,
+  },
+  { name: 'end-of-sequence', re: /<\/s>/ },
+];
+
+export const templateTagsRule: ScanRule = {
+  code: 'injection/template-tags',
+  category: 'injection',
+  severity: 'error',
+  title: 'Chat-template or tool-call tag',
+  why: 'Tokens such as <|im_start|>, [INST] or <tool_call> can make a model read the memory as a new system or tool turn instead of as data.',
+  find(input) {
+    const spans = codeSpans(input.text);
+    const strikeOpen = /<s>/i.test(input.text);
+    return findPatterns(input, TEMPLATE_TAGS)
+      .filter((m) => !(m.pattern === 'end-of-sequence' && strikeOpen)) // `<s>...</s>` is HTML strikethrough
+      .map((m) =>
+        insideSpans(m.start, spans)
+          ? { ...m, severity: 'warning' as const, note: 'It sits in a code span, which some runtimes still pass through as a special token.' }
+          : m,
+      );
+  },
+};
+
+/** HTML comments are invisible in rendered markdown, so a reviewer never sees what they tell the agent. */
+const ADDRESSES_AGENT =
+  /\b(?:AI|assistant|agent|LLM|language\s+model|chatbot|Claude|GPT|ChatGPT|Copilot|Cursor)\b[^\n]{0,80}\b(?:you|your|must|should|always|never|do\s+not|don't)\b|\b(?:you|your)\b[^\n]{0,40}\b(?:AI|assistant|agent|LLM|model)\b|\byou\s+(?:must|should|will|are\s+to|need\s+to|have\s+to|shall)\b|\b(?:ignore|disregard|forget)\b[^\n]{0,40}\b(?:instructions?|rules|prompt|above|previous)\b/i;
+
+export const htmlCommentRule: ScanRule = {
+  code: 'hidden/html-comment',
+  category: 'hidden',
+  severity: 'warning',
+  title: 'Instructions hidden in an HTML comment',
+  why: 'HTML comments do not render, so reviewers do not see them, but the agent reads them as part of its prompt.',
+  find(input) {
+    const matches: RuleMatch[] = [];
+    for (const m of input.text.matchAll(/<!--([\s\S]*?)(?:-->|$)/g)) {
+      const body = m[1];
+      const inner = makeScanInput(body, input.depth + 1);
+      const flaggedInside = PHRASE_RULES.some((rule) => rule.find(inner).length > 0);
+      if (flaggedInside || ADDRESSES_AGENT.test(inner.folded)) {
+        matches.push({ start: m.index, end: m.index + m[0].length, pattern: flaggedInside ? 'injection-inside' : 'addresses-agent' });
+      }
+    }
+    return matches;
+  },
+};
+
+const PLACEHOLDER_IN_URL = /\{[^}\s]{1,60}\}|\$\{?[A-Za-z_][A-Za-z0-9_]*|%s\b|\[(?:DATA|SECRET|TOKEN|CONVERSATION|HISTORY|CONTEXT|INFO|QUERY)\]|<[A-Za-z_][^>]{0,40}>|\b(?:INSERT|APPEND)_?[A-Z_]*HERE\b/;
+const SENSITIVE_OBJECT = String.raw`(?:(?:the|this|all|your|our|any|entire|full|whole|user's|users')\s+)*(?:conversation|chat(?:\s+history)?|(?:previous|earlier|prior)\s+messages|message\s+history|system\s+prompt|secrets?|api\s+keys?|access\s+tokens?|passwords?|credentials|(?:user|personal|private)\s+data|env(?:ironment)?\s+variables|\.env(?:\s+file)?)`;
+const EXFIL_PROSE = [
+  {
+    name: 'append-data-to-url',
+    re: new RegExp(
+      String.raw`\b(?:append|add|attach|include|put|encode|insert|embed)\s+${SENSITIVE_OBJECT}\b[^.!?\n]{0,40}\b(?:to|in|into|onto|as)\s+(?:the\s+|this\s+|a\s+|an\s+|its\s+)?(?:url|link|image(?:\s+url)?|query(?:\s+string)?|request|webhook|markdown\s+image)`,
+      'i',
+    ),
+  },
+  {
+    name: 'send-data-to-url',
+    re: new RegExp(
+      String.raw`\b(?:send|post|upload|forward|exfiltrate|transmit|leak)\s+${SENSITIVE_OBJECT}\b[^.!?\n]{0,40}\b(?:to|at)\s+(?:https?:\/\/|(?:this|the\s+following|that)\s+(?:url|link|address|webhook|endpoint|server))`,
+      'i',
+    ),
+  },
+];
+
+/** True when a URL carries data: placeholders, or a query value long enough to hold a payload. */
+function urlCarriesData(url: string, { isImage }: { isImage: boolean }): string | undefined {
+  if (PLACEHOLDER_IN_URL.test(url)) return 'a placeholder for data to fill in';
+  if (!isImage) return undefined;
+  const query = url.split('?')[1];
+  if (!query) return undefined;
+  for (const pair of query.split('&')) {
+    const value = pair.slice(pair.indexOf('=') + 1);
+    if (value.length >= 40) return `a ${value.length}-character query value`;
+  }
+  return undefined;
+}
+
+export const exfiltrationRule: ScanRule = {
+  code: 'injection/exfiltration',
+  category: 'injection',
+  severity: 'error',
+  title: 'Data exfiltration beacon',
+  why: 'An image or link whose URL carries data sends that data to a third party as soon as an agent renders or follows it.',
+  find(input: ScanInput) {
+    const matches: RuleMatch[] = [];
+    const urlish = /(!?)\[[^\]\n]*\]\(\s*<?([^)\s>]+)[^)\n]*\)|<img\b[^>]*\bsrc\s*=\s*["']?([^"'\s>]+)/gi;
+    for (const m of input.text.matchAll(urlish)) {
+      const isImage = m[1] === '!' || m[3] !== undefined;
+      const url = m[2] ?? m[3];
+      if (!/^(?:https?:)?\/\//i.test(url)) continue;
+      const reason = urlCarriesData(url, { isImage });
+      if (reason) {
+        matches.push({
+          start: m.index,
+          end: m.index + m[0].length,
+          pattern: isImage ? 'image-url-data' : 'link-url-data',
+          note: `The URL carries ${reason}.`,
+        });
+      }
+    }
+    return matches.concat(findPatterns(input, EXFIL_PROSE));
+  },
+};

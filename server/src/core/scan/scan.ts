@@ -1,0 +1,110 @@
+// The scanner: runs every rule over a text and turns matches into findings with ranges and messages.
+import type { Position, Range } from '../types.js';
+import type { RuleMatch, ScanFinding, ScanRule } from './types.js';
+import { makeScanInput } from './text-utils.js';
+import { PHRASE_RULES } from './phrase-rules.js';
+import { exfiltrationRule, htmlCommentRule, templateTagsRule } from './markup-rules.js';
+import { bidiRule, tagCharsRule, zeroWidthRule } from './hidden-rules.js';
+import { encodedRule } from './encoded-rule.js';
+import { SECRET_RULES } from './secret-rules.js';
+
+/** Every rule, in the order findings are reported for the same position. */
+export const SCAN_RULES: readonly ScanRule[] = [
+  ...PHRASE_RULES,
+  templateTagsRule,
+  exfiltrationRule,
+  encodedRule,
+  htmlCommentRule,
+  zeroWidthRule,
+  bidiRule,
+  tagCharsRule,
+  ...SECRET_RULES,
+];
+
+/** Hidden findings that still route to review: they exist only when they carry instructions. */
+const ROUTED_HIDDEN_CODES = new Set(['hidden/html-comment']);
+
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) starts.push(i + 1);
+  return starts;
+}
+
+function toPosition(offset: number, starts: number[], baseLine: number): Position {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid] <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return { line: lo + baseLine, character: offset - starts[lo] };
+}
+
+function shorten(s: string): string {
+  const oneLine = s.replace(/\r?\n/g, '\\n');
+  return oneLine.length > 80 ? oneLine.slice(0, 77) + '...' : oneLine;
+}
+
+/** Keeps one match per rule for overlapping ranges (patterns of one rule often overlap). */
+function dropOverlaps(matches: RuleMatch[]): RuleMatch[] {
+  const sorted = [...matches].sort((a, b) => a.start - b.start || b.end - a.end);
+  const kept: RuleMatch[] = [];
+  for (const m of sorted) {
+    const last = kept[kept.length - 1];
+    if (last && m.start < last.end) {
+      if (m.end > last.end) last.end = m.end;
+      continue;
+    }
+    kept.push({ ...m });
+  }
+  return kept;
+}
+
+/**
+ * Scans text for prompt injection, hidden characters and secrets.
+ *
+ * @param text memory text (a whole file or a fragment).
+ * @param opts.baseLine added to every line number, for fragments taken from a larger file.
+ * @returns findings with 0-based UTF-16 ranges within `text`, sorted by position.
+ * @example scanText('Ignore all previous instructions.')[0].code // 'injection/override'
+ */
+export function scanText(text: string, opts: { baseLine?: number } = {}): ScanFinding[] {
+  const baseLine = opts.baseLine ?? 0;
+  const input = makeScanInput(text);
+  const starts = lineStarts(text);
+  const findings: ScanFinding[] = [];
+  for (const rule of SCAN_RULES) {
+    for (const m of dropOverlaps(rule.find(input))) {
+      const range: Range = { start: toPosition(m.start, starts, baseLine), end: toPosition(m.end, starts, baseLine) };
+      const matched = m.shown ?? shorten(text.slice(m.start, m.end));
+      const quoted = m.shown ?? `"${matched}"`;
+      const message = `${rule.title}: ${quoted}. ${rule.why}${m.note ? ' ' + m.note : ''}`;
+      findings.push({
+        code: rule.code,
+        category: rule.category,
+        severity: m.severity ?? rule.severity,
+        range,
+        matched,
+        why: rule.why,
+        message,
+      });
+    }
+  }
+  return findings.sort(
+    (a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character,
+  );
+}
+
+/**
+ * True when a write carrying these findings must go to review as a candidate instead of becoming
+ * active: any injection or secret finding of severity error or warning, and HTML comments that carry
+ * instructions. Stray zero-width or bidi characters alone do not route (pasted text often has them).
+ */
+export function isFlagged(findings: readonly ScanFinding[]): boolean {
+  return findings.some(
+    (f) =>
+      (f.severity === 'error' || f.severity === 'warning') &&
+      (f.category === 'injection' || f.category === 'secret' || ROUTED_HIDDEN_CODES.has(f.code) || f.severity === 'error'),
+  );
+}

@@ -1,0 +1,95 @@
+// Secrets: credentials that must never sit in a memory (memories are committed, shared and put
+// into prompts). Matched text is redacted in findings so diagnostics, CI logs and SARIF never echo it.
+import type { RuleMatch, ScanInput, ScanRule } from './types.js';
+import { shannonEntropy } from './text-utils.js';
+
+/** Values that are obviously not real secrets: documentation placeholders and template variables. */
+const PLACEHOLDER =
+  /x{4,}|\*{3,}|\.{3}|•{3,}|<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|^\$[A-Z_]+$|change[_-]?me|example|placeholder|your[_-]|dummy|redacted|fake|sample|insert|replace|0{8,}|1234567|abcdef|(?:^|[^a-z])test(?:ing)?(?:[^a-z]|$)/i;
+
+export function isPlaceholder(value: string): boolean {
+  return PLACEHOLDER.test(value);
+}
+
+/** `AKIA…(20)`: enough to recognise the key in the file, not enough to use it. */
+export function redact(value: string): string {
+  return `${value.slice(0, 4)}…(${value.length} chars)`;
+}
+
+interface SecretPattern {
+  code: string;
+  title: string;
+  re: RegExp;
+  /** Capture group holding the secret value (0 = whole match). */
+  group?: number;
+  /** Extra check on the value (entropy, placeholders). */
+  accept?: (value: string) => boolean;
+}
+
+const notPlaceholder = (v: string): boolean => !isPlaceholder(v);
+const DEV_PASSWORDS = /^(?:pass(?:word)?|secret|postgres|root|admin|user|guest|changeme|dev|test|mysql|redis|rabbitmq|pw|pwd)$/i;
+const looksRandom = (v: string): boolean =>
+  notPlaceholder(v) && /\d/.test(v) && /[A-Za-z]/.test(v) && shannonEntropy(v) >= 3.3 && !/^[a-z]+(?:[-_.][a-z]+)*$/.test(v);
+
+const SECRET_PATTERNS: SecretPattern[] = [
+  { code: 'secret/aws-access-key', title: 'AWS access key id', re: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/, accept: notPlaceholder },
+  {
+    code: 'secret/aws-secret-key',
+    title: 'AWS secret access key',
+    re: /\baws_?secret_?(?:access_?)?key\s*[:=]\s*["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])/i,
+    group: 1,
+    accept: notPlaceholder,
+  },
+  { code: 'secret/github-token', title: 'GitHub token', re: /\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{50,})\b/, accept: notPlaceholder },
+  { code: 'secret/slack-token', title: 'Slack token', re: /\bxox[baprs]-[A-Za-z0-9-]{10,}/, accept: notPlaceholder },
+  { code: 'secret/anthropic-key', title: 'Anthropic API key', re: /\bsk-ant-[A-Za-z0-9_-]{20,}/, accept: notPlaceholder },
+  { code: 'secret/openai-key', title: 'OpenAI-style API key', re: /\bsk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/, accept: looksRandomKey },
+  { code: 'secret/google-api-key', title: 'Google API key', re: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/, accept: notPlaceholder },
+  { code: 'secret/stripe-key', title: 'Stripe live key', re: /\b(?:sk|rk)_live_[0-9A-Za-z]{20,}/, accept: notPlaceholder },
+  { code: 'secret/jwt', title: 'JSON Web Token', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{10,}/ },
+  {
+    code: 'secret/private-key',
+    title: 'Private key',
+    re: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----)?/,
+  },
+  {
+    code: 'secret/url-password',
+    title: 'Password in a URL',
+    re: /\b[a-z][a-z0-9+.-]*:\/\/[^\s:@/]+:([^\s@/]+)@[^\s/]+/i,
+    group: 1,
+    accept: (v) => notPlaceholder(v) && !DEV_PASSWORDS.test(v) && !/^[:$%{<[]/.test(v),
+  },
+  {
+    code: 'secret/generic',
+    title: 'Credential assignment',
+    re: /\b[A-Za-z0-9_.-]*(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|client[_-]?secret|private[_-]?key)["']?\s*(?::=|=>|[:=])\s*(["'`]?)([A-Za-z0-9+/=_\-.~!@#%^&*]{16,})\1/i,
+    group: 2,
+    accept: looksRandom,
+  },
+];
+
+function looksRandomKey(value: string): boolean {
+  return notPlaceholder(value) && /\d/.test(value) && shannonEntropy(value) >= 3.5;
+}
+
+function secretRule(p: SecretPattern): ScanRule {
+  return {
+    code: p.code,
+    category: 'secret',
+    severity: 'error',
+    title: p.title,
+    why: 'Memories are committed to git, shared with the team and pasted into prompts; a live credential there leaks to everyone who reads them. Remove it and rotate it.',
+    find(input: ScanInput): RuleMatch[] {
+      const matches: RuleMatch[] = [];
+      const global = new RegExp(p.re.source, p.re.flags + 'g');
+      for (const m of input.text.matchAll(global)) {
+        const value = m[p.group ?? 0] ?? m[0];
+        if (p.accept && !p.accept(value)) continue;
+        matches.push({ start: m.index, end: m.index + m[0].length, pattern: p.code, shown: redact(value) });
+      }
+      return matches;
+    },
+  };
+}
+
+export const SECRET_RULES: readonly ScanRule[] = SECRET_PATTERNS.map(secretRule);

@@ -1,0 +1,77 @@
+// Small helpers the rules share: running named patterns, folding invisible characters, code spans.
+import type { NamedPattern, RuleMatch, ScanInput } from './types.js';
+
+/** Zero-width and bidi characters plus the Unicode tag block, all invisible when rendered. */
+export const INVISIBLE_CHAR = /[\u200B-\u200F\u2060-\u2064\uFEFF\u202A-\u202E\u2066-\u2069\u00AD]|\uDB40[\uDC00-\uDC7F]/g;
+
+/** Builds the ScanInput for `text`: the folded copy and its offset map back to the original. */
+export function makeScanInput(text: string, depth = 0): ScanInput {
+  INVISIBLE_CHAR.lastIndex = 0;
+  if (!INVISIBLE_CHAR.test(text)) {
+    return { text, folded: text, toOriginal: (offset) => offset, depth };
+  }
+  const keptOffsets: number[] = [];
+  let folded = '';
+  const re = new RegExp(INVISIBLE_CHAR.source, 'g');
+  let last = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    for (let i = last; i < m.index; i++) keptOffsets.push(i);
+    folded += text.slice(last, m.index);
+    last = m.index + m[0].length;
+  }
+  for (let i = last; i < text.length; i++) keptOffsets.push(i);
+  folded += text.slice(last);
+  keptOffsets.push(text.length);
+  const toOriginal = (offset: number): number => keptOffsets[Math.min(offset, keptOffsets.length - 1)];
+  return { text, folded, toOriginal, depth };
+}
+
+/** Runs every pattern over the folded text and maps the matches back to original offsets. */
+export function findPatterns(input: ScanInput, patterns: readonly NamedPattern[]): RuleMatch[] {
+  const matches: RuleMatch[] = [];
+  for (const { name, re } of patterns) {
+    const global = new RegExp(re.source, re.flags.includes('g') ? re.flags : re.flags + 'g');
+    for (const m of input.folded.matchAll(global)) {
+      if (m[0].length === 0) continue;
+      const start = input.toOriginal(m.index);
+      const endFolded = m.index + m[0].length;
+      const end = input.toOriginal(endFolded - 1) + 1;
+      matches.push({ start, end, pattern: name });
+    }
+  }
+  return matches;
+}
+
+/** Offsets [start, end) of fenced code blocks and inline code spans. */
+export function codeSpans(text: string): Array<[number, number]> {
+  const spans: Array<[number, number]> = [];
+  const fence = /^[ \t]{0,3}(`{3,}|~{3,})[^\n]*\n[\s\S]*?(?:^[ \t]{0,3}\1[ \t]*$|(?![\s\S]))/gm;
+  for (const m of text.matchAll(fence)) spans.push([m.index, m.index + m[0].length]);
+  const inline = /(`+)(?!`)[^\n]*?[^`]\1(?!`)/g;
+  for (const m of text.matchAll(inline)) {
+    if (!spans.some(([s, e]) => m.index >= s && m.index < e)) spans.push([m.index, m.index + m[0].length]);
+  }
+  return spans;
+}
+
+export function insideSpans(offset: number, spans: Array<[number, number]>): boolean {
+  return spans.some(([s, e]) => offset >= s && offset < e);
+}
+
+/** Shannon entropy in bits per character. */
+export function shannonEntropy(s: string): number {
+  const counts = new Map<string, number>();
+  for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  let h = 0;
+  const n = [...s].length;
+  for (const c of counts.values()) {
+    const p = c / n;
+    h -= p * Math.log2(p);
+  }
+  return h;
+}
+
+/** Shows code points of invisible characters, e.g. `U+200B U+200B`. */
+export function codePoints(s: string): string {
+  return [...s].map((ch) => 'U+' + ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')).join(' ');
+}

@@ -1,0 +1,169 @@
+// Ranking: fuses keyword and vector scores, filters by governance status, applies recency and
+// trust, and trims to a result count and a token budget. Pure; the figures behind the defaults
+// are in docs/search.md (bench/scifact.mjs measures them).
+import type { MemoryStatus } from '../types.js';
+
+export interface ScoredKey {
+  key: number;
+  score: number;
+}
+
+export type FusionMethod = 'weighted' | 'rrf';
+
+export interface FusionWeights {
+  vectorWeight: number;
+  textWeight: number;
+}
+
+export interface FusionOptions extends Partial<FusionWeights> {
+  method?: FusionMethod;
+  /** Reciprocal-rank constant (default 60, as in Cormack et al. 2009). */
+  rrfK?: number;
+}
+
+/**
+ * Fusion weights per model, from SciFact train nDCG@10 (docs/search.md). A model not listed gets
+ * DEFAULT_WEIGHTS, the sentence-transformer practice the default model follows.
+ */
+export const MODEL_WEIGHTS: Record<string, FusionWeights> = {
+  'Xenova/all-MiniLM-L6-v2': { vectorWeight: 0.7, textWeight: 0.3 },
+  'glove-sif-50k': { vectorWeight: 0.2, textWeight: 0.8 },
+};
+export const DEFAULT_WEIGHTS: FusionWeights = { vectorWeight: 0.7, textWeight: 0.3 };
+
+/** The weights for a model id (exact id, else its last path segment), else the defaults. */
+export function weightsForModel(modelId: string | null | undefined): FusionWeights {
+  if (!modelId) return { vectorWeight: 0, textWeight: 1 };
+  return MODEL_WEIGHTS[modelId] ?? MODEL_WEIGHTS[modelId.split('/').pop() ?? ''] ?? DEFAULT_WEIGHTS;
+}
+
+/** Divides by the list's best score, so the best is 1 and the rest are fractions of it. */
+export function normalizeByMax(list: ScoredKey[]): Map<number, number> {
+  let max = 0;
+  for (const s of list) if (s.score > max) max = s.score;
+  const out = new Map<number, number>();
+  for (const s of list) out.set(s.key, max > 0 ? Math.max(0, s.score) / max : 0);
+  return out;
+}
+
+/**
+ * Fuses keyword (BM25) and vector (cosine) scores into one 0..1 relevance per key, best first.
+ * `weighted`: textWeight x BM25/maxBM25 + vectorWeight x cosine/maxCosine, divided by the weight sum.
+ * `rrf`: sum of weight / (k + rank), divided by its largest possible value.
+ * With an empty vector list the result is the keyword ranking with BM25/maxBM25 as its score.
+ */
+export function fuse(keyword: ScoredKey[], vector: ScoredKey[], opts: FusionOptions = {}): ScoredKey[] {
+  const wt = vector.length === 0 ? 1 : (opts.textWeight ?? DEFAULT_WEIGHTS.textWeight);
+  const wv = vector.length === 0 ? 0 : (opts.vectorWeight ?? DEFAULT_WEIGHTS.vectorWeight);
+  const total = wt + wv || 1;
+  const fused = new Map<number, number>();
+  const addTo = (key: number, v: number) => fused.set(key, (fused.get(key) ?? 0) + v);
+  if ((opts.method ?? 'weighted') === 'rrf') {
+    const k = opts.rrfK ?? 60;
+    const byRank = (list: ScoredKey[], w: number) =>
+      [...list].sort((a, b) => b.score - a.score).forEach((s, rank) => addTo(s.key, w / (k + rank + 1)));
+    byRank(keyword, wt);
+    byRank(vector, wv);
+    const best = total / (k + 1);
+    for (const [key, v] of fused) fused.set(key, v / best);
+  } else {
+    for (const [key, v] of normalizeByMax(keyword)) addTo(key, (wt * v) / total);
+    for (const [key, v] of normalizeByMax(vector)) addTo(key, (wv * v) / total);
+  }
+  return [...fused].map(([key, score]) => ({ key, score })).sort((a, b) => b.score - a.score || a.key - b.key);
+}
+
+export interface RankableMeta {
+  status: MemoryStatus;
+  created?: string;
+  updated?: string;
+  trust?: number;
+}
+
+export interface RankOptions {
+  /** Drop hits whose fused relevance is below this (default 0.35). */
+  minScore?: number;
+  /** Recency half-life; 0 turns decay off (default 180). */
+  halfLifeDays?: number;
+  includeSuperseded?: boolean;
+  includeCandidates?: boolean;
+  /** Milliseconds since the epoch; a parameter so ranking stays pure and testable. */
+  now: number;
+}
+
+export interface RankedKey extends ScoredKey {
+  /** The fused relevance before recency and trust (what minScore tests). */
+  relevance: number;
+}
+
+/** Old memories keep at least this share of their score: decay reorders, it does not bury. */
+export const RECENCY_FLOOR = 0.5;
+/** Trust used when a file has none (MEMORY.md, daily notes). */
+export const DEFAULT_TRUST = 0.75;
+const DAY_MS = 86_400_000;
+
+/** RECENCY_FLOOR + (1 - RECENCY_FLOOR) x 0.5^(age / halfLife); 1 when undated or decay is off. */
+export function recencyMultiplier(meta: RankableMeta, now: number, halfLifeDays: number): number {
+  const date = Date.parse(meta.updated ?? meta.created ?? '');
+  if (!halfLifeDays || Number.isNaN(date)) return 1;
+  const ageDays = Math.max(0, (now - date) / DAY_MS);
+  return RECENCY_FLOOR + (1 - RECENCY_FLOOR) * Math.pow(0.5, ageDays / halfLifeDays);
+}
+
+/** 0.5 + 0.5 x trust: a fully trusted memory keeps its score, an untrusted one keeps half. */
+export function trustMultiplier(meta: RankableMeta): number {
+  return 0.5 + 0.5 * Math.min(1, Math.max(0, meta.trust ?? DEFAULT_TRUST));
+}
+
+/** Whether a status is searchable under the options (rejected never is). */
+export function statusAllowed(status: MemoryStatus, opts: Pick<RankOptions, 'includeSuperseded' | 'includeCandidates'>) {
+  if (status === 'active') return true;
+  if (status === 'superseded') return opts.includeSuperseded === true;
+  if (status === 'candidate') return opts.includeCandidates === true;
+  return false;
+}
+
+/**
+ * Filters fused hits by status and minScore, then orders them by relevance x recency x trust
+ * (ties: newer first, then key). `metaOf` returns the hit's file facts.
+ */
+export function rankHits(fused: ScoredKey[], metaOf: (key: number) => RankableMeta, opts: RankOptions): RankedKey[] {
+  const minScore = opts.minScore ?? 0.35;
+  const halfLife = opts.halfLifeDays ?? 180;
+  const out: (RankedKey & { date: number })[] = [];
+  for (const hit of fused) {
+    if (hit.score < minScore) continue;
+    const meta = metaOf(hit.key);
+    if (!statusAllowed(meta.status, opts)) continue;
+    const score = hit.score * recencyMultiplier(meta, opts.now, halfLife) * trustMultiplier(meta);
+    const date = Date.parse(meta.updated ?? meta.created ?? '') || 0;
+    out.push({ key: hit.key, relevance: hit.score, score, date });
+  }
+  out.sort((a, b) => b.score - a.score || b.date - a.date || a.key - b.key);
+  return out.map(({ key, relevance, score }) => ({ key, relevance, score }));
+}
+
+/** A cheap token estimate (about 4 characters per token for English and code). */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+/**
+ * Keeps items in order until `maxResults` or the `maxTokens` budget is reached. The first item is
+ * always kept (a search that returns nothing because one memory is long helps no one).
+ */
+export function applyBudget<T>(
+  items: T[],
+  opts: { maxResults: number; maxTokens: number; cost: (item: T) => number },
+): { kept: T[]; tokensUsed: number } {
+  const kept: T[] = [];
+  let tokensUsed = 0;
+  for (const item of items) {
+    if (kept.length >= opts.maxResults) break;
+    const cost = opts.cost(item);
+    if (kept.length > 0 && tokensUsed + cost > opts.maxTokens) break;
+    kept.push(item);
+    tokensUsed += cost;
+  }
+  return { kept, tokensUsed };
+}

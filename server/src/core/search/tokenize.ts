@@ -1,0 +1,74 @@
+// The keyword tokenizer: one function used at index time and at query time, so both sides agree.
+// Tuned on SciFact train (bench/scifact.mjs); see docs/search.md for the figures behind each choice.
+
+/** Bump when tokenizing changes: a persisted index built with another version is rebuilt. */
+export const TOKENIZER_VERSION = 2;
+
+/**
+ * English function words that carry no topic. Dropping them shrinks the index and removes the
+ * slow "stop word + word" queries measured in SPIKES.md (every document matches "the").
+ */
+export const STOP_WORDS: ReadonlySet<string> = new Set(
+  (
+    'a about above after again against all am an and any are as at be because been before being below ' +
+    'between both but by can could did do does doing down during each few for from further had has have ' +
+    'having he her here hers herself him himself his how i if in into is it its itself just me more most ' +
+    'my myself no nor not now of off on once only or other our ours ourselves out over own same she ' +
+    'should so some such than that the their theirs them themselves then there these they this those ' +
+    'through to too under until up very was we were what when where which while who whom why will with ' +
+    'would you your yours yourself yourselves also may might must shall us via etc'
+  ).split(' '),
+);
+
+// Longest first; each with the shortest stem it may leave.
+const SUFFIXES: [string, number][] = [
+  ['ational', 4], ['ization', 4], ['fulness', 4], ['ousness', 4], ['iveness', 4],
+  ['ations', 4], ['ation', 4], ['ments', 4], ['ment', 4], ['ness', 4], ['ings', 4], ['ing', 4],
+  ['edly', 4], ['ed', 4], ['ly', 4], ['ive', 4], ['ity', 4], ['al', 5], ['er', 5], ['e', 4],
+];
+
+const WORD = /[\p{L}\p{N}]+/gu;
+
+/** Splits text into raw lowercase words (letters and digits); punctuation, `_`, `-` and `.` separate. */
+export function splitWords(text: string): string[] {
+  return text.toLowerCase().match(WORD) ?? [];
+}
+
+/**
+ * A light English stemmer (plural and a few inflections) so "caches" finds "cache" and
+ * "decided" finds "decide". Deliberately conservative: an over-eager stemmer merges unrelated
+ * technical words, and exact identifiers matter in code memories.
+ */
+export function stemLite(word: string): string {
+  const n = word.length;
+  if (n <= 3 || /\d/.test(word)) return word;
+  if (word.endsWith('ies') && n > 4) return word.slice(0, -3) + 'y';
+  if (word.endsWith('sses')) return word.slice(0, -2);
+  if (word.endsWith('ss') || word.endsWith('us') || word.endsWith('is')) return word;
+  if (word.endsWith('s')) word = word.slice(0, -1);
+  for (const [suffix, min] of SUFFIXES) {
+    if (word.length - suffix.length >= min && word.endsWith(suffix)) return word.slice(0, -suffix.length);
+  }
+  return word;
+}
+
+/**
+ * Normalizes one raw word into an index term, or null to drop it (stop words, lone letters).
+ * Passed to minisearch as `processTerm`, on both the indexing and the querying side.
+ */
+export function processTerm(word: string): string | null {
+  const w = word.toLowerCase();
+  if (w.length < 2 && !/\d/.test(w)) return null;
+  if (STOP_WORDS.has(w)) return null;
+  return stemLite(w);
+}
+
+/** The index terms of a text, in order, with repeats (for term frequencies). */
+export function tokenize(text: string): string[] {
+  const out: string[] = [];
+  for (const w of splitWords(text)) {
+    const t = processTerm(w);
+    if (t !== null) out.push(t);
+  }
+  return out;
+}

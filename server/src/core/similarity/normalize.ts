@@ -1,0 +1,31 @@
+// Text normalization and hashing for duplicate detection.
+import { createHash } from 'node:crypto';
+
+const FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n[\s\S]*?\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/;
+const HTML_COMMENT = /<!--[\s\S]*?-->/g;
+const INVISIBLE = /[\u200B-\u200F\u2060-\u2064\uFEFF\u00AD]/g;
+
+/**
+ * Normalizes text so that formatting-only differences do not defeat duplicate detection: drops YAML
+ * front matter (ids, dates and tags differ between copies), HTML comments (MEMORY.md timestamps),
+ * invisible characters, list and heading markers and markdown punctuation; folds case and Unicode
+ * compatibility forms (NFKC); collapses whitespace.
+ * @example normalizeForHash('## Use  **Redis**\n- for caching') // 'use redis for caching'
+ */
+export function normalizeForHash(text: string): string {
+  return text
+    .replace(FRONT_MATTER, '')
+    .replace(HTML_COMMENT, ' ')
+    .normalize('NFKC')
+    .replace(INVISIBLE, '')
+    .replace(/^[ \t]*(?:[-*+]|\d+[.)])[ \t]+(?:\[[ xX]\][ \t]+)?/gm, '') // list markers and task boxes
+    .replace(/[#*_`~>|[\]()!]/g, ' ') // markdown punctuation (sentence punctuation stays)
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** Hex SHA-256 of the normalized text: equal for exact duplicates up to formatting. */
+export function contentHash(text: string): string {
+  return createHash('sha256').update(normalizeForHash(text), 'utf8').digest('hex');
+}

@@ -1,0 +1,190 @@
+// The server's picture of the store: every memory file parsed (disk, or the editor's text when the
+// file is open), statuses derived from git refs, and the rule engine's WorkspaceModel, updated one
+// file at a time so a keystroke costs one parse, not a store scan.
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { idOf, isMemoryPath, memoryContent, parseStoreFile, WorkspaceModel } from '../core/rules/index.js';
+import { deriveStatuses, type StatusInfo } from '../core/status.js';
+import type { MemoryRef, ParsedMemory } from '../core/types.js';
+import type { GitFacts, Governance } from './governance.js';
+import { isStoreFile, pathToUri } from './paths.js';
+
+export interface FileEntry {
+  /** Store-relative path. */
+  rel: string;
+  doc: ParsedMemory;
+  /** The memory id for memory files, '' for notes. */
+  id: string;
+  /** First line of the body, for completion documentation. */
+  summary: string;
+  /** True when the file exists on disk (false for a memory that only lives on a candidate branch). */
+  onDisk: boolean;
+  /** The candidate branch holding it, for branch-only candidates. */
+  branch?: string;
+}
+
+export type Logger = (message: string) => void;
+
+function summaryOf(doc: ParsedMemory): string {
+  const line = memoryContent(doc)
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l && !l.startsWith('#'));
+  return line ? (line.length > 120 ? line.slice(0, 117) + '...' : line) : '';
+}
+
+export class Workspace {
+  readonly model = new WorkspaceModel();
+  readonly files = new Map<string, FileEntry>();
+  private readonly refIndex = new Map<string, Set<string>>();
+  private statuses = new Map<string, StatusInfo>();
+  private gitFacts: GitFacts = { candidates: [], rejected: [] };
+
+  constructor(
+    readonly root: string,
+    readonly governance: Governance | null,
+    private readonly log: Logger,
+  ) {}
+
+  uriOf(rel: string): string {
+    return pathToUri(path.join(this.root, ...rel.split('/')));
+  }
+
+  /** Reads every store file from disk, then candidates and rejected ids from git. */
+  async load(onProgress?: (done: number, total: number) => void): Promise<void> {
+    const rels = await this.listFiles();
+    let done = 0;
+    const batch = 64;
+    for (let i = 0; i < rels.length; i += batch) {
+      const slice = rels.slice(i, i + batch);
+      const texts = await Promise.all(slice.map((rel) => readFile(path.join(this.root, rel), 'utf8').catch(() => null)));
+      slice.forEach((rel, j) => {
+        const text = texts[j];
+        if (text !== null) this.put(rel, text, { onDisk: true, quiet: true });
+      });
+      done += slice.length;
+      onProgress?.(done, rels.length);
+    }
+    await this.refreshGit();
+  }
+
+  /** Re-reads candidate branches and rejected tags, then re-derives every status. */
+  async refreshGit(): Promise<void> {
+    if (this.governance) {
+      try {
+        this.gitFacts = await this.governance.gitFacts();
+      } catch (e) {
+        this.log(`cairn: could not read candidates from git: ${(e as Error).message}`);
+      }
+    }
+    for (const [rel, entry] of this.files) if (!entry.onDisk) this.dropEntry(rel);
+    for (const c of this.gitFacts.candidates) {
+      if (this.files.has(c.path)) continue;
+      this.put(c.path, c.text, { onDisk: false, branch: c.branch, quiet: true });
+    }
+    this.recomputeStatuses();
+  }
+
+  private async listFiles(): Promise<string[]> {
+    const out: string[] = [];
+    const add = (rel: string) => isStoreFile(rel) && out.push(rel);
+    for (const dir of ['memories', 'daily']) {
+      const names = await readdir(path.join(this.root, dir)).catch(() => [] as string[]);
+      for (const n of names.sort()) add(`${dir}/${n}`);
+    }
+    const top = await readdir(this.root).catch(() => [] as string[]);
+    if (top.includes('MEMORY.md')) add('MEMORY.md');
+    return out;
+  }
+
+  /** Adds or replaces a file's text (from disk or from the editor). */
+  put(rel: string, text: string, opts: { onDisk?: boolean; branch?: string; quiet?: boolean } = {}): FileEntry {
+    const doc = parseStoreFile(text, rel);
+    const previous = this.files.get(rel);
+    const entry: FileEntry = {
+      rel,
+      doc,
+      id: isMemoryPath(rel) ? idOf(doc) : '',
+      summary: summaryOf(doc),
+      onDisk: opts.onDisk ?? previous?.onDisk ?? true,
+      branch: opts.branch,
+    };
+    if (previous) this.unindexRefs(previous);
+    this.files.set(rel, entry);
+    this.indexRefs(entry);
+    if (entry.id) {
+      const linksChanged =
+        !previous ||
+        previous.doc.frontMatter.supersedes.join() !== doc.frontMatter.supersedes.join() ||
+        previous.doc.frontMatter.superseded_by !== doc.frontMatter.superseded_by;
+      this.model.upsert(doc, this.statusOf(entry));
+      if (linksChanged && !opts.quiet) this.recomputeStatuses();
+    }
+    return entry;
+  }
+
+  /** Forgets a file (deleted on disk). */
+  delete(rel: string): void {
+    this.dropEntry(rel);
+    this.recomputeStatuses();
+  }
+
+  private dropEntry(rel: string): void {
+    const entry = this.files.get(rel);
+    if (!entry) return;
+    this.unindexRefs(entry);
+    this.files.delete(rel);
+    if (entry.id) this.model.remove(entry.id);
+  }
+
+  private statusOf(entry: FileEntry): StatusInfo {
+    if (!entry.onDisk) return { status: 'candidate' };
+    return this.statuses.get(entry.id) ?? { status: 'active' };
+  }
+
+  /** Status is derived, never stored: files on disk are main, branches are candidates, tags rejected. */
+  private recomputeStatuses(): void {
+    const main = [...this.files.values()].filter((e) => e.id && e.onDisk);
+    this.statuses = deriveStatuses({
+      main: main.map((e) => ({ id: e.id, supersedes: e.doc.frontMatter.supersedes, superseded_by: e.doc.frontMatter.superseded_by })),
+      openCandidates: this.gitFacts.candidates.map((c) => c.id),
+      rejected: this.gitFacts.rejected,
+    });
+    for (const e of this.files.values()) if (e.id) this.model.setStatus(e.id, this.statusOf(e));
+  }
+
+  private indexRefs(entry: FileEntry): void {
+    for (const r of entry.doc.refs) {
+      let set = this.refIndex.get(r.id);
+      if (!set) this.refIndex.set(r.id, (set = new Set()));
+      set.add(entry.rel);
+    }
+  }
+
+  private unindexRefs(entry: FileEntry): void {
+    for (const r of entry.doc.refs) this.refIndex.get(r.id)?.delete(entry.rel);
+  }
+
+  /** The memory file of an id (disk or candidate branch). */
+  memory(id: string): FileEntry | undefined {
+    const info = this.model.memories.get(id);
+    return info ? this.files.get(info.path) : undefined;
+  }
+
+  /** Every `[[id]]` pointing at `id`, with the file it is in. */
+  referencesTo(id: string): { rel: string; ref: MemoryRef }[] {
+    const out: { rel: string; ref: MemoryRef }[] = [];
+    for (const rel of this.refIndex.get(id) ?? []) {
+      const entry = this.files.get(rel);
+      for (const ref of entry?.doc.refs ?? []) if (ref.id === id) out.push({ rel, ref });
+    }
+    return out.sort((a, b) => a.rel.localeCompare(b.rel) || a.ref.range.start.line - b.ref.range.start.line);
+  }
+
+  /** Ids of other memories that reference `id` (for trust). */
+  inboundCount(id: string): number {
+    let n = 0;
+    for (const rel of this.refIndex.get(id) ?? []) if (this.files.get(rel)?.id !== id) n++;
+    return n;
+  }
+}

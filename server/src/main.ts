@@ -1,0 +1,91 @@
+// The composition root: the one place where adapters are built and wired to the CLI, the
+// language server and the MCP server.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import type { Command, CommandArgs } from './cli/command.js';
+import { resolveAuthor } from './cli/identity.js';
+import { EXIT, UsageError, reportError, type CliIO } from './cli/io.js';
+import { COMMANDS } from './cli/registry.js';
+import type { OpContext } from './ops/context.js';
+import { openStore } from './store/store.js';
+
+const GLOBAL_OPTIONS = {
+  json: { type: 'boolean' },
+  store: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+function helpText(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    `cairn ${version()}: memory for AI coding agents, as markdown files in git`,
+    '',
+    'Usage: cairn COMMAND [ARGS] [--store DIR] [--json]',
+    '',
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    '',
+    'The store is --store DIR, else $CAIRN_STORE, else found upward from the current folder.',
+    '`cairn help COMMAND` shows a command\'s options. Exit codes: docs/cli.md.',
+  ].join('\n');
+}
+
+/** Builds the operation context for a store: the composition root for the CLI. */
+export async function openContext(opts: { store?: string; env: NodeJS.ProcessEnv; cwd: string }): Promise<OpContext> {
+  const store = await openStore(opts);
+  const author = await resolveAuthor(opts.env, store.repo.root);
+  return { store, author, now: () => new Date() };
+}
+
+function defaultIO(): CliIO {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    cwd: process.cwd(),
+    stderrIsTTY: Boolean(process.stderr.isTTY),
+  };
+}
+
+export async function main(argv: string[], io: CliIO = defaultIO()): Promise<number> {
+  const [name, ...rest] = argv;
+  const json = rest.includes('--json');
+  if (!name || name === 'help' || name === '--help' || name === '-h') {
+    const cmd = COMMANDS.find((c) => c.name === rest[0]);
+    io.stdout.write((cmd ? `${cmd.summary}\n\nUsage: ${cmd.usage}\n` : helpText()) + '\n');
+    return EXIT.OK;
+  }
+  if (name === '--version' || name === 'version') {
+    io.stdout.write(`${version()}\n`);
+    return EXIT.OK;
+  }
+  const command: Command | undefined = COMMANDS.find((c) => c.name === name);
+  if (!command) return reportError(io, new UsageError(`unknown command "${name}"`), json);
+  try {
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args: rest,
+        options: { ...GLOBAL_OPTIONS, ...(command.options ?? {}) },
+        allowPositionals: true,
+        strict: true,
+      });
+    } catch (e) {
+      throw new UsageError(`${(e as Error).message.split('\n')[0]}\nusage: ${command.usage}`);
+    }
+    if (parsed.values.help) {
+      io.stdout.write(`${command.summary}\n\nUsage: ${command.usage}\n`);
+      return EXIT.OK;
+    }
+    const args: CommandArgs = { positionals: parsed.positionals, values: parsed.values, json: Boolean(parsed.values.json) };
+    const open = () => openContext({ store: parsed.values.store as string | undefined, env: io.env, cwd: io.cwd });
+    return await command.run(args, io, open);
+  } catch (err) {
+    return reportError(io, err, json);
+  }
+}

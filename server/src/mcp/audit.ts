@@ -1,0 +1,49 @@
+// The agent audit log: one JSON line per tool call in `.cairn/agent_audit.log` (git-ignored) and
+// one readable line on stderr, so a person watching an agent host's log sees what the agent did.
+// Writes to the store are commits as well; this log also covers reads and refusals.
+import { appendFile, mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { topicDigest } from '../core/trailers.js';
+
+export interface AgentAuditEntry {
+  timestamp: string;
+  tool: string;
+  agentName: string | null;
+  topicDigest: string | null;
+  result: string;
+  errorCode: string | null;
+}
+
+export function agentAuditPath(storeRoot: string): string {
+  return path.join(storeRoot, '.cairn', 'agent_audit.log');
+}
+
+export interface AuditCall {
+  tool: string;
+  agentName?: string;
+  topic?: string;
+  result: string;
+  errorCode?: string | null;
+  now: Date;
+}
+
+/** Best effort: a failed audit write never fails the tool call it records. */
+export async function auditToolCall(storeRoot: string, call: AuditCall, stderr: NodeJS.WritableStream): Promise<void> {
+  const entry: AgentAuditEntry = {
+    timestamp: call.now.toISOString(),
+    tool: call.tool,
+    agentName: call.agentName ?? null,
+    topicDigest: call.topic ? topicDigest(call.topic) : null,
+    result: call.result,
+    errorCode: call.errorCode ?? null,
+  };
+  const who = entry.agentName ? ` agent=${JSON.stringify(entry.agentName)}` : '';
+  const code = entry.errorCode ? ` error=${entry.errorCode}` : '';
+  stderr.write(`cairn mcp: ${entry.tool}${who} result=${entry.result}${code}\n`);
+  try {
+    await mkdir(path.dirname(agentAuditPath(storeRoot)), { recursive: true });
+    await appendFile(agentAuditPath(storeRoot), JSON.stringify(entry) + '\n', 'utf8');
+  } catch {
+    // The answer already went to the agent; stderr carries the line.
+  }
+}

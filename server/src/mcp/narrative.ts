@@ -1,0 +1,24 @@
+// The narrative half of memory_retrieve: markdown a model reads directly, one section per memory.
+import type { SearchAnswer } from './search-port.js';
+
+/** "# Retrieved Memories (N results)" with context, decisions, id, created and score per memory. */
+export function retrievalNarrative(answer: SearchAnswer): string {
+  const n = answer.entries.length;
+  const lines = [`# Retrieved Memories (${n} result${n === 1 ? '' : 's'})`, ''];
+  if (n === 0) {
+    lines.push('No stored memory matches this query. Store what you decide with memory_store.');
+  }
+  answer.entries.forEach((e, i) => {
+    lines.push(`## ${i + 1}. ${e.topic}`, '');
+    if (e.summaryText) lines.push(e.summaryText, '');
+    if (e.decisions.length) {
+      lines.push('**Decisions:**');
+      for (const d of e.decisions) lines.push(`- ${d}`);
+      lines.push('');
+    }
+    const status = e.status && e.status !== 'active' ? ` · status: ${e.status}` : '';
+    lines.push(`id: ${e.topicId} · created: ${e.createdAt ?? 'unknown'} · score: ${e.score.toFixed(2)}${status}`, '');
+  });
+  if (!answer.vector_enabled) lines.push(`_Keyword search only (provider: ${answer.provider}); no embedding model is installed._`);
+  return lines.join('\n').trimEnd() + '\n';
+}

@@ -1,0 +1,129 @@
+// `cairn mcp`: the agent tool surface over server/src/ops, on stdio. This file wires tools,
+// limits and the audit log; the tools themselves live in ./tools/.
+import { randomBytes } from 'node:crypto';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CallToolRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { CairnError } from '../core/errors.js';
+import { createLimiters, type LimitsConfig } from '../core/limits.js';
+import type { OpContext } from '../ops/context.js';
+import { openStore, type LocateOptions } from '../store/store.js';
+import { auditToolCall } from './audit.js';
+import { answerToResult, errorBody, errorToResult, issueToError } from './results.js';
+import { keywordFallbackSearch, type SearchFn } from './search-port.js';
+import type { AnyTool, ToolEnv } from './tool.js';
+import { ALL_TOOLS } from './tools/index.js';
+
+export interface McpOptions {
+  /** An open store context; else the store is located from `locate` (--store, CAIRN_STORE, cwd). */
+  ctx?: OpContext;
+  locate?: LocateOptions;
+  /** The hybrid search (issue 3); without it a keyword scan answers and says so. */
+  search?: SearchFn;
+  limits?: { retrieval?: Partial<LimitsConfig['retrieval']>; ingestion?: Partial<LimitsConfig['ingestion']> };
+  /** Default: a fresh id per server process (`mcp-<date>-<random>`). */
+  sessionId?: string;
+  /** Where the one-line-per-call log goes; default process.stderr. */
+  stderr?: NodeJS.WritableStream;
+  /** Clock for the limiters (ms); default Date.now. */
+  clock?: () => number;
+}
+
+/** A session id that is also a safe folder name. */
+export function newSessionId(now: Date): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
+  return `mcp-${stamp}-${randomBytes(3).toString('hex')}`;
+}
+
+/** Builds the MCP server with every Cairn tool registered. */
+export function createCairnMcpServer(ctx: OpContext, opts: McpOptions = {}): McpServer {
+  const server = new McpServer(
+    { name: 'cairn', version: '0.1.0' },
+    {
+      instructions:
+        'Cairn is long-term memory kept as markdown in git. Call memory_retrieve at the start of a task, ' +
+        'memory_store after a decision. Writes may become candidates that a person reviews (memory_review lists them).',
+    },
+  );
+  const env: ToolEnv = {
+    ctx,
+    sessionId: opts.sessionId ?? newSessionId(ctx.now()),
+    search: opts.search ?? keywordFallbackSearch,
+  };
+  const limiters = createLimiters(opts.clock ?? Date.now, opts.limits);
+  const stderr = opts.stderr ?? process.stderr;
+  const tools = new Map<string, AnyTool>();
+  for (const tool of ALL_TOOLS) {
+    tools.set(tool.name, tool);
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.shape,
+        annotations: { readOnlyHint: tool.readOnly ?? false, openWorldHint: false },
+      },
+      // Never called: the tools/call handler below replaces the SDK's, see there.
+      () => ({ content: [] }),
+    );
+  }
+  // The SDK answers schema failures with a plain-text message; agents need a JSON body naming the
+  // field (INVALID_PAYLOAD / INVALID_REQUEST), so Cairn checks arguments itself with the same schema.
+  server.server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const tool = tools.get(request.params.name);
+    const rawArgs = (request.params.arguments ?? {}) as Record<string, unknown>;
+    if (!tool) {
+      const body = errorBody(new CairnError('INVALID_REQUEST', `no tool "${request.params.name}"; tools: ${[...tools.keys()].join(', ')}`));
+      return errorToResult(body);
+    }
+    const who = {
+      agentName: typeof rawArgs.agentName === 'string' ? rawArgs.agentName : undefined,
+      topic: typeof rawArgs.topic === 'string' ? rawArgs.topic : undefined,
+    };
+    try {
+      let args: Record<string, unknown> = rawArgs;
+      if (!tool.validatedByOp) {
+        const parsed = z.object(tool.shape).strict().safeParse(rawArgs);
+        if (!parsed.success) throw issueToError(tool.invalidCode, parsed.error.issues[0]);
+        args = parsed.data;
+      }
+      Object.assign(who, tool.audit?.(args) ?? {});
+      const limiterClass = tool.limiter?.(args) ?? null;
+      const run = () => tool.handler(args, env);
+      const answer = limiterClass ? await limiters[limiterClass].run(run) : await run();
+      await auditToolCall(ctx.store.root, { tool: tool.name, ...who, result: answer.result, now: ctx.now() }, stderr);
+      return answerToResult(answer);
+    } catch (err) {
+      const body = errorBody(err);
+      await auditToolCall(
+        ctx.store.root,
+        { tool: tool.name, ...who, result: 'error', errorCode: body.errorCode, now: ctx.now() },
+        stderr,
+      );
+      return errorToResult(body);
+    }
+  });
+  return server;
+}
+
+/** Opens the store and serves the tools on stdin/stdout until the client disconnects. Returns an exit code. */
+export async function runMcpStdio(opts: McpOptions = {}): Promise<number> {
+  const ctx =
+    opts.ctx ??
+    ({
+      store: await openStore(opts.locate ?? { env: process.env }),
+      now: () => new Date(),
+      author: { name: 'Cairn', email: 'cairn@localhost' },
+    } satisfies OpContext);
+  const server = createCairnMcpServer(ctx, opts);
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = () => resolve();
+    process.stdin.once('end', () => void server.close().then(resolve, resolve));
+  });
+  await server.connect(transport);
+  (opts.stderr ?? process.stderr).write(`cairn mcp: serving ${ctx.store.root} on stdio\n`);
+  await closed;
+  return 0;
+}

@@ -1,0 +1,206 @@
+// memory_store, memory_retrieve, memory_search, memory_get, memory_review: thin over server/src/ops.
+import { z } from 'zod';
+import { ORIGINS, MEMORY_KINDS } from '../../core/types.js';
+import { RECORD_STATUSES } from '../../core/payload.js';
+import { readStoreLines } from '../../ops/query.js';
+import { reviewCandidates } from '../../ops/review.js';
+import { storeMemory, type StoreResult } from '../../ops/store-memory.js';
+import { retrievalNarrative } from '../narrative.js';
+import { defineTool } from '../tool.js';
+
+const list = (what: string) => z.array(z.string()).optional().describe(what);
+
+/** Agents write metadata in snake_case (plan_id) or camelCase (planId); the payload takes camelCase. */
+function normalizeMetadata(args: Record<string, unknown>, sessionId: string): Record<string, unknown> {
+  const meta = args.metadata;
+  const out: Record<string, unknown> = { ...args };
+  if (meta && typeof meta === 'object' && !Array.isArray(meta)) {
+    const m: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(meta)) m[k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())] = v;
+    out.metadata = m;
+  }
+  if (out.metadata === undefined) out.metadata = { sessionId };
+  else if (out.metadata && typeof out.metadata === 'object' && !Array.isArray(out.metadata)) {
+    const m = out.metadata as Record<string, unknown>;
+    if (m.sessionId === undefined) m.sessionId = sessionId;
+  }
+  return out;
+}
+
+function storeSentence(r: StoreResult): string {
+  const id = r.metadata.topic_id;
+  const commit = r.metadata.commit ? ` (commit ${r.metadata.commit.slice(0, 7)})` : '';
+  if (r.dropped) return `Not stored: ${r.reason}.`;
+  if (r.unchanged) return `Nothing changed: ${r.reason}.`;
+  if (r.staged) {
+    return (
+      `Stored "${id}" as a CANDIDATE awaiting review on branch ${r.metadata.branch}${commit}: ${r.reason}. ` +
+      `It is not used in retrieval until a person accepts it (cairn accept ${id}, or merging the branch). ` +
+      `Tell the user; memory_review lists open candidates.`
+    );
+  }
+  return `Stored "${id}" as an ACTIVE memory on the main branch${commit}: ${r.reason}.`;
+}
+
+export const memoryStore = defineTool({
+  name: 'memory_store',
+  title: 'Store a memory',
+  description:
+    'Save a conversation summary as a long-term memory (a markdown file committed to git). Call it after a ' +
+    'decision, a discovered fact or a finished task. Write `context` as one self-contained paragraph of about ' +
+    '300-1500 characters (what, why, where) and 0-5 short `decisions`; put doubts in `openQuestions`. Set ' +
+    '`origin` ("conversation" when the user said it, "background" for your own inferences) and `confidence` ' +
+    '(0..1). Governance decides the route: the answer says whether it became ACTIVE or a CANDIDATE awaiting ' +
+    'human review, and why. Pass metadata.topic_id to update an existing memory.',
+  shape: {
+    topic: z.string().describe('Short title, e.g. "Use Redis for session caching"'),
+    context: z.string().describe('The summary paragraph, about 300-1500 characters'),
+    decisions: list('0-5 decisions, one sentence each'),
+    rationale: list('Why the decisions were made'),
+    openQuestions: list('What is still unclear'),
+    nextSteps: list('What should happen next'),
+    references: list('Files, links or [[memory-id]] references'),
+    tags: list('Keywords'),
+    kind: z.enum(MEMORY_KINDS).optional(),
+    origin: z.enum(ORIGINS).optional().describe('Default "conversation"'),
+    confidence: z.number().min(0).max(1).optional(),
+    agentName: z.string().optional().describe('Your name, e.g. "claude-code"; commits are authored under it'),
+    timeScope: z.string().optional(),
+    supersedes: list('Ids of memories this one replaces'),
+    triples: z.array(z.unknown()).optional().describe('Facts as [subject, predicate, object]'),
+    metadata: z
+      .object({
+        plan_id: z.string().optional(),
+        topic_id: z.string().optional(),
+        status: z.enum(RECORD_STATUSES).optional(),
+      })
+      .passthrough()
+      .optional(),
+  },
+  invalidCode: 'INVALID_PAYLOAD',
+  validatedByOp: true,
+  limiter: () => 'ingestion',
+  handler: async (args, env) => {
+    const payload = normalizeMetadata(args as Record<string, unknown>, env.sessionId);
+    const r = await storeMemory(env.ctx, payload, { defaultOrigin: 'conversation', command: 'memory_store' });
+    const result = r.dropped ? 'dropped' : r.unchanged ? 'unchanged' : r.metadata.status;
+    return { text: storeSentence(r), json: { ...r, message: storeSentence(r) }, result };
+  },
+});
+
+export const memoryRetrieve = defineTool({
+  name: 'memory_retrieve',
+  title: 'Retrieve memories',
+  description:
+    'Find the stored memories relevant to a task. Call it at the start of a task and before a decision. ' +
+    'Answers a markdown section per memory (context, decisions, id, created, score) and the JSON ' +
+    '(entries, totalResults, tokensUsed). Only active memories unless includeSuperseded; candidates awaiting ' +
+    'review are never returned.',
+  shape: {
+    query: z.string().min(1).describe('What you need to know, in words'),
+    maxResults: z.number().int().min(1).max(10).optional().describe('Default 3, at most 10'),
+    maxTokens: z.number().int().min(50).max(20_000).optional().describe('Token budget, default 2000'),
+    includeSuperseded: z.boolean().optional(),
+    halfLifeDays: z.number().positive().optional().describe('Recency decay; default from cairn.yaml'),
+    contextHints: z.array(z.string()).optional().describe('Extra words (file names, libraries) added to the query'),
+    agentName: z.string().optional(),
+  },
+  invalidCode: 'INVALID_REQUEST',
+  readOnly: true,
+  limiter: () => 'retrieval',
+  audit: (a) => ({ topic: a.query }),
+  handler: async (a, env) => {
+    const query = [a.query, ...(a.contextHints ?? [])].join(' ');
+    const answer = await env.search(env.ctx, {
+      query,
+      maxResults: a.maxResults ?? 3,
+      maxTokens: a.maxTokens ?? 2000,
+      includeSuperseded: a.includeSuperseded ?? false,
+      halfLifeDays: a.halfLifeDays,
+    });
+    const json = {
+      entries: answer.entries,
+      totalResults: answer.totalResults,
+      tokensUsed: answer.tokensUsed,
+      provider: answer.provider,
+      vector_enabled: answer.vector_enabled,
+    };
+    return { text: retrievalNarrative(answer), json, result: `${answer.entries.length} results` };
+  },
+});
+
+export const memorySearch = defineTool({
+  name: 'memory_search',
+  title: 'Search memory files',
+  description:
+    'Search every memory file, MEMORY.md and daily notes for passages; returns results {path, lines, score, ' +
+    'snippet}, the provider and whether vectors were used. Follow up with memory_get for exact lines.',
+  shape: {
+    query: z.string().min(1),
+    max_results: z.number().int().min(1).max(50).optional().describe('Default 6'),
+    agentName: z.string().optional(),
+  },
+  invalidCode: 'INVALID_REQUEST',
+  readOnly: true,
+  limiter: () => 'retrieval',
+  audit: (a) => ({ topic: a.query }),
+  handler: async (a, env) => {
+    const answer = await env.search(env.ctx, { query: a.query, maxResults: a.max_results ?? 6 });
+    return {
+      json: { results: answer.results, provider: answer.provider, vector_enabled: answer.vector_enabled },
+      result: `${answer.results.length} results`,
+    };
+  },
+});
+
+export const memoryGet = defineTool({
+  name: 'memory_get',
+  title: 'Read lines of a memory file',
+  description: 'Exact lines of a file in the store, e.g. after memory_search: path "memories/<id>.md", from_line (1-based), lines.',
+  shape: {
+    path: z.string().min(1),
+    from_line: z.number().int().min(1).optional(),
+    lines: z.number().int().min(1).max(5000).optional(),
+    agentName: z.string().optional(),
+  },
+  invalidCode: 'INVALID_REQUEST',
+  readOnly: true,
+  handler: async (a, env) => {
+    const r = await readStoreLines(env.ctx, a.path, a.from_line ?? 1, a.lines);
+    return { json: { ...r }, result: 'ok' };
+  },
+});
+
+export const memoryReview = defineTool({
+  name: 'memory_review',
+  title: 'List candidate memories awaiting review',
+  description:
+    'Read-only: the candidate memories waiting for a person to accept or reject them, with the reason each ' +
+    'became a candidate. Tell the user about them; accepting and rejecting stay with people (cairn accept / ' +
+    'cairn reject, the editor, or a pull request).',
+  shape: {
+    include_diff: z.boolean().optional().describe('Add the diff against main for each candidate'),
+    agentName: z.string().optional(),
+  },
+  invalidCode: 'INVALID_REQUEST',
+  readOnly: true,
+  handler: async (a, env) => {
+    const candidates = (await reviewCandidates(env.ctx)).map((c) => ({
+      id: c.id,
+      title: c.title,
+      reason: c.reason,
+      origin: c.origin,
+      agent: c.agent,
+      date: c.date,
+      flagged: c.flagged,
+      branch: c.branch,
+      paths: c.paths,
+      ...(a.include_diff ? { diff: c.diff } : {}),
+    }));
+    const n = candidates.length;
+    const message = n
+      ? `${n} candidate memor${n === 1 ? 'y awaits' : 'ies await'} review. A person accepts with \`cairn accept <id>\` or rejects with \`cairn reject <id> --why TEXT\`.`
+      : 'No candidate memories await review.';
+    return { json: { candidates, count: n, message }, result: `${n} candidates` };
+  },
+});

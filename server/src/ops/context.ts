@@ -1,0 +1,23 @@
+// What every operation needs: the open store, a clock, and who is writing.
+import type { Author } from '../store/git/index.js';
+import type { Store } from '../store/store.js';
+
+export interface OpContext {
+  store: Store;
+  /** Injected so tests and imports can pin time. */
+  now: () => Date;
+  /** The person or process on whose behalf Cairn writes (git config user, else "Cairn"). */
+  author: { name: string; email: string };
+}
+
+export function isoNow(ctx: OpContext): string {
+  return ctx.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** Agents write under their own name so `git log --author` tells who wrote what. */
+export function authorFor(ctx: OpContext, agentName?: string): Author {
+  const timestamp = Math.floor(ctx.now().getTime() / 1000);
+  if (!agentName) return { ...ctx.author, timestamp, timezoneOffset: 0 };
+  const slug = agentName.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'agent';
+  return { name: `${agentName} (agent)`, email: `${slug}@agents.cairn.invalid`, timestamp, timezoneOffset: 0 };
+}

@@ -1,0 +1,172 @@
+// Changes to active memories: supersede, correct, feedback, forget. Each is one commit on main.
+import { CairnError } from '../core/errors.js';
+import { parseMemory, renderBody, replaceBody, updateFrontMatter } from '../core/format/index.js';
+import { assertSafeId } from '../core/payload.js';
+import { routeWrite } from '../core/policy.js';
+import { isFlagged, scanText } from '../core/scan/index.js';
+import { formatCommitMessage } from '../core/trailers.js';
+import type { MemoryAction } from '../core/types.js';
+import { memoryPath, repoPath, type Store } from '../store/store.js';
+import { appendAudit } from './audit.js';
+import { authorFor, isoNow, type OpContext } from './context.js';
+import { CANDIDATE_PREFIX, requireMainTip } from './read.js';
+
+export interface EditResult {
+  id: string;
+  action: MemoryAction;
+  commit: string;
+  /** Where the change landed: main, or a candidate branch when the scanner flagged new text. */
+  branch: string;
+  staged: boolean;
+  reason?: string;
+}
+
+async function requireText(store: Store, tip: string, id: string): Promise<string> {
+  assertSafeId(id);
+  const text = await store.repo.readText(tip, repoPath(store, memoryPath(id)));
+  if (text === null) {
+    const cand = await store.repo.resolve(`refs/heads/${CANDIDATE_PREFIX}${id}`);
+    throw new CairnError(
+      'NOT_FOUND',
+      cand
+        ? `"${id}" is still a candidate; accept it first (cairn accept ${id})`
+        : `no memory "${id}" on ${store.config.mainBranch}; \`cairn list\` shows the ids`,
+    );
+  }
+  return text;
+}
+
+async function audit(ctx: OpContext, command: string, id: string, result = 'committed') {
+  await appendAudit(ctx.store, {
+    timestamp: isoNow(ctx),
+    command,
+    agentName: null,
+    topicDigest: null,
+    result,
+    errorCode: null,
+    id,
+  });
+}
+
+/** `newer` replaces `older`: newer.supersedes gains older, older.superseded_by = newer. */
+export async function supersede(ctx: OpContext, older: string, newer: string): Promise<EditResult> {
+  const { store } = ctx;
+  if (older === newer) throw new CairnError('INVALID_REQUEST', 'a memory cannot supersede itself');
+  const res = await store.repo.withLock(async () => {
+    const tip = await requireMainTip(store);
+    const oldText = await requireText(store, tip, older);
+    const newText = await requireText(store, tip, newer);
+    const current = parseMemory(newText, { path: memoryPath(newer) }).frontMatter.supersedes;
+    const now = isoNow(ctx);
+    const commit = await store.repo.commit({
+      branch: store.config.mainBranch,
+      expectedTip: tip,
+      author: authorFor(ctx),
+      changes: [
+        {
+          path: repoPath(store, memoryPath(newer)),
+          content: updateFrontMatter(newText, { supersedes: [...new Set([...current, older])], updated: now }),
+        },
+        { path: repoPath(store, memoryPath(older)), content: updateFrontMatter(oldText, { superseded_by: newer }) },
+      ],
+      message: formatCommitMessage({
+        action: 'supersede',
+        id: older,
+        summary: `superseded by ${newer}`,
+        origin: 'human',
+        extra: { 'Memory-Superseded-By': newer },
+      }),
+    });
+    return { id: older, action: 'supersede' as const, commit, branch: store.config.mainBranch, staged: false };
+  });
+  await audit(ctx, 'supersede', older);
+  return res;
+}
+
+/** Replaces a memory's context paragraph; the old text stays in git history. */
+export async function correct(ctx: OpContext, id: string, newContext: string): Promise<EditResult> {
+  const { store } = ctx;
+  if (!newContext.trim()) throw new CairnError('INVALID_REQUEST', 'the corrected text is empty');
+  const res = await store.repo.withLock(async () => {
+    const tip = await requireMainTip(store);
+    const text = await requireText(store, tip, id);
+    const parsed = parseMemory(text, { path: memoryPath(id) });
+    const updated = replaceBody(
+      updateFrontMatter(text, { updated: isoNow(ctx) }),
+      renderBody({ ...parsed.body, context: newContext.trim() }),
+    );
+    const findings = scanText(newContext);
+    const flagged = isFlagged(findings) ? [...new Set(findings.map((f) => f.code))] : [];
+    const decision = routeWrite({ origin: 'human', flaggedBy: flagged, governance: store.config.governance });
+    const message = formatCommitMessage({
+      action: 'correct',
+      id,
+      summary: parsed.frontMatter.title,
+      details: decision.route === 'candidate' ? `Candidate: ${decision.reason}.` : undefined,
+      origin: 'human',
+      extra: flagged.length ? { 'Memory-Flagged': flagged.join(', '), 'Memory-Route': 'candidate' } : {},
+    });
+    const changes = [{ path: repoPath(store, memoryPath(id)), content: updated }];
+    if (decision.route === 'candidate') {
+      const branch = CANDIDATE_PREFIX + id;
+      if (await store.repo.resolve(`refs/heads/${branch}`)) await store.repo.deleteBranch(branch);
+      const commit = await store.repo.commit({ branch, startPoint: tip, createOnly: true, changes, message, author: authorFor(ctx) });
+      return { id, action: 'correct' as const, commit, branch, staged: true, reason: decision.reason };
+    }
+    const commit = await store.repo.commit({
+      branch: store.config.mainBranch,
+      expectedTip: tip,
+      changes,
+      message,
+      author: authorFor(ctx),
+    });
+    return { id, action: 'correct' as const, commit, branch: store.config.mainBranch, staged: false };
+  });
+  await audit(ctx, 'correct', id, res.staged ? 'candidate' : 'committed');
+  return res;
+}
+
+/** An empty commit carrying `Memory-Feedback: up|down`; trust reads it back from history. */
+export async function feedback(ctx: OpContext, id: string, vote: 'up' | 'down', note?: string): Promise<EditResult> {
+  const { store } = ctx;
+  if (vote !== 'up' && vote !== 'down') throw new CairnError('INVALID_REQUEST', 'feedback is "up" or "down"');
+  const res = await store.repo.withLock(async () => {
+    const tip = await requireMainTip(store);
+    await requireText(store, tip, id);
+    const commit = await store.repo.commit({
+      branch: store.config.mainBranch,
+      expectedTip: tip,
+      changes: [],
+      allowEmpty: true,
+      author: authorFor(ctx),
+      message: formatCommitMessage({
+        action: 'feedback',
+        id,
+        summary: `${vote === 'up' ? 'useful' : 'not useful'}${note ? `: ${note}` : ''}`,
+        extra: { 'Memory-Feedback': vote },
+      }),
+    });
+    return { id, action: 'feedback' as const, commit, branch: store.config.mainBranch, staged: false };
+  });
+  await audit(ctx, 'feedback', id);
+  return res;
+}
+
+/** Removes a memory from main; it stays in git history (and `cairn undo` brings it back). */
+export async function forget(ctx: OpContext, id: string, why?: string): Promise<EditResult> {
+  const { store } = ctx;
+  const res = await store.repo.withLock(async () => {
+    const tip = await requireMainTip(store);
+    await requireText(store, tip, id);
+    const commit = await store.repo.commit({
+      branch: store.config.mainBranch,
+      expectedTip: tip,
+      changes: [{ path: repoPath(store, memoryPath(id)), content: null }],
+      author: authorFor(ctx),
+      message: formatCommitMessage({ action: 'forget', id, details: why, origin: 'human' }),
+    });
+    return { id, action: 'forget' as const, commit, branch: store.config.mainBranch, staged: false };
+  });
+  await audit(ctx, 'forget', id);
+  return res;
+}

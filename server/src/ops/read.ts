@@ -1,0 +1,145 @@
+// Reading memories as governance sees them: main is the truth, candidate branches hold proposals,
+// rejected tags keep refused content. Status is derived here from those refs, never from files.
+import { parseMemory } from '../core/format/index.js';
+import { deriveStatuses, type StatusInfo } from '../core/status.js';
+import type { MemoryStatus, ParsedMemory } from '../core/types.js';
+import { CairnError } from '../core/errors.js';
+import { memoryPath, repoPath, type Store } from '../store/store.js';
+
+export interface MemoryRecord {
+  id: string;
+  /** Store-relative path. */
+  path: string;
+  status: MemoryStatus;
+  supersededBy?: string;
+  memory: ParsedMemory;
+  /** For candidates: the branch; for rejected: the tag. */
+  ref?: string;
+  /** The commit the content was read from. */
+  commit: string;
+}
+
+export const CANDIDATE_PREFIX = 'candidate/';
+export const REJECTED_PREFIX = 'rejected/';
+
+// Parsed memories by blob content: files rarely change between calls in a long-lived process.
+const parseCache = new Map<string, ParsedMemory>();
+
+function parseCached(text: string, path: string): ParsedMemory {
+  const key = `${path}\0${text}`;
+  let parsed = parseCache.get(key);
+  if (!parsed) {
+    parsed = parseMemory(text, { path });
+    if (parseCache.size > 20_000) parseCache.clear();
+    parseCache.set(key, parsed);
+  }
+  return parsed;
+}
+
+export async function mainTip(store: Store): Promise<string | null> {
+  return store.repo.resolve(store.config.mainBranch);
+}
+
+export async function requireMainTip(store: Store): Promise<string> {
+  const tip = await mainTip(store);
+  if (!tip) throw new CairnError('NOT_A_STORE', `the branch ${store.config.mainBranch} has no commits; run \`cairn init\``);
+  return tip;
+}
+
+/** One memory as it is on main, or null. */
+export async function readMainMemory(store: Store, id: string, tip?: string): Promise<ParsedMemory | null> {
+  const commit = tip ?? (await requireMainTip(store));
+  const text = await store.repo.readText(commit, repoPath(store, memoryPath(id)));
+  return text === null ? null : parseCached(text, memoryPath(id));
+}
+
+export async function readMainMemories(store: Store, tip: string): Promise<ParsedMemory[]> {
+  const entries = await store.repo.listDir(tip, repoPath(store, 'memories').replace(/\/$/, ''));
+  const out: ParsedMemory[] = [];
+  for (const e of entries) {
+    if (e.type !== 'blob' || !e.name.endsWith('.md') || e.name.startsWith('.')) continue;
+    const p = `memories/${e.name}`;
+    const text = await store.repo.readText(tip, repoPath(store, p));
+    if (text !== null) out.push(parseCached(text, p));
+  }
+  return out;
+}
+
+export interface OpenCandidate {
+  id: string;
+  branch: string;
+  tip: string;
+}
+
+/** Candidate branches not yet merged into main (a merged one was accepted, perhaps by plain git). */
+export async function openCandidates(store: Store, tip: string | null): Promise<OpenCandidate[]> {
+  const out: OpenCandidate[] = [];
+  for (const b of await store.repo.listBranches(CANDIDATE_PREFIX)) {
+    const id = b.name.slice(CANDIDATE_PREFIX.length);
+    if (tip && (await store.repo.isAncestor(b.oid, tip))) continue;
+    out.push({ id, branch: b.name, tip: b.oid });
+  }
+  return out;
+}
+
+export async function rejectedTags(store: Store) {
+  return (await store.repo.listTags(REJECTED_PREFIX)).map((t) => ({ ...t, id: t.name.slice(REJECTED_PREFIX.length) }));
+}
+
+export interface LoadOptions {
+  includeCandidates?: boolean;
+  includeRejected?: boolean;
+}
+
+/** Every memory with its derived status. */
+export async function loadMemories(store: Store, opts: LoadOptions = {}): Promise<MemoryRecord[]> {
+  const tip = await requireMainTip(store);
+  const main = await readMainMemories(store, tip);
+  const candidates = await openCandidates(store, tip);
+  const rejected = await rejectedTags(store);
+  const statuses = deriveStatuses({
+    main: main.map((m) => ({
+      id: m.frontMatter.id || idFromPath(m.path),
+      supersedes: m.frontMatter.supersedes,
+      superseded_by: m.frontMatter.superseded_by,
+    })),
+    openCandidates: candidates.map((c) => c.id),
+    rejected: rejected.map((r) => r.id),
+  });
+  const records: MemoryRecord[] = main.map((m) => {
+    const id = idFromPath(m.path);
+    const info: StatusInfo = statuses.get(id) ?? { status: 'active' };
+    return { id, path: m.path, status: info.status, supersededBy: info.supersededBy, memory: m, commit: tip };
+  });
+  const onMain = new Set(records.map((r) => r.id));
+  if (opts.includeCandidates) {
+    for (const c of candidates) {
+      if (onMain.has(c.id)) continue;
+      const m = await readAt(store, c.tip, c.id);
+      if (m) records.push({ id: c.id, path: m.path, status: 'candidate', memory: m, ref: c.branch, commit: c.tip });
+    }
+  }
+  if (opts.includeRejected) {
+    for (const r of rejected) {
+      if (onMain.has(r.id)) continue;
+      const m = await readAt(store, r.target, r.id);
+      if (m) records.push({ id: r.id, path: m.path, status: 'rejected', memory: m, ref: r.name, commit: r.target });
+    }
+  }
+  return records;
+}
+
+async function readAt(store: Store, commit: string, id: string): Promise<ParsedMemory | null> {
+  const text = await store.repo.readText(commit, repoPath(store, memoryPath(id)));
+  return text === null ? null : parseCached(text, memoryPath(id));
+}
+
+function idFromPath(p: string): string {
+  return p.replace(/^memories\//, '').replace(/\.md$/, '');
+}
+
+/** The status of one id, without reading every memory when it is not on main. */
+export async function statusOf(store: Store, id: string): Promise<MemoryRecord | null> {
+  const records = await loadMemories(store, { includeCandidates: true, includeRejected: true });
+  return records.find((r) => r.id === id) ?? null;
+}

@@ -1,0 +1,194 @@
+// Review: candidates are branches; accepting merges one (a two-parent commit on main), rejecting
+// keeps its content reachable under an annotated tag with the reason and deletes the branch.
+import { unifiedDiff } from '../core/diff.js';
+import { CairnError } from '../core/errors.js';
+import { parseMemory } from '../core/format/index.js';
+import { formatCommitMessage, parseCommitMessage } from '../core/trailers.js';
+import { memoryPath, repoPath, type Store } from '../store/store.js';
+import { appendAudit } from './audit.js';
+import { authorFor, isoNow, type OpContext } from './context.js';
+import { CANDIDATE_PREFIX, REJECTED_PREFIX, openCandidates, requireMainTip } from './read.js';
+
+export interface CandidateView {
+  id: string;
+  branch: string;
+  commit: string;
+  title: string;
+  author: string;
+  date: string;
+  origin: string | null;
+  agent: string | null;
+  reason: string;
+  flagged: string | null;
+  /** Paths the candidate changes relative to main, store-relative. */
+  paths: string[];
+  /** Unified diff of main -> candidate. */
+  diff: string;
+}
+
+/** Lists open candidates with their diff against main (what accepting would change). */
+export async function reviewCandidates(ctx: OpContext): Promise<CandidateView[]> {
+  const { store } = ctx;
+  const tip = await requireMainTip(store);
+  const views: CandidateView[] = [];
+  for (const c of await openCandidates(store, tip)) {
+    const [info] = await store.repo.log(c.tip, { limit: 1 });
+    const msg = parseCommitMessage(info.message);
+    const base = (await store.repo.mergeBase(c.tip, tip)) ?? null;
+    const changed = (await store.repo.diff(base, c.tip)).filter((d) => d.path.startsWith(store.prefix));
+    let diff = '';
+    for (const d of changed) {
+      const rel = d.path.slice(store.prefix.length);
+      const before = await store.repo.readText(tip, d.path);
+      const after = d.status === 'deleted' ? null : await store.repo.readText(c.tip, d.path);
+      diff += unifiedDiff(before, after, { oldName: rel, newName: rel });
+    }
+    const text = await store.repo.readText(c.tip, repoPath(store, memoryPath(c.id)));
+    const title = text ? parseMemory(text, { path: memoryPath(c.id) }).frontMatter.title : c.id;
+    const reasonLine = info.body.split('\n').find((l) => l.startsWith('Candidate: '));
+    views.push({
+      id: c.id,
+      branch: c.branch,
+      commit: c.tip,
+      title,
+      author: info.author.name,
+      date: new Date(info.author.timestamp * 1000).toISOString(),
+      origin: msg.origin,
+      agent: msg.agent,
+      reason: reasonLine ? reasonLine.slice('Candidate: '.length).replace(/\.$/, '') : 'proposed on a candidate branch',
+      flagged: msg.trailers['Memory-Flagged'] ?? null,
+      paths: changed.map((d) => d.path.slice(store.prefix.length)),
+      diff,
+    });
+  }
+  return views;
+}
+
+async function candidateTip(store: Store, id: string): Promise<string> {
+  const tip = await store.repo.resolve(`refs/heads/${CANDIDATE_PREFIX}${id}`);
+  if (tip) return tip;
+  const rejected = await store.repo.resolve(`refs/tags/${REJECTED_PREFIX}${id}`);
+  throw new CairnError(
+    'NOT_A_CANDIDATE',
+    rejected
+      ? `"${id}" was rejected (tag ${REJECTED_PREFIX}${id}); store it again to propose it anew`
+      : `no candidate "${id}"; \`cairn review\` lists the open ones`,
+  );
+}
+
+export interface AcceptResult {
+  id: string;
+  commit: string | null;
+  /** True when the branch was already merged with plain git or a pull request. */
+  alreadyMerged: boolean;
+  paths: string[];
+}
+
+export async function acceptCandidate(ctx: OpContext, id: string): Promise<AcceptResult> {
+  const { store } = ctx;
+  const result = await store.repo.withLock(async () => {
+    const branch = CANDIDATE_PREFIX + id;
+    const cand = await candidateTip(store, id);
+    const main = await requireMainTip(store);
+    if (await store.repo.isAncestor(cand, main)) {
+      await store.repo.deleteBranch(branch);
+      return { id, commit: null, alreadyMerged: true, paths: [] };
+    }
+    const base = await store.repo.mergeBase(cand, main);
+    const changes: { path: string; content: Uint8Array | null }[] = [];
+    for (const d of await store.repo.diff(base, cand)) {
+      const theirs = d.status === 'deleted' ? null : await store.repo.readFile(cand, d.path);
+      const ours = await store.repo.readFile(main, d.path);
+      const atBase = base ? await store.repo.readFile(base, d.path) : null;
+      if (!sameBytes(ours, atBase) && !sameBytes(ours, theirs)) {
+        throw new CairnError(
+          'MERGE_CONFLICT',
+          `${d.path} changed on ${store.config.mainBranch} since the candidate was proposed; ` +
+            `merge ${branch} by hand (git merge ${branch}) or reject it and store it again`,
+          { path: d.path },
+        );
+      }
+      changes.push({ path: d.path, content: theirs });
+    }
+    const msg = parseCommitMessage((await store.repo.log(cand, { limit: 1 }))[0].message);
+    const commit = await store.repo.commit({
+      branch: store.config.mainBranch,
+      changes,
+      extraParents: [cand],
+      allowEmpty: true,
+      expectedTip: main,
+      author: authorFor(ctx),
+      message: formatCommitMessage({
+        action: 'accept',
+        id,
+        summary: `Merge ${branch}: reviewed and accepted`,
+        origin: msg.origin ?? undefined,
+        agent: msg.agent ?? undefined,
+        session: msg.session ?? undefined,
+        extra: { 'Reviewed-By': `${ctx.author.name} <${ctx.author.email}>` },
+      }),
+    });
+    await store.repo.deleteBranch(branch);
+    return { id, commit, alreadyMerged: false, paths: changes.map((c) => c.path.slice(store.prefix.length)) };
+  });
+  await appendAudit(store, {
+    timestamp: isoNow(ctx),
+    command: 'accept',
+    agentName: null,
+    topicDigest: null,
+    result: 'accepted',
+    errorCode: null,
+    id,
+  });
+  return result;
+}
+
+function sameBytes(a: Uint8Array | null, b: Uint8Array | null): boolean {
+  if (a === null || b === null) return a === b;
+  return Buffer.from(a).equals(Buffer.from(b));
+}
+
+export interface RejectResult {
+  id: string;
+  tag: string;
+  reason: string;
+}
+
+export async function rejectCandidate(ctx: OpContext, id: string, why: string): Promise<RejectResult> {
+  const { store } = ctx;
+  if (!why.trim()) throw new CairnError('INVALID_REQUEST', 'a rejection needs a reason: --why "TEXT"');
+  const result = await store.repo.withLock(async () => {
+    const branch = CANDIDATE_PREFIX + id;
+    const cand = await candidateTip(store, id);
+    let tag = REJECTED_PREFIX + id;
+    // A second rejection of the same id keeps the first one's content and reason too.
+    for (let n = 2; await store.repo.resolve(`refs/tags/${tag}`); n++) tag = `${REJECTED_PREFIX}${id}--${n}`;
+    const msg = parseCommitMessage((await store.repo.log(cand, { limit: 1 }))[0].message);
+    await store.repo.createTag(
+      tag,
+      cand,
+      formatCommitMessage({
+        action: 'reject',
+        id,
+        details: why.trim(),
+        origin: msg.origin ?? undefined,
+        agent: msg.agent ?? undefined,
+        extra: { 'Reviewed-By': `${ctx.author.name} <${ctx.author.email}>` },
+      }),
+      authorFor(ctx),
+    );
+    await store.repo.deleteBranch(branch);
+    return { id, tag, reason: why.trim() };
+  });
+  await appendAudit(store, {
+    timestamp: isoNow(ctx),
+    command: 'reject',
+    agentName: null,
+    topicDigest: null,
+    result: 'rejected',
+    errorCode: null,
+    id,
+    reason: why.trim(),
+  });
+  return result;
+}

@@ -1,0 +1,256 @@
+// `cairn store` / memory_store: a conversation summary becomes a memory file, routed by policy to
+// the main branch (active), a candidate branch (awaiting review) or nowhere (dropped, logged).
+import { CairnError, isCairnError } from '../core/errors.js';
+import { renderMemory, updateFrontMatter, replaceBody, renderBody } from '../core/format/index.js';
+import {
+  assertSafeId,
+  draftFromPayload,
+  payloadId,
+  validateStorePayload,
+  type StorePayload,
+} from '../core/payload.js';
+import { routeWrite, type Route } from '../core/policy.js';
+import { scanText, isFlagged } from '../core/scan/index.js';
+import { contentHash } from '../core/similarity/index.js';
+import { formatCommitMessage, topicDigest } from '../core/trailers.js';
+import type { MemoryAction, Origin } from '../core/types.js';
+import { memoryPath, repoPath, type Store } from '../store/store.js';
+import { appendAudit } from './audit.js';
+import { authorFor, isoNow, type OpContext } from './context.js';
+import { CANDIDATE_PREFIX, REJECTED_PREFIX, requireMainTip } from './read.js';
+
+export interface StoreFinding {
+  code: string;
+  message: string;
+  line: number;
+}
+
+export interface StoreResult {
+  success: boolean;
+  /** True when the memory waits on a candidate branch for review. */
+  staged: boolean;
+  dropped: boolean;
+  /** The write was identical to what is stored: nothing changed. */
+  unchanged: boolean;
+  ingested_chars: number;
+  reason: string;
+  findings: StoreFinding[];
+  metadata: {
+    topic_id: string;
+    status: 'active' | 'candidate' | 'dropped';
+    action: MemoryAction | null;
+    path: string;
+    branch: string | null;
+    commit: string | null;
+  };
+}
+
+export interface StoreOptions {
+  /** Default origin when the payload has none: `human` for the CLI, `conversation` for agents. */
+  defaultOrigin?: Origin;
+  /** The audit command name ("store", "import", "memory_store"). */
+  command?: string;
+}
+
+/** Validates, routes and commits one payload. Invalid input throws CairnError (logged). */
+export async function storeMemory(ctx: OpContext, input: unknown, opts: StoreOptions = {}): Promise<StoreResult> {
+  const command = opts.command ?? 'store';
+  let payload: StorePayload | undefined;
+  try {
+    payload = validateStorePayload(input, { origin: opts.defaultOrigin });
+    const p = payload;
+    const result = await ctx.store.repo.withLock(() => storeLocked(ctx, p, opts.command === 'import'));
+    await appendAudit(ctx.store, {
+      timestamp: isoNow(ctx),
+      command,
+      agentName: p.agentName ?? null,
+      topicDigest: topicDigest(p.topic),
+      result: result.dropped ? 'dropped' : result.unchanged ? 'unchanged' : result.metadata.status,
+      errorCode: null,
+      id: result.metadata.topic_id,
+      reason: result.reason,
+    });
+    return result;
+  } catch (err) {
+    const topic = typeof (input as { topic?: unknown })?.topic === 'string' ? (input as { topic: string }).topic : null;
+    await appendAudit(ctx.store, {
+      timestamp: isoNow(ctx),
+      command,
+      agentName: payload?.agentName ?? null,
+      topicDigest: topic ? topicDigest(topic) : null,
+      result: 'error',
+      errorCode: isCairnError(err) ? err.code : 'INTERNAL',
+      reason: err instanceof Error ? err.message : String(err),
+    });
+    throw err;
+  }
+}
+
+async function storeLocked(ctx: OpContext, p: StorePayload, isImport: boolean): Promise<StoreResult> {
+  const { store } = ctx;
+  const tip = await requireMainTip(store);
+  const now = isoNow(ctx);
+  const explicitId = p.metadata.topicId !== undefined;
+  let id = payloadId(p);
+  assertSafeId(id);
+
+  const existingText = await store.repo.readText(tip, repoPath(store, memoryPath(id)));
+  let text = renderMemory(draftFromPayload(p, { id, now }));
+  let action: MemoryAction = isImport ? 'import' : 'add';
+  if (existingText !== null) {
+    if (sameContent(existingText, text)) return unchangedResult(id, text, 'the same memory is already stored');
+    if (explicitId) {
+      text = updatedText(existingText, p, now);
+      action = 'update';
+    } else {
+      id = await freeId(store, tip, id);
+      text = renderMemory(draftFromPayload(p, { id, now }));
+    }
+  }
+  for (const old of p.supersedes) {
+    if ((await store.repo.readText(tip, repoPath(store, memoryPath(old)))) === null) {
+      throw new CairnError('NOT_FOUND', `supersedes: no memory "${old}" on ${store.config.mainBranch}`, {
+        field: 'supersedes',
+      });
+    }
+  }
+
+  const rejected = await store.repo.resolve(`refs/tags/${REJECTED_PREFIX}${id}`);
+  if (rejected) {
+    const old = await store.repo.readText(rejected, repoPath(store, memoryPath(id)));
+    if (old !== null && sameContent(old, text)) {
+      return droppedResult(id, text, 'a person already rejected this memory (tag rejected/' + id + ')', []);
+    }
+  }
+
+  const scan = scanText(`${p.topic}\n${text}`);
+  const flagged = isFlagged(scan) ? [...new Set(scan.map((f) => f.code))] : [];
+  const findings = scan.map((f) => ({ code: f.code, message: f.message, line: f.range.start.line }));
+  const decision = routeWrite({
+    origin: p.origin,
+    confidence: p.confidence,
+    flaggedBy: flagged,
+    governance: store.config.governance,
+  });
+  if (decision.route === 'dropped') return droppedResult(id, text, decision.reason, findings);
+
+  const changes = [{ path: repoPath(store, memoryPath(id)), content: text }];
+  for (const old of p.supersedes) {
+    const oldText = (await store.repo.readText(tip, repoPath(store, memoryPath(old))))!;
+    changes.push({ path: repoPath(store, memoryPath(old)), content: updateFrontMatter(oldText, { superseded_by: id }) });
+  }
+  const message = formatCommitMessage({
+    action,
+    id,
+    summary: p.topic,
+    details: decision.route === 'candidate' ? `Candidate: ${decision.reason}.` : undefined,
+    origin: p.origin,
+    agent: p.agentName,
+    session: p.metadata.sessionId,
+    topic: p.topic,
+    extra: {
+      'Memory-Route': decision.route,
+      ...(p.confidence !== undefined ? { 'Memory-Confidence': String(p.confidence) } : {}),
+      ...(flagged.length ? { 'Memory-Flagged': flagged.join(', ') } : {}),
+    },
+  });
+  const author = authorFor(ctx, p.agentName);
+  let branch = store.config.mainBranch;
+  if (decision.route === 'candidate') {
+    // A candidate branch holds exactly one commit on top of main: a newer proposal replaces it.
+    branch = CANDIDATE_PREFIX + id;
+    if (await store.repo.resolve(`refs/heads/${branch}`)) await store.repo.deleteBranch(branch);
+    const commit = await store.repo.commit({ branch, startPoint: tip, createOnly: true, changes, message, author });
+    return result(id, text, decision.route, decision.reason, findings, action, branch, commit);
+  }
+  const commit = await store.repo.commit({ branch, changes, message, author, expectedTip: tip });
+  return result(id, text, decision.route, decision.reason, findings, action, null, commit);
+}
+
+function sameContent(a: string, b: string): boolean {
+  // Dates differ between two writes of the same summary; compare what the memory says.
+  const strip = (t: string) => t.replace(/^(created|updated):.*$/gm, '');
+  return contentHash(strip(a)) === contentHash(strip(b));
+}
+
+/** An update keeps what a person wrote in the front matter (comments, unknown keys) and replaces the summary. */
+function updatedText(existing: string, p: StorePayload, now: string): string {
+  const patch: Record<string, unknown> = { title: p.topic, updated: now };
+  if (p.tags.length) patch.tags = p.tags;
+  if (p.confidence !== undefined) patch.confidence = p.confidence;
+  if (p.triples.length) patch.triples = p.triples.map((t) => (t.from || t.until ? t : [t.s, t.p, t.o]));
+  if (p.supersedes.length) patch.supersedes = p.supersedes;
+  if (p.kind) patch.kind = p.kind;
+  const withMeta = updateFrontMatter(existing, patch);
+  return replaceBody(
+    withMeta,
+    renderBody({
+      context: p.context,
+      decisions: p.decisions,
+      rationale: p.rationale,
+      openQuestions: p.openQuestions,
+      nextSteps: p.nextSteps,
+      references: p.references,
+    }),
+  );
+}
+
+async function freeId(store: Store, tip: string, base: string): Promise<string> {
+  for (let n = 2; n < 1000; n++) {
+    const candidate = `${base.slice(0, 75)}-${n}`;
+    const onMain = await store.repo.readText(tip, repoPath(store, memoryPath(candidate)));
+    const branch = await store.repo.resolve(`refs/heads/${CANDIDATE_PREFIX}${candidate}`);
+    if (onMain === null && !branch) return candidate;
+  }
+  throw new CairnError('ALREADY_EXISTS', `too many memories named ${base}; pass metadata.topicId`);
+}
+
+function result(
+  id: string,
+  text: string,
+  route: Route,
+  reason: string,
+  findings: StoreFinding[],
+  action: MemoryAction,
+  branch: string | null,
+  commit: string,
+): StoreResult {
+  return {
+    success: true,
+    staged: route === 'candidate',
+    dropped: false,
+    unchanged: false,
+    ingested_chars: text.length,
+    reason,
+    findings,
+    metadata: {
+      topic_id: id,
+      status: route === 'candidate' ? 'candidate' : 'active',
+      action,
+      path: memoryPath(id),
+      branch,
+      commit,
+    },
+  };
+}
+
+function unchangedResult(id: string, text: string, reason: string): StoreResult {
+  return {
+    ...result(id, text, 'active', reason, [], 'add', null, ''),
+    unchanged: true,
+    metadata: { topic_id: id, status: 'active', action: null, path: memoryPath(id), branch: null, commit: null },
+  };
+}
+
+function droppedResult(id: string, text: string, reason: string, findings: StoreFinding[]): StoreResult {
+  return {
+    success: false,
+    staged: false,
+    dropped: true,
+    unchanged: false,
+    ingested_chars: text.length,
+    reason,
+    findings,
+    metadata: { topic_id: id, status: 'dropped', action: null, path: memoryPath(id), branch: null, commit: null },
+  };
+}

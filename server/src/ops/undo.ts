@@ -1,0 +1,78 @@
+// `cairn undo`: reverts the newest memory commit on main with a new commit, the way `git revert`
+// would. History is never rewritten. Reverts made with plain `git revert` count as undone too.
+import { CairnError } from '../core/errors.js';
+import { parseCommitMessage } from '../core/trailers.js';
+import { appendAudit } from './audit.js';
+import { authorFor, isoNow, type OpContext } from './context.js';
+import { requireMainTip } from './read.js';
+
+export interface UndoResult {
+  undone: { oid: string; subject: string; memoryId: string | null };
+  commit: string;
+  paths: string[];
+}
+
+const UNDO_SCAN_LIMIT = 500;
+
+export async function undoLast(ctx: OpContext): Promise<UndoResult> {
+  const { store } = ctx;
+  const res = await store.repo.withLock(async () => {
+    const tip = await requireMainTip(store);
+    const history = await store.repo.log(tip, { firstParent: true, limit: UNDO_SCAN_LIMIT });
+    const reverted = new Set<string>();
+    let target: (typeof history)[number] | undefined;
+    for (const c of history) {
+      const msg = parseCommitMessage(c.message);
+      if (msg.reverts) {
+        reverted.add(msg.reverts);
+        continue; // an undo is not itself undone by the next `cairn undo`: that walks further back
+      }
+      if (reverted.has(c.oid)) continue;
+      if (msg.action) {
+        target = c;
+        break;
+      }
+    }
+    if (!target) throw new CairnError('NOTHING_TO_UNDO', 'no memory commit on main left to undo');
+    const parent = target.parents[0] ?? null;
+    const msg = parseCommitMessage(target.message);
+    const changes: { path: string; content: Uint8Array | null }[] = [];
+    for (const d of await store.repo.diff(parent, target.oid)) {
+      const now = await store.repo.readFile(tip, d.path);
+      const after = await store.repo.readFile(target.oid, d.path);
+      const same = now === null || after === null ? now === after : Buffer.from(now).equals(Buffer.from(after));
+      if (!same) {
+        throw new CairnError(
+          'MERGE_CONFLICT',
+          `${d.path} changed again after "${target.subject}"; undo those later changes first or edit it by hand`,
+          { path: d.path },
+        );
+      }
+      changes.push({ path: d.path, content: parent ? await store.repo.readFile(parent, d.path) : null });
+    }
+    const trailers = [`Memory-Id: ${msg.memoryId ?? ''}`, 'Memory-Action: undo'].filter((l) => !l.endsWith(': '));
+    const commit = await store.repo.commit({
+      branch: store.config.mainBranch,
+      expectedTip: tip,
+      changes,
+      allowEmpty: true,
+      author: authorFor(ctx),
+      message: `Revert "${target.subject}"\n\nThis reverts commit ${target.oid}.\n\n${trailers.join('\n')}\n`,
+    });
+    return {
+      undone: { oid: target.oid, subject: target.subject, memoryId: msg.memoryId },
+      commit,
+      paths: changes.map((c) => c.path.slice(store.prefix.length)),
+    };
+  });
+  await appendAudit(store, {
+    timestamp: isoNow(ctx),
+    command: 'undo',
+    agentName: null,
+    topicDigest: null,
+    result: 'committed',
+    errorCode: null,
+    id: res.undone.memoryId,
+  });
+  return res;
+}

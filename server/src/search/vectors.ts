@@ -1,0 +1,228 @@
+// Embedding cache: one compact binary file per model under .cairn/, keyed by the SHA-256 of each
+// chunk's text, so a chunk is embedded once for as long as its text is unchanged. In memory the
+// vectors sit in one contiguous Float32Array, which makes exact cosine search a tight loop.
+//
+// File layout (little-endian):
+//   0  magic "CAIRNVEC"            8 bytes
+//   8  version (u32) = 1
+//  12  dims (u32)
+//  16  count (u32)
+//  20  model id length (u32), then the UTF-8 model id, zero-padded to a multiple of 4 bytes
+//      then count x 32-byte raw SHA-256 keys, then count x dims float32 vectors (L2-normalized)
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { CairnError } from '../core/errors.js';
+
+const MAGIC = 'CAIRNVEC';
+const VERSION = 1;
+const KEY_BYTES = 32;
+const HASH_HEX = /^[0-9a-f]{64}$/;
+
+/** Hex SHA-256 of a chunk's text: the cache key. */
+export function contentHash(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** The cache file for a model inside a store's .cairn folder, e.g. vectors-xenova-all-minilm-l6-v2.bin. */
+export function vectorCachePath(cairnDir: string, modelId: string): string {
+  const slug = modelId.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  return join(cairnDir, `vectors-${slug || 'model'}.bin`);
+}
+
+export interface ScoredHash {
+  hash: string;
+  score: number;
+}
+
+export class VectorCache {
+  readonly path: string;
+  readonly modelId: string;
+  readonly dims: number;
+  private matrix: Float32Array;
+  private hashes: string[] = [];
+  private rows = new Map<string, number>();
+  private changed = false;
+
+  private constructor(path: string, modelId: string, dims: number, capacity = 0) {
+    this.path = path;
+    this.modelId = modelId;
+    this.dims = dims;
+    this.matrix = new Float32Array(Math.max(capacity, 16) * dims);
+  }
+
+  /**
+   * Reads the cache file; a missing, corrupt or truncated file, or one written for another model
+   * or vector size, gives an empty cache (it will be rebuilt), never an error.
+   */
+  static async load(path: string, opts: { modelId: string; dims: number }): Promise<VectorCache> {
+    const bytes = await readFile(path).catch(() => null);
+    return (bytes && VectorCache.decode(path, bytes, opts)) ?? new VectorCache(path, opts.modelId, opts.dims);
+  }
+
+  private static decode(path: string, buf: Buffer, opts: { modelId: string; dims: number }): VectorCache | null {
+    if (buf.length < 24 || buf.toString('latin1', 0, 8) !== MAGIC) return null;
+    const version = buf.readUInt32LE(8);
+    const dims = buf.readUInt32LE(12);
+    const count = buf.readUInt32LE(16);
+    const idLength = buf.readUInt32LE(20);
+    if (version !== VERSION || dims !== opts.dims || idLength > 1024) return null;
+    const keysAt = 24 + Math.ceil(idLength / 4) * 4;
+    const vectorsAt = keysAt + count * KEY_BYTES;
+    if (buf.length !== vectorsAt + count * dims * 4) return null;
+    if (buf.toString('utf8', 24, 24 + idLength) !== opts.modelId) return null;
+    // Copy: Buffer offsets are not 4-byte aligned, and the cache must own its matrix.
+    const floats = new Float32Array(buf.buffer.slice(buf.byteOffset + vectorsAt, buf.byteOffset + buf.length));
+    for (let i = 0; i < floats.length; i++) if (!Number.isFinite(floats[i])) return null;
+    const cache = new VectorCache(path, opts.modelId, dims, 0);
+    if (floats.length) cache.matrix = floats;
+    for (let row = 0; row < count; row++) {
+      const hash = buf.toString('hex', keysAt + row * KEY_BYTES, keysAt + (row + 1) * KEY_BYTES);
+      if (cache.rows.has(hash)) return null;
+      cache.rows.set(hash, row);
+      cache.hashes.push(hash);
+    }
+    return cache;
+  }
+
+  /** Number of cached vectors. */
+  get size(): number {
+    return this.hashes.length;
+  }
+
+  /** True when there are changes not yet saved. */
+  get dirty(): boolean {
+    return this.changed;
+  }
+
+  has(hash: string): boolean {
+    return this.rows.has(hash.toLowerCase());
+  }
+
+  /** A copy of the cached vector, or undefined. */
+  get(hash: string): Float32Array | undefined {
+    const row = this.rows.get(hash.toLowerCase());
+    return row === undefined ? undefined : this.matrix.slice(row * this.dims, (row + 1) * this.dims);
+  }
+
+  /** Stores a vector (normalized here, so cosine is a dot product) under a hex SHA-256 key. */
+  set(hash: string, vector: ArrayLike<number>): void {
+    const key = hash.toLowerCase();
+    if (!HASH_HEX.test(key)) throw new CairnError('INTERNAL', `vector cache key must be a hex SHA-256, got "${hash}"`);
+    if (vector.length !== this.dims) {
+      throw new CairnError('INTERNAL', `vector has ${vector.length} dimensions, the cache holds ${this.dims}`);
+    }
+    let row = this.rows.get(key);
+    if (row === undefined) {
+      row = this.hashes.length;
+      if ((row + 1) * this.dims > this.matrix.length) {
+        const grown = new Float32Array(this.matrix.length * 2);
+        grown.set(this.matrix);
+        this.matrix = grown;
+      }
+      this.rows.set(key, row);
+      this.hashes.push(key);
+    }
+    let norm = 0;
+    for (let i = 0; i < vector.length; i++) norm += vector[i] * vector[i];
+    const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
+    const offset = row * this.dims;
+    for (let i = 0; i < vector.length; i++) this.matrix[offset + i] = vector[i] * scale;
+    this.changed = true;
+  }
+
+  /** Drops every vector whose hash is not in `keep` (chunks that no longer exist); returns how many. */
+  retain(keep: Set<string>): number {
+    const kept: string[] = [];
+    let write = 0;
+    for (let read = 0; read < this.hashes.length; read++) {
+      const hash = this.hashes[read];
+      if (!keep.has(hash)) continue;
+      if (write !== read) this.matrix.copyWithin(write * this.dims, read * this.dims, (read + 1) * this.dims);
+      this.rows.set(hash, write);
+      kept.push(hash);
+      write++;
+    }
+    const dropped = this.hashes.length - kept.length;
+    if (dropped) {
+      for (const hash of this.hashes) if (!keep.has(hash)) this.rows.delete(hash);
+      this.hashes = kept;
+      this.changed = true;
+    }
+    return dropped;
+  }
+
+  /**
+   * Exact cosine top-k (dot products of normalized vectors), best first. `candidates` limits the
+   * search to those hashes (unknown ones are skipped); omitted, it scans every vector.
+   */
+  topK(query: Float32Array, candidates: Iterable<string> | undefined, k: number): ScoredHash[] {
+    if (query.length !== this.dims || k <= 0) return [];
+    const top: ScoredHash[] = [];
+    let floor = -Infinity;
+    const consider = (row: number) => {
+      const score = dot(this.matrix, row * this.dims, query);
+      if (top.length >= k && score <= floor) return;
+      let i = top.length < k ? top.length : k - 1;
+      while (i > 0 && top[i - 1].score < score) {
+        top[i] = top[i - 1];
+        i--;
+      }
+      top[i] = { hash: this.hashes[row], score };
+      if (top.length >= k) floor = top[k - 1].score;
+    };
+    if (candidates === undefined) {
+      for (let row = 0; row < this.hashes.length; row++) consider(row);
+    } else {
+      for (const hash of new Set(candidates)) {
+        const row = this.rows.get(hash.toLowerCase());
+        if (row !== undefined) consider(row);
+      }
+    }
+    return top;
+  }
+
+  /** Writes the file atomically (temp file + rename); a reader sees the old or the new file. */
+  async save(): Promise<void> {
+    const id = Buffer.from(this.modelId, 'utf8');
+    const keysAt = 24 + Math.ceil(id.length / 4) * 4;
+    const count = this.hashes.length;
+    const buf = Buffer.alloc(keysAt + count * KEY_BYTES + count * this.dims * 4);
+    buf.write(MAGIC, 0, 'latin1');
+    buf.writeUInt32LE(VERSION, 8);
+    buf.writeUInt32LE(this.dims, 12);
+    buf.writeUInt32LE(count, 16);
+    buf.writeUInt32LE(id.length, 20);
+    id.copy(buf, 24);
+    this.hashes.forEach((hash, row) => buf.write(hash, keysAt + row * KEY_BYTES, 'hex'));
+    const vectors = new Uint8Array(this.matrix.buffer, 0, count * this.dims * 4);
+    buf.set(vectors, keysAt + count * KEY_BYTES);
+    await mkdir(dirname(this.path), { recursive: true });
+    const temp = `${this.path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+    try {
+      await writeFile(temp, buf);
+      await rename(temp, this.path);
+    } catch (e) {
+      await rm(temp, { force: true });
+      throw e;
+    }
+    this.changed = false;
+  }
+}
+
+function dot(matrix: Float32Array, offset: number, query: Float32Array): number {
+  const n = query.length;
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let i = 0;
+  for (; i + 3 < n; i += 4) {
+    s0 += matrix[offset + i] * query[i];
+    s1 += matrix[offset + i + 1] * query[i + 1];
+    s2 += matrix[offset + i + 2] * query[i + 2];
+    s3 += matrix[offset + i + 3] * query[i + 3];
+  }
+  for (; i < n; i++) s0 += matrix[offset + i] * query[i];
+  return s0 + s1 + s2 + s3;
+}

@@ -1,0 +1,168 @@
+// The commit hot path: blobs, spliced trees and the commit object are written as loose objects
+// first (harmless if we fail later: they are just unreachable), then, holding git's ref lock (and
+// the index lock when the branch is checked out), the work tree and the index are brought along and
+// the ref is moved by compare-and-swap. Any failure before the ref moves puts the files back.
+import * as path from 'node:path';
+import { CairnError } from '../../core/errors.js';
+import { completeAuthor, serializeCommit } from './commit-object.js';
+import type { History } from './history.js';
+import { GitIndex, IndexLock, type IndexUpdate } from './index-file.js';
+import type { ObjectStore } from './objects.js';
+import { checkRefName, checkRepoPath } from './paths.js';
+import type { Refs } from './refs.js';
+import { editTree, type AppliedChange } from './tree-edit.js';
+import type { CommitOptions } from './types.js';
+import { readWorktreeFile, uncommittedReason, WorktreeWriter, type WorktreeFile } from './worktree.js';
+
+export interface CommitContext {
+  root: string;
+  gitdir: string;
+  store: ObjectStore;
+  refs: Refs;
+  history: History;
+  /** Resolve a ref or oid to a commit oid. */
+  resolve(ref: string): Promise<string | null>;
+}
+
+export async function writeCommit(ctx: CommitContext, opts: CommitOptions): Promise<string> {
+  const ref = `refs/heads/${checkRefName(opts.branch, 'branch')}`;
+  const contents = checkChanges(opts);
+
+  const tip = await ctx.refs.read(ref);
+  if (tip && opts.createOnly) {
+    throw new CairnError('ALREADY_EXISTS', `branch ${opts.branch} already exists; pick another name or delete it first`, {
+      branch: opts.branch,
+    });
+  }
+  if (opts.expectedTip !== undefined && tip !== opts.expectedTip) throw refMoved(ref, opts.expectedTip, tip);
+  const parent = tip ?? (opts.startPoint ? await mustResolve(ctx, opts.startPoint) : null);
+  const extraParents = await Promise.all((opts.extraParents ?? []).map((p) => mustResolve(ctx, p)));
+  const baseTree = parent ? (await ctx.history.commit(parent)).tree : null;
+
+  const blobChanges = await Promise.all(
+    opts.changes.map(async (c, i) => ({
+      path: c.path,
+      oid: contents[i] === null ? null : await ctx.store.write('blob', contents[i]!),
+    })),
+  );
+  const { treeOid, applied } = await editTree(ctx.store, baseTree, blobChanges);
+  if (treeOid === baseTree && !opts.allowEmpty && extraParents.length === 0) {
+    throw new CairnError('INVALID_REQUEST', `nothing to commit on ${opts.branch}: the changes leave every file as it is`, {
+      reason: 'NOTHING_TO_COMMIT',
+    });
+  }
+  const person = completeAuthor(opts.author);
+  const parents = [...(parent ? [parent] : []), ...extraParents];
+  const body = serializeCommit({ tree: treeOid, parents, author: person, committer: person, message: opts.message });
+  const commitOid = await ctx.store.write('commit', body);
+
+  const checkedOut = (await ctx.refs.headTarget()) === ref;
+  const refLock = await ctx.refs.lock(ref, tip);
+  let indexLock: IndexLock | null = null;
+  const writer = new WorktreeWriter(ctx.root);
+  try {
+    if (checkedOut) {
+      const indexFile = path.join(ctx.gitdir, 'index');
+      indexLock = await IndexLock.acquire(indexFile);
+      const index = await GitIndex.read(indexFile);
+      const byPath = new Map(opts.changes.map((c, i) => [c.path, contents[i]]));
+      const files = await checkClean(ctx.root, index, applied, opts.branch);
+      const updates: IndexUpdate[] = [];
+      for (const change of applied) {
+        const file = files.get(change.path)!;
+        const content = change.oid === null ? null : byPath.get(change.path)!;
+        const stat =
+          file.oid === change.oid && change.oid !== null
+            ? await writer.stat(change.path)
+            : await writer.apply(change.path, content, file.content, change.mode);
+        updates.push({ path: change.path, oid: change.oid, mode: change.mode, stat });
+      }
+      await indexLock.write(index.serializeWith(updates));
+    }
+    await refLock.commit(commitOid);
+  } catch (err) {
+    await writer.rollback();
+    await indexLock?.release();
+    await refLock.release();
+    throw err;
+  }
+  // The ref has moved: the commit is made. Publishing the index can only fail on a broken disk, and
+  // then `git status` shows the files as changed, which `git read-tree HEAD` repairs.
+  await indexLock?.commit();
+  return commitOid;
+}
+
+/** Validate paths and turn contents into bytes (null = delete). */
+function checkChanges(opts: CommitOptions): (Buffer | null)[] {
+  const seen = new Set<string>();
+  for (const c of opts.changes) {
+    checkRepoPath(c.path);
+    if (seen.has(c.path)) {
+      throw new CairnError('INVALID_REQUEST', `"${c.path}" appears twice in one commit; merge the changes first`, {
+        path: c.path,
+      });
+    }
+    seen.add(c.path);
+  }
+  for (const p of seen) {
+    for (let i = p.indexOf('/'); i > 0; i = p.indexOf('/', i + 1)) {
+      if (seen.has(p.slice(0, i))) {
+        throw new CairnError('INVALID_WORKSPACE_PATH', `"${p.slice(0, i)}" cannot be both a file and a folder in one commit`, {
+          path: p,
+        });
+      }
+    }
+  }
+  return opts.changes.map((c) =>
+    c.content === null ? null : typeof c.content === 'string' ? Buffer.from(c.content, 'utf8') : Buffer.from(c.content),
+  );
+}
+
+/**
+ * Read the work-tree files a commit touches and refuse (WORKTREE_DIRTY, nothing written) when one
+ * holds changes that are not committed, unless it already holds exactly what we are about to write.
+ */
+async function checkClean(
+  root: string,
+  index: GitIndex,
+  applied: AppliedChange[],
+  branch: string,
+): Promise<Map<string, WorktreeFile>> {
+  const files = new Map<string, WorktreeFile>();
+  const dirty: string[] = [];
+  const dirtyPaths: string[] = [];
+  for (const change of applied) {
+    const file = await readWorktreeFile(root, change.path);
+    files.set(change.path, file);
+    const reason = uncommittedReason(file, change.previous?.oid ?? null, index, change.path);
+    const conflict = index.lookup(change.path).some((e) => e.stage !== 0);
+    if (reason && (conflict || file.oid !== change.oid)) {
+      dirty.push(`${change.path} ${reason}`);
+      dirtyPaths.push(change.path);
+    }
+  }
+  if (dirty.length > 0) {
+    throw new CairnError(
+      'WORKTREE_DIRTY',
+      `cannot commit to ${branch}: ${dirty.join('; ')}. Commit or discard those changes ` +
+        '(git commit, or git checkout -- <file>; git rm --cached for an unwanted staged file) and retry.',
+      { paths: dirtyPaths },
+    );
+  }
+  return files;
+}
+
+async function mustResolve(ctx: CommitContext, ref: string): Promise<string> {
+  const oid = await ctx.resolve(ref);
+  if (!oid) throw new CairnError('NOT_FOUND', `commit ${ref} not found; pass an existing commit or branch`, { ref });
+  return oid;
+}
+
+function refMoved(ref: string, expected: string | null, found: string | null): CairnError {
+  return new CairnError('INTERNAL', `${ref} moved (expected ${expected ?? 'no branch'}, found ${found ?? 'no branch'}); reload and retry`, {
+    reason: 'REF_MOVED',
+    ref,
+    expected,
+    found,
+  });
+}

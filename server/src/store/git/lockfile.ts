@@ -1,0 +1,27 @@
+// git's "<file>.lock" files: created exclusively; a git process holds one for milliseconds, so a
+// short retry rides out a concurrent git CLI, and a lock that stays is reported, not broken.
+import { promises as fsp } from 'node:fs';
+import { CairnError } from '../../core/errors.js';
+
+const RETRY_MS = 2_000;
+
+/** Open `lockPath` exclusively, retrying for ~2 s; LOCK_TIMEOUT naming the file after that. */
+export async function openGitLockFile(lockPath: string, what: string): Promise<fsp.FileHandle> {
+  const deadline = Date.now() + RETRY_MS;
+  for (;;) {
+    try {
+      return await fsp.open(lockPath, 'wx');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      if (Date.now() > deadline) {
+        throw new CairnError(
+          'LOCK_TIMEOUT',
+          `${lockPath} exists: another git process is updating ${what}. Retry; if no git process is ` +
+            'running, delete that file.',
+          { lockPath },
+        );
+      }
+      await new Promise((r) => setTimeout(r, 10 + Math.random() * 20));
+    }
+  }
+}

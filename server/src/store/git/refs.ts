@@ -1,0 +1,204 @@
+// Refs the way git itself stores them: loose files under refs/, falling back to packed-refs, and
+// updated with git's lock protocol (create "<ref>.lock" exclusively, write, rename over the ref),
+// so a concurrent git CLI fails cleanly instead of overwriting us (and the other way round).
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import { CairnError } from '../../core/errors.js';
+import { openGitLockFile } from './lockfile.js';
+
+export interface RefLock {
+  /** The ref's value when the lock was taken (null: the ref does not exist). */
+  readonly current: string | null;
+  /** Write `oid` and rename the lock over the ref. */
+  commit(oid: string): Promise<void>;
+  /** Drop the lock without changing the ref (safe to call after commit). */
+  release(): Promise<void>;
+}
+
+export class Refs {
+  constructor(readonly gitdir: string) {}
+
+  private file(ref: string): string {
+    return path.join(this.gitdir, ...ref.split('/'));
+  }
+
+  /** HEAD's symbolic target (e.g. 'refs/heads/main', even if unborn), or null when detached. */
+  async headTarget(): Promise<string | null> {
+    const text = (await fsp.readFile(this.file('HEAD'), 'utf8')).trim();
+    return text.startsWith('ref: ') ? text.slice(5).trim() : null;
+  }
+
+  /** The oid a ref points at, following symbolic refs; null when it does not exist. */
+  async read(ref: string, depth = 0): Promise<string | null> {
+    if (depth > 5) return null;
+    let text: string | null = null;
+    try {
+      text = (await fsp.readFile(this.file(ref), 'utf8')).trim();
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'EISDIR') throw err;
+    }
+    if (text !== null) {
+      if (text.startsWith('ref: ')) return this.read(text.slice(5).trim(), depth + 1);
+      return /^[0-9a-f]{40}$/.test(text) ? text : null;
+    }
+    return (await this.readPacked()).get(ref)?.oid ?? null;
+  }
+
+  /** packed-refs as ref -> { oid, peeled } (peeled: the commit an annotated tag points at). */
+  async readPacked(): Promise<Map<string, { oid: string; peeled?: string }>> {
+    const map = new Map<string, { oid: string; peeled?: string }>();
+    let text: string;
+    try {
+      text = await fsp.readFile(this.file('packed-refs'), 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return map;
+      throw err;
+    }
+    let last: { oid: string; peeled?: string } | null = null;
+    for (const line of text.split('\n')) {
+      if (line.startsWith('#') || line.length === 0) continue;
+      if (line.startsWith('^')) {
+        if (last) last.peeled = line.slice(1, 41);
+        continue;
+      }
+      const [oid, name] = [line.slice(0, 40), line.slice(41)];
+      last = { oid };
+      map.set(name, last);
+    }
+    return map;
+  }
+
+  /** Every ref under `prefix` (e.g. 'refs/heads/'), loose refs winning over packed ones, sorted. */
+  async list(prefix: string): Promise<{ ref: string; oid: string }[]> {
+    const found = new Map<string, string>();
+    for (const [ref, { oid }] of await this.readPacked()) if (ref.startsWith(prefix)) found.set(ref, oid);
+    const walk = async (dir: string, refPrefix: string): Promise<void> => {
+      const entries = await fsp.readdir(dir, { withFileTypes: true }).catch(() => []);
+      for (const e of entries) {
+        const ref = refPrefix + e.name;
+        if (e.isDirectory()) await walk(path.join(dir, e.name), ref + '/');
+        else if (e.isFile() && !e.name.endsWith('.lock')) {
+          const oid = await this.read(ref);
+          if (oid) found.set(ref, oid);
+        }
+      }
+    };
+    const base = prefix.endsWith('/') ? prefix : prefix.slice(0, prefix.lastIndexOf('/') + 1);
+    await walk(this.file(base.replace(/\/$/, '')), base);
+    return [...found]
+      .filter(([ref]) => ref.startsWith(prefix))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([ref, oid]) => ({ ref, oid }));
+  }
+
+  /**
+   * Take git's lock on `ref`. If `expected` is given (null = must not exist), the ref's value is
+   * checked while holding the lock: compare-and-swap.
+   */
+  async lock(ref: string, expected?: string | null): Promise<RefLock> {
+    const target = this.file(ref);
+    const lockPath = target + '.lock';
+    await fsp.mkdir(path.dirname(target), { recursive: true });
+    const handle = await openGitLockFile(lockPath, ref);
+    let done = false;
+    const release = async () => {
+      if (done) return;
+      done = true;
+      await handle.close().catch(() => undefined);
+      await fsp.rm(lockPath, { force: true });
+    };
+    let current: string | null;
+    try {
+      current = await this.read(ref);
+      if (expected !== undefined && current !== expected) {
+        throw new CairnError(
+          'INTERNAL',
+          `${ref} moved while writing (expected ${expected ?? 'no ref'}, found ${current ?? 'no ref'}); retry the operation`,
+          { reason: 'REF_MOVED', ref, expected, found: current },
+        );
+      }
+    } catch (err) {
+      await release();
+      throw err;
+    }
+    return {
+      current,
+      release,
+      commit: async (oid: string) => {
+        if (done) throw new Error(`lock on ${ref} already released`);
+        await handle.writeFile(`${oid}\n`);
+        await handle.close();
+        done = true;
+        try {
+          await fsp.rename(lockPath, target);
+        } catch (err) {
+          await fsp.rm(lockPath, { force: true });
+          throw err;
+        }
+      },
+    };
+  }
+
+  /** Create or move `ref` to `oid` with compare-and-swap against `expected` (null = must not exist). */
+  async update(ref: string, oid: string, expected?: string | null): Promise<void> {
+    const lock = await this.lock(ref, expected);
+    try {
+      await lock.commit(oid);
+    } finally {
+      await lock.release();
+    }
+  }
+
+  /** Delete a ref: its loose file, its packed-refs line and its reflog. Missing refs are ignored. */
+  async delete(ref: string): Promise<void> {
+    const lock = await this.lock(ref);
+    try {
+      const packed = await this.readPacked();
+      if (packed.has(ref)) await this.rewritePacked(ref);
+      await fsp.rm(this.file(ref), { force: true });
+      await fsp.rm(path.join(this.gitdir, 'logs', ...ref.split('/')), { force: true });
+    } finally {
+      await lock.release();
+    }
+    await this.pruneEmptyDirs(path.dirname(this.file(ref)));
+  }
+
+  private async rewritePacked(without: string): Promise<void> {
+    const file = this.file('packed-refs');
+    const lock = await openGitLockFile(file + '.lock', 'packed-refs');
+    try {
+      const lines = (await fsp.readFile(file, 'utf8')).split('\n');
+      const kept: string[] = [];
+      let skipping = false;
+      for (const line of lines) {
+        if (line.startsWith('^')) {
+          if (!skipping) kept.push(line);
+          continue;
+        }
+        skipping = line.slice(41) === without;
+        if (!skipping) kept.push(line);
+      }
+      await lock.writeFile(kept.join('\n'));
+      await lock.close();
+      await fsp.rename(file + '.lock', file);
+    } catch (err) {
+      await lock.close().catch(() => undefined);
+      await fsp.rm(file + '.lock', { force: true });
+      throw err;
+    }
+  }
+
+  /** Remove folders left empty under refs/heads or refs/tags (git does the same). */
+  private async pruneEmptyDirs(dir: string): Promise<void> {
+    const stop = new Set(['refs', 'heads', 'tags'].map((d) => path.join(this.gitdir, ...(d === 'refs' ? [d] : ['refs', d]))));
+    while (!stop.has(dir) && dir.startsWith(this.gitdir)) {
+      try {
+        await fsp.rmdir(dir);
+      } catch {
+        return;
+      }
+      dir = path.dirname(dir);
+    }
+  }
+}

@@ -1,0 +1,242 @@
+// GitRepo: the git adapter. Plain git files on disk through node:fs (no git binary): loose objects
+// written by hand, isomorphic-git for packed objects. See git/commit.ts for the commit path.
+import * as fs from 'node:fs';
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import * as git from 'isomorphic-git';
+import { CairnError } from '../../core/errors.js';
+import { completeAuthor, parseTag, serializeTag } from './commit-object.js';
+import { writeCommit, type CommitContext } from './commit.js';
+import { diffTrees } from './diff.js';
+import { History } from './history.js';
+import { GitIndex } from './index-file.js';
+import { ObjectStore } from './objects.js';
+import { checkRefName, checkRepoPath, findRepo } from './paths.js';
+import { Refs } from './refs.js';
+import { isTreeMode } from './tree.js';
+import { lookupPath } from './tree-edit.js';
+import type { Author, CommitInfo, CommitOptions, DiffEntry } from './types.js';
+import { readWorktreeFile, uncommittedReason } from './worktree.js';
+import { withFileLock, type LockOptions } from '../lock.js';
+
+
+
+export class GitRepo {
+  private readonly store: ObjectStore;
+  private readonly refs: Refs;
+  private readonly history: History;
+
+  private constructor(
+    /** Work tree root (absolute). */
+    readonly root: string,
+    readonly gitdir: string,
+  ) {
+    this.store = new ObjectStore(gitdir);
+    this.refs = new Refs(gitdir);
+    this.history = new History(this.store);
+  }
+
+  /** Open the repository containing `dir` (it or a parent holds `.git`); NOT_A_STORE otherwise. */
+  static async open(dir: string): Promise<GitRepo> {
+    const found = await findRepo(dir);
+    if (!found) {
+      throw new CairnError('NOT_A_STORE', `${dir} is not inside a git repository; run \`cairn init\` or \`git init\` there`, {
+        dir,
+      });
+    }
+    return new GitRepo(found.root, found.gitdir);
+  }
+
+  /** Create an empty repository (like `git init -b <defaultBranch>`) and open it. */
+  static async init(dir: string, opts: { defaultBranch: string }): Promise<GitRepo> {
+    checkRefName(opts.defaultBranch, 'branch');
+    await fsp.mkdir(dir, { recursive: true });
+    await git.init({ fs, dir, defaultBranch: opts.defaultBranch });
+    return GitRepo.open(dir);
+  }
+
+  /** The branch HEAD points at (short name, even if it has no commit yet); null when detached. */
+  async currentBranch(): Promise<string | null> {
+    const target = await this.refs.headTarget();
+    return target?.startsWith('refs/heads/') ? target.slice('refs/heads/'.length) : null;
+  }
+
+  /** Branch, tag, full ref, `HEAD` or (abbreviated) oid -> commit oid, tags peeled; null if missing. */
+  async resolve(ref: string): Promise<string | null> {
+    if (/^[0-9a-f]{40}$/.test(ref)) return this.peel(ref);
+    const candidates =
+      ref === 'HEAD' || ref.startsWith('refs/')
+        ? [ref]
+        : [`refs/${ref}`, `refs/tags/${ref}`, `refs/heads/${ref}`, `refs/remotes/${ref}`];
+    for (const candidate of candidates) {
+      const oid = await this.refs.read(candidate).catch(() => null);
+      if (oid) return this.peel(oid);
+    }
+    if (/^[0-9a-f]{4,39}$/.test(ref)) {
+      const full = await git.expandOid({ fs, gitdir: this.gitdir, oid: ref, cache: this.store.isoCache }).catch(() => null);
+      if (full) return this.peel(full);
+    }
+    return null;
+  }
+
+  private async peel(oid: string): Promise<string | null> {
+    for (let depth = 0; depth < 10; depth++) {
+      const obj = await this.store.read(oid);
+      if (!obj) return null;
+      if (obj.type === 'commit') return oid;
+      if (obj.type !== 'tag') return null;
+      oid = parseTag(obj.body).object;
+    }
+    return null;
+  }
+
+  private async treeOf(commit: string): Promise<string | null> {
+    const oid = await this.resolve(commit);
+    return oid ? (await this.history.commit(oid)).tree : null;
+  }
+
+  /** A file's bytes at `commit` (oid or ref); null when the commit or file does not exist. */
+  async readFile(commit: string, filePath: string): Promise<Uint8Array | null> {
+    const tree = await this.treeOf(commit);
+    if (!tree || filePath === '') return null;
+    const entry = await lookupPath(this.store, tree, filePath);
+    if (!entry || isTreeMode(entry.mode)) return null;
+    const obj = await this.store.read(entry.oid);
+    return obj?.type === 'blob' ? obj.body : null;
+  }
+
+  /** A file's text (UTF-8) at `commit`; null when missing. */
+  async readText(commit: string, filePath: string): Promise<string | null> {
+    const bytes = await this.readFile(commit, filePath);
+    return bytes === null ? null : Buffer.from(bytes).toString('utf8');
+  }
+
+  /** Entries of a folder at `commit` ('' = root), in git order; [] when missing. */
+  async listDir(commit: string, dirPath: string): Promise<{ name: string; oid: string; type: 'blob' | 'tree' }[]> {
+    const tree = await this.treeOf(commit);
+    if (!tree) return [];
+    const entry = await lookupPath(this.store, tree, dirPath.replace(/\/+$/, ''));
+    if (!entry || !isTreeMode(entry.mode)) return [];
+    return (await this.store.readTree(entry.oid))
+      .entries()
+      .filter((e) => e.mode !== '160000')
+      .map((e) => ({ name: e.name, oid: e.oid, type: isTreeMode(e.mode) ? ('tree' as const) : ('blob' as const) }));
+  }
+
+  /**
+   * Commit `changes` on top of `branch` and move it (compare-and-swap); when `branch` is checked
+   * out, the work tree and index follow. Takes the repository lock unless the caller holds it.
+   */
+  async commit(opts: CommitOptions): Promise<string> {
+    const ctx: CommitContext = {
+      root: this.root,
+      gitdir: this.gitdir,
+      store: this.store,
+      refs: this.refs,
+      history: this.history,
+      resolve: (r) => this.resolve(r),
+    };
+    return this.withLock(() => writeCommit(ctx, opts));
+  }
+
+  /** Branches (short names) starting with `prefix`, e.g. 'candidate/'. */
+  async listBranches(prefix = ''): Promise<{ name: string; oid: string }[]> {
+    return (await this.refs.list(`refs/heads/${prefix}`)).map(({ ref, oid }) => ({
+      name: ref.slice('refs/heads/'.length),
+      oid,
+    }));
+  }
+
+  /** Delete a branch (not the checked-out one); NOT_FOUND when it does not exist. */
+  async deleteBranch(name: string): Promise<void> {
+    const ref = `refs/heads/${checkRefName(name, 'branch')}`;
+    if ((await this.refs.headTarget()) === ref) {
+      throw new CairnError('INVALID_REQUEST', `cannot delete ${name}: it is the checked-out branch`, { branch: name });
+    }
+    if (!(await this.refs.read(ref))) throw new CairnError('NOT_FOUND', `branch ${name} does not exist`, { branch: name });
+    await this.refs.delete(ref);
+  }
+
+  /** Create the annotated tag `name` on `target`; ALREADY_EXISTS if the tag exists. Returns the tag object oid. */
+  async createTag(name: string, target: string, message: string, tagger: Author): Promise<string> {
+    const ref = `refs/tags/${checkRefName(name, 'tag')}`;
+    const commit = await this.resolve(target);
+    if (!commit) throw new CairnError('NOT_FOUND', `cannot tag ${target}: no such commit`, { target });
+    if (await this.refs.read(ref)) throw new CairnError('ALREADY_EXISTS', `tag ${name} already exists`, { tag: name });
+    const body = serializeTag({ object: commit, type: 'commit', tag: name, tagger: completeAuthor(tagger), message });
+    const oid = await this.store.write('tag', body);
+    try {
+      await this.refs.update(ref, oid, null);
+    } catch (err) {
+      if ((err as CairnError).data?.reason === 'REF_MOVED') {
+        throw new CairnError('ALREADY_EXISTS', `tag ${name} already exists`, { tag: name });
+      }
+      throw err;
+    }
+    return oid;
+  }
+
+  /** Tags starting with `prefix`: target = the commit they peel to, message null for lightweight tags. */
+  async listTags(prefix = ''): Promise<{ name: string; target: string; message: string | null }[]> {
+    const out: { name: string; target: string; message: string | null }[] = [];
+    for (const { ref, oid } of await this.refs.list(`refs/tags/${prefix}`)) {
+      const obj = await this.store.read(oid);
+      if (!obj) continue;
+      const message = obj.type === 'tag' ? parseTag(obj.body).message : null;
+      const target = await this.peel(oid);
+      if (target) out.push({ name: ref.slice('refs/tags/'.length), target, message });
+    }
+    return out;
+  }
+
+  /** Commits reachable from `ref`, newest first, each once. [] when the ref does not exist. */
+  async log(ref: string, opts: { limit?: number; firstParent?: boolean } = {}): Promise<CommitInfo[]> {
+    const start = await this.resolve(ref);
+    return start ? this.history.log(start, opts) : [];
+  }
+
+  /** The best common ancestor of two commits (or refs); null when unrelated or missing. */
+  async mergeBase(a: string, b: string): Promise<string | null> {
+    const [x, y] = await Promise.all([this.resolve(a), this.resolve(b)]);
+    return x && y ? this.history.mergeBase(x, y) : null;
+  }
+
+  /** True when `ancestor` is `descendant` or one of its ancestors. */
+  async isAncestor(ancestor: string, descendant: string): Promise<boolean> {
+    const [a, d] = await Promise.all([this.resolve(ancestor), this.resolve(descendant)]);
+    return a !== null && d !== null && this.history.isAncestor(a, d);
+  }
+
+  /** Files added, modified and deleted from commit `from` (null = empty tree) to commit `to`. */
+  async diff(from: string | null, to: string): Promise<DiffEntry[]> {
+    const fromTree = from === null ? null : await this.treeOf(from);
+    if (from !== null && fromTree === null) throw new CairnError('NOT_FOUND', `commit ${from} not found`, { ref: from });
+    const toTree = await this.treeOf(to);
+    if (toTree === null) throw new CairnError('NOT_FOUND', `commit ${to} not found`, { ref: to });
+    return diffTrees(this.store, fromTree, toTree);
+  }
+
+  /**
+   * The paths (repo-relative) whose work-tree file or index entry differs from HEAD: uncommitted
+   * edits, deletions, untracked files in the way, staged changes, conflicts.
+   */
+  async worktreeMatchesHead(paths: string[]): Promise<string[]> {
+    const head = await this.resolve('HEAD');
+    const tree = head ? (await this.history.commit(head)).tree : null;
+    const index = await GitIndex.read(path.join(this.gitdir, 'index'));
+    const differing: string[] = [];
+    for (const p of paths) {
+      checkRepoPath(p);
+      const entry = tree ? await lookupPath(this.store, tree, p) : null;
+      const headOid = entry && !isTreeMode(entry.mode) ? entry.oid : null;
+      const file = await readWorktreeFile(this.root, p);
+      if (uncommittedReason(file, headOid, index, p) !== null) differing.push(p);
+    }
+    return differing;
+  }
+
+  /** Run `fn` holding the repository's cross-process lock (.git/cairn.lock). Re-entrant. */
+  async withLock<T>(fn: () => Promise<T>, opts: LockOptions = {}): Promise<T> {
+    return withFileLock(path.join(this.gitdir, 'cairn.lock'), fn, opts);
+  }
+}

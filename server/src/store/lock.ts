@@ -1,0 +1,185 @@
+// A cross-process exclusive lock: a file created with O_EXCL ('wx') holding pid, host and time.
+// Processes on the same host whose holder died steal the lock at once; anything else waits until
+// the lock is older than `staleMs` (holders refresh its mtime, so a live holder never goes stale).
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { promises as fsp } from 'node:fs';
+import * as os from 'node:os';
+import { CairnError } from '../core/errors.js';
+
+export interface LockOptions {
+  /** Give up with LOCK_TIMEOUT after this long (default 30 s). */
+  timeoutMs?: number;
+  /** A lock whose file was not refreshed for this long is stale (default 10 min). */
+  staleMs?: number;
+}
+
+interface LockOwner {
+  pid: number;
+  hostname: string;
+  time: string;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_STALE_MS = 10 * 60_000;
+const HEARTBEAT_MS = 60_000;
+
+/** Lock paths the current async context holds, so nested calls do not deadlock on themselves. */
+const held = new AsyncLocalStorage<ReadonlySet<string>>();
+/** In-process queue per lock path: callers in one process wait on a promise instead of polling. */
+const localTails = new Map<string, Promise<void>>();
+
+/** True when the current async call chain holds `lockPath` (through withFileLock). */
+export function holdsLock(lockPath: string): boolean {
+  return held.getStore()?.has(lockPath) ?? false;
+}
+
+/**
+ * Run `fn` while holding the exclusive lock file `lockPath`. Re-entrant within one async call
+ * chain; serialised in-process by a queue and across processes by the lock file. The lock is
+ * released in `finally`. Throws CairnError LOCK_TIMEOUT after `timeoutMs`.
+ */
+export async function withFileLock<T>(lockPath: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
+  if (holdsLock(lockPath)) return fn();
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const staleMs = options.staleMs ?? DEFAULT_STALE_MS;
+  const deadline = Date.now() + timeoutMs;
+
+  const previous = localTails.get(lockPath) ?? Promise.resolve();
+  let releaseLocal!: () => void;
+  const mine = new Promise<void>((resolve) => (releaseLocal = resolve));
+  const tail = previous.then(() => mine);
+  localTails.set(lockPath, tail);
+  try {
+    await waitWithTimeout(previous, deadline, lockPath);
+    await acquireFile(lockPath, deadline, staleMs);
+    const heartbeat = setInterval(() => {
+      const now = new Date();
+      fsp.utimes(lockPath, now, now).catch(() => undefined);
+    }, HEARTBEAT_MS);
+    heartbeat.unref();
+    try {
+      const outer = held.getStore() ?? new Set<string>();
+      return await held.run(new Set([...outer, lockPath]), fn);
+    } finally {
+      clearInterval(heartbeat);
+      await fsp.rm(lockPath, { force: true });
+    }
+  } finally {
+    releaseLocal();
+    if (localTails.get(lockPath) === tail) localTails.delete(lockPath);
+  }
+}
+
+async function waitWithTimeout(p: Promise<void>, deadline: number, lockPath: string): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(timeoutError(lockPath, null)), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    await Promise.race([p, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function acquireFile(lockPath: string, deadline: number, staleMs: number): Promise<void> {
+  const me: LockOwner = { pid: process.pid, hostname: os.hostname(), time: new Date().toISOString() };
+  let delay = 2;
+  for (;;) {
+    try {
+      await fsp.writeFile(lockPath, JSON.stringify(me) + '\n', { flag: 'wx' });
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    if (await removeIfStale(lockPath, staleMs)) continue;
+    if (Date.now() >= deadline) throw timeoutError(lockPath, await readOwner(lockPath));
+    // Jittered exponential backoff, capped so a released lock is picked up quickly.
+    const wait = Math.min(delay, Math.max(1, deadline - Date.now()));
+    await sleep(wait / 2 + Math.random() * wait);
+    delay = Math.min(delay * 2, 100);
+  }
+}
+
+/**
+ * Remove the lock when its holder is gone. Stealing happens under a second lock file and re-checks
+ * the content, so two stealers never delete a lock that a third process just took.
+ */
+async function removeIfStale(lockPath: string, staleMs: number): Promise<boolean> {
+  const seen = await readLockFile(lockPath);
+  if (seen === null) return true; // released between our attempt and now
+  if (!isStale(seen.owner, seen.mtimeMs, staleMs)) return false;
+  const stealPath = lockPath + '.steal';
+  try {
+    await fsp.writeFile(stealPath, String(process.pid), { flag: 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    // Someone else is stealing; clear their marker only if they died doing it (it lives milliseconds).
+    const st = await fsp.stat(stealPath).catch(() => null);
+    if (st && Date.now() - st.mtimeMs > 30_000) await fsp.rm(stealPath, { force: true });
+    return false;
+  }
+  try {
+    const again = await readLockFile(lockPath);
+    if (again !== null && again.raw === seen.raw && again.mtimeMs === seen.mtimeMs) {
+      await fsp.rm(lockPath, { force: true });
+    }
+    return true;
+  } finally {
+    await fsp.rm(stealPath, { force: true });
+  }
+}
+
+function isStale(owner: LockOwner | null, mtimeMs: number, staleMs: number): boolean {
+  if (Date.now() - mtimeMs > staleMs) return true;
+  if (!owner || owner.hostname !== os.hostname() || !Number.isInteger(owner.pid)) return false;
+  if (owner.pid === process.pid) return false;
+  try {
+    process.kill(owner.pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+async function readLockFile(
+  lockPath: string,
+): Promise<{ raw: string; owner: LockOwner | null; mtimeMs: number } | null> {
+  try {
+    const [raw, st] = await Promise.all([fsp.readFile(lockPath, 'utf8'), fsp.stat(lockPath)]);
+    return { raw, owner: parseOwner(raw), mtimeMs: st.mtimeMs };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+}
+
+function parseOwner(raw: string): LockOwner | null {
+  try {
+    const v = JSON.parse(raw) as Partial<LockOwner>;
+    if (typeof v.pid === 'number' && typeof v.hostname === 'string') {
+      return { pid: v.pid, hostname: v.hostname, time: String(v.time ?? '') };
+    }
+  } catch {
+    // A lock being written right now is empty or partial: treat as a live unknown holder.
+  }
+  return null;
+}
+
+async function readOwner(lockPath: string): Promise<LockOwner | null> {
+  return (await readLockFile(lockPath).catch(() => null))?.owner ?? null;
+}
+
+function timeoutError(lockPath: string, owner: LockOwner | null): CairnError {
+  const who = owner ? `process ${owner.pid} on ${owner.hostname} since ${owner.time}` : 'another caller';
+  return new CairnError(
+    'LOCK_TIMEOUT',
+    `timed out waiting for the lock ${lockPath}, held by ${who}. Retry later; if no cairn process is ` +
+      `running, delete ${lockPath}.`,
+    { lockPath, owner },
+  );
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

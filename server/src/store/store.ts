@@ -1,0 +1,123 @@
+// Opening and creating stores: finds the folder with cairn.yaml, its git repository and config.
+import { existsSync } from 'node:fs';
+import { cp, mkdir, readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseConfig, type CairnConfig } from '../core/config.js';
+import { CairnError } from '../core/errors.js';
+import type { Problem } from '../core/types.js';
+import { GitRepo } from './git.js';
+
+export interface Store {
+  /** Absolute path of the folder holding cairn.yaml. */
+  root: string;
+  repo: GitRepo;
+  /** The store folder relative to the repository root, '' or ending in '/'. */
+  prefix: string;
+  config: CairnConfig;
+  configProblems: Problem[];
+}
+
+export const CONFIG_FILE = 'cairn.yaml';
+
+/** Store-relative path (memories/x.md) -> repository-relative path. */
+export function repoPath(store: Store, storePath: string): string {
+  return store.prefix + storePath;
+}
+
+export function memoryPath(id: string): string {
+  return `memories/${id}.md`;
+}
+
+/** Walks up from `start` to the first folder holding cairn.yaml. */
+export function findStoreRoot(start: string): string | null {
+  let dir = path.resolve(start);
+  for (;;) {
+    if (existsSync(path.join(dir, CONFIG_FILE))) return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
+}
+
+export interface LocateOptions {
+  /** --store DIR */
+  store?: string;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+/** --store, else CAIRN_STORE, else upward from the current folder. */
+export function locateStore(opts: LocateOptions): string {
+  const cwd = opts.cwd ?? process.cwd();
+  const explicit = opts.store ?? opts.env?.CAIRN_STORE;
+  if (explicit) {
+    const dir = path.resolve(cwd, explicit);
+    if (!existsSync(path.join(dir, CONFIG_FILE))) {
+      throw new CairnError(
+        'NOT_A_STORE',
+        `${dir} is not a Cairn store (no cairn.yaml). Create one with \`cairn init ${explicit}\`.`,
+      );
+    }
+    return dir;
+  }
+  const found = findStoreRoot(cwd);
+  if (!found) {
+    throw new CairnError(
+      'NOT_A_STORE',
+      `no Cairn store here: no cairn.yaml in ${cwd} or above. Pass --store DIR, set CAIRN_STORE, or run \`cairn init DIR\`.`,
+    );
+  }
+  return found;
+}
+
+export async function openStore(opts: LocateOptions): Promise<Store> {
+  const root = locateStore(opts);
+  const repo = await GitRepo.open(root);
+  const rel = path.relative(repo.root, root).split(path.sep).join('/');
+  const { config, problems } = parseConfig(await readFile(path.join(root, CONFIG_FILE), 'utf8'));
+  return { root, repo, prefix: rel ? `${rel}/` : '', config, configProblems: problems };
+}
+
+export function defaultTemplateDir(): string {
+  return path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../memory-template');
+}
+
+/** Copies memory-template into `dir`, makes it a git repository and commits it. */
+export async function initStore(dir: string, opts: { templateDir?: string; author: { name: string; email: string } }) {
+  const root = path.resolve(dir);
+  if (existsSync(path.join(root, CONFIG_FILE))) {
+    throw new CairnError('ALREADY_EXISTS', `${root} is already a Cairn store (cairn.yaml exists)`);
+  }
+  if (existsSync(root) && (await readdir(root)).some((f) => f !== '.git')) {
+    throw new CairnError('ALREADY_EXISTS', `${root} is not empty; choose a new folder for the store`);
+  }
+  const templateDir = opts.templateDir ?? defaultTemplateDir();
+  await mkdir(root, { recursive: true });
+  await cp(templateDir, root, { recursive: true });
+  const { config } = parseConfig(await readFile(path.join(root, CONFIG_FILE), 'utf8'));
+  const repo = existsSync(path.join(root, '.git'))
+    ? await GitRepo.open(root)
+    : await GitRepo.init(root, { defaultBranch: config.mainBranch });
+  const files = await listFiles(root);
+  const changes = await Promise.all(files.map(async (f) => ({ path: f, content: await readFile(path.join(root, f)) })));
+  const branch = (await repo.currentBranch()) ?? config.mainBranch;
+  // The files are already in the work tree: committing them writes the same bytes back.
+  const oid = await repo.commit({
+    branch,
+    changes,
+    message: 'store(init): new Cairn store from memory-template\n',
+    author: opts.author,
+  });
+  return { root, commit: oid, files };
+}
+
+async function listFiles(root: string, rel = ''): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(path.join(root, rel), { withFileTypes: true })) {
+    if (entry.name === '.git' || entry.name === '.cairn') continue;
+    const p = rel ? `${rel}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) out.push(...(await listFiles(root, p)));
+    else if (entry.isFile()) out.push(p);
+  }
+  return out.sort();
+}

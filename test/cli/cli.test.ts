@@ -1,0 +1,129 @@
+// The CLI as a user runs it: real processes, real stores, transcripts of what they print.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cairn, git, removeDir, tempDir } from '../helpers/store.js';
+
+let parent: string;
+let dir: string;
+
+beforeAll(async () => {
+  parent = tempDir();
+  dir = path.join(parent, 'mem');
+  const r = await cairn(['init', dir]);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+});
+afterAll(() => removeDir(parent));
+
+const payload = {
+  topic: 'Deploys go through the staging cluster',
+  context: 'Every deploy goes to staging first; production promotion happens after smoke tests pass.',
+  decisions: ['Promote only green builds'],
+  origin: 'conversation',
+  confidence: 0.95,
+  agentName: 'claude',
+};
+
+describe('cairn CLI', () => {
+  it('init makes a store with one commit and a clean status', () => {
+    expect(git(dir, 'log', '--format=%s')).toBe('store(init): new Cairn store from memory-template\n');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    expect(readFileSync(path.join(dir, 'cairn.yaml'), 'utf8')).toContain('autoFloor');
+  });
+
+  it('store reads JSON on stdin and answers JSON', async () => {
+    const r = await cairn(['store', '--json'], { cwd: dir, input: JSON.stringify(payload) });
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({
+      success: true,
+      staged: false,
+      metadata: { topic_id: 'deploys-go-through-the-staging-cluster', status: 'active' },
+    });
+    expect(out.ingested_chars).toBeGreaterThan(100);
+  });
+
+  it('store with flags, found from a subfolder via the upward search', async () => {
+    const r = await cairn(['store', '--topic', 'Lint rules', '--context', 'We use eslint flat config.', '--decision', 'No default exports'], {
+      cwd: path.join(dir, 'memories'),
+    });
+    expect(r.stdout).toMatch(/^stored lint-rules \(add, commit [0-9a-f]{8}\)/);
+    expect(r.code).toBe(0);
+  });
+
+  it('a candidate is reviewed and accepted from the terminal', async () => {
+    let r = await cairn(['store', '--store', dir], { input: JSON.stringify({ ...payload, topic: 'Nightly job findings', origin: 'background' }) });
+    expect(r.stdout).toContain('candidate nightly-job-findings on branch candidate/nightly-job-findings');
+    r = await cairn(['review', '--store', dir]);
+    expect(r.stdout).toContain('1 candidate awaiting review');
+    expect(r.stdout).toContain('why a candidate: origin background is always reviewed');
+    expect(r.stdout).toContain('+title: Nightly job findings');
+    r = await cairn(['accept', 'nightly-job-findings', '--store', dir]);
+    expect(r.stdout).toMatch(/^accepted nightly-job-findings: merge commit/);
+    r = await cairn(['list', '--store', dir, '--json']);
+    const list = JSON.parse(r.stdout);
+    expect(list.memories.map((m: { id: string; status: string }) => `${m.id}:${m.status}`)).toEqual([
+      'cairn-store-conventions:active',
+      'deploys-go-through-the-staging-cluster:active',
+      'lint-rules:active',
+      'nightly-job-findings:active',
+    ]);
+  });
+
+  it('log --json carries the audit fields', async () => {
+    const r = await cairn(['log', 'deploys-go-through-the-staging-cluster', '--json', '--store', dir]);
+    const { entries } = JSON.parse(r.stdout);
+    expect(entries[0]).toMatchObject({ command: 'add', agentName: 'claude', result: 'committed', errorCode: null });
+    expect(entries[0].topicDigest).toMatch(/^[0-9a-f]{8}$/);
+    expect(Date.parse(entries[0].timestamp)).not.toBeNaN();
+  });
+
+  it('get shows a memory by id and exact lines by path', async () => {
+    let r = await cairn(['get', 'lint-rules', '--store', dir]);
+    expect(r.stdout).toContain('# Lint rules');
+    expect(r.stdout).toContain('id lint-rules · active · trust');
+    r = await cairn(['get', 'memories/lint-rules.md', '--from', '2', '--lines', '2', '--store', dir]);
+    expect(r.stdout).toBe('id: lint-rules\ntitle: Lint rules\n');
+  });
+
+  it('exit codes: usage 2, invalid 3, not found 4, not a store 6, dropped 8', async () => {
+    expect((await cairn(['frobnicate'])).code).toBe(2);
+    expect((await cairn(['reject', 'x', '--store', dir])).code).toBe(2);
+    const bad = await cairn(['store', '--json', '--store', dir], { input: '{"topic": "x"}' });
+    expect(bad.code).toBe(3);
+    expect(JSON.parse(bad.stdout)).toMatchObject({ success: false, errorCode: 'INVALID_PAYLOAD', field: 'context' });
+    expect((await cairn(['accept', 'nope', '--store', dir])).code).toBe(4);
+    const noStore = await cairn(['list'], { cwd: parent });
+    expect(noStore.code).toBe(6);
+    expect(noStore.stderr).toContain('cairn init');
+    const dropped = await cairn(['store', '--store', dir], { input: JSON.stringify({ ...payload, topic: 'Unsure', confidence: 0.2 }) });
+    expect(dropped.code).toBe(8);
+    expect(dropped.stdout).toContain('dropped unsure: confidence 0.2 is below reviewFloor 0.55');
+    const escape = await cairn(['get', '../../etc/passwd', '--store', dir]);
+    expect(escape.code).toBe(3);
+  });
+
+  it('import stores a JSON-lines batch, reporting bad lines with their number', async () => {
+    const file = path.join(parent, 'batch.jsonl');
+    // No origin in the payloads: an import defaults to origin "import", which is always reviewed.
+    const lines = [
+      JSON.stringify({ ...payload, origin: undefined, topic: 'Imported one' }),
+      '{not json',
+      JSON.stringify({ ...payload, origin: undefined, topic: 'Imported two' }),
+    ];
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(file, lines.join('\n') + '\n');
+    const r = await cairn(['import', file, '--format', 'jsonl', '--store', dir]);
+    expect(r.stdout).toContain('imported 3 payloads: 0 active, 2 candidates');
+    expect(r.stderr).toContain('batch.jsonl:2: not valid JSON');
+    expect(r.code).toBe(1);
+  });
+
+  it('help lists every command', async () => {
+    const r = await cairn(['help']);
+    for (const c of ['init', 'store', 'review', 'accept', 'reject', 'supersede', 'correct', 'feedback', 'undo', 'log', 'status']) {
+      expect(r.stdout).toContain(`  ${c}`);
+    }
+  });
+});

@@ -1,0 +1,72 @@
+// Test helpers: real stores in temp folders, the real git CLI, and the built `cairn` binary.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { initStore, openStore } from '../../server/src/store/store.js';
+import type { OpContext } from '../../server/src/ops/context.js';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const TEMPLATE_DIR = path.join(REPO_ROOT, 'memory-template');
+export const CAIRN_BIN = path.join(REPO_ROOT, 'bin/cairn.js');
+/** ../shared beside the clone (CI lays a copy there); CAIRN_SHARED_DIR overrides. */
+export const SHARED_DIR = process.env.CAIRN_SHARED_DIR ?? path.resolve(REPO_ROOT, '../shared');
+
+export const TEST_AUTHOR = { name: 'Test Person', email: 'test@example.com' };
+
+export const GIT_ENV = {
+  GIT_AUTHOR_NAME: 'Git Person',
+  GIT_AUTHOR_EMAIL: 'git@example.com',
+  GIT_COMMITTER_NAME: 'Git Person',
+  GIT_COMMITTER_EMAIL: 'git@example.com',
+  GIT_CONFIG_NOSYSTEM: '1',
+  HOME: os.tmpdir(),
+};
+
+export function tempDir(prefix = 'cairn-test-'): string {
+  return mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** Runs the git CLI in `dir` and returns its stdout. */
+export function git(dir: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd: dir, env: { ...process.env, ...GIT_ENV }, encoding: 'utf8' });
+}
+
+/** A fresh store from memory-template, with a pinned clock that advances one second per call. */
+export async function makeStore(opts: { start?: string } = {}): Promise<{ dir: string; ctx: OpContext }> {
+  const parent = tempDir();
+  const dir = path.join(parent, 'store');
+  await initStore(dir, { templateDir: TEMPLATE_DIR, author: TEST_AUTHOR });
+  const store = await openStore({ store: dir });
+  let t = Date.parse(opts.start ?? '2026-11-29T10:00:00Z');
+  const ctx: OpContext = { store, author: TEST_AUTHOR, now: () => new Date((t += 1000)) };
+  return { dir, ctx };
+}
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built CLI (`npm run build` first) as a real process. */
+export function cairn(args: string[], opts: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CAIRN_BIN, ...args], {
+      cwd: opts.cwd ?? REPO_ROOT,
+      env: { ...process.env, ...GIT_ENV, CAIRN_AUTHOR_NAME: TEST_AUTHOR.name, CAIRN_AUTHOR_EMAIL: TEST_AUTHOR.email, ...opts.env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end(opts.input ?? '');
+  });
+}

@@ -1,0 +1,75 @@
+// Shared by the MCP tests: a real store in a temp folder and a real MCP client over stdio.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { initStore } from '../../server/src/store/store.js';
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    newest = Math.max(newest, e.isDirectory() ? newestSource(p) : statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * Compiles server/src to dist/ unless dist is newer than every source (tsc takes most of a minute
+ * here). Others' type errors do not stop tsc from emitting.
+ */
+export function buildDist(): void {
+  const entry = path.join(ROOT, 'dist/mcp/index.js');
+  if (existsSync(entry) && statSync(entry).mtimeMs > newestSource(path.join(ROOT, 'server/src'))) return;
+  try {
+    execFileSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT, stdio: 'pipe' });
+  } catch {
+    // tsc exits non-zero on type errors but still writes dist/.
+  }
+  if (!existsSync(path.join(ROOT, 'dist/mcp/index.js'))) throw new Error('dist/mcp/index.js missing after tsc');
+}
+
+export async function makeStore(): Promise<string> {
+  const dir = path.join(await mkdtemp(path.join(os.tmpdir(), 'cairn-mcp-')), 'store');
+  await initStore(dir, { templateDir: path.join(ROOT, 'memory-template'), author: { name: 'Test', email: 't@example.com' } });
+  return dir;
+}
+
+export interface Connected {
+  client: Client;
+  stderr: () => string;
+  close: () => Promise<void>;
+}
+
+/** Spawns the server over stdio and connects the SDK's own client to it. */
+export async function connect(storeDir: string): Promise<Connected> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [path.join(ROOT, 'test/mcp/serve.mjs'), storeDir],
+    stderr: 'pipe',
+    env: { ...process.env, CAIRN_AUTHOR_NAME: 'Test', CAIRN_AUTHOR_EMAIL: 't@example.com' } as Record<string, string>,
+  });
+  let err = '';
+  transport.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+  const client = new Client({ name: 'cairn-test', version: '0.0.0' });
+  await client.connect(transport);
+  return { client, stderr: () => err, close: () => client.close() };
+}
+
+export interface CallOutcome {
+  isError: boolean;
+  json: Record<string, any>;
+  texts: string[];
+}
+
+/** Calls a tool and parses the JSON part of its answer (the last text block). */
+export async function call(client: Client, name: string, args: Record<string, unknown>): Promise<CallOutcome> {
+  const res = await client.callTool({ name, arguments: args });
+  const texts = (res.content as { type: string; text: string }[]).filter((c) => c.type === 'text').map((c) => c.text);
+  return { isError: res.isError === true, json: JSON.parse(texts[texts.length - 1]), texts };
+}
