@@ -1,19 +1,39 @@
-// Who the commits are by: GIT_AUTHOR_* / CAIRN_AUTHOR_*, else the repository's git config user,
+// Who the commits are by: CAIRN_AUTHOR_* / GIT_AUTHOR_*, else the repository's git config user,
 // else the login name. Agents get their own author name in ops/context.ts.
-import * as fs from 'node:fs';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import * as git from 'isomorphic-git';
+import path from 'node:path';
+
+/** Reads `[user] name/email` from a git config file; a tiny parser keeps start-up light. */
+function gitConfigUser(file: string): { name?: string; email?: string } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return {};
+  }
+  const out: { name?: string; email?: string } = {};
+  let inUser = false;
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line.startsWith('[')) inUser = /^\[user\]$/i.test(line);
+    else if (inUser) {
+      const m = /^(name|email)\s*=\s*(.*)$/i.exec(line);
+      if (m) out[m[1].toLowerCase() as 'name' | 'email'] = m[2].replace(/^"(.*)"$/, '$1').trim();
+    }
+  }
+  return out;
+}
 
 export async function resolveAuthor(env: NodeJS.ProcessEnv, repoDir: string | null): Promise<{ name: string; email: string }> {
   let name = env.CAIRN_AUTHOR_NAME ?? env.GIT_AUTHOR_NAME;
   let email = env.CAIRN_AUTHOR_EMAIL ?? env.GIT_AUTHOR_EMAIL;
-  if (repoDir && (!name || !email)) {
-    try {
-      name ??= (await git.getConfig({ fs, dir: repoDir, path: 'user.name' })) as string | undefined;
-      email ??= (await git.getConfig({ fs, dir: repoDir, path: 'user.email' })) as string | undefined;
-    } catch {
-      // no readable config: fall through to the defaults
-    }
+  const files = [repoDir && path.join(repoDir, '.git', 'config'), env.HOME && path.join(env.HOME, '.gitconfig')];
+  for (const file of files) {
+    if (!file || (name && email)) continue;
+    const user = gitConfigUser(file);
+    name ??= user.name;
+    email ??= user.email;
   }
   if (!name) {
     try {

@@ -51,10 +51,10 @@ export function readFrontMatter(
     (isAlias(node) ? (node.resolve(document) ?? null) : (node as Node | null)) ?? null;
 
   for (const e of document.errors) {
-    problems.push(problem('yaml-syntax', firstLine(e.message), index.range(base + e.pos[0], base + e.pos[1])));
+    problems.push(problem('yaml-syntax', firstLine(e.message), errorRange(yamlSource, e.pos, base, index)));
   }
   for (const w of document.warnings) {
-    problems.push(problem('yaml-syntax', firstLine(w.message), index.range(base + w.pos[0], base + w.pos[1]), 'warning'));
+    problems.push(problem('yaml-syntax', firstLine(w.message), errorRange(yamlSource, w.pos, base, index), 'warning'));
   }
 
   const root = document.contents;
@@ -263,6 +263,16 @@ function scalarText(node: Node): string | undefined {
     return node.source ?? String(node.value);
   }
   return undefined;
+}
+
+/** The YAML error's range, widened from one character to the token there (e.g. a duplicate key). */
+function errorRange(source: string, pos: [number, number], base: number, index: LineIndex): Range {
+  let end = pos[1];
+  if (end - pos[0] <= 1) {
+    const token = /^[^\s:,[\]{}#]+/.exec(source.slice(pos[0]));
+    if (token) end = Math.max(end, pos[0] + token[0].length);
+  }
+  return index.range(base + pos[0], base + end);
 }
 
 function firstLine(message: string): string {

@@ -43,17 +43,19 @@ export class FactIndex implements FactLookup {
     return this.byKey.get(factKey(subject, predicate)) ?? [];
   }
 
-  /** Every distinct subject and predicate, for completion. */
-  terms(): { subjects: Set<string>; predicates: Set<string> } {
+  /** Every distinct subject, predicate and object, for completion. */
+  terms(): { subjects: Set<string>; predicates: Set<string>; objects: Set<string> } {
     const subjects = new Set<string>();
     const predicates = new Set<string>();
+    const objects = new Set<string>();
     for (const list of this.byKey.values()) {
       for (const f of list) {
         subjects.add(f.triple.s);
         predicates.add(f.triple.p);
+        objects.add(f.triple.o);
       }
     }
-    return { subjects, predicates };
+    return { subjects, predicates, objects };
   }
 
   static from(memories: Iterable<MemoryInfo>): FactIndex {
