@@ -10,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as git from 'isomorphic-git';
 import { GitRepo } from '../dist/store/git.js';
+import { GitIndex } from '../dist/store/git/index-file.js';
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -29,10 +30,14 @@ const env = {
 };
 const gitCli = (cwd, args, input) => execFileSync('git', args, { cwd, env, input, maxBuffer: 1 << 30 });
 
-const WORDS = 'memory cache redis decision rationale agent session plan index search vector token commit branch review trust'.split(' ');
+const WORDS =
+  'memory cache redis decision rationale agent session plan index search vector token commit branch review trust'.split(
+    ' ',
+  );
 function memoryText(i) {
   const words = [];
-  for (let w = 0; w < 100 + (i % 300); w++) words.push(WORDS[(i * 7 + w * 13) % WORDS.length] + (w % 11 === 0 ? i : ''));
+  for (let w = 0; w < 100 + (i % 300); w++)
+    words.push(WORDS[(i * 7 + w * 13) % WORDS.length] + (w % 11 === 0 ? i : ''));
   return `---\nid: mem-${i}\ntitle: Memory ${i}\nkind: fact\n---\n\n${words.join(' ')}\n`;
 }
 
@@ -44,8 +49,13 @@ function buildRepo(dir) {
     parts.push(Buffer.from(`blob\nmark :${i + 1}\ndata ${body.length}\n`), body, Buffer.from('\n'));
   }
   const msg = 'import memories\n';
-  parts.push(Buffer.from(`commit refs/heads/main\ncommitter Bench <bench@example.com> 1700000000 +0000\ndata ${msg.length}\n${msg}`));
-  for (let i = 0; i < FILES; i++) parts.push(Buffer.from(`M 100644 :${i + 1} memories/mem-${String(i).padStart(5, '0')}.md\n`));
+  parts.push(
+    Buffer.from(
+      `commit refs/heads/main\ncommitter Bench <bench@example.com> 1700000000 +0000\ndata ${msg.length}\n${msg}`,
+    ),
+  );
+  for (let i = 0; i < FILES; i++)
+    parts.push(Buffer.from(`M 100644 :${i + 1} memories/mem-${String(i).padStart(5, '0')}.md\n`));
   parts.push(Buffer.from('\n'));
   gitCli(dir, ['fast-import', '--quiet'], Buffer.concat(parts));
   gitCli(dir, ['reset', '-q', '--hard', 'main']);
@@ -71,7 +81,9 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-bench-git-'));
 try {
   let t = performance.now();
   buildRepo(dir);
-  console.log(`repo with ${FILES} files in memories/ built in ${((performance.now() - t) / 1000).toFixed(1)} s (${dir})`);
+  console.log(
+    `repo with ${FILES} files in memories/ built in ${((performance.now() - t) / 1000).toFixed(1)} s (${dir})`,
+  );
 
   const repo = await GitRepo.open(dir);
   const ours = [];
@@ -110,7 +122,26 @@ try {
   stats('GitRepo.commit on candidate/<id> (no work tree)', cand);
 
   const status = gitCli(dir, ['status', '--porcelain']).toString();
-  console.log(`git status --porcelain after our commits: ${status === '' ? 'clean' : status.split('\n').length + ' lines'}`);
+  console.log(
+    `git status --porcelain after our commits: ${status === '' ? 'clean' : status.split('\n').length + ' lines'}`,
+  );
+
+  // Our index update alone (read + splice one entry + hash + write), as done inside commit().
+  const ownIndex = [];
+  for (let i = 0; i < 50; i++) {
+    const rel = `memories/new-${i}.md`;
+    const st = fs.statSync(path.join(dir, rel), { bigint: true });
+    ownIndex.push(
+      await time(async () => {
+        const index = await GitIndex.read(path.join(dir, '.git/index'));
+        if (!index) throw new Error('no index');
+        const oid = index.lookup(rel)[0].oid;
+        const bytes = index.serializeWith([{ path: rel, oid, mode: '100644', stat: st }]);
+        await fs.promises.writeFile(path.join(dir, '.git/index.bench'), bytes);
+      }),
+    );
+  }
+  stats('own index update (index update only)', ownIndex);
 
   // For comparison only: isomorphic-git's index update for one new file (rewrites the whole index).
   const isoAdd = [];

@@ -65,7 +65,9 @@ function evaluate(name, rankFor) {
 let t = performance.now();
 const index = KeywordIndex.empty();
 corpus.forEach((d, i) => index.add(i, { title: d.title ?? '', tags: '', heading: '', text: d.text ?? '' }));
-console.log(`SciFact: ${corpus.length} abstracts, ${queries.length} train queries; keyword index built in ${(performance.now() - t).toFixed(0)} ms`);
+console.log(
+  `SciFact: ${corpus.length} abstracts, ${queries.length} train queries; keyword index built in ${(performance.now() - t).toFixed(0)} ms`,
+);
 
 const keywordHits = new Map();
 const kwOptions = { prefix: args.prefix };
@@ -83,7 +85,9 @@ if (args['model-dir']) {
   t = performance.now();
   const docVecs = await embedder.embed(corpus.map((d) => `${d.title}\n\n${d.text}`));
   const queryVecs = await embedder.embed(queries.map((q) => q.text));
-  console.log(`model ${embedder.modelId} (${embedder.dims} dims): embedded corpus + queries in ${(performance.now() - t).toFixed(0)} ms`);
+  console.log(
+    `model ${embedder.modelId} (${embedder.dims} dims): embedded corpus + queries in ${(performance.now() - t).toFixed(0)} ms`,
+  );
   const vectorHits = new Map();
   queries.forEach((q, qi) => {
     const qv = queryVecs[qi];
@@ -96,11 +100,17 @@ if (args['model-dir']) {
     const top = scores.slice(0, 100);
     // The product also scores the keyword hits by cosine (exact cosine is cheap), so do the same.
     const seen = new Set(top.map((s) => s.key));
-    for (const h of keywordHits.get(q._id)) if (!seen.has(h.docId)) top.push(scores.find((s) => s.key === h.docId));
+    for (const h of keywordHits.get(q._id))
+      if (!seen.has(h.docId)) top.push(scores.find((s) => s.key === h.docId));
     vectorHits.set(q._id, top);
   });
   const kw = (q) => keywordHits.get(q._id).map((h) => ({ key: h.docId, score: h.score }));
-  evaluate('vector-only', (q) => vectorHits.get(q._id).slice(0, 100).map((s) => s.key));
+  evaluate('vector-only', (q) =>
+    vectorHits
+      .get(q._id)
+      .slice(0, 100)
+      .map((s) => s.key),
+  );
   const chosen = weightsForModel(embedder.modelId);
   evaluate(`hybrid weighted ${chosen.vectorWeight}/${chosen.textWeight} (model default)`, (q) =>
     fuse(kw(q), vectorHits.get(q._id), { method: 'weighted', ...chosen }).map((s) => s.key),

@@ -6,7 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { VectorCache, contentHash } from '../dist/search/vectors.js';
 
-const args = Object.fromEntries(process.argv.slice(2).map((a, i, all) => (a.startsWith('--') ? [a.slice(2), all[i + 1]] : [])).filter((e) => e.length));
+const args = Object.fromEntries(
+  process.argv
+    .slice(2)
+    .map((a, i, all) => (a.startsWith('--') ? [a.slice(2), all[i + 1]] : []))
+    .filter((e) => e.length),
+);
 const dims = Number(args.dims ?? 384);
 const sizes = (args.sizes ?? '10000,50000,100000').split(',').map(Number);
 const QUERIES = 50;

@@ -38,7 +38,10 @@ describe('parseMemory on the every-field sample', () => {
     expect(m.body.rationale).toHaveLength(2);
     expect(m.body.openQuestions).toEqual(['Do we need Redis Cluster before the spring campaign?']);
     expect(m.body.nextSteps).toEqual(['Add a `SESSION_STORE` setting and ship it behind a flag.']);
-    expect(m.body.references).toEqual(['[[perf-review-2026-01]]', 'https://redis.io/docs/latest/develop/use/patterns/']);
+    expect(m.body.references).toEqual([
+      '[[perf-review-2026-01]]',
+      'https://redis.io/docs/latest/develop/use/patterns/',
+    ]);
   });
 
   test('refs, key ranges and body start point at the right text', () => {
@@ -114,7 +117,9 @@ describe('parseMemory edge cases', () => {
   });
 
   test('wrong types: confidence as text, source as text, tags as a map, triples as text', () => {
-    const m = parse('---\nid: a\ntitle: t\nkind: fact\nconfidence: "0.9"\nsource: human\ntags: {a: 1}\ntriples: x\n---\n');
+    const m = parse(
+      '---\nid: a\ntitle: t\nkind: fact\nconfidence: "0.9"\nsource: human\ntags: {a: 1}\ntriples: x\n---\n',
+    );
     expect(m.problems.map(summarize).sort()).toEqual([
       'field-type@4:12-4:17',
       'field-type@5:8-5:13',
@@ -126,7 +131,10 @@ describe('parseMemory edge cases', () => {
   });
 
   test('numbers and booleans in text fields are read as written', () => {
-    const m = parse('---\nid: "2024"\ntitle: 2024\nkind: fact\nsession: 0012\nplan: true\n---\n', 'memories/2024.md');
+    const m = parse(
+      '---\nid: "2024"\ntitle: 2024\nkind: fact\nsession: 0012\nplan: true\n---\n',
+      'memories/2024.md',
+    );
     expect(m.problems).toEqual([]);
     expect(m.frontMatter).toMatchObject({ id: '2024', title: '2024', session: '0012', plan: 'true' });
   });
@@ -138,7 +146,12 @@ describe('parseMemory edge cases', () => {
 
   test('front matter that is not a mapping', () => {
     const m = parse('---\n- a\n- b\n---\nbody\n');
-    expect(m.problems.map((p) => p.code)).toEqual(['field-type', 'field-missing', 'field-missing', 'field-missing']);
+    expect(m.problems.map((p) => p.code)).toEqual([
+      'field-type',
+      'field-missing',
+      'field-missing',
+      'field-missing',
+    ]);
   });
 
   test('id mismatch only for files under memories/', () => {
@@ -148,10 +161,13 @@ describe('parseMemory edge cases', () => {
   });
 
   test('CRLF line endings and a BOM keep exact ranges', () => {
-    const text = '\uFEFF---\r\nid: a\r\ntitle: t\r\nkind: nope\r\n---\r\nSee [[b]].\r\n\r\n## Decisions\r\n\r\n- x\r\n  y\r\n';
+    const text =
+      '\uFEFF---\r\nid: a\r\ntitle: t\r\nkind: nope\r\n---\r\nSee [[b]].\r\n\r\n## Decisions\r\n\r\n- x\r\n  y\r\n';
     const m = parse(text);
     expect(m.problems.map(summarize)).toEqual(['kind-unknown@3:6-3:10']);
-    expect(m.refs).toEqual([{ id: 'b', range: { start: { line: 5, character: 4 }, end: { line: 5, character: 9 } } }]);
+    expect(m.refs).toEqual([
+      { id: 'b', range: { start: { line: 5, character: 4 }, end: { line: 5, character: 9 } } },
+    ]);
     expect(m.body).toMatchObject({ context: 'See [[b]].', decisions: ['x\ny'] });
     expect(m.bodyStartLine).toBe(5);
   });
@@ -162,16 +178,54 @@ describe('parseMemory edge cases', () => {
   });
 
   test('dates: valid and invalid ISO 8601 forms', () => {
-    const ok = ['2026-01-31', '2024-02-29', '2026-01-31T09:30Z', '2026-01-31T09:30:00.123+02:00', '2026-01-31T23:59:60Z'];
-    const bad = ['2026-02-30', '2023-02-29', '26-01-01', '2026-1-1', '2026-01-31 09:30', '2026-01-31T25:00Z', 'now'];
-    for (const d of ok) expect(parse(`---\nid: a\ntitle: t\nkind: note\ncreated: ${d}\n---\n`).problems, d).toEqual([]);
+    const ok = [
+      '2026-01-31',
+      '2024-02-29',
+      '2026-01-31T09:30Z',
+      '2026-01-31T09:30:00.123+02:00',
+      '2026-01-31T23:59:60Z',
+    ];
+    const bad = [
+      '2026-02-30',
+      '2023-02-29',
+      '26-01-01',
+      '2026-1-1',
+      '2026-01-31 09:30',
+      '2026-01-31T25:00Z',
+      'now',
+    ];
+    for (const d of ok)
+      expect(parse(`---\nid: a\ntitle: t\nkind: note\ncreated: ${d}\n---\n`).problems, d).toEqual([]);
     for (const d of bad) {
-      expect(parse(`---\nid: a\ntitle: t\nkind: note\ncreated: ${d}\n---\n`).problems.map((p) => p.code), d).toEqual(['date-invalid']);
+      expect(
+        parse(`---\nid: a\ntitle: t\nkind: note\ncreated: ${d}\n---\n`).problems.map((p) => p.code),
+        d,
+      ).toEqual(['date-invalid']);
     }
   });
 
   test('never throws on hostile input', () => {
-    const inputs = ['---', '---\n---', '---\n: :\n---', '---\n*a\n---', '---\nid: &a [*a]\n---', '\u0000---\n', '---\n'.repeat(50), '[['.repeat(1000)];
+    const inputs = [
+      '---',
+      '---\n---',
+      '---\n: :\n---',
+      '---\n*a\n---',
+      '---\nid: &a [*a]\n---',
+      '\u0000---\n',
+      '---\n'.repeat(50),
+      '[['.repeat(1000),
+    ];
     for (const input of inputs) expect(() => parse(input)).not.toThrow();
   });
+});
+
+test('the example in docs/format.md parses without problems', async () => {
+  const { readFileSync } = await import('node:fs');
+  const doc = readFileSync(new URL('../../docs/format.md', import.meta.url), 'utf8');
+  const example = /```markdown\n([\s\S]*?)\n```\n/.exec(doc)?.[1];
+  expect(example).toBeDefined();
+  const m = parseMemory(`${example}\n`, { path: 'memories/redis-session-cache.md' });
+  expect(m.problems).toEqual([]);
+  expect(m.body.references).toEqual(['[[perf-review-2026-01]]']);
+  expect(m.frontMatter.triples).toHaveLength(2);
 });

@@ -1,6 +1,12 @@
 // Builds a rule workspace from inline files and reports problems compactly, so each test states a
 // store and the findings it expects (code@line:col-line:col) in a line or two.
-import { checkMemory, checkWorkspace, parseStoreFile, WorkspaceModel, type CheckOptions } from '../../server/src/core/rules/index.js';
+import {
+  checkMemory,
+  checkWorkspace,
+  parseStoreFile,
+  WorkspaceModel,
+  type CheckOptions,
+} from '../../server/src/core/rules/index.js';
 import type { MemoryStatus, ParsedMemory, Problem } from '../../server/src/core/types.js';
 
 export interface FixtureStatus {
@@ -9,7 +15,10 @@ export interface FixtureStatus {
 }
 
 /** A memory file from a few fields; `body` is the markdown after the front matter. */
-export function memory(id: string, fields: { title?: string; kind?: string; extra?: string; body?: string } = {}): string {
+export function memory(
+  id: string,
+  fields: { title?: string; kind?: string; extra?: string; body?: string } = {},
+): string {
   return [
     '---',
     `id: ${id}`,
@@ -50,7 +59,10 @@ export function check(
   return checkMemory(docs.get(path)!, model, opts);
 }
 
-export function checkAll(files: Record<string, string>, opts: CheckOptions & { statuses?: Record<string, FixtureStatus> } = {}) {
+export function checkAll(
+  files: Record<string, string>,
+  opts: CheckOptions & { statuses?: Record<string, FixtureStatus> } = {},
+) {
   const { model, docs } = buildWorkspace(files, opts.statuses);
   return checkWorkspace([...docs.values()], model, opts);
 }

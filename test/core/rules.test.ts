@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkMemory } from '../../server/src/core/rules/index.js';
+import { checkMemory, parseStoreFile } from '../../server/src/core/rules/index.js';
 import { buildWorkspace, check, checkAll, codes, memory, show } from './rules-helper.js';
 
 const REDIS =
@@ -16,7 +16,11 @@ describe('references', () => {
       'memories/rej.md': memory('rej'),
     };
     const problems = check(files, 'memories/a.md', {
-      statuses: { old: { status: 'superseded', supersededBy: 'new' }, cand: { status: 'candidate' }, rej: { status: 'rejected' } },
+      statuses: {
+        old: { status: 'superseded', supersededBy: 'new' },
+        cand: { status: 'candidate' },
+        rej: { status: 'rejected' },
+      },
     });
     expect(problems.map(show)).toEqual([
       'ref/unknown@5:4-5:12',
@@ -31,7 +35,11 @@ describe('references', () => {
   });
 
   it('checks refs in MEMORY.md and daily notes without asking them for front matter', () => {
-    const files = { 'MEMORY.md': '# Notes\n\n- see [[nope]]\n', 'daily/2026-01-02.md': 'Talked about [[a]].\n', 'memories/a.md': memory('a') };
+    const files = {
+      'MEMORY.md': '# Notes\n\n- see [[nope]]\n',
+      'daily/2026-01-02.md': 'Talked about [[a]].\n',
+      'memories/a.md': memory('a'),
+    };
     expect(check(files, 'MEMORY.md').map(show)).toEqual(['ref/unknown@2:6-2:14']);
     expect(check(files, 'daily/2026-01-02.md')).toEqual([]);
   });
@@ -73,7 +81,10 @@ describe('schema', () => {
   });
 
   it('reports duplicate ids across files in checkWorkspace', () => {
-    const result = checkAll({ 'memories/a.md': memory('a'), 'memories/b.md': memory('a', { body: 'Different body text for b here.' }) });
+    const result = checkAll({
+      'memories/a.md': memory('a'),
+      'memories/b.md': memory('a', { body: 'Different body text for b here.' }),
+    });
     const all = result.flatMap((f) => f.problems.map((p) => `${f.path} ${p.code}`));
     expect(all).toContain('memories/b.md id-mismatch');
     expect(all).toContain('memories/a.md id-duplicate');
@@ -82,30 +93,48 @@ describe('schema', () => {
 
 describe('duplicates', () => {
   it('finds exact duplicates (normalized) with related information', () => {
-    const files = { 'memories/a.md': memory('a', { body: REDIS }), 'memories/b.md': memory('b', { body: `  ${REDIS.toUpperCase()}  ` }) };
+    const files = {
+      'memories/a.md': memory('a', { body: REDIS }),
+      'memories/b.md': memory('b', { body: `  ${REDIS.toUpperCase()}  ` }),
+    };
     const [p] = check(files, 'memories/a.md');
     expect(show(p)).toBe('duplicate/exact@2:7-2:17');
-    expect(p.related).toEqual([{ path: 'memories/b.md', range: expect.any(Object), message: 'the other memory (active)' }]);
+    expect(p.related).toEqual([
+      { path: 'memories/b.md', range: expect.any(Object), message: 'the other memory (active)' },
+    ]);
     expect(p.related![0].range.start).toEqual({ line: 2, character: 7 });
   });
 
   it('finds near duplicates at or above 0.75 and not below', () => {
     const near = REDIS.replace('30 minute', '45 minute');
-    const far = 'Deployments go through the staging cluster first; production needs a signed tag and a second reviewer.';
-    const files = { 'memories/a.md': memory('a', { body: REDIS }), 'memories/b.md': memory('b', { body: near }), 'memories/c.md': memory('c', { body: far }) };
+    const far =
+      'Deployments go through the staging cluster first; production needs a signed tag and a second reviewer.';
+    const files = {
+      'memories/a.md': memory('a', { body: REDIS }),
+      'memories/b.md': memory('b', { body: near }),
+      'memories/c.md': memory('c', { body: far }),
+    };
     const problems = check(files, 'memories/a.md');
     expect(problems.map((p) => `${p.code} ${p.related?.[0].path}`)).toEqual(['duplicate/near memories/b.md']);
     expect(problems[0].message).toMatch(/\d+% similar/);
   });
 
   it('stays quiet when one memory supersedes the other, or the other is superseded', () => {
-    const files = { 'memories/a.md': memory('a', { body: REDIS, extra: 'supersedes: [b]' }), 'memories/b.md': memory('b', { body: REDIS }) };
+    const files = {
+      'memories/a.md': memory('a', { body: REDIS, extra: 'supersedes: [b]' }),
+      'memories/b.md': memory('b', { body: REDIS }),
+    };
     expect(check(files, 'memories/a.md')).toEqual([]);
-    expect(check(files, 'memories/b.md', { statuses: { b: { status: 'superseded', supersededBy: 'a' } } })).toEqual([]);
+    expect(
+      check(files, 'memories/b.md', { statuses: { b: { status: 'superseded', supersededBy: 'a' } } }),
+    ).toEqual([]);
   });
 
   it('reports semantic neighbours as information above the threshold only', () => {
-    const files = { 'memories/a.md': memory('a', { body: REDIS }), 'memories/b.md': memory('b', { body: 'Login sessions live in an in-memory store.' }) };
+    const files = {
+      'memories/a.md': memory('a', { body: REDIS }),
+      'memories/b.md': memory('b', { body: 'Login sessions live in an in-memory store.' }),
+    };
     const { model, docs } = buildWorkspace(files);
     let score = 0.95;
     model.semanticNeighbours = (id) => (id === 'a' ? [{ id: 'b', score }] : []);
@@ -117,7 +146,10 @@ describe('duplicates', () => {
   });
 
   it('does not call short bodies duplicates', () => {
-    const files = { 'memories/a.md': memory('a', { body: 'TBD' }), 'memories/b.md': memory('b', { body: 'TBD' }) };
+    const files = {
+      'memories/a.md': memory('a', { body: 'TBD' }),
+      'memories/b.md': memory('b', { body: 'TBD' }),
+    };
     expect(check(files, 'memories/a.md')).toEqual([]);
   });
 });
@@ -129,7 +161,9 @@ describe('scanner', () => {
       'Deploy key: AKIAIOSFODNN7EXAMPLE1 was rotated.',
       'Zero\u200bwidth here.',
     ].join('\n');
-    const problems = check({ 'memories/a.md': memory('a', { body }) }, 'memories/a.md', { rules: ['scanner'] });
+    const problems = check({ 'memories/a.md': memory('a', { body }) }, 'memories/a.md', {
+      rules: ['scanner'],
+    });
     const found = problems.map((p) => `${p.code.split('/')[0]}@${p.range.start.line}`);
     expect(found).toContain('injection@5');
     expect(found.some((f) => f.startsWith('hidden@7'))).toBe(true);
@@ -137,33 +171,86 @@ describe('scanner', () => {
   });
 
   it('leaves ordinary engineering prose alone', () => {
-    const body = 'We ignore flaky tests in CI until the retry plugin lands; override the timeout in jest.config.js.';
+    const body =
+      'We ignore flaky tests in CI until the retry plugin lands; override the timeout in jest.config.js.';
     expect(check({ 'memories/a.md': memory('a', { body }) }, 'memories/a.md')).toEqual([]);
   });
 });
 
 describe('conflicts', () => {
   const fact = (id: string, triple: string, extra = ''): string =>
-    memory(id, { body: `${id === 'a' ? 'Cache layer notes' : 'Queue worker sizing and retry policy'}: short.`, extra: `triples:\n  - ${triple}${extra}` });
+    memory(id, {
+      body: `${id === 'a' ? 'Cache layer notes' : 'Queue worker sizing and retry policy'}: short.`,
+      extra: `triples:\n  - ${triple}${extra}`,
+    });
 
   it('flags the same subject and predicate with another object, pointing at the other triple', () => {
-    const files = { 'memories/a.md': fact('a', '[api, uses, redis]'), 'memories/b.md': fact('b', '[API, uses, memcached]') };
+    const files = {
+      'memories/a.md': fact('a', '[api, uses, redis]'),
+      'memories/b.md': fact('b', '[API, uses, memcached]'),
+    };
     const problems = check(files, 'memories/a.md');
     expect(problems.map(show)).toEqual(['conflict/fact@5:4-5:22']);
-    expect(problems[0].related?.[0]).toMatchObject({ path: 'memories/b.md', range: { start: { line: 5, character: 4 } } });
+    expect(problems[0].related?.[0]).toMatchObject({
+      path: 'memories/b.md',
+      range: { start: { line: 5, character: 4 } },
+    });
   });
 
   it('ignores agreeing objects, disjoint windows, supersede links and inactive memories', () => {
     const base = { 'memories/a.md': fact('a', '{s: api, p: uses, o: redis, until: 2025-01-01}') };
     expect(check({ ...base, 'memories/b.md': fact('b', '[api, uses, Redis]') }, 'memories/a.md')).toEqual([]);
-    expect(check({ ...base, 'memories/b.md': fact('b', '{s: api, p: uses, o: valkey, from: 2025-01-01}') }, 'memories/a.md')).toEqual([]);
-    const linked = { 'memories/a.md': fact('a', '[api, uses, redis]'), 'memories/b.md': fact('b', '[api, uses, valkey]', '\nsupersedes: [a]') };
+    expect(
+      check(
+        { ...base, 'memories/b.md': fact('b', '{s: api, p: uses, o: valkey, from: 2025-01-01}') },
+        'memories/a.md',
+      ),
+    ).toEqual([]);
+    const linked = {
+      'memories/a.md': fact('a', '[api, uses, redis]'),
+      'memories/b.md': fact('b', '[api, uses, valkey]', '\nsupersedes: [a]'),
+    };
     expect(check(linked, 'memories/a.md')).toEqual([]);
-    const other = { 'memories/a.md': fact('a', '[api, uses, redis]'), 'memories/b.md': fact('b', '[api, uses, valkey]') };
+    const other = {
+      'memories/a.md': fact('a', '[api, uses, redis]'),
+      'memories/b.md': fact('b', '[api, uses, valkey]'),
+    };
     expect(check(other, 'memories/a.md', { statuses: { b: { status: 'candidate' } } })).toEqual([]);
-    expect(codes(check({ ...base, 'memories/b.md': fact('b', '{s: api, p: uses, o: valkey, from: 2024-06-01}') }, 'memories/a.md'))).toEqual([
-      'conflict/fact',
-    ]);
+    expect(
+      codes(
+        check(
+          { ...base, 'memories/b.md': fact('b', '{s: api, p: uses, o: valkey, from: 2024-06-01}') },
+          'memories/a.md',
+        ),
+      ),
+    ).toEqual(['conflict/fact']);
+  });
+});
+
+describe('WorkspaceModel', () => {
+  it('follows edits, removals and status changes incrementally', () => {
+    const files = {
+      'memories/a.md': memory('a', { body: REDIS }),
+      'memories/b.md': memory('b', { body: REDIS }),
+    };
+    const { model, docs } = buildWorkspace(files);
+    const a = docs.get('memories/a.md')!;
+    expect(codes(checkMemory(a, model))).toEqual(['duplicate/exact']);
+    model.upsert(
+      parseStoreFile(
+        memory('b', { body: 'Something else entirely about queue sizing and retries.' }),
+        'memories/b.md',
+      ),
+      { status: 'active' },
+    );
+    expect(checkMemory(a, model)).toEqual([]);
+    model.upsert(docs.get('memories/b.md')!, { status: 'active' });
+    model.setStatus('b', { status: 'superseded', supersededBy: 'a' });
+    expect(checkMemory(a, model)).toEqual([]);
+    model.remove('b');
+    expect(model.byHash.size).toBe(1);
+    const ref = parseStoreFile(memory('c', { body: 'See [[b]].' }), 'memories/c.md');
+    expect(codes(checkMemory(ref, model))).toEqual(['ref/unknown']);
   });
 });
 

@@ -1,6 +1,6 @@
 // Shared by the MCP tests: a real store in a temp folder and a real MCP client over stdio.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,24 +19,41 @@ function newestSource(dir: string): number {
   return newest;
 }
 
+const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
 /**
  * Compiles server/src to dist/ unless dist is newer than every source (tsc takes most of a minute
- * here). Others' type errors do not stop tsc from emitting.
+ * here). Others' type errors do not stop tsc from emitting. Test files run in parallel, so one
+ * builds (holding a lock folder) and the others wait for it instead of reading half-written files.
  */
 export function buildDist(): void {
   const entry = path.join(ROOT, 'dist/mcp/index.js');
-  if (existsSync(entry) && statSync(entry).mtimeMs > newestSource(path.join(ROOT, 'server/src'))) return;
+  const fresh = () =>
+    existsSync(entry) && statSync(entry).mtimeMs > newestSource(path.join(ROOT, 'server/src'));
+  if (fresh()) return;
+  const lock = path.join(os.tmpdir(), `cairn-mcp-test-build-${Buffer.from(ROOT).toString('hex').slice(-16)}`);
+  try {
+    mkdirSync(lock);
+  } catch {
+    for (let waited = 0; existsSync(lock) && waited < 180_000; waited += 250) sleep(250);
+    return;
+  }
   try {
     execFileSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT, stdio: 'pipe' });
   } catch {
     // tsc exits non-zero on type errors but still writes dist/.
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
   }
-  if (!existsSync(path.join(ROOT, 'dist/mcp/index.js'))) throw new Error('dist/mcp/index.js missing after tsc');
+  if (!existsSync(entry)) throw new Error('dist/mcp/index.js missing after tsc');
 }
 
 export async function makeStore(): Promise<string> {
   const dir = path.join(await mkdtemp(path.join(os.tmpdir(), 'cairn-mcp-')), 'store');
-  await initStore(dir, { templateDir: path.join(ROOT, 'memory-template'), author: { name: 'Test', email: 't@example.com' } });
+  await initStore(dir, {
+    templateDir: path.join(ROOT, 'memory-template'),
+    author: { name: 'Test', email: 't@example.com' },
+  });
   return dir;
 }
 
@@ -46,13 +63,25 @@ export interface Connected {
   close: () => Promise<void>;
 }
 
+/** `cairn mcp --store DIR` once the CLI registers the command; until then test/mcp/serve.mjs. */
+function serverArgs(storeDir: string): string[] {
+  const registry = path.join(ROOT, 'dist/cli/registry.js');
+  const wired = existsSync(registry) && readFileSync(registry, 'utf8').includes('mcpCommand');
+  return wired
+    ? [path.join(ROOT, 'bin/cairn.js'), 'mcp', '--store', storeDir]
+    : [path.join(ROOT, 'test/mcp/serve.mjs'), storeDir];
+}
+
 /** Spawns the server over stdio and connects the SDK's own client to it. */
 export async function connect(storeDir: string): Promise<Connected> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [path.join(ROOT, 'test/mcp/serve.mjs'), storeDir],
+    args: serverArgs(storeDir),
     stderr: 'pipe',
-    env: { ...process.env, CAIRN_AUTHOR_NAME: 'Test', CAIRN_AUTHOR_EMAIL: 't@example.com' } as Record<string, string>,
+    env: { ...process.env, CAIRN_AUTHOR_NAME: 'Test', CAIRN_AUTHOR_EMAIL: 't@example.com' } as Record<
+      string,
+      string
+    >,
   });
   let err = '';
   transport.stderr?.on('data', (d: Buffer) => (err += d.toString()));
@@ -68,8 +97,14 @@ export interface CallOutcome {
 }
 
 /** Calls a tool and parses the JSON part of its answer (the last text block). */
-export async function call(client: Client, name: string, args: Record<string, unknown>): Promise<CallOutcome> {
+export async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<CallOutcome> {
   const res = await client.callTool({ name, arguments: args });
-  const texts = (res.content as { type: string; text: string }[]).filter((c) => c.type === 'text').map((c) => c.text);
+  const texts = (res.content as { type: string; text: string }[])
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text);
   return { isError: res.isError === true, json: JSON.parse(texts[texts.length - 1]), texts };
 }

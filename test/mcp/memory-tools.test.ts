@@ -1,5 +1,5 @@
 // The MCP server over real stdio with the SDK's own client, on a real store in a temp folder.
-import { readFile } from 'node:fs/promises';
+import { appendFile, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDist, call, connect, makeStore, type Connected } from './helpers.js';
@@ -22,9 +22,19 @@ describe('cairn mcp: store, retrieve, search, get, review', () => {
   it('lists every tool with guidance in the descriptions', async () => {
     const { tools } = await conn.client.listTools();
     const names = tools.map((t) => t.name);
-    for (const n of ['memory_store', 'memory_retrieve', 'memory_search', 'memory_get', 'memory_review']) {
-      expect(names).toContain(n);
-    }
+    expect(names.sort()).toEqual(
+      [
+        'knowledge_graph',
+        'memory_append',
+        'memory_get',
+        'memory_manager',
+        'memory_retrieve',
+        'memory_review',
+        'memory_search',
+        'memory_store',
+      ].sort(),
+    );
+    expect(tools.find((t) => t.name === 'memory_review')!.annotations?.readOnlyHint).toBe(true);
     const storeTool = tools.find((t) => t.name === 'memory_store')!;
     expect(storeTool.description).toMatch(/300-1500 characters/);
     expect(storeTool.description).toMatch(/0-5/);
@@ -44,7 +54,10 @@ describe('cairn mcp: store, retrieve, search, get, review', () => {
     expect(stored.json).toMatchObject({ success: true, staged: false, metadata: { status: 'active' } });
     expect(stored.json.message).toMatch(/ACTIVE/);
 
-    const got = await call(conn.client, 'memory_retrieve', { query: 'redis sessions', contextHints: ['gateway'] });
+    const got = await call(conn.client, 'memory_retrieve', {
+      query: 'redis sessions',
+      contextHints: ['gateway'],
+    });
     expect(got.isError).toBe(false);
     expect(got.texts[0]).toMatch(/^# Retrieved Memories \(1 result\)/);
     expect(got.texts[0]).toContain('Use Redis for session caching');
@@ -57,7 +70,8 @@ describe('cairn mcp: store, retrieve, search, get, review', () => {
   it('routes a background write to a candidate that memory_review lists and retrieval skips', async () => {
     const stored = await call(conn.client, 'memory_store', {
       topic: 'Kafka for audit events',
-      context: 'I inferred from the logs that audit events could go through Kafka instead of the database table.',
+      context:
+        'I inferred from the logs that audit events could go through Kafka instead of the database table.',
       origin: 'background',
       confidence: 0.95,
     });
@@ -67,10 +81,45 @@ describe('cairn mcp: store, retrieve, search, get, review', () => {
 
     const review = await call(conn.client, 'memory_review', {});
     expect(review.json.count).toBe(1);
-    expect(review.json.candidates[0]).toMatchObject({ id: stored.json.metadata.topic_id, origin: 'background' });
+    expect(review.json.candidates[0]).toMatchObject({
+      id: stored.json.metadata.topic_id,
+      origin: 'background',
+    });
 
     const got = await call(conn.client, 'memory_retrieve', { query: 'kafka audit events' });
     expect(got.json.entries).toHaveLength(0);
+  });
+
+  it('leaves superseded memories out of retrieval unless includeSuperseded', async () => {
+    const old = await call(conn.client, 'memory_store', {
+      topic: 'Deploy with Jenkins',
+      context: 'Deployments of the zebra service run from the Jenkins pipeline in ops/jenkins.',
+      confidence: 0.9,
+    });
+    const seen = await call(conn.client, 'memory_retrieve', { query: 'zebra deployments' });
+    expect(seen.json.entries.map((e: { topicId: string }) => e.topicId)).toEqual([
+      old.json.metadata.topic_id,
+    ]);
+    const replacement = await call(conn.client, 'memory_store', {
+      topic: 'Deploy with ArgoCD',
+      context: 'Deployments of the zebra service moved from Jenkins to ArgoCD; the app lives in deploy/argo.',
+      supersedes: [old.json.metadata.topic_id],
+      confidence: 0.9,
+    });
+    expect(replacement.json.metadata.status).toBe('active');
+    const now = await call(conn.client, 'memory_retrieve', { query: 'zebra deployments' });
+    expect(now.json.entries.map((e: { topicId: string }) => e.topicId)).toEqual([
+      replacement.json.metadata.topic_id,
+    ]);
+    const all = await call(conn.client, 'memory_retrieve', {
+      query: 'zebra deployments',
+      includeSuperseded: true,
+    });
+    const superseded = all.json.entries.find(
+      (e: { topicId: string }) => e.topicId === old.json.metadata.topic_id,
+    );
+    expect(superseded?.status).toBe('superseded');
+    expect(all.texts[0]).toContain('status: superseded');
   });
 
   it('answers bad payloads with INVALID_PAYLOAD / INVALID_REQUEST naming the field', async () => {
@@ -78,7 +127,11 @@ describe('cairn mcp: store, retrieve, search, get, review', () => {
     expect(noContext.isError).toBe(true);
     expect(noContext.json).toMatchObject({ errorCode: 'INVALID_PAYLOAD', field: 'context' });
 
-    const badConfidence = await call(conn.client, 'memory_store', { topic: 't', context: CONTEXT, confidence: 7 });
+    const badConfidence = await call(conn.client, 'memory_store', {
+      topic: 't',
+      context: CONTEXT,
+      confidence: 7,
+    });
     expect(badConfidence.json).toMatchObject({ errorCode: 'INVALID_PAYLOAD', field: 'confidence' });
 
     const tooMany = await call(conn.client, 'memory_retrieve', { query: 'redis', maxResults: 20 });
@@ -108,12 +161,22 @@ describe('cairn mcp: store, retrieve, search, get, review', () => {
 
   it('writes every call to .cairn/agent_audit.log and stderr', async () => {
     const log = await readFile(path.join(store, '.cairn', 'agent_audit.log'), 'utf8');
-    const entries = log.trim().split('\n').map((l) => JSON.parse(l));
+    const entries = log
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const stores = entries.filter((e) => e.tool === 'memory_store');
     expect(stores[0]).toMatchObject({ agentName: 'test-agent', result: 'active', errorCode: null });
     expect(stores[0].topicDigest).toMatch(/^[0-9a-f]{8}$/);
     expect(entries.some((e) => e.errorCode === 'INVALID_PAYLOAD')).toBe(true);
-    expect(Object.keys(entries[0]).sort()).toEqual(['agentName', 'errorCode', 'result', 'timestamp', 'tool', 'topicDigest']);
+    expect(Object.keys(entries[0]).sort()).toEqual([
+      'agentName',
+      'errorCode',
+      'result',
+      'timestamp',
+      'tool',
+      'topicDigest',
+    ]);
     expect(conn.stderr()).toMatch(/cairn mcp: memory_store agent="test-agent" result=active/);
   });
 });
@@ -141,6 +204,20 @@ describe('cairn mcp: limits', () => {
       }
       expect(rate?.retryAfterMs).toBeGreaterThan(0);
       expect(rate?.error).toMatch(/retry after/);
+    } finally {
+      await conn.close();
+    }
+  });
+
+  it('takes its limits from cairn.yaml (mcp.retrieval.perMinute)', async () => {
+    const store = await makeStore();
+    await appendFile(path.join(store, 'cairn.yaml'), '\nmcp:\n  retrieval:\n    perMinute: 2\n');
+    const conn = await connect(store);
+    try {
+      const codes = [];
+      for (let i = 0; i < 3; i++)
+        codes.push((await call(conn.client, 'memory_search', { query: 'x' })).json.errorCode);
+      expect(codes).toEqual([undefined, undefined, 'RATE_LIMIT_EXCEEDED']);
     } finally {
       await conn.close();
     }

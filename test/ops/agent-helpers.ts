@@ -15,7 +15,9 @@ export interface TestStore {
 }
 
 /** `editConfig` rewrites cairn.yaml before the store is opened (e.g. a smaller MEMORY.md cap). */
-export async function makeTestStore(opts: { editConfig?: (yaml: string) => string; start?: string } = {}): Promise<TestStore> {
+export async function makeTestStore(
+  opts: { editConfig?: (yaml: string) => string; start?: string } = {},
+): Promise<TestStore> {
   const dir = path.join(await mkdtemp(path.join(os.tmpdir(), 'cairn-ops-')), 'store');
   await initStore(dir, { templateDir: TEMPLATE, author: { name: 'Test', email: 't@example.com' } });
   if (opts.editConfig) {
@@ -24,6 +26,10 @@ export async function makeTestStore(opts: { editConfig?: (yaml: string) => strin
   }
   let now = Date.parse(opts.start ?? '2026-11-29T10:00:00Z');
   const store = await openStore({ store: dir });
-  const ctx: OpContext = { store, now: () => new Date(now), author: { name: 'Test', email: 't@example.com' } };
+  const ctx: OpContext = {
+    store,
+    now: () => new Date(now),
+    author: { name: 'Test', email: 't@example.com' },
+  };
   return { dir, ctx, advance: (ms) => (now += ms) };
 }

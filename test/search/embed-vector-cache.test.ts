@@ -63,10 +63,20 @@ describe('VectorCache', () => {
     expect((await VectorCache.load(path, { modelId: MODEL, dims: 2 })).size).toBe(0);
     await writeFile(path, 'CAIRNVEC garbage that is not a cache');
     expect((await VectorCache.load(path, { modelId: MODEL, dims: 2 })).size).toBe(0);
-    const nan = Buffer.from(good);
-    nan.writeFloatLE(Number.NaN, nan.length - 4);
-    await writeFile(path, nan);
+    await writeFile(path, Buffer.concat([good, Buffer.alloc(8)]));
     expect((await VectorCache.load(path, { modelId: MODEL, dims: 2 })).size).toBe(0);
+  });
+
+  it('never ranks a damaged (NaN) vector', async () => {
+    const cache = await VectorCache.load(path, { modelId: MODEL, dims: 4 });
+    cache.set(h('good'), [1, 0, 0, 0]);
+    cache.set(h('bad'), [0, 1, 0, 0]);
+    await cache.save();
+    const bytes = await readFile(path);
+    bytes.writeFloatLE(Number.NaN, bytes.length - 4);
+    await writeFile(path, bytes);
+    const damaged = await VectorCache.load(path, { modelId: MODEL, dims: 4 });
+    expect(damaged.topK(Float32Array.of(1, 0, 0, 0), undefined, 5).map((r) => r.hash)).toEqual([h('good')]);
   });
 
   it('retain drops vectors of chunks that no longer exist and keeps the rest intact', async () => {
@@ -98,6 +108,26 @@ describe('VectorCache', () => {
     expect(within.map((r) => r.hash)).toEqual([h('0'), h('90'), h('180')]);
     expect(cache.topK(query, undefined, 0)).toEqual([]);
     expect(cache.topK(Float32Array.of(1, 0, 0), undefined, 3)).toEqual([]);
+  });
+
+  it('ranks like a brute-force scan with the SIMD path (dims % 4 == 0) and the plain one', async () => {
+    let seed = 3;
+    const random = () => ((seed = (seed * 48271) % 2147483647) / 2147483647) * 2 - 1;
+    for (const dims of [12, 13]) {
+      const cache = await VectorCache.load(path, { modelId: MODEL, dims });
+      const vectors = new Map<string, number[]>();
+      for (let i = 0; i < 300; i++) {
+        const v = Array.from({ length: dims }, random);
+        vectors.set(h(`v${i}`), v);
+        cache.set(h(`v${i}`), v);
+      }
+      const query = Float32Array.from({ length: dims }, random);
+      const cosine = (v: number[]) => v.reduce((s, x, i) => s + x * query[i], 0) / Math.hypot(...v);
+      const expected = [...vectors].sort((a, b) => cosine(b[1]) - cosine(a[1])).slice(0, 7);
+      const top = cache.topK(query, undefined, 7);
+      expect(top.map((r) => r.hash)).toEqual(expected.map(([hash]) => hash));
+      expect(top[0].score).toBeCloseTo(cosine(expected[0][1]), 5);
+    }
   });
 
   it('rejects keys that are not hex SHA-256 and vectors of the wrong size', async () => {

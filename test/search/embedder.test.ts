@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -36,7 +37,11 @@ describe('loadEmbedder with the generated tiny BERT', () => {
   });
 
   it('returns normalized vectors: same text same vector, different texts different vectors', async () => {
-    const [a, b, c] = await embedder.embed(['the cache is stored in git', 'the cache is stored in git', 'Bananas!']);
+    const [a, b, c] = await embedder.embed([
+      'the cache is stored in git',
+      'the cache is stored in git',
+      'Bananas!',
+    ]);
     expect(a).toBeInstanceOf(Float32Array);
     expect(a.length).toBe(32);
     expect(norm(a)).toBeCloseTo(1, 5);
@@ -85,6 +90,24 @@ describe('loadEmbedder with the generated tiny BERT', () => {
     expect(await loadEmbedder({ modelId: 'Xenova/all-MiniLM-L6-v2', cacheDir })).toBeNull();
   });
 
+  it('generates other sizes from the command line (as the benchmarks do)', async () => {
+    const out = join(cacheDir, 'cli', 'small');
+    const script = join(import.meta.dirname, '../fixtures/models/make-tiny-bert.mjs');
+    const args = [script, out, '--hidden', '24', '--layers', '1', '--heads', '3', '--dtype', 'fp32'];
+    const printed = JSON.parse(execFileSync(process.execPath, args, { encoding: 'utf8' })) as {
+      dims: number;
+    };
+    expect(printed.dims).toBe(24);
+    expect(existsSync(join(out, 'onnx', 'model_quantized.onnx'))).toBe(false);
+    const small = await loadEmbedderFromDir(out);
+    try {
+      expect(small.dtype).toBe('fp32');
+      expect(small.dims).toBe(24);
+    } finally {
+      await small.dispose();
+    }
+  });
+
   it('rejects a folder whose ONNX graph is corrupt with MODEL_INVALID', async () => {
     const dir = join(cacheDir, 'broken', 'model');
     makeTinyBert({ outDir: dir, dtype: 'fp32' });
@@ -108,5 +131,7 @@ describe.skipIf(!existsSync(GLOVE_DIR))('GloVe SIF model (real semantics)', () =
 });
 
 if (!existsSync(GLOVE_DIR)) {
-  console.log(`skipping the GloVe semantic test: ${GLOVE_DIR} does not exist (it is only in the Cairn workplace)`);
+  console.log(
+    `skipping the GloVe semantic test: ${GLOVE_DIR} does not exist (it is only in the Cairn workplace)`,
+  );
 }

@@ -74,8 +74,18 @@ describe('pullModel against a local hub', () => {
   it('downloads the q8 files with progress, installs atomically and loads offline afterwards', async () => {
     const { host, requests } = await startHub('none');
     const progress: DownloadProgress[] = [];
-    const status = await pullModel({ modelId: MODEL_ID, cacheDir, remoteHost: host + '/', onProgress: (p) => progress.push(p) });
-    expect(status).toMatchObject({ installed: true, dtype: 'q8', source: 'cache', path: join(cacheDir, 'Xenova', 'all-MiniLM-L6-v2') });
+    const status = await pullModel({
+      modelId: MODEL_ID,
+      cacheDir,
+      remoteHost: host + '/',
+      onProgress: (p) => progress.push(p),
+    });
+    expect(status).toMatchObject({
+      installed: true,
+      dtype: 'q8',
+      source: 'cache',
+      path: join(cacheDir, 'Xenova', 'all-MiniLM-L6-v2'),
+    });
     expect(requests.sort()).toEqual(
       ['config.json', 'onnx/model_quantized.onnx', 'tokenizer.json', 'tokenizer_config.json'].map(
         (f) => `/${MODEL_ID}/resolve/main/${f}`,
@@ -101,10 +111,15 @@ describe('pullModel against a local hub', () => {
     const fp32Only = join(work, 'fp32-only');
     makeTinyBert({ outDir: fp32Only, dtype: 'fp32' });
     await importModel({ from: fp32Only, modelId: MODEL_ID, cacheDir });
-    expect(await modelStatus({ modelId: MODEL_ID, cacheDir })).toMatchObject({ dtype: 'fp32', source: 'imported' });
+    expect(await modelStatus({ modelId: MODEL_ID, cacheDir })).toMatchObject({
+      dtype: 'fp32',
+      source: 'imported',
+    });
     const status = await pullModel({ modelId: MODEL_ID, cacheDir, remoteHost: host });
     expect(status).toMatchObject({ installed: true, dtype: 'q8', source: 'cache' });
-    expect(await modelStatus({ modelId: MODEL_ID, cacheDir, dtype: 'fp32' })).toMatchObject({ dtype: 'fp32' });
+    expect(await modelStatus({ modelId: MODEL_ID, cacheDir, dtype: 'fp32' })).toMatchObject({
+      dtype: 'fp32',
+    });
     expect(await cacheEntries()).toEqual(['Xenova']);
   });
 
@@ -112,7 +127,9 @@ describe('pullModel against a local hub', () => {
     const { host } = await startHub('drop');
     const attempt = pullModel({ modelId: MODEL_ID, cacheDir, remoteHost: host });
     await expect(attempt).rejects.toMatchObject({ code: 'NETWORK_UNAVAILABLE' });
-    await expect(attempt).rejects.toThrow(/model_quantized\.onnx: the connection dropped.*cairn model import DIR/s);
+    await expect(attempt).rejects.toThrow(
+      /model_quantized\.onnx: the connection dropped.*cairn model import DIR/s,
+    );
     expect(await cacheEntries()).toEqual([]);
     expect((await modelStatus({ modelId: MODEL_ID, cacheDir })).installed).toBe(false);
   });
@@ -139,7 +156,9 @@ describe('pullModel against a local hub', () => {
       pullModel({ modelId: MODEL_ID, cacheDir, remoteHost: host, signal: controller.signal, onProgress }),
     ).rejects.toThrow('user pressed ctrl-c');
     expect(await cacheEntries()).toEqual([]);
-    await expect(pullModel({ modelId: MODEL_ID, cacheDir, remoteHost: host, idleTimeoutMs: 300 })).rejects.toMatchObject({
+    await expect(
+      pullModel({ modelId: MODEL_ID, cacheDir, remoteHost: host, idleTimeoutMs: 300 }),
+    ).rejects.toMatchObject({
       code: 'NETWORK_UNAVAILABLE',
       message: expect.stringMatching(/no data for 300 ms/),
     });

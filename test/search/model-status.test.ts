@@ -41,10 +41,17 @@ describe('modelStatus and importModel', () => {
     const from = join(work, 'download');
     makeTinyBert({ outDir: from });
     const imported = await importModel({ from, modelId: 'acme/tiny', cacheDir });
-    expect(imported).toMatchObject({ installed: true, path: join(cacheDir, 'acme', 'tiny'), dtype: 'q8', source: 'imported' });
+    expect(imported).toMatchObject({
+      installed: true,
+      path: join(cacheDir, 'acme', 'tiny'),
+      dtype: 'q8',
+      source: 'imported',
+    });
     expect(imported.sizeBytes).toBeGreaterThan(100_000);
     expect(imported.problem).toBeUndefined();
-    expect(await modelStatus({ modelId: 'acme/tiny', cacheDir, dtype: 'fp32' })).toMatchObject({ dtype: 'fp32' });
+    expect(await modelStatus({ modelId: 'acme/tiny', cacheDir, dtype: 'fp32' })).toMatchObject({
+      dtype: 'fp32',
+    });
     expect((await readdir(cacheDir)).sort()).toEqual(['acme']); // no staging folder left
     const embedder = await loadEmbedder({ modelId: 'acme/tiny', cacheDir });
     expect(embedder?.dims).toBe(32);
@@ -69,7 +76,9 @@ describe('modelStatus and importModel', () => {
     await expect(attempt).rejects.toMatchObject({ code: 'MODEL_INVALID' });
     await expect(attempt).rejects.toThrow(/tokenizer\.json is missing.*no ONNX graph/);
     expect(existsSync(join(cacheDir, 'acme'))).toBe(false);
-    await expect(importModel({ from: join(work, 'nope'), modelId: 'acme/tiny', cacheDir })).rejects.toMatchObject({
+    await expect(
+      importModel({ from: join(work, 'nope'), modelId: 'acme/tiny', cacheDir }),
+    ).rejects.toMatchObject({
       code: 'NOT_FOUND',
     });
   });
@@ -79,7 +88,9 @@ describe('modelStatus and importModel', () => {
     makeTinyBert({ outDir: from, dtype: 'fp32' });
     const { writeFile } = await import('node:fs/promises');
     await writeFile(join(from, 'onnx', 'model.onnx'), 'garbage');
-    await expect(importModel({ from, modelId: 'acme/tiny', cacheDir })).rejects.toMatchObject({ code: 'MODEL_INVALID' });
+    await expect(importModel({ from, modelId: 'acme/tiny', cacheDir })).rejects.toMatchObject({
+      code: 'MODEL_INVALID',
+    });
     expect(await readdir(cacheDir)).toEqual([]);
   });
 

@@ -34,10 +34,15 @@ describe('candidate branches, merges, reverts and tags', () => {
     expect(existsSync(path.join(dir, 'memories/new-idea.md'))).toBe(false);
     expect(readFileSync(path.join(dir, '.git/index'))).toEqual(indexBefore);
     expect(gitCli(dir, ['status', '--porcelain'])).toBe('');
-    expect(gitCli(dir, ['branch', '--format=%(refname:short)']).trim().split('\n')).toEqual(['candidate/new-idea', 'main']);
+    expect(gitCli(dir, ['branch', '--format=%(refname:short)']).trim().split('\n')).toEqual([
+      'candidate/new-idea',
+      'main',
+    ]);
     expect(gitCli(dir, ['rev-parse', 'candidate/new-idea^']).trim()).toBe(base);
     expect(await repo.listBranches('candidate/')).toEqual([{ name: 'candidate/new-idea', oid: cand }]);
-    expect(await repo.diff(base, cand)).toEqual([{ path: 'memories/new-idea.md', status: 'added', newOid: expect.any(String) }]);
+    expect(await repo.diff(base, cand)).toEqual([
+      { path: 'memories/new-idea.md', status: 'added', newOid: expect.any(String) },
+    ]);
     expect(await repo.mergeBase('main', 'candidate/new-idea')).toBe(base);
     await expect(
       repo.commit({
@@ -106,7 +111,12 @@ describe('candidate branches, merges, reverts and tags', () => {
     expect(await repo.readText('main', 'memories/y.md')).toBe('y\n');
 
     // Our commit on top of the CLI merge, then a CLI revert of the merge.
-    await repo.commit({ branch: 'main', changes: [{ path: 'memories/z.md', content: 'z\n' }], message: 'z', author: AUTHOR });
+    await repo.commit({
+      branch: 'main',
+      changes: [{ path: 'memories/z.md', content: 'z\n' }],
+      message: 'z',
+      author: AUTHOR,
+    });
     gitCli(dir, ['revert', '--no-edit', '-m', '1', merged]);
     expect(await repo.readText('main', 'memories/y.md')).toBeNull();
     expect(await repo.readText('main', 'memories/z.md')).toBe('z\n');
@@ -128,7 +138,12 @@ describe('candidate branches, merges, reverts and tags', () => {
     const [revert] = await repo.log('main', { limit: 1 });
     expect(revert.body).toContain(`This reverts commit ${add}.`);
     // And we keep committing on top of the CLI's revert.
-    await repo.commit({ branch: 'main', changes: [{ path: 'memories/s.md', content: 's\n' }], message: 's', author: AUTHOR });
+    await repo.commit({
+      branch: 'main',
+      changes: [{ path: 'memories/s.md', content: 's\n' }],
+      message: 's',
+      author: AUTHOR,
+    });
     expect(gitCli(dir, ['status', '--porcelain'])).toBe('');
   });
 
@@ -141,11 +156,20 @@ describe('candidate branches, merges, reverts and tags', () => {
       message: 'memory(add): bad',
       author: AUTHOR,
     });
-    const tagOid = await repo.createTag('rejected/bad', 'candidate/bad', 'duplicate of existing\n\nMemory-Action: reject', AUTHOR);
+    const tagOid = await repo.createTag(
+      'rejected/bad',
+      'candidate/bad',
+      'duplicate of existing\n\nMemory-Action: reject',
+      AUTHOR,
+    );
     await repo.deleteBranch('candidate/bad');
-    expect(gitCli(dir, ['tag', '-n1', '-l', 'rejected/*']).trim()).toMatch(/^rejected\/bad\s+duplicate of existing$/);
+    expect(gitCli(dir, ['tag', '-n1', '-l', 'rejected/*']).trim()).toMatch(
+      /^rejected\/bad\s+duplicate of existing$/,
+    );
     const raw = gitCli(dir, ['cat-file', '-p', tagOid]);
-    expect(raw).toContain(`object ${cand}\ntype commit\ntag rejected/bad\ntagger Cairn Agent <agent@example.com> 1760000000 +0100`);
+    expect(raw).toContain(
+      `object ${cand}\ntype commit\ntag rejected/bad\ntagger Cairn Agent <agent@example.com> 1760000000 +0100`,
+    );
     expect(gitCli(dir, ['rev-parse', 'rejected/bad^{commit}']).trim()).toBe(cand);
     expect(await repo.resolve('rejected/bad')).toBe(cand);
     expect(await repo.readText('rejected/bad', 'memories/bad.md')).toBe('bad\n');
@@ -155,17 +179,27 @@ describe('candidate branches, merges, reverts and tags', () => {
       { name: 'rejected/bad', target: cand, message: 'duplicate of existing\n\nMemory-Action: reject\n' },
     ]);
     expect(await repo.listTags('rejected/')).toHaveLength(1);
-    await expect(repo.createTag('rejected/bad', base, 'again', AUTHOR)).rejects.toMatchObject({ code: 'ALREADY_EXISTS' });
+    await expect(repo.createTag('rejected/bad', base, 'again', AUTHOR)).rejects.toMatchObject({
+      code: 'ALREADY_EXISTS',
+    });
     gitCli(dir, ['fsck', '--strict']);
   });
 
   it('starts from an unborn branch and from GitRepo.init', async () => {
     const { repo: fresh, dir } = await (async () => {
       const d = cliRepo();
-      return { repo: await GitRepo.init(path.join(d, 'store'), { defaultBranch: 'trunk' }), dir: path.join(d, 'store') };
+      return {
+        repo: await GitRepo.init(path.join(d, 'store'), { defaultBranch: 'trunk' }),
+        dir: path.join(d, 'store'),
+      };
     })();
     expect(await fresh.currentBranch()).toBe('trunk');
-    const first = await fresh.commit({ branch: 'trunk', changes: [{ path: 'cairn.yaml', content: 'v: 1\n' }], message: 'init', author: AUTHOR });
+    const first = await fresh.commit({
+      branch: 'trunk',
+      changes: [{ path: 'cairn.yaml', content: 'v: 1\n' }],
+      message: 'init',
+      author: AUTHOR,
+    });
     expect(gitCli(dir, ['rev-list', '--parents', 'HEAD']).trim()).toBe(first);
     expect(gitCli(dir, ['status', '--porcelain'])).toBe('');
     expect(await fresh.deleteBranch('trunk').catch((e: { code: string }) => e.code)).toBe('INVALID_REQUEST');

@@ -1,6 +1,6 @@
 // Helpers for git adapter tests: real temp repositories driven by the real git CLI.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
@@ -16,7 +16,13 @@ export const GIT_ENV = {
 
 /** Run the git CLI in `cwd`; returns stdout. Throws with stderr on a non-zero exit. */
 export function gitCli(cwd: string, args: string[], input?: string): string {
-  return execFileSync('/usr/bin/git', args, { cwd, env: GIT_ENV, encoding: 'utf8', input, maxBuffer: 64 << 20 });
+  return execFileSync('/usr/bin/git', args, {
+    cwd,
+    env: GIT_ENV,
+    encoding: 'utf8',
+    input,
+    maxBuffer: 64 << 20,
+  });
 }
 
 const temps: string[] = [];
@@ -38,4 +44,21 @@ export function cliRepo(): string {
   return dir;
 }
 
-export const AUTHOR = { name: 'Cairn Agent', email: 'agent@example.com', timestamp: 1_760_000_000, timezoneOffset: -60 };
+export const AUTHOR = {
+  name: 'Cairn Agent',
+  email: 'agent@example.com',
+  timestamp: 1_760_000_000,
+  timezoneOffset: -60,
+};
+
+/** What a failed operation must leave as it was: refs, index, status and one work-tree file. */
+export function snapshot(dir: string): Record<string, string> {
+  const read = (p: string) => (existsSync(p) ? readFileSync(p).toString('base64') : '<missing>');
+  return {
+    head: gitCli(dir, ['rev-parse', 'HEAD']),
+    refs: gitCli(dir, ['for-each-ref']),
+    index: read(path.join(dir, '.git/index')),
+    status: gitCli(dir, ['status', '--porcelain']),
+    a: read(path.join(dir, 'm/a.md')),
+  };
+}

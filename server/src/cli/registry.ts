@@ -1,5 +1,7 @@
 // Every CLI command, in the order `cairn help` lists them.
 import type { Command } from './command.js';
+import { modelCommand } from './commands-model.js';
+import { contextCommand, mcpCommand } from './commands-agent.js';
 import { importCommand, storeCommand } from './commands-write.js';
 import { getCommand, initCommand, listCommand, logCommand, statusCommand } from './commands-read.js';
 import {
@@ -29,4 +31,7 @@ export const COMMANDS: Command[] = [
   logCommand,
   statusCommand,
   importCommand,
+  modelCommand,
+  contextCommand,
+  mcpCommand,
 ];

@@ -40,13 +40,18 @@ interface Waiter {
 }
 
 /** Clamps user-supplied limits into sane ranges (at least 1 running, 0..100 queued, 1..30 a minute). */
-export function clampLimits(input: Partial<LimiterOptions>): { concurrency: number; queueSize: number; perMinute?: number } {
+export function clampLimits(input: Partial<LimiterOptions>): {
+  concurrency: number;
+  queueSize: number;
+  perMinute?: number;
+} {
   const int = (v: number | undefined, lo: number, hi: number, dflt: number) =>
     v === undefined || !Number.isFinite(v) ? dflt : Math.min(hi, Math.max(lo, Math.floor(v)));
   return {
     concurrency: int(input.concurrency, 1, 64, 1),
     queueSize: int(input.queueSize, 0, 100, 0),
-    perMinute: input.perMinute === undefined ? undefined : int(input.perMinute, 1, MAX_PER_MINUTE, MAX_PER_MINUTE),
+    perMinute:
+      input.perMinute === undefined ? undefined : int(input.perMinute, 1, MAX_PER_MINUTE, MAX_PER_MINUTE),
   };
 }
 
@@ -155,17 +160,34 @@ function seconds(ms: number): string {
   return `${Math.max(1, Math.ceil(ms / 1000))} s`;
 }
 
-function refusal(code: 'RATE_LIMIT_EXCEEDED' | 'QUEUE_FULL' | '429_BACKLOG', message: string, retryAfterMs: number) {
+function refusal(
+  code: 'RATE_LIMIT_EXCEEDED' | 'QUEUE_FULL' | '429_BACKLOG',
+  message: string,
+  retryAfterMs: number,
+) {
   return new CairnError(code, message, { retryAfterMs });
 }
 
 /** The two limiters the MCP server uses, from (partial) configuration, clamped. */
 export function createLimiters(
   clock: () => number,
-  config: { retrieval?: Partial<LimitsConfig['retrieval']>; ingestion?: Partial<LimitsConfig['ingestion']> } = {},
+  config: {
+    retrieval?: Partial<LimitsConfig['retrieval']>;
+    ingestion?: Partial<LimitsConfig['ingestion']>;
+  } = {},
 ): { retrieval: RequestLimiter; ingestion: RequestLimiter } {
   return {
-    retrieval: new RequestLimiter({ ...DEFAULT_LIMITS.retrieval, ...config.retrieval, clock, name: 'retrieval' }),
-    ingestion: new RequestLimiter({ ...DEFAULT_LIMITS.ingestion, ...config.ingestion, clock, name: 'ingestion' }),
+    retrieval: new RequestLimiter({
+      ...DEFAULT_LIMITS.retrieval,
+      ...config.retrieval,
+      clock,
+      name: 'retrieval',
+    }),
+    ingestion: new RequestLimiter({
+      ...DEFAULT_LIMITS.ingestion,
+      ...config.ingestion,
+      clock,
+      name: 'ingestion',
+    }),
   };
 }

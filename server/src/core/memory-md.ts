@@ -48,7 +48,11 @@ export interface DuplicateHit {
  * An exact duplicate (same normalized SHA-256) or near duplicate (trigram Jaccard >= threshold) of
  * an entry or of a header paragraph, else null.
  */
-export function findDuplicate(doc: MemoryMdDoc, content: string, threshold = NEAR_DUPLICATE_THRESHOLD): DuplicateHit | null {
+export function findDuplicate(
+  doc: MemoryMdDoc,
+  content: string,
+  threshold = NEAR_DUPLICATE_THRESHOLD,
+): DuplicateHit | null {
   const candidates = [
     ...doc.entries.map((e) => ({ of: e.timestamp, text: e.content })),
     ...doc.header
@@ -58,7 +62,8 @@ export function findDuplicate(doc: MemoryMdDoc, content: string, threshold = NEA
       .map((text) => ({ of: 'header', text })),
   ];
   const hash = contentHash(content);
-  for (const c of candidates) if (contentHash(c.text) === hash) return { kind: 'duplicate', of: c.of, similarity: 1 };
+  for (const c of candidates)
+    if (contentHash(c.text) === hash) return { kind: 'duplicate', of: c.of, similarity: 1 };
   let best: DuplicateHit | null = null;
   for (const c of candidates) {
     const similarity = trigramJaccard(content, c.text);
@@ -79,7 +84,12 @@ export interface AppendOutcome {
  * in `maxChars`. The header and the new entry are never evicted; when they alone exceed the cap,
  * throws INVALID_PAYLOAD naming `content`.
  */
-export function appendEntry(text: string, timestamp: string, content: string, maxChars: number): AppendOutcome {
+export function appendEntry(
+  text: string,
+  timestamp: string,
+  content: string,
+  maxChars: number,
+): AppendOutcome {
   const block = entryBlock(timestamp, content);
   const base = text.length === 0 ? '' : text.replace(/\s*$/, '\n\n');
   let next = base + block;
@@ -108,6 +118,11 @@ export function appendEntry(text: string, timestamp: string, content: string, ma
     );
   }
   const drop = new Set(evicted);
-  next = doc.header + doc.entries.filter((e) => !drop.has(e)).map((e) => next.slice(e.start, e.end)).join('');
+  next =
+    doc.header +
+    doc.entries
+      .filter((e) => !drop.has(e))
+      .map((e) => next.slice(e.start, e.end))
+      .join('');
   return { text: next, evicted };
 }

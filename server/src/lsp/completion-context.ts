@@ -3,7 +3,7 @@
 import type { Position } from '../core/types.js';
 
 export type CompletionSpot =
-  | { kind: 'ref'; prefix: string; start: Position; closed: boolean }
+  | { kind: 'ref'; prefix: string; start: Position; end: Position; closed: boolean }
   | { kind: 'key'; prefix: string; start: Position; nested: string | null }
   | { kind: 'value'; key: string; prefix: string; start: Position }
   | { kind: 'triple'; part: 's' | 'p' | 'o'; prefix: string; start: Position };
@@ -33,7 +33,10 @@ export function completionSpot(text: string, pos: Position): CompletionSpot | nu
   if (open >= 0 && !before.slice(open).includes(']]')) {
     const prefix = before.slice(open + 2);
     if (REF_PREFIX.test(prefix)) {
-      return { kind: 'ref', prefix, start: { line: pos.line, character: open + 2 }, closed: line.slice(pos.character).startsWith(']]') };
+      // Completing inside an existing `[[...]]` replaces the rest of the id and keeps the brackets.
+      const rest = /^[A-Za-z0-9._-]*\]\]/.exec(line.slice(pos.character));
+      const end = { line: pos.line, character: pos.character + (rest ? rest[0].length - 2 : 0) };
+      return { kind: 'ref', prefix, start: { line: pos.line, character: open + 2 }, end, closed: !!rest };
     }
   }
   const end = frontMatterEnd(lines);
@@ -48,12 +51,20 @@ export function completionSpot(text: string, pos: Position): CompletionSpot | nu
   m = /^\s+([a-z_]*)$/.exec(before);
   if (m && parent === 'source') return { kind: 'key', prefix: m[1], start: at(m[1]), nested: 'source' };
   m = /^\s+(agent|origin):\s*(\S*)$/.exec(before);
-  if (m && parent === 'source') return { kind: 'value', key: `source.${m[1]}`, prefix: m[2], start: at(m[2]) };
+  if (m && parent === 'source')
+    return { kind: 'value', key: `source.${m[1]}`, prefix: m[2], start: at(m[2]) };
   m = /^\s*-\s*([^\s[{]*)$/.exec(before);
-  if (m && parent && parent !== 'triples') return { kind: 'value', key: parent, prefix: m[1], start: at(m[1]) };
+  if (m && parent && parent !== 'triples')
+    return { kind: 'value', key: parent, prefix: m[1], start: at(m[1]) };
   if (parent === 'triples' || /^triples:/.test(before)) {
     m = /\{[^}]*\b([spo]):\s*([^,}]*)$/.exec(before);
-    if (m) return { kind: 'triple', part: m[1] as 's' | 'p' | 'o', prefix: m[2].trim(), start: at(m[2].trimStart()) };
+    if (m)
+      return {
+        kind: 'triple',
+        part: m[1] as 's' | 'p' | 'o',
+        prefix: m[2].trim(),
+        start: at(m[2].trimStart()),
+      };
     m = /\[([^\]]*)$/.exec(before);
     if (m) {
       const parts = m[1].split(',');

@@ -16,7 +16,23 @@ import type { ServerContext } from './context.js';
 import type { FileEntry, Workspace } from './workspace.js';
 
 const LIMIT = 100;
-const STOP = new Set(['the', 'and', 'for', 'with', 'that', 'this', 'from', 'are', 'was', 'use', 'not', 'but', 'see', 'when', 'into']);
+const STOP = new Set([
+  'the',
+  'and',
+  'for',
+  'with',
+  'that',
+  'this',
+  'from',
+  'are',
+  'was',
+  'use',
+  'not',
+  'but',
+  'see',
+  'when',
+  'into',
+]);
 const STATUS_PENALTY: Record<string, number> = { active: 0, candidate: 0.25, superseded: 2, rejected: 3 };
 
 function tokens(text: string): string[] {
@@ -29,18 +45,41 @@ function wordsOf(e: FileEntry) {
   let w = wordCache.get(e);
   if (!w) {
     const fm = e.doc.frontMatter;
-    w = { title: tokens(`${fm.title} ${e.id.replace(/[-_.]/g, ' ')}`), tags: fm.tags.flatMap(tokens), summary: tokens(e.summary) };
+    w = {
+      title: tokens(`${fm.title} ${e.id.replace(/[-_.]/g, ' ')}`),
+      tags: fm.tags.flatMap(tokens),
+      summary: tokens(e.summary),
+    };
     wordCache.set(e, w);
   }
   return w;
 }
 
-function refItems(ctx: ServerContext, ws: Workspace, spot: Extract<CompletionSpot, { kind: 'ref' }>, self: FileEntry, pos: CompletionParams['position']): CompletionList {
+/** Tokenizes every memory in the background after indexing, so the first `[[` is as fast as the rest. */
+export async function warmCompletion(ws: Workspace): Promise<void> {
+  let n = 0;
+  for (const e of ws.files.values()) {
+    if (e.id) wordsOf(e);
+    if (++n % 500 === 0) await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+function refItems(
+  ctx: ServerContext,
+  ws: Workspace,
+  spot: Extract<CompletionSpot, { kind: 'ref' }>,
+  self: FileEntry,
+  pos: CompletionParams['position'],
+): CompletionList {
   const para = new Set(tokens(paragraphAround(self.doc.text, pos.line)));
   const prefix = spot.prefix.toLowerCase();
   const scored: { e: FileEntry; status: string; score: number }[] = [];
   for (const info of ws.model.memories.values()) {
-    if (info.id === self.id || (prefix && !info.id.includes(prefix) && !info.title.toLowerCase().includes(prefix))) continue;
+    if (
+      info.id === self.id ||
+      (prefix && !info.id.includes(prefix) && !info.title.toLowerCase().includes(prefix))
+    )
+      continue;
     const e = ws.files.get(info.path);
     if (!e) continue;
     const w = wordsOf(e);
@@ -52,7 +91,9 @@ function refItems(ctx: ServerContext, ws: Workspace, spot: Extract<CompletionSpo
     scored.push({ e, status: info.status, score: score - (STATUS_PENALTY[info.status] ?? 0) });
   }
   scored.sort((a, b) => b.score - a.score || a.e.id.localeCompare(b.e.id));
-  const markdown = ctx.caps.textDocument?.completion?.completionItem?.documentationFormat?.includes(MarkupKind.Markdown);
+  const markdown = ctx.caps.textDocument?.completion?.completionItem?.documentationFormat?.includes(
+    MarkupKind.Markdown,
+  );
   const items = scored.slice(0, LIMIT).map(({ e, status }, i): CompletionItem => {
     const title = e.doc.frontMatter.title || e.id;
     const doc = `${title} (${status})${e.summary ? `\n\n${e.summary}` : ''}`;
@@ -60,24 +101,44 @@ function refItems(ctx: ServerContext, ws: Workspace, spot: Extract<CompletionSpo
       label: e.id,
       kind: CompletionItemKind.Reference,
       detail: `${title} · ${status}`,
-      documentation: markdown ? { kind: MarkupKind.Markdown, value: `**${title}** · ${status}${e.summary ? `\n\n${e.summary}` : ''}` } : doc,
+      documentation: markdown
+        ? {
+            kind: MarkupKind.Markdown,
+            value: `**${title}** · ${status}${e.summary ? `\n\n${e.summary}` : ''}`,
+          }
+        : doc,
       sortText: String(i).padStart(4, '0'),
       filterText: e.id,
       insertTextFormat: InsertTextFormat.PlainText,
-      textEdit: { range: { start: spot.start, end: pos }, newText: spot.closed ? e.id : `${e.id}]]` },
+      textEdit: { range: { start: spot.start, end: spot.end }, newText: spot.closed ? e.id : `${e.id}]]` },
     };
   });
   return { isIncomplete: scored.length > LIMIT, items };
 }
 
-function plainItems(values: Iterable<string>, kind: CompletionItemKind, spot: CompletionSpot, pos: CompletionParams['position'], suffix = ''): CompletionList {
-  const items = [...new Set(values)].sort().map(
-    (v): CompletionItem => ({ label: v, kind, insertTextFormat: InsertTextFormat.PlainText, textEdit: { range: { start: spot.start, end: pos }, newText: v + suffix } }),
-  );
+function plainItems(
+  values: Iterable<string>,
+  kind: CompletionItemKind,
+  spot: CompletionSpot,
+  pos: CompletionParams['position'],
+  suffix = '',
+): CompletionList {
+  const items = [...new Set(values)]
+    .sort()
+    .map((v): CompletionItem => ({
+      label: v,
+      kind,
+      insertTextFormat: InsertTextFormat.PlainText,
+      textEdit: { range: { start: spot.start, end: pos }, newText: v + suffix },
+    }));
   return { isIncomplete: false, items };
 }
 
-function valueItems(ws: Workspace, spot: Extract<CompletionSpot, { kind: 'value' }>, pos: CompletionParams['position']): CompletionList | null {
+function valueItems(
+  ws: Workspace,
+  spot: Extract<CompletionSpot, { kind: 'value' }>,
+  pos: CompletionParams['position'],
+): CompletionList | null {
   switch (spot.key) {
     case 'kind':
       return plainItems(MEMORY_KINDS, CompletionItemKind.EnumMember, spot, pos);
@@ -85,7 +146,12 @@ function valueItems(ws: Workspace, spot: Extract<CompletionSpot, { kind: 'value'
     case 'origin':
       return plainItems(ORIGINS, CompletionItemKind.EnumMember, spot, pos);
     case 'tags':
-      return plainItems([...ws.files.values()].flatMap((e) => e.doc.frontMatter.tags), CompletionItemKind.Keyword, spot, pos);
+      return plainItems(
+        [...ws.files.values()].flatMap((e) => e.doc.frontMatter.tags),
+        CompletionItemKind.Keyword,
+        spot,
+        pos,
+      );
     case 'supersedes':
     case 'superseded_by':
       return plainItems(ws.model.memories.keys(), CompletionItemKind.Reference, spot, pos);
@@ -95,7 +161,10 @@ function valueItems(ws: Workspace, spot: Extract<CompletionSpot, { kind: 'value'
 }
 
 /** Handles textDocument/completion. */
-export async function provideCompletion(ctx: ServerContext, params: CompletionParams): Promise<CompletionList | null> {
+export async function provideCompletion(
+  ctx: ServerContext,
+  params: CompletionParams,
+): Promise<CompletionList | null> {
   await ctx.ready;
   const ws = ctx.workspace;
   const self = ctx.fileFor(params.textDocument.uri);
@@ -103,9 +172,13 @@ export async function provideCompletion(ctx: ServerContext, params: CompletionPa
   const spot = completionSpot(self.doc.text, params.position);
   if (!spot) return null;
   const pos = params.position;
-  if (spot.kind === 'ref') return refItems(ctx, ws, spot, self, pos);
+  if (spot.kind === 'ref') {
+    const list = refItems(ctx, ws, spot, self, pos);
+    return ctx.indexed ? list : { ...list, isIncomplete: true };
+  }
   if (spot.kind === 'key') {
-    const keys = spot.nested === 'source' ? ['agent', 'origin'] : KNOWN_KEYS.filter((k) => !(k in self.doc.keyRanges));
+    const keys =
+      spot.nested === 'source' ? ['agent', 'origin'] : KNOWN_KEYS.filter((k) => !(k in self.doc.keyRanges));
     return plainItems(keys, CompletionItemKind.Property, spot, pos, ': ');
   }
   if (spot.kind === 'value') return valueItems(ws, spot, pos);

@@ -10,6 +10,8 @@ export interface ServerContext {
   caps: ClientCapabilities;
   /** Resolves once the store is indexed (or known to be absent). */
   ready: Promise<void>;
+  /** False while the store is being indexed: answers may be partial. */
+  indexed: boolean;
   workspace: Workspace | null;
   log(message: string): void;
   /** The store file behind a URI, parsed from the editor's text when open, or null. */
@@ -19,3 +21,23 @@ export interface ServerContext {
   /** Schedules diagnostics for every open document. */
   republishAll(): void;
 }
+
+/** Commands for workspace/executeCommand. */
+export const COMMANDS = [
+  'cairn.search',
+  'cairn.store',
+  'cairn.review',
+  'cairn.accept',
+  'cairn.reject',
+  'cairn.openMemory',
+] as const;
+
+/** Custom requests for agent tools and the VS Code client. */
+export const CUSTOM_REQUESTS = [
+  'cairn/search',
+  'cairn/store',
+  'cairn/review',
+  'cairn/accept',
+  'cairn/reject',
+] as const;
+export type CustomRequest = (typeof CUSTOM_REQUESTS)[number];

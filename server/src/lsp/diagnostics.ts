@@ -19,13 +19,19 @@ export class DiagnosticsPublisher {
       uri,
       setTimeout(() => {
         this.timers.delete(uri);
-        this.publish(uri).catch((e) => this.ctx.log(`cairn: diagnostics failed for ${uri}: ${(e as Error).stack}`));
+        this.publish(uri).catch((e) =>
+          this.ctx.log(`cairn: diagnostics failed for ${uri}: ${(e as Error).stack}`),
+        );
       }, this.delayMs),
     );
   }
 
+  /**
+   * While the store is still being indexed, publishes what needs no other memory (schema, injection,
+   * secrets) at once; the session republishes every open document with all rules when indexing ends.
+   */
   async publish(uri: string): Promise<void> {
-    await this.ctx.ready;
+    if (!this.ctx.workspace) await this.ctx.ready;
     const doc = this.ctx.documents.get(uri);
     if (!doc) return;
     const entry = this.ctx.fileFor(uri);
@@ -35,8 +41,10 @@ export class DiagnosticsPublisher {
       return;
     }
     const relatedSupport = !!this.ctx.caps.textDocument?.publishDiagnostics?.relatedInformation;
-    const problems = checkMemory(entry.doc, ws.model);
-    const diagnostics = problems.map((p) => toDiagnostic(p, { uriOf: (rel) => ws.uriOf(rel), relatedSupport }));
+    const problems = checkMemory(entry.doc, ws.model, this.ctx.indexed ? {} : { rules: ['schema', 'scanner'] });
+    const diagnostics = problems.map((p) =>
+      toDiagnostic(p, { uriOf: (rel) => ws.uriOf(rel), relatedSupport }),
+    );
     // A newer version may have arrived while we computed: its own publish follows.
     if (this.ctx.documents.get(uri)?.version !== doc.version) return;
     await this.ctx.connection.sendDiagnostics({ uri, version: doc.version, diagnostics });

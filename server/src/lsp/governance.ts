@@ -31,7 +31,10 @@ export interface TrustInput {
 }
 
 /** Opens the git-backed store at `root`, or returns the reason it could not. */
-export async function openGovernance(root: string, env: NodeJS.ProcessEnv = process.env): Promise<Governance | string> {
+export async function openGovernance(
+  root: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Governance | string> {
   try {
     const [{ openStore }, read, history, query, identity] = await Promise.all([
       import('../store/store.js'),

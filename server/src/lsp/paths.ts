@@ -4,17 +4,8 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-/** Swap, backup and lock files that editors leave next to the real ones (Vim, Emacs, Kate, ...). */
-const JUNK = /(^\.|~$|^#.*#$|\.(swp|swo|swx|kate-swp|bak|orig|tmp|rej)$)/i;
-
-/** Store-relative paths the server reads: memories/<id>.md, MEMORY.md, daily/<name>.md. */
-export function isStoreFile(rel: string): boolean {
-  const parts = rel.split('/');
-  const name = parts[parts.length - 1];
-  if (JUNK.test(name) || !name.endsWith('.md')) return false;
-  if (parts.length === 1) return name === 'MEMORY.md';
-  return parts.length === 2 && (parts[0] === 'memories' || parts[0] === 'daily');
-}
+/** Store-relative paths the server reads (see core/rules/content.ts). */
+export { isStoreFilePath as isStoreFile } from '../core/rules/store-files.js';
 
 export function uriToPath(uri: string): string | null {
   if (!uri.startsWith('file:')) return null;

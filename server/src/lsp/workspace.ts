@@ -42,22 +42,28 @@ export class Workspace {
 
   constructor(
     readonly root: string,
-    readonly governance: Governance | null,
+    /** Set once git governance is open (null for plain folders). */
+    public governance: Governance | null,
     private readonly log: Logger,
   ) {}
 
+  /** URIs as the client spelled them for open files (clients compare URIs as strings). */
+  readonly clientUris = new Map<string, string>();
+
   uriOf(rel: string): string {
-    return pathToUri(path.join(this.root, ...rel.split('/')));
+    return this.clientUris.get(rel) ?? pathToUri(path.join(this.root, ...rel.split('/')));
   }
 
-  /** Reads every store file from disk, then candidates and rejected ids from git. */
+  /** Reads every store file from disk (call refreshGit afterwards for candidates and statuses). */
   async load(onProgress?: (done: number, total: number) => void): Promise<void> {
     const rels = await this.listFiles();
     let done = 0;
     const batch = 64;
     for (let i = 0; i < rels.length; i += batch) {
       const slice = rels.slice(i, i + batch);
-      const texts = await Promise.all(slice.map((rel) => readFile(path.join(this.root, rel), 'utf8').catch(() => null)));
+      const texts = await Promise.all(
+        slice.map((rel) => readFile(path.join(this.root, rel), 'utf8').catch(() => null)),
+      );
       slice.forEach((rel, j) => {
         const text = texts[j];
         if (text !== null) this.put(rel, text, { onDisk: true, quiet: true });
@@ -65,7 +71,6 @@ export class Workspace {
       done += slice.length;
       onProgress?.(done, rels.length);
     }
-    await this.refreshGit();
   }
 
   /** Re-reads candidate branches and rejected tags, then re-derives every status. */
@@ -98,7 +103,11 @@ export class Workspace {
   }
 
   /** Adds or replaces a file's text (from disk or from the editor). */
-  put(rel: string, text: string, opts: { onDisk?: boolean; branch?: string; quiet?: boolean } = {}): FileEntry {
+  put(
+    rel: string,
+    text: string,
+    opts: { onDisk?: boolean; branch?: string; quiet?: boolean } = {},
+  ): FileEntry {
     const doc = parseStoreFile(text, rel);
     const previous = this.files.get(rel);
     const entry: FileEntry = {
@@ -146,7 +155,11 @@ export class Workspace {
   private recomputeStatuses(): void {
     const main = [...this.files.values()].filter((e) => e.id && e.onDisk);
     this.statuses = deriveStatuses({
-      main: main.map((e) => ({ id: e.id, supersedes: e.doc.frontMatter.supersedes, superseded_by: e.doc.frontMatter.superseded_by })),
+      main: main.map((e) => ({
+        id: e.id,
+        supersedes: e.doc.frontMatter.supersedes,
+        superseded_by: e.doc.frontMatter.superseded_by,
+      })),
       openCandidates: this.gitFacts.candidates.map((c) => c.id),
       rejected: this.gitFacts.rejected,
     });

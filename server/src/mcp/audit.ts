@@ -28,7 +28,11 @@ export interface AuditCall {
 }
 
 /** Best effort: a failed audit write never fails the tool call it records. */
-export async function auditToolCall(storeRoot: string, call: AuditCall, stderr: NodeJS.WritableStream): Promise<void> {
+export async function auditToolCall(
+  storeRoot: string,
+  call: AuditCall,
+  stderr: NodeJS.WritableStream,
+): Promise<void> {
   const entry: AgentAuditEntry = {
     timestamp: call.now.toISOString(),
     tool: call.tool,

@@ -17,8 +17,12 @@ export function retrievalNarrative(answer: SearchAnswer): string {
       lines.push('');
     }
     const status = e.status && e.status !== 'active' ? ` · status: ${e.status}` : '';
-    lines.push(`id: ${e.topicId} · created: ${e.createdAt ?? 'unknown'} · score: ${e.score.toFixed(2)}${status}`, '');
+    lines.push(
+      `id: ${e.topicId} · created: ${e.createdAt ?? 'unknown'} · score: ${e.score.toFixed(2)}${status}`,
+      '',
+    );
   });
-  if (!answer.vector_enabled) lines.push(`_Keyword search only (provider: ${answer.provider}); no embedding model is installed._`);
+  if (!answer.vector_enabled)
+    lines.push(`_Keyword search only (provider: ${answer.provider}); no embedding model is installed._`);
   return lines.join('\n').trimEnd() + '\n';
 }

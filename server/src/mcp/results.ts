@@ -15,7 +15,12 @@ export interface ToolErrorBody {
 
 export function answerToResult(answer: ToolAnswer): CallToolResult {
   const json = JSON.stringify(answer.json, null, 2);
-  const content = answer.text ? [{ type: 'text' as const, text: answer.text }, { type: 'text' as const, text: json }] : [{ type: 'text' as const, text: json }];
+  const content = answer.text
+    ? [
+        { type: 'text' as const, text: answer.text },
+        { type: 'text' as const, text: json },
+      ]
+    : [{ type: 'text' as const, text: json }];
   return { content, structuredContent: answer.json };
 }
 
@@ -31,7 +36,11 @@ export function errorBody(err: unknown): ToolErrorBody {
 }
 
 export function errorToResult(body: ToolErrorBody): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(body, null, 2) }], structuredContent: { ...body }, isError: true };
+  return {
+    content: [{ type: 'text', text: JSON.stringify(body, null, 2) }],
+    structuredContent: { ...body },
+    isError: true,
+  };
 }
 
 /** The first schema issue as a CairnError naming the field and what it must be. */

@@ -1,8 +1,14 @@
-// The one seam between the agent tools and the search (issue 3). `runMcpStdio` takes a SearchFn;
-// the composition root passes the real hybrid search. Without one, this module's keyword scan over
-// the memories answers, and says so (`provider: "none"`, `vector_enabled: false`) in every result.
+// The one seam between the agent tools and the search (issue 3): a SearchFn. The default runs
+// `searchStore` (BM25, plus cosine when a model is installed) over the files as governance sees
+// them on the main branch, so superseded memories are marked and candidates never appear.
+import { searchStore, type SearchEntry, type SearchResponse } from '../search/search.js';
+import type { Embedder } from '../search/embedder.js';
+import { SearchIndex } from '../search/index-store.js';
 import type { OpContext } from '../ops/context.js';
-import { loadMemories, type MemoryRecord } from '../ops/read.js';
+import { governedFiles } from './governed-files.js';
+
+export type { SearchEntry };
+export { governedFiles };
 
 export interface SearchRequest {
   query: string;
@@ -13,95 +19,41 @@ export interface SearchRequest {
   halfLifeDays?: number;
 }
 
-/** One memory in a retrieval answer (the JSON `entries` of issue 3). */
-export interface SearchEntry {
-  topicId: string;
-  topic: string;
-  summaryText: string;
-  path: string;
-  lines: string;
-  score: number;
-  status: string;
-  createdAt: string | null;
-  decisions: string[];
-}
-
-export interface SearchHit {
-  path: string;
-  lines: string;
-  score: number;
-  snippet: string;
-}
-
-export interface SearchAnswer {
-  entries: SearchEntry[];
-  totalResults: number;
-  tokensUsed: number;
-  results: SearchHit[];
-  provider: string;
-  vector_enabled: boolean;
-}
+export type SearchAnswer = Omit<SearchResponse, 'warnings'> & { warnings?: string[] };
 
 export type SearchFn = (ctx: OpContext, req: SearchRequest) => Promise<SearchAnswer>;
 
-/** Rough token estimate used for budgets everywhere in the agent tools. */
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
-}
-
-function terms(text: string): string[] {
-  return [...new Set(text.toLowerCase().match(/[\p{L}\p{N}]{2,}/gu) ?? [])];
-}
-
-function haystack(r: MemoryRecord): string {
-  const fm = r.memory.frontMatter;
-  const b = r.memory.body;
-  return [fm.title, fm.tags.join(' '), b.context, ...b.decisions, ...b.rationale].join('\n').toLowerCase();
-}
-
 /**
- * Keyword fallback: the share of query terms a memory contains, active memories only (plus
- * superseded on request). Used until the hybrid search is wired in; it never pretends to be it.
+ * A SearchFn over `searchStore` for a long-lived process: the index stays open (warm) between
+ * calls, and calls run one at a time because refresh and save mutate it. `embedder` is loaded on
+ * first use (null: keyword-only, which every answer states: `provider: "none"`, `vector_enabled: false`).
  */
-export const keywordFallbackSearch: SearchFn = async (ctx, req) => {
-  const wanted = terms(req.query);
-  const records = await loadMemories(ctx.store);
-  const scored = records
-    .filter((r) => r.status === 'active' || (req.includeSuperseded && r.status === 'superseded'))
-    .map((r) => {
-      const hay = haystack(r);
-      const hits = wanted.filter((t) => hay.includes(t)).length;
-      return { r, score: wanted.length ? hits / wanted.length : 0 };
-    })
-    .filter((s) => s.score > 0)
-    .sort((a, b) => b.score - a.score || a.r.id.localeCompare(b.r.id));
-  const entries: SearchEntry[] = [];
-  let tokensUsed = 0;
-  for (const { r, score } of scored) {
-    if (entries.length >= req.maxResults) break;
-    const fm = r.memory.frontMatter;
-    const entry: SearchEntry = {
-      topicId: r.id,
-      topic: fm.title,
-      summaryText: r.memory.body.context,
-      path: r.path,
-      lines: `1-${r.memory.text.split('\n').length}`,
-      score: Math.round(score * 1000) / 1000,
-      status: r.status,
-      createdAt: fm.created ?? null,
-      decisions: r.memory.body.decisions,
+export function hybridSearch(opts: { embedder?: () => Promise<Embedder | null> } = {}): SearchFn {
+  let embedder: Promise<Embedder | null> | undefined;
+  let index: Promise<SearchIndex> | undefined;
+  let queue: Promise<unknown> = Promise.resolve();
+  return (ctx, req) => {
+    const run = async () => {
+      embedder ??= (opts.embedder?.() ?? Promise.resolve(null)).catch(() => null);
+      index ??= SearchIndex.open(ctx.store.root).catch((e: unknown) => {
+        index = undefined; // a broken index file: the next call tries again
+        throw e;
+      });
+      return searchStore({
+        storeRoot: ctx.store.root,
+        index: await index,
+        query: req.query,
+        files: () => governedFiles(ctx),
+        limit: req.maxResults,
+        maxTokens: req.maxTokens,
+        includeSuperseded: req.includeSuperseded,
+        halfLifeDays: req.halfLifeDays ?? ctx.store.config.search.halfLifeDays,
+        minScore: ctx.store.config.search.minScore,
+        embedder: await embedder,
+      });
     };
-    const cost = estimateTokens(entry.topic + entry.summaryText + entry.decisions.join('\n'));
-    if (req.maxTokens !== undefined && entries.length > 0 && tokensUsed + cost > req.maxTokens) break;
-    tokensUsed += cost;
-    entries.push(entry);
-  }
-  return {
-    entries,
-    totalResults: scored.length,
-    tokensUsed,
-    results: entries.map((e) => ({ path: e.path, lines: e.lines, score: e.score, snippet: e.summaryText.slice(0, 240) })),
-    provider: 'none',
-    vector_enabled: false,
+    const result = queue.then(run, run);
+    queue = result.catch(() => undefined);
+    return result;
   };
-};
+}

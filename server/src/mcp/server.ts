@@ -1,17 +1,21 @@
 // `cairn mcp`: the agent tool surface over server/src/ops, on stdio. This file wires tools,
 // limits and the audit log; the tools themselves live in ./tools/.
 import { randomBytes } from 'node:crypto';
+import type { Readable, Writable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { CairnError } from '../core/errors.js';
-import { createLimiters, type LimitsConfig } from '../core/limits.js';
+import { createLimiters } from '../core/limits.js';
 import type { OpContext } from '../ops/context.js';
+import { cleanupSessionItems } from '../ops/session-memory.js';
 import { openStore, type LocateOptions } from '../store/store.js';
 import { auditToolCall } from './audit.js';
+import { readLimitsConfig, type PartialLimits } from './limits-config.js';
 import { answerToResult, errorBody, errorToResult, issueToError } from './results.js';
-import { keywordFallbackSearch, type SearchFn } from './search-port.js';
+import { loadEmbedder } from '../search/embedder.js';
+import { hybridSearch, type SearchFn } from './search-port.js';
 import type { AnyTool, ToolEnv } from './tool.js';
 import { ALL_TOOLS } from './tools/index.js';
 
@@ -21,19 +25,36 @@ export interface McpOptions {
   locate?: LocateOptions;
   /** The hybrid search (issue 3); without it a keyword scan answers and says so. */
   search?: SearchFn;
-  limits?: { retrieval?: Partial<LimitsConfig['retrieval']>; ingestion?: Partial<LimitsConfig['ingestion']> };
+  /** Default: cairn.yaml `mcp.retrieval` / `mcp.ingestion`, else DEFAULT_LIMITS (rates clamped at 30 a minute). */
+  limits?: PartialLimits;
   /** Default: a fresh id per server process (`mcp-<date>-<random>`). */
   sessionId?: string;
   /** Where the one-line-per-call log goes; default process.stderr. */
   stderr?: NodeJS.WritableStream;
   /** Clock for the limiters (ms); default Date.now. */
   clock?: () => number;
+  /** The protocol streams; default process.stdin / process.stdout. */
+  stdin?: NodeJS.ReadableStream;
+  stdout?: NodeJS.WritableStream;
 }
 
 /** A session id that is also a safe folder name. */
 export function newSessionId(now: Date): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
   return `mcp-${stamp}-${randomBytes(3).toString('hex')}`;
+}
+
+/** Hybrid search with the configured model when it is installed; keyword-only (and said so) otherwise. */
+function defaultSearch(ctx: OpContext, stderr: NodeJS.WritableStream): SearchFn {
+  const { model, dtype } = ctx.store.config.search;
+  const search = hybridSearch({ embedder: () => loadEmbedder({ modelId: model, dtype }) });
+  let warned = false;
+  return async (c, req) => {
+    const answer = await search(c, req);
+    if (!warned && answer.warnings?.length) stderr.write(`cairn mcp: ${answer.warnings.join('; ')}\n`);
+    warned = true;
+    return answer;
+  };
 }
 
 /** Builds the MCP server with every Cairn tool registered. */
@@ -49,7 +70,7 @@ export function createCairnMcpServer(ctx: OpContext, opts: McpOptions = {}): Mcp
   const env: ToolEnv = {
     ctx,
     sessionId: opts.sessionId ?? newSessionId(ctx.now()),
-    search: opts.search ?? keywordFallbackSearch,
+    search: opts.search ?? defaultSearch(ctx, opts.stderr ?? process.stderr),
   };
   const limiters = createLimiters(opts.clock ?? Date.now, opts.limits);
   const stderr = opts.stderr ?? process.stderr;
@@ -74,7 +95,12 @@ export function createCairnMcpServer(ctx: OpContext, opts: McpOptions = {}): Mcp
     const tool = tools.get(request.params.name);
     const rawArgs = (request.params.arguments ?? {}) as Record<string, unknown>;
     if (!tool) {
-      const body = errorBody(new CairnError('INVALID_REQUEST', `no tool "${request.params.name}"; tools: ${[...tools.keys()].join(', ')}`));
+      const body = errorBody(
+        new CairnError(
+          'INVALID_REQUEST',
+          `no tool "${request.params.name}"; tools: ${[...tools.keys()].join(', ')}`,
+        ),
+      );
       return errorToResult(body);
     }
     const who = {
@@ -92,7 +118,11 @@ export function createCairnMcpServer(ctx: OpContext, opts: McpOptions = {}): Mcp
       const limiterClass = tool.limiter?.(args) ?? null;
       const run = () => tool.handler(args, env);
       const answer = limiterClass ? await limiters[limiterClass].run(run) : await run();
-      await auditToolCall(ctx.store.root, { tool: tool.name, ...who, result: answer.result, now: ctx.now() }, stderr);
+      await auditToolCall(
+        ctx.store.root,
+        { tool: tool.name, ...who, result: answer.result, now: ctx.now() },
+        stderr,
+      );
       return answerToResult(answer);
     } catch (err) {
       const body = errorBody(err);
@@ -116,11 +146,15 @@ export async function runMcpStdio(opts: McpOptions = {}): Promise<number> {
       now: () => new Date(),
       author: { name: 'Cairn', email: 'cairn@localhost' },
     } satisfies OpContext);
-  const server = createCairnMcpServer(ctx, opts);
-  const transport = new StdioServerTransport();
+  // Scratch items past sessions.maxAgeDays go at start-up; a failure here must not stop serving.
+  await cleanupSessionItems(ctx, { expired: true }).catch(() => undefined);
+  const limits = opts.limits ?? (await readLimitsConfig(ctx.store.root));
+  const server = createCairnMcpServer(ctx, { ...opts, limits });
+  const stdin = (opts.stdin ?? process.stdin) as Readable;
+  const transport = new StdioServerTransport(stdin, (opts.stdout ?? process.stdout) as Writable);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
-    process.stdin.once('end', () => void server.close().then(resolve, resolve));
+    stdin.once('end', () => void server.close().then(resolve, resolve));
   });
   await server.connect(transport);
   (opts.stderr ?? process.stderr).write(`cairn mcp: serving ${ctx.store.root} on stdio\n`);

@@ -31,7 +31,11 @@ export interface AppendOptions {
 }
 
 /** Appends `content` to MEMORY.md under `<!-- cairn:entry <now> -->`, as one commit on main. */
-export async function appendMemoryMd(ctx: OpContext, content: string, opts: AppendOptions = {}): Promise<AppendResult> {
+export async function appendMemoryMd(
+  ctx: OpContext,
+  content: string,
+  opts: AppendOptions = {},
+): Promise<AppendResult> {
   const { store } = ctx;
   const text = content.trim();
   if (!text) throw new CairnError('INVALID_PAYLOAD', 'content: must not be empty', { field: 'content' });
@@ -94,7 +98,9 @@ export async function appendMemoryMd(ctx: OpContext, content: string, opts: Appe
         origin: opts.agentName ? 'conversation' : 'human',
         agent: opts.agentName,
         session: opts.sessionId,
-        extra: next.evicted.length ? { 'Memory-Evicted': next.evicted.map((e) => e.timestamp).join(', ') } : {},
+        extra: next.evicted.length
+          ? { 'Memory-Evicted': next.evicted.map((e) => e.timestamp).join(', ') }
+          : {},
       }),
     });
     return {

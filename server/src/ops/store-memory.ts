@@ -11,7 +11,6 @@ import {
 } from '../core/payload.js';
 import { routeWrite, type Route } from '../core/policy.js';
 import { scanText, isFlagged } from '../core/scan/index.js';
-import { contentHash } from '../core/similarity/index.js';
 import { formatCommitMessage, topicDigest } from '../core/trailers.js';
 import type { MemoryAction, Origin } from '../core/types.js';
 import { memoryPath, repoPath, type Store } from '../store/store.js';
@@ -168,9 +167,10 @@ async function storeLocked(ctx: OpContext, p: StorePayload, isImport: boolean): 
 }
 
 function sameContent(a: string, b: string): boolean {
-  // Dates differ between two writes of the same summary; compare what the memory says.
-  const strip = (t: string) => t.replace(/^(created|updated):.*$/gm, '');
-  return contentHash(strip(a)) === contentHash(strip(b));
+  // Dates differ between two writes of the same summary; everything else (front matter included:
+  // tags, triples, confidence) must match for a write to be a no-op.
+  const strip = (t: string) => t.replace(/^(created|updated):.*$/gm, '').replace(/[ \t]+$/gm, '').trim();
+  return strip(a) === strip(b);
 }
 
 /** An update keeps what a person wrote in the front matter (comments, unknown keys) and replaces the summary. */

@@ -31,7 +31,10 @@ export interface LoadedEmbedder extends Embedder {
 
 type Extractor = {
   tokenizer: { model_max_length?: number };
-  (texts: string[], opts: { pooling: 'mean'; normalize: boolean }): Promise<{ data: unknown; dims: number[] }>;
+  (
+    texts: string[],
+    opts: { pooling: 'mean'; normalize: boolean },
+  ): Promise<{ data: unknown; dims: number[] }>;
   dispose(): Promise<void>;
 };
 
@@ -139,16 +142,19 @@ export async function loadEmbedderFromDir(
       problems,
     });
   }
-  let embedder: TransformersEmbedder;
+  let embedder: TransformersEmbedder | undefined;
   try {
     const extractor = await createExtractor(path, chosen.dtype);
     const maxTokens = opts.maxTokens ?? (await maxSequenceLength(path));
     embedder = new TransformersEmbedder(modelId, chosen.dtype, path, extractor, maxTokens);
     // One embedding tells the vector size and proves the graph runs before anyone relies on it.
     const [probe] = await embedder.embed(['cairn']);
-    if (!probe?.length || !probe.every(Number.isFinite)) throw new Error('the model returned no usable vector');
+    if (!probe?.length || !probe.every(Number.isFinite)) {
+      throw new Error('the model returned no usable vector');
+    }
     embedder.dims = probe.length;
   } catch (e) {
+    await embedder?.dispose().catch(() => undefined);
     throw new CairnError(
       'MODEL_INVALID',
       `model ${modelId} at ${path} failed to load (${(e as Error).message}): ` +

@@ -2,22 +2,37 @@
 // lazily on first use) plus an in-memory delta for documents added since; minisearch scores each
 // query over just the postings that query touches. So a cold `cairn search` parses a few terms
 // instead of the whole index (SPIKES.md: loading a full minisearch index costs 0.3-0.9 s at 10k).
-import MiniSearch from 'minisearch';
 import { processTerm, splitWords, tokenize } from '../core/search/tokenize.js';
+import {
+  bump,
+  byScore,
+  FIELD_IDS,
+  KEYWORD_FIELDS,
+  LazyMiniSearch,
+  topByScore,
+  withinDistance,
+  type KeywordField,
+  type KeywordHit,
+} from './keyword-internals.js';
 
-export const KEYWORD_FIELDS = ['title', 'tags', 'heading', 'text'] as const;
-export type KeywordField = (typeof KEYWORD_FIELDS)[number];
+export { KEYWORD_FIELDS, withinDistance, type KeywordField, type KeywordHit };
 export type KeywordFields = Record<KeywordField, string>;
 
 /** minisearch's serialized posting: fieldId -> docId -> term frequency. */
 export type Posting = Record<string, Record<string, number>>;
 
+/** Reads bytes `start..end` of the base postings file as a string. */
+export type PostingsReader = (start: number, end: number) => string;
+
 /** What index-store persists: the immutable base segment and the mutable rest. */
 export interface KeywordSnapshot {
-  /** Sorted base terms; `offsets[i]..offsets[i+1]` is term i's posting JSON in `postings` (ASCII). */
+  /**
+   * Sorted base terms; `offsets[i]..offsets[i+1]` is term i's posting JSON in `postings` (ASCII):
+   * a buffer, or a reader of byte ranges so a cold process reads only the terms it queries.
+   */
   terms: string[];
   offsets: number[];
-  postings: Buffer;
+  postings: Buffer | PostingsReader;
   delta: Record<string, Posting>;
   /** Per docId: unique raw words per field, or null once the document is removed. */
   fieldLength: (number[] | null)[];
@@ -29,38 +44,44 @@ export interface KeywordSearchOptions {
   /** When nothing matches exactly, retry allowing typos (edit distance 0.2 x length). Default true. */
   fuzzyFallback?: boolean;
   boost?: Partial<Record<KeywordField, number>>;
+  /** Return at most this many hits (the best ones; default all). */
+  limit?: number;
   /** BM25+ parameters (minisearch's defaults k 1.2, b 0.7, d 0.5 unless tuned; see docs/search.md). */
   bm25?: { k: number; b: number; d: number };
 }
 
-export interface KeywordHit {
-  docId: number;
-  score: number;
-}
-
 export const DEFAULT_BOOST: Record<KeywordField, number> = { title: 1, tags: 1, heading: 1, text: 1 };
-const FIELD_IDS: Record<KeywordField, number> = { title: 0, tags: 1, heading: 2, text: 3 };
 const FUZZY = 0.2;
 export const DEFAULT_BM25 = { k: 1.2, b: 0.7, d: 0.5 };
 
 export class KeywordIndex {
-  private baseCache = new Map<string, Posting>();
   /** term -> fieldId -> docId -> frequency, for documents added since the base was written. */
   private delta = new Map<string, Map<number, Map<number, number>>>();
   private totals = [0, 0, 0, 0];
   private live = 0;
+  private ms = new LazyMiniSearch();
+  /** Terms already materialized in `ms` (base + delta merged). */
+  private loaded = new Set<string>();
 
   private constructor(
     private terms: string[],
     private offsets: number[],
-    private postings: Buffer,
+    private postings: Buffer | PostingsReader,
     private fieldLength: (number[] | null)[],
   ) {
-    for (const fl of fieldLength) {
-      if (!fl) continue;
+    fieldLength.forEach((fl, docId) => {
+      if (!fl) return;
       this.live++;
       for (let f = 0; f < 4; f++) this.totals[f] += fl[f];
-    }
+      this.ms.setDoc(docId, fl);
+    });
+    this.syncStats();
+  }
+
+  private syncStats(): void {
+    this.normCache = null;
+    const avg = this.totals.map((t) => (this.live ? t / this.live : 0));
+    this.ms.setStats(this.live, avg, this.fieldLength.length);
   }
 
   static empty(): KeywordIndex {
@@ -97,7 +118,8 @@ export class KeywordIndex {
 
   /** Indexes a document under a docId never used before in this index. */
   add(docId: number, fields: KeywordFields): void {
-    if (this.fieldLength[docId] !== undefined) throw new Error(`keyword index: docId ${docId} is already used`);
+    if (this.fieldLength[docId] !== undefined)
+      throw new Error(`keyword index: docId ${docId} is already used`);
     const lengths: number[] = [];
     for (const field of KEYWORD_FIELDS) {
       const fieldId = FIELD_IDS[field];
@@ -108,14 +130,16 @@ export class KeywordIndex {
         if (term === null) continue;
         let posting = this.delta.get(term);
         if (!posting) this.delta.set(term, (posting = new Map()));
-        let freqs = posting.get(fieldId);
-        if (!freqs) posting.set(fieldId, (freqs = new Map()));
-        freqs.set(docId, (freqs.get(docId) ?? 0) + 1);
+        bump(posting, fieldId, docId);
+        const loaded = this.loaded.has(term) ? this.ms.termData(term) : undefined;
+        if (loaded) bump(loaded, fieldId, docId);
       }
     }
     this.fieldLength[docId] = lengths;
     this.live++;
     for (let f = 0; f < 4; f++) this.totals[f] += lengths[f];
+    this.ms.setDoc(docId, lengths);
+    this.syncStats();
   }
 
   /** Removes a document; its postings are skipped from now on and dropped at the next compaction. */
@@ -125,6 +149,11 @@ export class KeywordIndex {
     this.fieldLength[docId] = null;
     this.live--;
     for (let f = 0; f < 4; f++) this.totals[f] -= fl[f];
+    this.ms.dropDoc(docId);
+    this.syncStats();
+    // Its postings are unknown here: forget every loaded term; queries reload theirs cheaply.
+    this.ms.clearTerms();
+    this.loaded.clear();
   }
 
   /** BM25 (minisearch's BM25+) over title, tags, heading and text, best first. */
@@ -134,9 +163,80 @@ export class KeywordIndex {
     const prefix = opts.prefix ?? false;
     const boost = { ...DEFAULT_BOOST, ...opts.boost };
     const bm25 = opts.bm25 ?? DEFAULT_BM25;
-    const hits = this.run(query, this.exactTerms(queryTerms, prefix), { prefix, boost, bm25 });
+    const hits = prefix
+      ? this.run(query, this.exactTerms(queryTerms, prefix), { prefix, boost, bm25 }).slice(0, opts.limit)
+      : this.scoreExact(tokenize(query), boost, bm25, opts.limit ?? Infinity);
     if (hits.length > 0 || opts.fuzzyFallback === false) return hits;
-    return this.run(query, this.fuzzyTerms(queryTerms), { prefix, boost, bm25, fuzzy: FUZZY });
+    return this.run(query, this.fuzzyTerms(queryTerms), { prefix, boost, bm25, fuzzy: FUZZY }).slice(
+      0,
+      opts.limit,
+    );
+  }
+
+  /**
+   * Exact-term BM25+ with MiniSearch's formula, field boosts and "matched query terms" multiplier,
+   * accumulated in typed arrays: MiniSearch's own search builds an object per matching document,
+   * which costs tens of ms when a common word matches most of 10,000 chunks. The tests check that
+   * both give the same scores.
+   */
+  private scoreExact(
+    terms: string[],
+    boost: Record<string, number>,
+    bm25: { k: number; b: number; d: number },
+    limit: number,
+  ): KeywordHit[] {
+    const n = this.fieldLength.length;
+    const scores = new Float64Array(n);
+    const matched = new Uint16Array(n);
+    const touched: number[] = [];
+    const norms = this.norms(bm25);
+    const counts = new Map<string, number>();
+    for (const t of terms) counts.set(t, (counts.get(t) ?? 0) + 1);
+    let round = 0;
+    const lastRound = new Uint16Array(n);
+    for (const [term, count] of counts) {
+      this.load(term);
+      const data = this.ms.termData(term);
+      if (!data) continue;
+      round++;
+      for (const field of KEYWORD_FIELDS) {
+        const fieldId = FIELD_IDS[field];
+        const freqs = data.get(fieldId);
+        if (!freqs) continue;
+        const idf = Math.log(1 + (this.live - freqs.size + 0.5) / (freqs.size + 0.5));
+        const weight = count * (boost[field] ?? 1) * idf;
+        const norm = norms[fieldId];
+        const { k, d } = bm25;
+        freqs.forEach((tf, docId) => {
+          if (matched[docId] === 0) touched.push(docId);
+          if (lastRound[docId] !== round) {
+            lastRound[docId] = round;
+            matched[docId]++;
+          }
+          scores[docId] += weight * (d + (tf * (k + 1)) / (tf + norm[docId]));
+        });
+      }
+    }
+    for (const docId of touched) scores[docId] *= matched[docId];
+    return topByScore(touched, scores, limit);
+  }
+
+  private normCache: { key: string; norms: Float64Array[] } | null = null;
+
+  /** k x (1 - b + b x length / average length) per field and document, until the next edit. */
+  private norms(bm25: { k: number; b: number }): Float64Array[] {
+    const key = `${bm25.k}:${bm25.b}`;
+    if (this.normCache?.key === key) return this.normCache.norms;
+    const avg = this.totals.map((t) => t / this.live);
+    const norms = KEYWORD_FIELDS.map((_, f) => {
+      const out = new Float64Array(this.fieldLength.length);
+      this.fieldLength.forEach((fl, docId) => {
+        if (fl) out[docId] = bm25.k * (1 - bm25.b + (bm25.b * fl[f]) / (avg[f] || 1));
+      });
+      return out;
+    });
+    this.normCache = { key, norms };
+    return norms;
   }
 
   private run(
@@ -149,40 +249,30 @@ export class KeywordIndex {
       fuzzy?: number;
     },
   ): KeywordHit[] {
-    const index: [string, Posting][] = [];
-    const documentIds: Record<string, number> = {};
-    const fieldLength: Record<string, number[]> = {};
-    for (const term of terms) {
-      const posting = this.livePosting(term);
-      if (!posting) continue;
-      index.push([term, posting]);
-      for (const freqs of Object.values(posting)) {
-        for (const d of Object.keys(freqs)) {
-          if (documentIds[d] !== undefined) continue;
-          documentIds[d] = Number(d);
-          fieldLength[d] = this.fieldLength[Number(d)] as number[];
-        }
-      }
-    }
-    if (index.length === 0) return [];
-    const ms = MiniSearch.loadJS(
-      {
-        documentCount: this.live,
-        nextId: this.fieldLength.length,
-        documentIds,
-        fieldIds: FIELD_IDS,
-        fieldLength,
-        averageFieldLength: this.totals.map((t) => t / this.live),
-        storedFields: {},
-        dirtCount: 0,
-        index,
-        serializationVersion: 2,
-      } as any,
-      { fields: [...KEYWORD_FIELDS], tokenize: splitWords, processTerm: (t: string) => processTerm(t) ?? undefined },
-    );
-    return ms
+    for (const term of terms) this.load(term);
+    return this.ms
       .search(query, { ...searchOptions, combineWith: 'OR' })
-      .map((r) => ({ docId: r.id as number, score: r.score }));
+      .map((r) => ({ docId: r.id as number, score: r.score }))
+      .sort(byScore);
+  }
+
+  /** Materializes a term's merged posting in the MiniSearch term table, once. */
+  private load(term: string): void {
+    if (this.loaded.has(term)) return;
+    this.loaded.add(term);
+    const data = new Map<number, Map<number, number>>();
+    for (const [f, freqs] of Object.entries(this.basePosting(term) ?? {})) {
+      const map = new Map<number, number>();
+      for (const d in freqs) if (this.fieldLength[Number(d)]) map.set(Number(d), freqs[d]);
+      if (map.size > 0) data.set(Number(f), map);
+    }
+    for (const [f, freqs] of this.delta.get(term) ?? []) {
+      let map = data.get(f);
+      if (!map) data.set(f, (map = new Map()));
+      for (const [d, tf] of freqs) if (this.fieldLength[d]) map.set(d, tf);
+      if (map.size === 0) data.delete(f);
+    }
+    if (data.size > 0) this.ms.putTerm(term, data);
   }
 
   /** The merged posting of a term restricted to live documents, or null. */
@@ -209,13 +299,14 @@ export class KeywordIndex {
   }
 
   private basePosting(term: string): Posting | undefined {
-    const cached = this.baseCache.get(term);
-    if (cached) return cached;
     const i = this.lowerBound(term);
     if (this.terms[i] !== term) return undefined;
-    const posting = JSON.parse(this.postings.toString('latin1', this.offsets[i], this.offsets[i + 1])) as Posting;
-    this.baseCache.set(term, posting);
-    return posting;
+    const [start, end] = [this.offsets[i], this.offsets[i + 1]];
+    const json =
+      typeof this.postings === 'function'
+        ? this.postings(start, end)
+        : this.postings.toString('latin1', start, end);
+    return JSON.parse(json) as Posting;
   }
 
   private lowerBound(term: string): number {
@@ -234,7 +325,8 @@ export class KeywordIndex {
     for (const q of queryTerms) {
       out.add(q);
       if (!prefix) continue;
-      for (let i = this.lowerBound(q); i < this.terms.length && this.terms[i].startsWith(q); i++) out.add(this.terms[i]);
+      for (let i = this.lowerBound(q); i < this.terms.length && this.terms[i].startsWith(q); i++)
+        out.add(this.terms[i]);
       for (const t of this.delta.keys()) if (t.startsWith(q)) out.add(t);
     }
     return out;
@@ -287,24 +379,6 @@ export class KeywordIndex {
     this.offsets = offsets;
     this.postings = postings;
     this.delta.clear();
-    this.baseCache.clear();
     return compacted;
   }
-}
-
-/** Levenshtein distance <= max, with an early exit once a whole row exceeds it. */
-export function withinDistance(a: string, b: string, max: number): boolean {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    let rowMin = i;
-    for (let j = 1; j <= b.length; j++) {
-      const v = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-      cur.push(v);
-      if (v < rowMin) rowMin = v;
-    }
-    if (rowMin > max) return false;
-    prev = cur;
-  }
-  return prev[b.length] <= max;
 }

@@ -54,7 +54,8 @@ const ID_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$/;
 export function modelFolder(cacheDir: string, modelId: string): string {
   const segments = modelId.split('/');
   const valid =
-    segments.length <= 2 && segments.every((s) => ID_SEGMENT.test(s) && !s.includes('..') && !s.includes('--'));
+    segments.length <= 2 &&
+    segments.every((s) => ID_SEGMENT.test(s) && !s.includes('..') && !s.includes('--'));
   if (!valid) {
     throw new CairnError(
       'CONFIG_INVALID',
@@ -189,7 +190,8 @@ export async function removeStaleStaging(cacheDir: string): Promise<void> {
   const entries = await readdir(cacheDir).catch(() => [] as string[]);
   for (const name of entries.filter((n) => n.startsWith('.partial-'))) {
     const info = await stat(join(cacheDir, name)).catch(() => null);
-    if (info && Date.now() - info.mtimeMs > 3_600_000) await rm(join(cacheDir, name), { recursive: true, force: true });
+    if (info && Date.now() - info.mtimeMs > 3_600_000)
+      await rm(join(cacheDir, name), { recursive: true, force: true });
   }
 }
 
@@ -231,7 +233,11 @@ export async function installStaged(opts: {
  * transformers.js needs into a staging folder inside the cache, proves it loads, then renames it
  * into place. An incomplete folder is rejected with MODEL_INVALID naming what is missing.
  */
-export async function importModel(opts: { from: string; modelId: string; cacheDir?: string }): Promise<ModelStatus> {
+export async function importModel(opts: {
+  from: string;
+  modelId: string;
+  cacheDir?: string;
+}): Promise<ModelStatus> {
   const from = resolve(opts.from);
   const cacheDir = opts.cacheDir ?? modelCacheDir();
   modelFolder(cacheDir, opts.modelId); // reject a bad id before copying anything

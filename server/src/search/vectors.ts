@@ -1,6 +1,6 @@
 // Embedding cache: one compact binary file per model under .cairn/, keyed by the SHA-256 of each
 // chunk's text, so a chunk is embedded once for as long as its text is unchanged. In memory the
-// vectors sit in one contiguous Float32Array, which makes exact cosine search a tight loop.
+// vectors sit in one contiguous float32 matrix (vector-matrix.ts), scanned with SIMD.
 //
 // File layout (little-endian):
 //   0  magic "CAIRNVEC"            8 bytes
@@ -10,9 +10,10 @@
 //  20  model id length (u32), then the UTF-8 model id, zero-padded to a multiple of 4 bytes
 //      then count x 32-byte raw SHA-256 keys, then count x dims float32 vectors (L2-normalized)
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { CairnError } from '../core/errors.js';
+import { VectorMatrix } from './vector-matrix.js';
 
 const MAGIC = 'CAIRNVEC';
 const VERSION = 1;
@@ -26,7 +27,10 @@ export function contentHash(text: string): string {
 
 /** The cache file for a model inside a store's .cairn folder, e.g. vectors-xenova-all-minilm-l6-v2.bin. */
 export function vectorCachePath(cairnDir: string, modelId: string): string {
-  const slug = modelId.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  const slug = modelId
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
   return join(cairnDir, `vectors-${slug || 'model'}.bin`);
 }
 
@@ -39,7 +43,7 @@ export class VectorCache {
   readonly path: string;
   readonly modelId: string;
   readonly dims: number;
-  private matrix: Float32Array;
+  private matrix: VectorMatrix;
   private hashes: string[] = [];
   private rows = new Map<string, number>();
   private changed = false;
@@ -48,36 +52,52 @@ export class VectorCache {
     this.path = path;
     this.modelId = modelId;
     this.dims = dims;
-    this.matrix = new Float32Array(Math.max(capacity, 16) * dims);
+    this.matrix = new VectorMatrix(dims, Math.max(capacity, 16));
   }
 
   /**
    * Reads the cache file; a missing, corrupt or truncated file, or one written for another model
-   * or vector size, gives an empty cache (it will be rebuilt), never an error.
+   * or vector size, gives an empty cache (it will be rebuilt), never an error. (The header and
+   * exact length are checked; vector bytes are not checksummed, and a NaN vector never ranks.)
    */
   static async load(path: string, opts: { modelId: string; dims: number }): Promise<VectorCache> {
-    const bytes = await readFile(path).catch(() => null);
-    return (bytes && VectorCache.decode(path, bytes, opts)) ?? new VectorCache(path, opts.modelId, opts.dims);
+    const file = await open(path, 'r').catch(() => null);
+    if (!file) return new VectorCache(path, opts.modelId, opts.dims);
+    try {
+      return (await VectorCache.read(path, file, opts)) ?? new VectorCache(path, opts.modelId, opts.dims);
+    } catch {
+      return new VectorCache(path, opts.modelId, opts.dims);
+    } finally {
+      await file.close();
+    }
   }
 
-  private static decode(path: string, buf: Buffer, opts: { modelId: string; dims: number }): VectorCache | null {
-    if (buf.length < 24 || buf.toString('latin1', 0, 8) !== MAGIC) return null;
-    const version = buf.readUInt32LE(8);
-    const dims = buf.readUInt32LE(12);
-    const count = buf.readUInt32LE(16);
-    const idLength = buf.readUInt32LE(20);
+  /** Reads header and keys, then the vectors straight into the matrix (one copy, no big Buffer). */
+  private static async read(
+    path: string,
+    file: FileHandle,
+    opts: { modelId: string; dims: number },
+  ): Promise<VectorCache | null> {
+    const size = (await file.stat()).size;
+    const header = await readExactly(file, 0, 24);
+    if (!header || header.toString('latin1', 0, 8) !== MAGIC) return null;
+    const version = header.readUInt32LE(8);
+    const dims = header.readUInt32LE(12);
+    const count = header.readUInt32LE(16);
+    const idLength = header.readUInt32LE(20);
     if (version !== VERSION || dims !== opts.dims || idLength > 1024) return null;
     const keysAt = 24 + Math.ceil(idLength / 4) * 4;
     const vectorsAt = keysAt + count * KEY_BYTES;
-    if (buf.length !== vectorsAt + count * dims * 4) return null;
-    if (buf.toString('utf8', 24, 24 + idLength) !== opts.modelId) return null;
-    // Copy: Buffer offsets are not 4-byte aligned, and the cache must own its matrix.
-    const floats = new Float32Array(buf.buffer.slice(buf.byteOffset + vectorsAt, buf.byteOffset + buf.length));
-    for (let i = 0; i < floats.length; i++) if (!Number.isFinite(floats[i])) return null;
-    const cache = new VectorCache(path, opts.modelId, dims, 0);
-    if (floats.length) cache.matrix = floats;
+    if (size !== vectorsAt + count * dims * 4) return null;
+    const idAndKeys = await readExactly(file, 24, vectorsAt - 24);
+    if (!idAndKeys || idAndKeys.toString('utf8', 0, idLength) !== opts.modelId) return null;
+    const cache = new VectorCache(path, opts.modelId, dims, count);
+    const data = cache.matrix.data;
+    const target = new Uint8Array(data.buffer, data.byteOffset, count * dims * 4);
+    if (!(await readExactly(file, vectorsAt, target.length, target))) return null;
     for (let row = 0; row < count; row++) {
-      const hash = buf.toString('hex', keysAt + row * KEY_BYTES, keysAt + (row + 1) * KEY_BYTES);
+      const at = keysAt - 24 + row * KEY_BYTES;
+      const hash = idAndKeys.toString('hex', at, at + KEY_BYTES);
       if (cache.rows.has(hash)) return null;
       cache.rows.set(hash, row);
       cache.hashes.push(hash);
@@ -102,24 +122,24 @@ export class VectorCache {
   /** A copy of the cached vector, or undefined. */
   get(hash: string): Float32Array | undefined {
     const row = this.rows.get(hash.toLowerCase());
-    return row === undefined ? undefined : this.matrix.slice(row * this.dims, (row + 1) * this.dims);
+    return row === undefined ? undefined : this.matrix.data.slice(row * this.dims, (row + 1) * this.dims);
   }
 
   /** Stores a vector (normalized here, so cosine is a dot product) under a hex SHA-256 key. */
   set(hash: string, vector: ArrayLike<number>): void {
     const key = hash.toLowerCase();
-    if (!HASH_HEX.test(key)) throw new CairnError('INTERNAL', `vector cache key must be a hex SHA-256, got "${hash}"`);
+    if (!HASH_HEX.test(key))
+      throw new CairnError('INTERNAL', `vector cache key must be a hex SHA-256, got "${hash}"`);
     if (vector.length !== this.dims) {
-      throw new CairnError('INTERNAL', `vector has ${vector.length} dimensions, the cache holds ${this.dims}`);
+      throw new CairnError(
+        'INTERNAL',
+        `vector has ${vector.length} dimensions, the cache holds ${this.dims}`,
+      );
     }
     let row = this.rows.get(key);
     if (row === undefined) {
       row = this.hashes.length;
-      if ((row + 1) * this.dims > this.matrix.length) {
-        const grown = new Float32Array(this.matrix.length * 2);
-        grown.set(this.matrix);
-        this.matrix = grown;
-      }
+      this.matrix.ensureCapacity(row + 1);
       this.rows.set(key, row);
       this.hashes.push(key);
     }
@@ -127,7 +147,8 @@ export class VectorCache {
     for (let i = 0; i < vector.length; i++) norm += vector[i] * vector[i];
     const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
     const offset = row * this.dims;
-    for (let i = 0; i < vector.length; i++) this.matrix[offset + i] = vector[i] * scale;
+    const data = this.matrix.data;
+    for (let i = 0; i < vector.length; i++) data[offset + i] = vector[i] * scale;
     this.changed = true;
   }
 
@@ -138,7 +159,8 @@ export class VectorCache {
     for (let read = 0; read < this.hashes.length; read++) {
       const hash = this.hashes[read];
       if (!keep.has(hash)) continue;
-      if (write !== read) this.matrix.copyWithin(write * this.dims, read * this.dims, (read + 1) * this.dims);
+      if (write !== read)
+        this.matrix.data.copyWithin(write * this.dims, read * this.dims, (read + 1) * this.dims);
       this.rows.set(hash, write);
       kept.push(hash);
       write++;
@@ -160,9 +182,9 @@ export class VectorCache {
     if (query.length !== this.dims || k <= 0) return [];
     const top: ScoredHash[] = [];
     let floor = -Infinity;
-    const consider = (row: number) => {
-      const score = dot(this.matrix, row * this.dims, query);
-      if (top.length >= k && score <= floor) return;
+    const consider = (row: number, score: number) => {
+      // A NaN (a damaged vector) never ranks.
+      if (Number.isNaN(score) || (top.length >= k && score <= floor)) return;
       let i = top.length < k ? top.length : k - 1;
       while (i > 0 && top[i - 1].score < score) {
         top[i] = top[i - 1];
@@ -172,11 +194,14 @@ export class VectorCache {
       if (top.length >= k) floor = top[k - 1].score;
     };
     if (candidates === undefined) {
-      for (let row = 0; row < this.hashes.length; row++) consider(row);
+      const scores = this.matrix.dotAll(query, this.hashes.length);
+      for (let row = 0; row < scores.length; row++) {
+        if (scores[row] > floor || top.length < k) consider(row, scores[row]);
+      }
     } else {
       for (const hash of new Set(candidates)) {
         const row = this.rows.get(hash.toLowerCase());
-        if (row !== undefined) consider(row);
+        if (row !== undefined) consider(row, this.matrix.dot(row, query));
       }
     }
     return top;
@@ -195,7 +220,8 @@ export class VectorCache {
     buf.writeUInt32LE(id.length, 20);
     id.copy(buf, 24);
     this.hashes.forEach((hash, row) => buf.write(hash, keysAt + row * KEY_BYTES, 'hex'));
-    const vectors = new Uint8Array(this.matrix.buffer, 0, count * this.dims * 4);
+    const data = this.matrix.data;
+    const vectors = new Uint8Array(data.buffer, data.byteOffset, count * this.dims * 4);
     buf.set(vectors, keysAt + count * KEY_BYTES);
     await mkdir(dirname(this.path), { recursive: true });
     const temp = `${this.path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
@@ -210,19 +236,19 @@ export class VectorCache {
   }
 }
 
-function dot(matrix: Float32Array, offset: number, query: Float32Array): number {
-  const n = query.length;
-  let s0 = 0;
-  let s1 = 0;
-  let s2 = 0;
-  let s3 = 0;
-  let i = 0;
-  for (; i + 3 < n; i += 4) {
-    s0 += matrix[offset + i] * query[i];
-    s1 += matrix[offset + i + 1] * query[i + 1];
-    s2 += matrix[offset + i + 2] * query[i + 2];
-    s3 += matrix[offset + i + 3] * query[i + 3];
+/** Reads `length` bytes at `position` (into `into` when given); null when the file is shorter. */
+async function readExactly(
+  file: FileHandle,
+  position: number,
+  length: number,
+  into: Uint8Array = Buffer.alloc(length),
+): Promise<Buffer | null> {
+  let done = 0;
+  while (done < length) {
+    const chunk = Math.min(length - done, 1 << 30);
+    const { bytesRead } = await file.read(into, done, chunk, position + done);
+    if (bytesRead === 0) return null;
+    done += bytesRead;
   }
-  for (; i < n; i++) s0 += matrix[offset + i] * query[i];
-  return s0 + s1 + s2 + s3;
+  return Buffer.from(into.buffer, into.byteOffset, into.byteLength);
 }

@@ -29,9 +29,16 @@ export async function atomicWriteFile(
   options: AtomicWriteOptions = {},
 ): Promise<void> {
   const { mode, fsync = true, mkdirs = true } = options;
-  if (mkdirs) await fsp.mkdir(path.dirname(filePath), { recursive: true });
   const tmp = tempPathFor(filePath);
-  const handle = await fsp.open(tmp, 'wx', mode ?? 0o666);
+  let handle: fsp.FileHandle;
+  try {
+    handle = await fsp.open(tmp, 'wx', mode ?? 0o666);
+  } catch (err) {
+    // Create the folder only when missing: one system call saved on the common path.
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || !mkdirs) throw err;
+    await fsp.mkdir(path.dirname(filePath), { recursive: true });
+    handle = await fsp.open(tmp, 'wx', mode ?? 0o666);
+  }
   try {
     try {
       await handle.writeFile(data);

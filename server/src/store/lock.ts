@@ -23,14 +23,20 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_STALE_MS = 10 * 60_000;
 const HEARTBEAT_MS = 60_000;
 
-/** Lock paths the current async context holds, so nested calls do not deadlock on themselves. */
-const held = new AsyncLocalStorage<ReadonlySet<string>>();
+/**
+ * Locks the current async context holds (path -> token), so nested calls do not deadlock on
+ * themselves. A token only counts while it is the active one: work started inside a lock that
+ * outlives it (a promise nobody awaited) does not inherit a lock that was already released.
+ */
+const held = new AsyncLocalStorage<ReadonlyMap<string, symbol>>();
+const active = new Map<string, symbol>();
 /** In-process queue per lock path: callers in one process wait on a promise instead of polling. */
 const localTails = new Map<string, Promise<void>>();
 
 /** True when the current async call chain holds `lockPath` (through withFileLock). */
 export function holdsLock(lockPath: string): boolean {
-  return held.getStore()?.has(lockPath) ?? false;
+  const token = held.getStore()?.get(lockPath);
+  return token !== undefined && active.get(lockPath) === token;
 }
 
 /**
@@ -38,7 +44,11 @@ export function holdsLock(lockPath: string): boolean {
  * chain; serialised in-process by a queue and across processes by the lock file. The lock is
  * released in `finally`. Throws CairnError LOCK_TIMEOUT after `timeoutMs`.
  */
-export async function withFileLock<T>(lockPath: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
+export async function withFileLock<T>(
+  lockPath: string,
+  fn: () => Promise<T>,
+  options: LockOptions = {},
+): Promise<T> {
   if (holdsLock(lockPath)) return fn();
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const staleMs = options.staleMs ?? DEFAULT_STALE_MS;
@@ -57,10 +67,14 @@ export async function withFileLock<T>(lockPath: string, fn: () => Promise<T>, op
       fsp.utimes(lockPath, now, now).catch(() => undefined);
     }, HEARTBEAT_MS);
     heartbeat.unref();
+    const token = Symbol(lockPath);
+    active.set(lockPath, token);
     try {
-      const outer = held.getStore() ?? new Set<string>();
-      return await held.run(new Set([...outer, lockPath]), fn);
+      const inner = new Map(held.getStore() ?? []);
+      inner.set(lockPath, token);
+      return await held.run(inner, fn);
     } finally {
+      active.delete(lockPath);
       clearInterval(heartbeat);
       await fsp.rm(lockPath, { force: true });
     }
@@ -84,7 +98,7 @@ async function waitWithTimeout(p: Promise<void>, deadline: number, lockPath: str
 
 async function acquireFile(lockPath: string, deadline: number, staleMs: number): Promise<void> {
   const me: LockOwner = { pid: process.pid, hostname: os.hostname(), time: new Date().toISOString() };
-  let delay = 2;
+  let delay = 1;
   for (;;) {
     try {
       await fsp.writeFile(lockPath, JSON.stringify(me) + '\n', { flag: 'wx' });
@@ -97,7 +111,7 @@ async function acquireFile(lockPath: string, deadline: number, staleMs: number):
     // Jittered exponential backoff, capped so a released lock is picked up quickly.
     const wait = Math.min(delay, Math.max(1, deadline - Date.now()));
     await sleep(wait / 2 + Math.random() * wait);
-    delay = Math.min(delay * 2, 100);
+    delay = Math.min(delay * 2, 25);
   }
 }
 

@@ -14,7 +14,9 @@ export const SECTIONS = [
 
 export type SectionKey = (typeof SECTIONS)[number][0];
 
-const SECTION_BY_TITLE = new Map<string, SectionKey>(SECTIONS.map(([key, title]) => [title.toLowerCase(), key]));
+const SECTION_BY_TITLE = new Map<string, SectionKey>(
+  SECTIONS.map(([key, title]) => [title.toLowerCase(), key]),
+);
 
 /** The body field a `##` heading text names (case-insensitive, trailing colon allowed), if any. */
 export function sectionForHeading(text: string): SectionKey | undefined {

@@ -27,7 +27,11 @@ export function findDuplicateIds(memories: ParsedMemory[]): Map<string, Problem[
         `id "${id}" is also used by ${others.map((m) => m.path).join(', ')}: give each memory its own id`,
         memory.keyRanges.id ?? FILE_START,
       );
-      p.related = others.map((m) => ({ path: m.path, range: m.keyRanges.id ?? FILE_START, message: `also id "${id}"` }));
+      p.related = others.map((m) => ({
+        path: m.path,
+        range: m.keyRanges.id ?? FILE_START,
+        message: `also id "${id}"`,
+      }));
       const list = result.get(memory.path);
       if (list) list.push(p);
       else result.set(memory.path, [p]);

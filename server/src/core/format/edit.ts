@@ -2,7 +2,8 @@
 // unknown keys, quoting of untouched values and the body stay byte-for-byte.
 import { Document, isMap, isScalar, isSeq, parseDocument, Scalar, type Node, type Pair } from 'yaml';
 import { CairnError } from '../errors.js';
-import { renderYamlPairs, YAML_STRINGIFY_OPTIONS } from './render.js';
+import type { Triple } from '../types.js';
+import { renderYamlPairs, tripleToYaml, YAML_STRINGIFY_OPTIONS } from './render.js';
 import { splitFrontMatter } from './split.js';
 
 interface Edit {
@@ -22,7 +23,10 @@ export function updateFrontMatter(text: string, patch: Record<string, unknown | 
   const split = splitFrontMatter(text);
   const entries = Object.entries(patch);
   if (split.state === 'unclosed') {
-    throw new CairnError('INVALID_REQUEST', 'cannot update the front matter: the opening `---` is never closed; add a `---` line after the last key');
+    throw new CairnError(
+      'INVALID_REQUEST',
+      'cannot update the front matter: the opening `---` is never closed; add a `---` line after the last key',
+    );
   }
   if (split.state === 'none') {
     const defined = Object.fromEntries(entries.filter(([, v]) => v !== undefined));
@@ -35,16 +39,24 @@ export function updateFrontMatter(text: string, patch: Record<string, unknown | 
   if (doc.errors.length > 0) {
     const e = doc.errors[0];
     const line = (e.linePos?.[0].line ?? 1) + text.slice(0, split.yamlStart).split('\n').length - 1;
-    throw new CairnError('INVALID_REQUEST', `cannot update the front matter: YAML error on line ${line} (${e.message.split('\n')[0]}); fix it first`);
+    throw new CairnError(
+      'INVALID_REQUEST',
+      `cannot update the front matter: YAML error on line ${line} (${e.message.split('\n')[0]}); fix it first`,
+    );
   }
   const root = doc.contents;
   if (root !== null && !isMap(root)) {
-    throw new CairnError('INVALID_REQUEST', 'cannot update the front matter: it is not a mapping of keys to values');
+    throw new CairnError(
+      'INVALID_REQUEST',
+      'cannot update the front matter: it is not a mapping of keys to values',
+    );
   }
   const edits: Edit[] = [];
   const appended: Record<string, unknown> = {};
-  for (const [key, value] of entries) {
-    const pair = root?.items.find((p) => isScalar(p.key) && p.key.value === key) as Pair<Node, Node | null> | undefined;
+  for (const [key, raw] of entries) {
+    const value = key === 'triples' ? canonicalTriples(raw) : raw;
+    const pair = root?.items.find((p) => isScalar(p.key) && p.key.value === key) as
+      Pair<Node, Node | null> | undefined;
     if (!pair) {
       if (value !== undefined) appended[key] = value;
       continue;
@@ -56,7 +68,8 @@ export function updateFrontMatter(text: string, patch: Record<string, unknown | 
       edits.push({ start: keyStart, end: lineEnd, text: '' });
       continue;
     }
-    if (deepEqual(pair.value?.toJSON() ?? null, value)) continue;
+    const current: unknown = pair.value?.toJSON() ?? null;
+    if (deepEqual(key === 'triples' ? canonicalTriples(current) : current, value)) continue;
     const inline = inlineReplacement(pair.value, value);
     if (inline !== undefined && pair.value?.range) {
       edits.push({ start: pair.value.range[0], end: pair.value.range[1], text: inline });
@@ -107,7 +120,10 @@ export function replaceBody(text: string, body: string): string {
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   const split = splitFrontMatter(text);
   if (split.state === 'unclosed') {
-    throw new CairnError('INVALID_REQUEST', 'cannot replace the body: the front matter opened with `---` is never closed');
+    throw new CairnError(
+      'INVALID_REQUEST',
+      'cannot replace the body: the front matter opened with `---` is never closed',
+    );
   }
   let newBody = withEol(body.replace(/^(?:\r?\n)+/, ''), eol);
   if (newBody !== '' && !newBody.endsWith('\n')) newBody += eol;
@@ -115,6 +131,16 @@ export function replaceBody(text: string, body: string): string {
   let head = text.slice(0, split.bodyStart);
   if (!head.endsWith('\n') && !head.endsWith('\r')) head += eol;
   return newBody === '' ? head : head + eol + newBody;
+}
+
+/** Triples as Cairn writes them: `[s, p, o]` unless a time window needs the map form. */
+function canonicalTriples(value: unknown): unknown {
+  if (!Array.isArray(value)) return value;
+  return value.map((t: unknown) =>
+    t && typeof t === 'object' && !Array.isArray(t) && 's' in t && 'p' in t && 'o' in t
+      ? tripleToYaml(t as Triple)
+      : t,
+  );
 }
 
 /** Offset just past the line break ending the line that contains offset-1 (or the text end). */

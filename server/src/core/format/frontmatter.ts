@@ -1,10 +1,20 @@
 // YAML front matter -> the typed FrontMatter, the range of every key's value, and problems.
 // Best effort: a wrong field is reported and replaced by a usable value; nothing throws.
 import { isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
-import { MEMORY_KINDS, ORIGINS, type FrontMatter, type MemoryKind, type Origin, type Problem, type Range, type Triple } from '../types.js';
+import {
+  MEMORY_KINDS,
+  ORIGINS,
+  type FrontMatter,
+  type MemoryKind,
+  type Origin,
+  type Problem,
+  type Range,
+} from '../types.js';
 import { memoryIdFromPath, validateId } from './id.js';
 import type { LineIndex } from './lines.js';
 import { isIsoDate, problem } from './problems.js';
+import { readTriples } from './triples.js';
+import { scalarText, type Entry, type NodeHelpers } from './yaml-nodes.js';
 
 export const KNOWN_KEYS = [
   'id',
@@ -41,7 +51,11 @@ export function readFrontMatter(
   index: LineIndex,
   ctx: { path: string; fenceRange: Range },
 ): FrontMatterResult {
-  const document = parseDocument(yamlSource, { keepSourceTokens: false, prettyErrors: false, uniqueKeys: true });
+  const document = parseDocument(yamlSource, {
+    keepSourceTokens: false,
+    prettyErrors: false,
+    uniqueKeys: true,
+  });
   const fm = defaultFrontMatter();
   const keyRanges: Record<string, Range> = {};
   const problems: Problem[] = [];
@@ -54,12 +68,20 @@ export function readFrontMatter(
     problems.push(problem('yaml-syntax', firstLine(e.message), errorRange(yamlSource, e.pos, base, index)));
   }
   for (const w of document.warnings) {
-    problems.push(problem('yaml-syntax', firstLine(w.message), errorRange(yamlSource, w.pos, base, index), 'warning'));
+    problems.push(
+      problem('yaml-syntax', firstLine(w.message), errorRange(yamlSource, w.pos, base, index), 'warning'),
+    );
   }
 
   const root = document.contents;
   if (root !== null && !isMap(root)) {
-    problems.push(problem('field-type', 'front matter must be a mapping of keys to values (key: value lines)', rangeOf(root, ctx.fenceRange)));
+    problems.push(
+      problem(
+        'field-type',
+        'front matter must be a mapping of keys to values (key: value lines)',
+        rangeOf(root, ctx.fenceRange),
+      ),
+    );
   }
   const values = new Map<string, { node: Node | null; range: Range }>();
   if (isMap(root)) {
@@ -86,7 +108,8 @@ export function readFrontMatter(
       return undefined;
     }
     const s = node ? scalarText(node) : undefined;
-    if (s === undefined) problems.push(problem('field-type', `\`${key}\` must be a single value (text)`, entry.range));
+    if (s === undefined)
+      problems.push(problem('field-type', `\`${key}\` must be a single value (text)`, entry.range));
     return s;
   };
   const list = (key: string): Array<{ value: string; range: Range }> => {
@@ -98,13 +121,16 @@ export function readFrontMatter(
         const node = resolve(item);
         const range = rangeOf(node, entry.range);
         const s = node ? scalarText(node) : undefined;
-        if (s === undefined) problems.push(problem('field-type', `each item of \`${key}\` must be a single value`, range));
+        if (s === undefined)
+          problems.push(problem('field-type', `each item of \`${key}\` must be a single value`, range));
         else if (s !== '') out.push({ value: s, range });
       }
       return out;
     }
     const s = scalarText(entry.node);
-    problems.push(problem('field-type', `\`${key}\` must be a list, e.g. \`${key}: [${s ?? 'a'}]\``, entry.range));
+    problems.push(
+      problem('field-type', `\`${key}\` must be a list, e.g. \`${key}: [${s ?? 'a'}]\``, entry.range),
+    );
     return s ? [{ value: s, range: entry.range }] : [];
   };
   const checkId = (value: string, range: Range): void => {
@@ -157,16 +183,22 @@ export function readFrontMatter(
   return { frontMatter: fm, keyRanges, problems, document };
 }
 
-interface NodeHelpers {
-  rangeOf: (node: Node | null | undefined, fallback: Range) => Range;
-  resolve: (node: unknown) => Node | null;
-}
-type Entry = { node: Node | null; range: Range } | undefined;
-
-function readSource(entry: Entry, fm: FrontMatter, keyRanges: Record<string, Range>, problems: Problem[], h: NodeHelpers): void {
+function readSource(
+  entry: Entry,
+  fm: FrontMatter,
+  keyRanges: Record<string, Range>,
+  problems: Problem[],
+  h: NodeHelpers,
+): void {
   if (!entry || entry.node === null || (isScalar(entry.node) && entry.node.value === null)) return;
   if (!isMap(entry.node)) {
-    problems.push(problem('field-type', '`source` must be a mapping: `source: {agent: NAME, origin: human}`', entry.range));
+    problems.push(
+      problem(
+        'field-type',
+        '`source` must be a mapping: `source: {agent: NAME, origin: human}`',
+        entry.range,
+      ),
+    );
     return;
   }
   for (const pair of entry.node.items) {
@@ -184,7 +216,10 @@ function readSource(entry: Entry, fm: FrontMatter, keyRanges: Record<string, Ran
     }
     if (key === 'agent') fm.source.agent = value;
     else if ((ORIGINS as readonly string[]).includes(value)) fm.source.origin = value as Origin;
-    else problems.push(problem('origin-unknown', `unknown origin "${value}": use one of ${ORIGINS.join(', ')}`, range));
+    else
+      problems.push(
+        problem('origin-unknown', `unknown origin "${value}": use one of ${ORIGINS.join(', ')}`, range),
+      );
   }
 }
 
@@ -192,77 +227,22 @@ function readConfidence(entry: Entry, fm: FrontMatter, problems: Problem[]): voi
   if (!entry || entry.node === null || (isScalar(entry.node) && entry.node.value === null)) return;
   const value = isScalar(entry.node) ? entry.node.value : undefined;
   if (typeof value !== 'number') {
-    problems.push(problem('field-type', '`confidence` must be a number between 0 and 1, e.g. `confidence: 0.8`', entry.range));
+    problems.push(
+      problem(
+        'field-type',
+        '`confidence` must be a number between 0 and 1, e.g. `confidence: 0.8`',
+        entry.range,
+      ),
+    );
     return;
   }
   if (!(value >= 0 && value <= 1)) {
-    problems.push(problem('confidence-range', `confidence ${value} is outside 0..1: use e.g. 0.8`, entry.range));
+    problems.push(
+      problem('confidence-range', `confidence ${value} is outside 0..1: use e.g. 0.8`, entry.range),
+    );
     return;
   }
   fm.confidence = value;
-}
-
-const TRIPLE_HELP = 'a triple is `[subject, predicate, object]` or `{s: ..., p: ..., o: ..., from: DATE, until: DATE}`';
-
-function readTriples(entry: Entry, keyRanges: Record<string, Range>, problems: Problem[], h: NodeHelpers): Triple[] {
-  if (!entry || entry.node === null || (isScalar(entry.node) && entry.node.value === null)) return [];
-  if (!isSeq(entry.node)) {
-    problems.push(problem('field-type', `\`triples\` must be a list: ${TRIPLE_HELP}`, entry.range));
-    return [];
-  }
-  const triples: Triple[] = [];
-  entry.node.items.forEach((item, i) => {
-    const node = h.resolve(item);
-    const range = h.rangeOf(node, entry.range);
-    keyRanges[`triples.${i}`] = range;
-    const triple = node ? readTriple(node, range, problems, h) : undefined;
-    if (triple) triples.push(triple);
-    else problems.push(problem('triple-malformed', `malformed triple: ${TRIPLE_HELP}`, range));
-  });
-  return triples;
-}
-
-function readTriple(node: Node, range: Range, problems: Problem[], h: NodeHelpers): Triple | undefined {
-  if (isSeq(node)) {
-    const parts = node.items.map((item) => {
-      const n = h.resolve(item);
-      return n ? scalarText(n) : undefined;
-    });
-    if (parts.length !== 3 || parts.some((p) => p === undefined || p === '')) return undefined;
-    return { s: parts[0]!, p: parts[1]!, o: parts[2]! };
-  }
-  if (!isMap(node)) return undefined;
-  const get = (key: string): { value: string | undefined; range: Range } | undefined => {
-    const pair = node.items.find((p) => isScalar(p.key) && p.key.value === key);
-    if (!pair) return undefined;
-    const n = h.resolve(pair.value);
-    return { value: n ? scalarText(n) : undefined, range: h.rangeOf(n, range) };
-  };
-  const [s, p, o] = [get('s')?.value, get('p')?.value, get('o')?.value];
-  if (!s || !p || !o) return undefined;
-  const triple: Triple = { s, p, o };
-  for (const key of ['from', 'until'] as const) {
-    const bound = get(key);
-    if (!bound || bound.value === '') continue;
-    if (bound.value === undefined || !isIsoDate(bound.value)) {
-      const message = `triple \`${key}\` must be an ISO 8601 date, e.g. 2026-01-31`;
-      problems.push(problem('triple-malformed', message, bound.range));
-      continue;
-    }
-    triple[key] = bound.value;
-  }
-  return triple;
-}
-
-/** A scalar's text: strings as is, numbers and booleans as written; null for non-scalars. */
-function scalarText(node: Node): string | undefined {
-  if (!isScalar(node)) return undefined;
-  if (node.value === null || node.value === undefined) return '';
-  if (typeof node.value === 'string') return node.value;
-  if (typeof node.value === 'number' || typeof node.value === 'boolean' || typeof node.value === 'bigint') {
-    return node.source ?? String(node.value);
-  }
-  return undefined;
 }
 
 /** The YAML error's range, widened from one character to the token there (e.g. a duplicate key). */

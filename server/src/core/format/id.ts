@@ -17,7 +17,8 @@ export function validateId(id: unknown): string | null {
   if (typeof id !== 'string') return `id must be a string, got ${id === null ? 'null' : typeof id}`;
   if (id.length === 0) return 'id is empty: use a slug such as "redis-caching-decision"';
   const shown = JSON.stringify(id.length > 40 ? `${id.slice(0, 40)}...` : id);
-  if (id.length > MAX_ID_LENGTH) return `id ${shown} is ${id.length} characters long: use at most ${MAX_ID_LENGTH}`;
+  if (id.length > MAX_ID_LENGTH)
+    return `id ${shown} is ${id.length} characters long: use at most ${MAX_ID_LENGTH}`;
   if (/[\u0000-\u001f\u007f]/.test(id)) return `id ${shown} contains control characters: use a slug`;
   if (/[/\\]/.test(id)) return `id ${shown} contains a path separator: an id is a file name, not a path`;
   if (/\s/.test(id)) return `id ${shown} contains whitespace: use dashes (e.g. "${slugify(id)}")`;
@@ -27,7 +28,8 @@ export function validateId(id: unknown): string | null {
   if (!ID_PATTERN.test(id)) {
     return `id ${shown} is not a slug: use a-z, 0-9, ".", "_" and "-", starting and ending with a letter or digit (e.g. "${slugify(id)}")`;
   }
-  if (DEVICE_NAMES.test(id.split('.')[0])) return `id ${shown} is a reserved device name on Windows: add a word`;
+  if (DEVICE_NAMES.test(id.split('.')[0]))
+    return `id ${shown} is a reserved device name on Windows: add a word`;
   return null;
 }
 
@@ -59,7 +61,10 @@ export function slugify(topic: string): string {
   if (slug.length > SLUG_MAX_LENGTH) {
     const cut = slug.slice(0, SLUG_MAX_LENGTH + 1);
     const lastDash = cut.lastIndexOf('-');
-    slug = (lastDash > SLUG_MAX_LENGTH / 2 ? cut.slice(0, lastDash) : cut.slice(0, SLUG_MAX_LENGTH)).replace(/-+$/, '');
+    slug = (lastDash > SLUG_MAX_LENGTH / 2 ? cut.slice(0, lastDash) : cut.slice(0, SLUG_MAX_LENGTH)).replace(
+      /-+$/,
+      '',
+    );
   }
   if (slug === '') return 'memory';
   if (DEVICE_NAMES.test(slug)) return `${slug}-memory`;

@@ -20,7 +20,11 @@ export interface ParseOptions {
 }
 
 /** Scans the markdown from `bodyStart` with the fast scanner when it can, else remark. */
-export function scanMarkdown(text: string, bodyStart: number, opts: { markdown?: 'auto' | 'remark' } = {}): MarkdownScan {
+export function scanMarkdown(
+  text: string,
+  bodyStart: number,
+  opts: { markdown?: 'auto' | 'remark' } = {},
+): MarkdownScan {
   return (opts.markdown === 'remark' ? null : scanFast(text, bodyStart)) ?? scanWithRemark(text, bodyStart);
 }
 
@@ -58,13 +62,18 @@ function parseMemoryUnchecked(text: string, opts: ParseOptions): ParsedMemory {
   let bodyStart = split.openStart;
   if (split.state === 'ok') {
     const yamlSource = text.slice(split.yamlStart, split.yamlEnd);
-    ({ frontMatter, keyRanges, problems } = readFrontMatter(yamlSource, split.yamlStart, index, { path: opts.path, fenceRange }));
+    ({ frontMatter, keyRanges, problems } = readFrontMatter(yamlSource, split.yamlStart, index, {
+      path: opts.path,
+      fenceRange,
+    }));
     bodyStart = split.bodyStart;
   } else if (split.state === 'unclosed') {
-    const message = 'front matter opened with `---` on line 1 is never closed: add a `---` line after the last key';
+    const message =
+      'front matter opened with `---` on line 1 is never closed: add a `---` line after the last key';
     problems.push(problem('frontmatter-missing', message, fenceRange));
   } else {
-    const message = 'no front matter: a memory starts with `---`, YAML keys (id, title, kind, ...), then `---`';
+    const message =
+      'no front matter: a memory starts with `---`, YAML keys (id, title, kind, ...), then `---`';
     problems.push(problem('frontmatter-missing', message, fenceRange));
   }
   const scan = scanMarkdown(text, bodyStart, opts);
@@ -112,10 +121,14 @@ export function parseNote(text: string, opts: ParseOptions): ParsedNote {
   try {
     if (split.state === 'ok') {
       const yamlSource = text.slice(split.yamlStart, split.yamlEnd);
-      const read = readFrontMatter(yamlSource, split.yamlStart, index, { path: opts.path, fenceRange: lineRange(index, 0) });
+      const read = readFrontMatter(yamlSource, split.yamlStart, index, {
+        path: opts.path,
+        fenceRange: lineRange(index, 0),
+      });
       problems.push(...read.problems.filter((p) => p.code === 'yaml-syntax'));
       const json: unknown = read.document.toJSON();
-      data = json && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : {};
+      data =
+        json && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : {};
       bodyStart = split.bodyStart;
     }
     const scan = scanMarkdown(text, bodyStart, opts);
@@ -131,9 +144,19 @@ export function parseNote(text: string, opts: ParseOptions): ParsedNote {
       };
     });
     const refs = refsInText(text, bodyStart, scan.excluded, index);
-    return { path: opts.path, text, data, refs, headings, bodyStartLine: split.state === 'ok' ? split.bodyStartLine : 0, problems };
+    return {
+      path: opts.path,
+      text,
+      data,
+      refs,
+      headings,
+      bodyStartLine: split.state === 'ok' ? split.bodyStartLine : 0,
+      problems,
+    };
   } catch (e) {
-    problems.push(problem('parse-internal', `internal parser error: ${(e as Error).message}`, lineRange(index, 0)));
+    problems.push(
+      problem('parse-internal', `internal parser error: ${(e as Error).message}`, lineRange(index, 0)),
+    );
     return { path: opts.path, text, data, refs: [], headings: [], bodyStartLine: 0, problems };
   }
 }

@@ -18,7 +18,12 @@ export const FORMAT_PROBLEM_CODES = [
 ] as const;
 export type FormatProblemCode = (typeof FORMAT_PROBLEM_CODES)[number];
 
-export function problem(code: FormatProblemCode, message: string, range: Range, severity: Severity = 'error'): Problem {
+export function problem(
+  code: FormatProblemCode,
+  message: string,
+  range: Range,
+  severity: Severity = 'error',
+): Problem {
   return { code, message, severity, range };
 }
 

@@ -35,7 +35,8 @@ export function scanWithRemark(text: string, bodyStart: number): MarkdownScan {
   for (const node of tree.children) {
     const span = spanOf(node);
     if (span.start < bodyStart) continue;
-    if (node.type === 'heading') blocks.push({ ...span, type: 'heading', depth: node.depth, text: plainText(node) });
+    if (node.type === 'heading')
+      blocks.push({ ...span, type: 'heading', depth: node.depth, text: plainText(node) });
     else if (node.type === 'list') blocks.push({ ...span, type: 'list', items: node.children.map(spanOf) });
     else if (node.type === 'thematicBreak') blocks.push({ ...span, type: 'skip' });
     else blocks.push({ ...span, type: 'other' });

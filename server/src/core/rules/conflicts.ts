@@ -40,7 +40,8 @@ export function conflictProblems(doc: ParsedMemory, ws: WorkspaceView): Problem[
       if (fact.id === id) continue;
       const other = ws.memories.get(fact.id);
       if (!other || other.status !== 'active' || linked(id, doc.frontMatter.supersedes, other)) continue;
-      if (normalizeTerm(fact.triple.o) === normalizeTerm(triple.o) || !windowsOverlap(triple, fact.triple)) continue;
+      if (normalizeTerm(fact.triple.o) === normalizeTerm(triple.o) || !windowsOverlap(triple, fact.triple))
+        continue;
       out.push({
         code: 'conflict/fact',
         severity: 'warning',

@@ -5,6 +5,8 @@ import type { ParsedMemory, Range } from '../types.js';
 
 const MEMORY_PATH = /^memories\/([^/]+)\.md$/;
 
+export { isStoreFilePath } from './store-files.js';
+
 /** True for `memories/<id>.md`; MEMORY.md and daily notes are notes, not memories. */
 export function isMemoryPath(path: string): boolean {
   return MEMORY_PATH.test(path);

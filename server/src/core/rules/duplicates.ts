@@ -41,12 +41,19 @@ export function duplicateProblems(doc: ParsedMemory, ws: WorkspaceView, opts: Ch
       severity,
       range,
       message: `${what} "${other.id}" (${other.title || other.path}): merge them or mark this one as superseding it`,
-      related: [{ path: other.path, range: headlineRange(other.keyRanges), message: `the other memory (${other.status})` }],
+      related: [
+        {
+          path: other.path,
+          range: headlineRange(other.keyRanges),
+          message: `the other memory (${other.status})`,
+        },
+      ],
     });
   };
 
   const hash = contentHash(content);
-  const sameHash = ws.byHash?.get(hash) ?? [...ws.memories.values()].filter((m) => m.contentHash === hash).map((m) => m.id);
+  const sameHash =
+    ws.byHash?.get(hash) ?? [...ws.memories.values()].filter((m) => m.contentHash === hash).map((m) => m.id);
   for (const otherId of sameHash) {
     const other = ws.memories.get(otherId);
     if (seen.has(otherId) || !comparable(other) || linked(id, supersedes, other)) continue;
@@ -60,13 +67,19 @@ export function duplicateProblems(doc: ParsedMemory, ws: WorkspaceView, opts: Ch
   for (const n of near ?? []) {
     const other = ws.memories.get(n.id);
     if (seen.has(n.id) || !comparable(other) || linked(id, supersedes, other)) continue;
-    push('duplicate/near', 'warning', other, `nearly the same text (${Math.round(n.score * 100)}% similar) as`);
+    push(
+      'duplicate/near',
+      'warning',
+      other,
+      `nearly the same text (${Math.round(n.score * 100)}% similar) as`,
+    );
   }
 
   const semanticThreshold = opts.semanticThreshold ?? DEFAULT_SEMANTIC_THRESHOLD;
   for (const n of ws.semanticNeighbours?.(id, content) ?? []) {
     const other = ws.memories.get(n.id);
-    if (n.score < semanticThreshold || seen.has(n.id) || !comparable(other) || linked(id, supersedes, other)) continue;
+    if (n.score < semanticThreshold || seen.has(n.id) || !comparable(other) || linked(id, supersedes, other))
+      continue;
     push('duplicate/semantic', 'information', other, `similar meaning (cosine ${n.score.toFixed(2)}) to`);
   }
   return out;

@@ -14,7 +14,14 @@ export type * from './types.js';
 export { DEFAULT_NEAR_THRESHOLD, DEFAULT_SEMANTIC_THRESHOLD } from './types.js';
 export { WorkspaceModel, memoryInfoOf, type MutableNearIndex } from './model.js';
 export { FactIndex, normalizeTerm } from './facts.js';
-export { idOf, isMemoryPath, memoryContent, parseStoreFile, headlineRange } from './content.js';
+export {
+  idOf,
+  isMemoryPath,
+  isStoreFilePath,
+  memoryContent,
+  parseStoreFile,
+  headlineRange,
+} from './content.js';
 export { windowsOverlap } from './conflicts.js';
 export { tripleRanges } from './schema.js';
 
@@ -68,13 +75,21 @@ export interface FileProblems {
  * Checks many files against one workspace (duplicate ids across files included). Files without
  * problems are left out. The view's fact index is built once when it has none.
  */
-export function checkWorkspace(docs: readonly ParsedMemory[], ws: WorkspaceView, opts: CheckOptions = {}): FileProblems[] {
+export function checkWorkspace(
+  docs: readonly ParsedMemory[],
+  ws: WorkspaceView,
+  opts: CheckOptions = {},
+): FileProblems[] {
   const view: WorkspaceView = ws.facts ? ws : { ...ws, facts: FactIndex.from(ws.memories.values()) };
   const duplicateIds =
-    !opts.rules || opts.rules.includes('schema') ? findDuplicateIds(docs.filter((d) => isMemoryPath(d.path))) : new Map();
+    !opts.rules || opts.rules.includes('schema')
+      ? findDuplicateIds(docs.filter((d) => isMemoryPath(d.path)))
+      : new Map();
   const out: FileProblems[] = [];
   for (const doc of docs) {
-    const problems = [...checkMemory(doc, view, opts), ...(duplicateIds.get(doc.path) ?? [])].sort(byPosition);
+    const problems = [...checkMemory(doc, view, opts), ...(duplicateIds.get(doc.path) ?? [])].sort(
+      byPosition,
+    );
     if (problems.length) out.push({ path: doc.path, problems });
   }
   return out.sort((a, b) => a.path.localeCompare(b.path));

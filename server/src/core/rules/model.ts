@@ -11,7 +11,10 @@ import type { MemoryInfo, Neighbour, WorkspaceView } from './types.js';
 export type { MutableNearIndex };
 
 /** MemoryInfo of a parsed memory file with its status (derived from git by the caller). */
-export function memoryInfoOf(doc: ParsedMemory, status: { status: MemoryStatus; supersededBy?: string }): MemoryInfo {
+export function memoryInfoOf(
+  doc: ParsedMemory,
+  status: { status: MemoryStatus; supersededBy?: string },
+): MemoryInfo {
   return {
     id: idOf(doc),
     path: doc.path,
@@ -47,7 +50,8 @@ export class WorkspaceModel implements WorkspaceView {
     if (ids) ids.push(info.id);
     else this.byHash.set(info.contentHash, [info.id]);
     this.facts.set(info.id, info.triples);
-    if (info.status === 'active' || info.status === 'candidate') this.nearDuplicates.add(info.id, memoryContent(doc));
+    if (info.status === 'active' || info.status === 'candidate')
+      this.nearDuplicates.add(info.id, memoryContent(doc));
     return info;
   }
 

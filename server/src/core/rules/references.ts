@@ -1,7 +1,7 @@
 // Reference rule: every `[[id]]` must name a memory; pointing at a superseded, candidate or rejected
 // memory is worth knowing while writing.
 import type { ParsedMemory, Problem, RelatedLocation } from '../types.js';
-import { headlineRange } from './content.js';
+import { headlineRange, idOf } from './content.js';
 import type { MemoryInfo, WorkspaceView } from './types.js';
 
 function related(info: MemoryInfo, message: string): RelatedLocation {
@@ -10,6 +10,7 @@ function related(info: MemoryInfo, message: string): RelatedLocation {
 
 export function referenceProblems(doc: ParsedMemory, ws: WorkspaceView): Problem[] {
   const out: Problem[] = [];
+  const self = idOf(doc);
   for (const ref of doc.refs) {
     const target = ws.memories.get(ref.id);
     if (!target) {
@@ -21,7 +22,9 @@ export function referenceProblems(doc: ParsedMemory, ws: WorkspaceView): Problem
       });
       continue;
     }
-    if (target.status === 'superseded') {
+    // The successor naming what it replaces ("replaces [[old]]") is the point, not a mistake.
+    const replacedHere = target.supersededBy === self || doc.frontMatter.supersedes.includes(ref.id);
+    if (target.status === 'superseded' && !replacedHere) {
       const successor = target.supersededBy ? ws.memories.get(target.supersededBy) : undefined;
       const by = target.supersededBy ?? 'a newer memory';
       out.push({
@@ -29,7 +32,10 @@ export function referenceProblems(doc: ParsedMemory, ws: WorkspaceView): Problem
         severity: 'warning',
         range: ref.range,
         message: `"${ref.id}" is superseded by "${by}": refer to [[${by}]] instead`,
-        related: [related(target, 'the superseded memory'), ...(successor ? [related(successor, 'its successor')] : [])],
+        related: [
+          related(target, 'the superseded memory'),
+          ...(successor ? [related(successor, 'its successor')] : []),
+        ],
       });
     } else if (target.status === 'candidate') {
       out.push({

@@ -4,7 +4,13 @@ import type { ParsedMemory, Problem, Range } from '../types.js';
 import { isMemoryPath } from './content.js';
 
 /** Parser codes that only make sense for memory files (notes have no required front matter). */
-const MEMORY_ONLY = new Set(['frontmatter-missing', 'field-missing', 'id-invalid', 'id-mismatch', 'id-duplicate']);
+const MEMORY_ONLY = new Set([
+  'frontmatter-missing',
+  'field-missing',
+  'id-invalid',
+  'id-mismatch',
+  'id-duplicate',
+]);
 
 export function schemaProblems(doc: ParsedMemory): Problem[] {
   const memory = isMemoryPath(doc.path);
@@ -28,7 +34,8 @@ export function schemaProblems(doc: ParsedMemory): Problem[] {
       out.push({
         code: 'triple-malformed',
         severity: 'error',
-        range: ranges[i] ?? doc.keyRanges.triples ?? { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+        range: ranges[i] ??
+          doc.keyRanges.triples ?? { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
         message: `triple window ends (${t.until}) before it starts (${t.from}): swap \`from\` and \`until\``,
       });
     }
@@ -42,7 +49,9 @@ export function schemaProblems(doc: ParsedMemory): Problem[] {
  */
 export function tripleRanges(doc: Pick<ParsedMemory, 'keyRanges' | 'problems'>): Range[] {
   const dropped = new Set(
-    doc.problems.filter((p) => p.code === 'triple-malformed' && p.message.startsWith('malformed triple')).map((p) => key(p.range)),
+    doc.problems
+      .filter((p) => p.code === 'triple-malformed' && p.message.startsWith('malformed triple'))
+      .map((p) => key(p.range)),
   );
   const out: Range[] = [];
   for (let i = 0; doc.keyRanges[`triples.${i}`]; i++) {

@@ -13,7 +13,9 @@ function printableText(bytes: Buffer): string | undefined {
   if (bytes.length < 20) return undefined;
   const text = bytes.toString('utf8');
   const chars = [...text];
-  const printable = chars.filter((ch) => /[\p{L}\p{N}\p{P}\p{S}\p{Zs}\n\r\t]/u.test(ch) && ch !== '\uFFFD').length;
+  const printable = chars.filter(
+    (ch) => /[\p{L}\p{N}\p{P}\p{S}\p{Zs}\n\r\t]/u.test(ch) && ch !== '\uFFFD',
+  ).length;
   return printable / chars.length >= 0.9 ? text : undefined;
 }
 
@@ -45,7 +47,12 @@ export const encodedRule: ScanRule = {
       const injection = PHRASE_RULES.some((rule) => rule.find(inner).length > 0);
       if (!injection && !INSTRUCTION_WORDS.test(inner.folded)) continue;
       const preview = decoded.length > 80 ? decoded.slice(0, 77) + '...' : decoded;
-      matches.push({ start, end: start + m[0].length, pattern: `${kind}-${injection ? 'injection' : 'instruction-words'}`, shown: `${kind} decoding to "${preview}"` });
+      matches.push({
+        start,
+        end: start + m[0].length,
+        pattern: `${kind}-${injection ? 'injection' : 'instruction-words'}`,
+        shown: `${kind} decoding to "${preview}"`,
+      });
     }
     return matches;
   },

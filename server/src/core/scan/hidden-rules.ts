@@ -3,7 +3,7 @@ import type { RuleMatch, ScanRule } from './types.js';
 import { codePoints, makeScanInput } from './text-utils.js';
 import { PHRASE_RULES } from './phrase-rules.js';
 
-const EMOJI_NEIGHBOUR = /[\p{Extended_Pictographic}\u{1F3FB}-\u{1F3FF}\uFE0F\u20E3]/u;
+const EMOJI_NEIGHBOUR = /\p{Extended_Pictographic}|[\u{1F3FB}-\u{1F3FF}]|\uFE0F|\u20E3/u;
 /** Scripts where ZWJ/ZWNJ shape letters (Arabic, Indic, ...): there they are ordinary text. */
 const JOINING_SCRIPT_LETTER = /[\p{L}\p{M}]/u;
 const LATIN_OR_COMMON = /[\p{Script=Latin}\p{Script=Common}\p{Script=Inherited}]/u;
@@ -16,7 +16,9 @@ function isLegitimateJoiner(text: string, start: number, end: number): boolean {
   const beforeFull = prevCp !== undefined && prevCp > 0xffff ? String.fromCodePoint(prevCp) : before;
   const after = String.fromCodePoint(text.codePointAt(end) ?? 0x20);
   if (run === '\u200D' && (EMOJI_NEIGHBOUR.test(beforeFull) || EMOJI_NEIGHBOUR.test(before))) return true;
-  return JOINING_SCRIPT_LETTER.test(before) && !LATIN_OR_COMMON.test(before) && JOINING_SCRIPT_LETTER.test(after);
+  return (
+    JOINING_SCRIPT_LETTER.test(before) && !LATIN_OR_COMMON.test(before) && JOINING_SCRIPT_LETTER.test(after)
+  );
 }
 
 function runsOf(text: string, re: RegExp): Array<[number, number]> {
@@ -86,7 +88,9 @@ export const tagCharsRule: ScanRule = {
         end,
         pattern: carriesInjection ? 'tag-text-injection' : 'tag-text',
         shown: hidden ? `hidden text "${hidden}"` : codePoints(text.slice(start, end)),
-        ...(carriesInjection ? { severity: 'error' as const, note: 'The hidden text is itself an injection.' } : {}),
+        ...(carriesInjection
+          ? { severity: 'error' as const, note: 'The hidden text is itself an injection.' }
+          : {}),
       });
     }
     return matches;

@@ -1,4 +1,21 @@
 // Content scanner: prompt injection, hidden text and secrets in memory text. Pure: no I/O.
+//
+// Rules (stable codes) and severities. Every injection and secret finding routes a write to review
+// (isFlagged); so do hidden/html-comment (it exists only when the comment carries instructions) and
+// hidden/tag-chars. Warnings mark rules whose phrases also occur in legitimate notes.
+//   injection/override        error    "ignore all previous instructions", "vergiss alles", "new instructions:"
+//   injection/role-hijack     warning  "you are now DAN", "I want you to act as", "pretend to be", `SYSTEM:` lines
+//   injection/reveal-prompt   error    "print your system prompt", "what are your instructions"
+//   injection/template-tags   error    <|im_start|>, [INST], <<SYS>>, <tool_call>, </s> (warning inside code spans)
+//   injection/encoded         error    base64/hex >= 40 chars decoding to text with instructions
+//   injection/exfiltration    error    image/link URLs with placeholders or long query values; "send the secrets to"
+//   injection/secrecy         warning  "do not tell the user", "without the user knowing"
+//   hidden/zero-width         warning  U+200B-200F, U+2060-2064, U+FEFF mid-text (emoji ZWJ and script joiners allowed)
+//   hidden/bidi               warning  U+202A-202E, U+2066-2069
+//   hidden/html-comment       warning  <!-- --> whose content addresses the agent or holds an injection
+//   hidden/tag-chars          warning  U+E0000-E007F outside flag emoji (error when the hidden text is an injection)
+//   secret/*                  error    AWS, GitHub, Slack, OpenAI, Anthropic, Google, Stripe, JWT, PEM keys,
+//                                      passwords in URLs, high-entropy `password|secret|token|api_key = "..."`
 export type { ScanFinding, ScanCategory } from './types.js';
 export { scanText, isFlagged, SCAN_RULES } from './scan.js';
 export { isPlaceholder, redact } from './secret-rules.js';

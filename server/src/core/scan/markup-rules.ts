@@ -13,6 +13,12 @@ const TEMPLATE_TAGS = [
   { name: 'end-of-sequence', re: /<\/s>/ },
 ];
 
+/** `<s>old</s>` is HTML strikethrough: a `</s>` that closes an open `<s>` is not an end-of-sequence token. */
+function closesStrikethrough(text: string, at: number): boolean {
+  const before = text.slice(0, at);
+  return (before.match(/<s>/gi)?.length ?? 0) > (before.match(/<\/s>/gi)?.length ?? 0);
+}
+
 export const templateTagsRule: ScanRule = {
   code: 'injection/template-tags',
   category: 'injection',
@@ -21,12 +27,15 @@ export const templateTagsRule: ScanRule = {
   why: 'Tokens such as <|im_start|>, [INST] or <tool_call> can make a model read the memory as a new system or tool turn instead of as data.',
   find(input) {
     const spans = codeSpans(input.text);
-    const strikeOpen = /<s>/i.test(input.text);
     return findPatterns(input, TEMPLATE_TAGS)
-      .filter((m) => !(m.pattern === 'end-of-sequence' && strikeOpen)) // `<s>...</s>` is HTML strikethrough
+      .filter((m) => !(m.pattern === 'end-of-sequence' && closesStrikethrough(input.text, m.start)))
       .map((m) =>
         insideSpans(m.start, spans)
-          ? { ...m, severity: 'warning' as const, note: 'It sits in a code span, which some runtimes still pass through as a special token.' }
+          ? {
+              ...m,
+              severity: 'warning' as const,
+              note: 'It sits in a code span, which some runtimes still pass through as a special token.',
+            }
           : m,
       );
   },
@@ -49,14 +58,19 @@ export const htmlCommentRule: ScanRule = {
       const inner = makeScanInput(body, input.depth + 1);
       const flaggedInside = PHRASE_RULES.some((rule) => rule.find(inner).length > 0);
       if (flaggedInside || ADDRESSES_AGENT.test(inner.folded)) {
-        matches.push({ start: m.index, end: m.index + m[0].length, pattern: flaggedInside ? 'injection-inside' : 'addresses-agent' });
+        matches.push({
+          start: m.index,
+          end: m.index + m[0].length,
+          pattern: flaggedInside ? 'injection-inside' : 'addresses-agent',
+        });
       }
     }
     return matches;
   },
 };
 
-const PLACEHOLDER_IN_URL = /\{[^}\s]{1,60}\}|\$\{?[A-Za-z_][A-Za-z0-9_]*|%s\b|\[(?:DATA|SECRET|TOKEN|CONVERSATION|HISTORY|CONTEXT|INFO|QUERY)\]|<[A-Za-z_][^>]{0,40}>|\b(?:INSERT|APPEND)_?[A-Z_]*HERE\b/;
+const PLACEHOLDER_IN_URL =
+  /\{[^}\s]{1,60}\}|\$\{?[A-Za-z_][A-Za-z0-9_]*|%s\b|\[(?:DATA|SECRET|TOKEN|CONVERSATION|HISTORY|CONTEXT|INFO|QUERY)\]|<[A-Za-z_][^>]{0,40}>|\b(?:INSERT|APPEND)_?[A-Z_]*HERE\b/;
 const SENSITIVE_OBJECT = String.raw`(?:(?:the|this|all|your|our|any|entire|full|whole|user's|users')\s+)*(?:conversation|chat(?:\s+history)?|(?:previous|earlier|prior)\s+messages|message\s+history|system\s+prompt|secrets?|api\s+keys?|access\s+tokens?|passwords?|credentials|(?:user|personal|private)\s+data|env(?:ironment)?\s+variables|\.env(?:\s+file)?)`;
 const EXFIL_PROSE = [
   {

@@ -11,7 +11,10 @@ const ORDERS = String.raw`(?:instructions?|directions?|directives?|rules|guideli
 const DET = String.raw`(?:(?:about\s+)?(?:all|any|each|every)\s+(?:of\s+)?)?(?:the\s+|your\s+|my\s+|these\s+|those\s+|our\s+)?`;
 
 const OVERRIDE: NamedPattern[] = [
-  { name: 'dismiss-prior-orders', re: new RegExp(String.raw`\b${DISMISS}\s+${DET}${PRIOR}\s+${ORDERS}\b`, 'i') },
+  {
+    name: 'dismiss-prior-orders',
+    re: new RegExp(String.raw`\b${DISMISS}\s+${DET}${PRIOR}\s+${ORDERS}\b`, 'i'),
+  },
   {
     name: 'dismiss-all-your-orders',
     re: new RegExp(
@@ -36,21 +39,36 @@ const OVERRIDE: NamedPattern[] = [
     name: 'from-now-on-you',
     re: /\b(?:from\s+now\s+on|henceforth|starting\s+now),?\s+you\s+(?:are|'re|will\s+(?:be|act|only|ignore|respond|answer|reply|say|pretend|speak)|no\s+longer|have\s+no|only\s+(?:answer|respond|reply|output|say)|must\s+ignore|answer|respond|reply|ignore)\b/i,
   },
-  { name: 'new-instructions-colon', re: /\b(?:new|updated|real|actual)\s+(?:instructions|directives|system\s+prompt)\s*:/i },
-  { name: 'new-tasks-follow', re: /\bnow\s+(?:new|further|more)\s+(?:tasks|instructions|orders)\s+(?:follow|are\s+followed)/i },
+  {
+    name: 'new-instructions-colon',
+    re: /\b(?:new|updated|real|actual)\s+(?:instructions|directives|system\s+prompt)\s*:/i,
+  },
+  {
+    name: 'new-tasks-follow',
+    re: /\bnow\s+(?:new|further|more)\s+(?:tasks|instructions|orders)\s+(?:follow|are\s+followed)/i,
+  },
   {
     name: 'your-new-task',
     re: /\b(?:(?:focus|concentrate)\s+on\s+(?:your|the)\s+new\s+task|your\s+new\s+(?:task|instructions?)\s+(?:is|are)|start\s+over\s+with\s+a\s+new\s+task)\b/i,
   },
-  { name: 'change-your-instructions', re: /\b(?:change|replace|update|overwrite)\s+your\s+(?:instructions|rules|programming|system\s+prompt)\b/i },
-  { name: 'your-instructions-are-now', re: /\byour\s+(?:new\s+)?(?:instructions|orders|rules)\s+are\s+now\b/i },
+  {
+    name: 'change-your-instructions',
+    re: /\b(?:change|replace|update|overwrite)\s+your\s+(?:instructions|rules|programming|system\s+prompt)\b/i,
+  },
+  {
+    name: 'your-instructions-are-now',
+    re: /\byour\s+(?:new\s+)?(?:instructions|orders|rules)\s+are\s+now\b/i,
+  },
   // RAG variant: tell the model to answer from anything but the context it was given.
   {
     name: 'override-grounding',
     re: /\b(?:do\s+not|don't|without)\s+(?:look(?:ing)?\s+(?:in|at)|us(?:e|ing)|consult(?:ing)?|read(?:ing)?)\s+(?:the\s+|any\s+)?(?:documents|articles|context|sources)\s+provided\b|\bnot\s+(?:by|from)\s+the\s+(?:articles|documents|provided\s+(?:context|documents))\b/i,
   },
   // German (the dataset's second language).
-  { name: 'de-vergiss-alles', re: /\bvergiss\s+(?:(?:einfach|nun|jetzt|bitte)\s+)?(?:alles|alle\s+(?:vorherigen\s+|bisherigen\s+)?(?:Aufgaben|Aufträge|Anweisungen|Instruktionen|Angaben|Befehle|Regeln))/i },
+  {
+    name: 'de-vergiss-alles',
+    re: /\bvergiss\s+(?:(?:einfach|nun|jetzt|bitte)\s+)?(?:alles|alle\s+(?:vorherigen\s+|bisherigen\s+)?(?:Aufgaben|Aufträge|Anweisungen|Instruktionen|Angaben|Befehle|Regeln))/i,
+  },
   {
     name: 'de-ignoriere-vorherige',
     re: /\bignorier(?:e|en|t)?\s+(?:(?:sie|du|bitte)\s+)?(?:alle\s+)?(?:die\s+)?(?:vorherigen|bisherigen|obigen|vorangehenden|vorangegangenen|vorigen|früheren)\s+(?:Anweisungen|Befehle|Instruktionen|Aufgaben|Regeln|Anordnungen|Ausführungen)/i,
@@ -59,8 +77,14 @@ const OVERRIDE: NamedPattern[] = [
     name: 'de-vorherige-ignorieren',
     re: /\b(?:vorherigen|bisherigen|obigen|vorangehenden|vorangegangenen)\s+(?:Ausführungen|Anweisungen|Instruktionen|Befehle|Aufgaben|Informationen|Angaben)\b[^.!?\n]{0,50}(?:ignorieren|vergessen|streichen|hinter\s+sich|irrelevant)/i,
   },
-  { name: 'de-abweichend', re: /\babweichend\s+(?:zu|von)\s+(?:den\s+)?(?:vorherigen|bisherigen|obigen)\s+(?:Instruktionen|Anweisungen)/i },
-  { name: 'de-neue-anweisungen', re: /\b(?:nun|jetzt)\s+folgen\s+(?:neue|weitere)\s+(?:Anweisungen|Aufgaben|Instruktionen)|\bauf\s+(?:deine|Ihre)\s+neue\s+Aufgabe/i },
+  {
+    name: 'de-abweichend',
+    re: /\babweichend\s+(?:zu|von)\s+(?:den\s+)?(?:vorherigen|bisherigen|obigen)\s+(?:Instruktionen|Anweisungen)/i,
+  },
+  {
+    name: 'de-neue-anweisungen',
+    re: /\b(?:nun|jetzt)\s+folgen\s+(?:neue|weitere)\s+(?:Anweisungen|Aufgaben|Instruktionen)|\bauf\s+(?:deine|Ihre)\s+neue\s+Aufgabe/i,
+  },
   // "Forget all instructions" in a few more languages the dataset carries.
   {
     name: 'multilingual-forget-all',
@@ -73,20 +97,38 @@ const ROLE_HIJACK: NamedPattern[] = [
     name: 'you-are-now',
     re: /\byou\s+are\s+now\s+(?:an?\s+|the\s+|my\s+|no\s+longer\b|free\b|unrestricted\b|unfiltered\b|uncensored\b|jailbroken\b|DAN\b|in\s+(?:developer|dan|god|jailbreak|unrestricted)\s+mode\b)/i,
   },
-  { name: 'now-you-are-name', re: /\b(?:[Nn]ow|[Oo]kay|[Oo]k),?\s+you\s+are\s+(?:(?:an?|the)\s+)?[A-Z][\w-]+/ },
-  { name: 'de-jetzt-bist-du', re: /\b(?:jetzt|nun|ab\s+sofort)\s+bist\s+du\b|\bstell\s+dir\s+vor,?\s+du\s+bist\b/i },
+  {
+    name: 'now-you-are-name',
+    re: /\b(?:[Nn]ow|[Oo]kay|[Oo]k),?\s+you\s+are\s+(?:(?:an?|the)\s+)?[A-Z][\w-]+/,
+  },
+  {
+    name: 'de-jetzt-bist-du',
+    re: /\b(?:jetzt|nun|ab\s+sofort)\s+bist\s+du\b|\bstell\s+dir\s+vor,?\s+du\s+bist\b/i,
+  },
   {
     name: 'i-want-you-to-act-as',
     re: /\b(?:I\s+(?:want|would\s+like|'d\s+like|need)\s+you\s+to\s+|you\s+(?:will|shall|must)\s+(?:now\s+)?|(?:from\s+)?now(?:\s+on)?,?\s+you\s+|you\s+are\s+(?:now\s+)?)(?:act|behave|roleplay|role-play|role-playing|roleplaying|pose)\s+(?:as|like)\b/i,
   },
-  { name: 'de-als-fungieren', re: /\bdass\s+(?:Sie|du)\s+als\s+[^.!?\n]{1,60}?\s+(?:fungieren|fungierst|agieren|agierst|auftreten|auftrittst)\b/i },
-  { name: 'act-as-unrestricted', re: /\bact\s+as\s+(?:an?\s+)?(?:unrestricted|unfiltered|uncensored|jailbroken|evil|amoral|immoral|DAN\b)/i },
-  { name: 'pretend-to-be', re: /(?:^|[.!?:;]\s*|\b(?:you|please|now|just|and)\s+)pretend\s+(?:to\s+be|(?:that\s+)?you(?:'re|\s+are|\s+can|\s+have))\b/im },
+  {
+    name: 'de-als-fungieren',
+    re: /\bdass\s+(?:Sie|du)\s+als\s+[^.!?\n]{1,60}?\s+(?:fungieren|fungierst|agieren|agierst|auftreten|auftrittst)\b/i,
+  },
+  {
+    name: 'act-as-unrestricted',
+    re: /\bact\s+as\s+(?:an?\s+)?(?:unrestricted|unfiltered|uncensored|jailbroken|evil|amoral|immoral|DAN\b)/i,
+  },
+  {
+    name: 'pretend-to-be',
+    re: /(?:^|[.!?:;]\s*|\b(?:you|please|now|just|and)\s+)pretend\s+(?:to\s+be|(?:that\s+)?you(?:'re|\s+are|\s+can|\s+have))\b/im,
+  },
   {
     name: 'developer-mode',
     re: /\byou(?:'re|\s+are)?\s+(?:now\s+)?(?:in|with|running\s+in|operating\s+in)\s+(?:developer|dan|god|jailbreak|unrestricted)\s+mode\b|\b(?:enter|activate|enable)\s+(?:the\s+)?(?:DAN|jailbreak|god|unrestricted)\s+mode\b|\b(?:ChatGPT|GPT|Claude|the\s+(?:AI|assistant|model))\s+with\s+(?:developer|DAN)\s+mode/i,
   },
-  { name: 'do-anything-now', re: /\bdo\s+anything\s+now\b|\b(?:you\s+are|act\s+as|become)\s+(?:now\s+)?DAN\b/i },
+  {
+    name: 'do-anything-now',
+    re: /\bdo\s+anything\s+now\b|\b(?:you\s+are|act\s+as|become)\s+(?:now\s+)?DAN\b/i,
+  },
   {
     name: 'no-guidelines',
     re: /\b(?:no|without(?:\s+any)?)\s+(?:ethical|moral|content|programming|safety)\s+(?:guidelines|restrictions|limits|limitations|filters|boundaries|policies)\b|\b(?:forked|unrestricted|uncensored|unfiltered|jailbroken)\s+version\s+of\s+(?:ChatGPT|GPT|Claude|the\s+(?:AI|model|assistant))/i,
@@ -96,9 +138,18 @@ const ROLE_HIJACK: NamedPattern[] = [
     re: /\b(?:never|do\s+not|don't|without)\s+(?:even\s+)?(?:break(?:ing)?|fall(?:ing)?\s+out\s+of)\s+(?:character|(?:their|your|the)\s+(?:roles?|figure))\b|\bstay\s+(?:fully\s+|always\s+)?in\s+(?:their|your)\s+roles?\b|\baus\s+(?:ihrer|der|seiner|deiner)\s+(?:Rolle|Figur)\s+(?:zu\s+)?fallen|\bin\s+(?:ihren|seiner|deiner)\s+Rollen?\b/i,
   },
   // A line that impersonates the system role: `SYSTEM: ...`, `System: you ...`, `### system`.
-  { name: 'system-line-caps', re: /^[ \t>]*(?:\[SYSTEM\]|SYSTEM(?:\s+(?:MESSAGE|PROMPT|OVERRIDE|NOTE))?\s*:)/m },
-  { name: 'system-line-addressed', re: /^[ \t>]*(?:system|assistant)(?:\s+(?:message|prompt|override))?\s*:[^\n]*\b(?:you|your)\b/im },
-  { name: 'system-heading', re: /^[ \t]*#{1,6}[ \t]*(?:system|system\s+(?:prompt|message|instructions))[ \t]*#*[ \t]*$/im },
+  {
+    name: 'system-line-caps',
+    re: /^[ \t>]*(?:\[SYSTEM\]|SYSTEM(?:\s+(?:MESSAGE|PROMPT|OVERRIDE|NOTE))?\s*:)/m,
+  },
+  {
+    name: 'system-line-addressed',
+    re: /^[ \t>]*(?:system|assistant)(?:\s+(?:message|prompt|override))?\s*:[^\n]*\b(?:you|your)\b/im,
+  },
+  {
+    name: 'system-heading',
+    re: /^[ \t]*#{1,6}[ \t]*(?:system|system\s+(?:prompt|message|instructions))[ \t]*#*[ \t]*$/im,
+  },
 ];
 
 const REVEAL_PROMPT: NamedPattern[] = [
@@ -106,16 +157,34 @@ const REVEAL_PROMPT: NamedPattern[] = [
     name: 'reveal-your-prompt',
     re: /\b(?:reveal|print|show|display|output|repeat|tell|give|write|share|list|dump|leak|disclose|spell\s+out|return|recite)\s+(?:me\s+|us\s+)?(?:out\s+)?(?:all\s+(?:of\s+)?|a\s+copy\s+of\s+|back\s+)?(?:your|the\s+(?:full|entire|complete|original|initial|hidden|secret|exact|whole|system))\s+(?:(?:system|initial|original|hidden|secret|full|entire|complete|exact)\s+)*(?:prompts?|prompt[\s-]+texts?|instructions|rules|guidelines|directives|system\s+message)\b/i,
   },
-  { name: 'copy-of-prompt', re: /\bcopy\s+of\s+(?:the|your)\s+(?:(?:full|entire|complete|original|system)\s+)*prompt/i },
+  {
+    name: 'copy-of-prompt',
+    re: /\bcopy\s+of\s+(?:the|your)\s+(?:(?:full|entire|complete|original|system)\s+)*prompt/i,
+  },
   {
     name: 'what-are-your-instructions',
     re: /\bwhat\s+(?:is|are|was|were)\s+(?:your\s+(?:system\s+prompt|prompt|instructions|rules|guidelines|initial\s+instructions)|the\s+(?:system\s+prompt|(?:initial|original|hidden|secret)\s+(?:instructions|prompt|rules)))\b/i,
   },
-  { name: 'written-at-beginning', re: /\bwhat\s+(?:was|is)\s+written\s+(?:at\s+the\s+(?:beginning|start|top)|above|before)\b/i },
-  { name: 'repeat-text-above', re: /\b(?:repeat|print|output|show|recite)\s+(?:the\s+)?(?:text|words|everything|all|lines)\s+(?:above|before\s+this|preceding)/i },
-  { name: 'prompt-texts', re: /\b(?:show|reveal|print|display|output|showing)\b[^.!?\n]{0,30}\bprompt[\s-]*texts?\b/i },
-  { name: 'prompt-verbatim', re: /\b(?:system\s+prompt|initial\s+instructions|hidden\s+instructions)\s+(?:verbatim|word\s+for\s+word)\b/i },
-  { name: 'de-zeige-prompt', re: /\b(?:zeige?|gib|nenne|wiederhole|verrate)\b[^.!?\n]{0,40}(?:Prompt-?Text(?:e|es)?|System-?prompt)\b/i },
+  {
+    name: 'written-at-beginning',
+    re: /\bwhat\s+(?:was|is)\s+written\s+(?:at\s+the\s+(?:beginning|start|top)|above|before)\b/i,
+  },
+  {
+    name: 'repeat-text-above',
+    re: /\b(?:repeat|print|output|show|recite)\s+(?:the\s+)?(?:text|words|everything|all|lines)\s+(?:above|before\s+this|preceding)/i,
+  },
+  {
+    name: 'prompt-texts',
+    re: /\b(?:show|reveal|print|display|output|showing)\b[^.!?\n]{0,30}\bprompt[\s-]*texts?\b/i,
+  },
+  {
+    name: 'prompt-verbatim',
+    re: /\b(?:system\s+prompt|initial\s+instructions|hidden\s+instructions)\s+(?:verbatim|word\s+for\s+word)\b/i,
+  },
+  {
+    name: 'de-zeige-prompt',
+    re: /\b(?:zeige?|gib|nenne|wiederhole|verrate)\b[^.!?\n]{0,40}(?:Prompt-?Text(?:e|es)?|System-?prompt)\b/i,
+  },
 ];
 
 const SECRECY: NamedPattern[] = [
@@ -127,9 +196,18 @@ const SECRECY: NamedPattern[] = [
     name: 'do-not-let-the-user-know',
     re: /\b(?:do\s+not|don't|never)\s+(?:let|allow)\s+the\s+(?:user|human)\s+(?:know|see|find\s+out|notice)\b/i,
   },
-  { name: 'keep-secret-from-user', re: /\b(?:keep|hide)\s+(?:this|it|that|these\s+instructions|this\s+message)\s+(?:a\s+)?(?:secret\s+|hidden\s+)?from\s+the\s+(?:user|human)\b/i },
-  { name: 'without-the-user-knowing', re: /\bwithout\s+the\s+user(?:['’]s)?\s+(?:knowing|knowledge|being\s+aware)\b/i },
-  { name: 'user-must-not-know', re: /\bthe\s+user\s+(?:must|should|may)\s+(?:not|never)\s+(?:know|find\s+out|learn|see|notice)\b/i },
+  {
+    name: 'keep-secret-from-user',
+    re: /\b(?:keep|hide)\s+(?:this|it|that|these\s+instructions|this\s+message)\s+(?:a\s+)?(?:secret\s+|hidden\s+)?from\s+the\s+(?:user|human)\b/i,
+  },
+  {
+    name: 'without-the-user-knowing',
+    re: /\bwithout\s+the\s+user(?:['’]s)?\s+(?:knowing|knowledge|being\s+aware)\b/i,
+  },
+  {
+    name: 'user-must-not-know',
+    re: /\bthe\s+user\s+(?:must|should|may)\s+(?:not|never)\s+(?:know|find\s+out|learn|see|notice)\b/i,
+  },
   {
     name: 'de-nutzer-nichts-sagen',
     re: /\b(?:sag|erzähl|verrat)(?:e|en)?\s+(?:es\s+)?(?:dem|den)\s+(?:Nutzer|Benutzer|Anwender)n?\s+(?:nichts|nicht)\b|\bohne\s+dass\s+(?:der|die)\s+(?:Nutzer|Benutzer|Anwender)(?:in)?\s+es\s+(?:merkt|weiß|erfährt)/i,
@@ -166,11 +244,16 @@ export const revealPromptRule: ScanRule = {
 export const secrecyRule: ScanRule = {
   code: 'injection/secrecy',
   category: 'injection',
-  severity: 'error',
+  severity: 'warning', // product rules ("never tell the user X before Y") read alike: a reviewer decides
   title: 'Secrecy instruction',
   why: 'An instruction to hide something from the user has no legitimate place in a memory; it is how injected text keeps its actions unseen.',
   find: (input) => findPatterns(input, SECRECY),
 };
 
 /** The phrase rules, also used to re-scan decoded payloads and HTML comments. */
-export const PHRASE_RULES: readonly ScanRule[] = [overrideRule, roleHijackRule, revealPromptRule, secrecyRule];
+export const PHRASE_RULES: readonly ScanRule[] = [
+  overrideRule,
+  roleHijackRule,
+  revealPromptRule,
+  secrecyRule,
+];

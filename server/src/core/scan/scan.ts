@@ -21,8 +21,21 @@ export const SCAN_RULES: readonly ScanRule[] = [
   ...SECRET_RULES,
 ];
 
-/** Hidden findings that still route to review: they exist only when they carry instructions. */
-const ROUTED_HIDDEN_CODES = new Set(['hidden/html-comment']);
+/** Hidden findings that still route to review: comments exist as findings only when they carry
+ * instructions, and tag characters outside flag emoji have no use but smuggling text. */
+const ROUTED_HIDDEN_CODES = new Set(['hidden/html-comment', 'hidden/tag-chars']);
+
+function overlaps(a: ScanFinding, b: ScanFinding): boolean {
+  const before = (p: Position, q: Position): boolean =>
+    p.line < q.line || (p.line === q.line && p.character < q.character);
+  return before(a.range.start, b.range.end) && before(b.range.start, a.range.end);
+}
+
+/** A generic credential assignment that a specific secret rule already explains is noise. */
+function dropRedundantGenericSecrets(findings: ScanFinding[]): ScanFinding[] {
+  const specific = findings.filter((f) => f.category === 'secret' && f.code !== 'secret/generic');
+  return findings.filter((f) => f.code !== 'secret/generic' || !specific.some((s) => overlaps(f, s)));
+}
 
 function lineStarts(text: string): number[] {
   const starts = [0];
@@ -76,7 +89,10 @@ export function scanText(text: string, opts: { baseLine?: number } = {}): ScanFi
   const findings: ScanFinding[] = [];
   for (const rule of SCAN_RULES) {
     for (const m of dropOverlaps(rule.find(input))) {
-      const range: Range = { start: toPosition(m.start, starts, baseLine), end: toPosition(m.end, starts, baseLine) };
+      const range: Range = {
+        start: toPosition(m.start, starts, baseLine),
+        end: toPosition(m.end, starts, baseLine),
+      };
       const matched = m.shown ?? shorten(text.slice(m.start, m.end));
       const quoted = m.shown ?? `"${matched}"`;
       const message = `${rule.title}: ${quoted}. ${rule.why}${m.note ? ' ' + m.note : ''}`;
@@ -91,7 +107,7 @@ export function scanText(text: string, opts: { baseLine?: number } = {}): ScanFi
       });
     }
   }
-  return findings.sort(
+  return dropRedundantGenericSecrets(findings).sort(
     (a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character,
   );
 }
@@ -105,6 +121,9 @@ export function isFlagged(findings: readonly ScanFinding[]): boolean {
   return findings.some(
     (f) =>
       (f.severity === 'error' || f.severity === 'warning') &&
-      (f.category === 'injection' || f.category === 'secret' || ROUTED_HIDDEN_CODES.has(f.code) || f.severity === 'error'),
+      (f.category === 'injection' ||
+        f.category === 'secret' ||
+        ROUTED_HIDDEN_CODES.has(f.code) ||
+        f.severity === 'error'),
   );
 }

@@ -1,7 +1,7 @@
 // Secrets: credentials that must never sit in a memory (memories are committed, shared and put
 // into prompts). Matched text is redacted in findings so diagnostics, CI logs and SARIF never echo it.
 import type { RuleMatch, ScanInput, ScanRule } from './types.js';
-import { shannonEntropy } from './text-utils.js';
+import { globalVersion, shannonEntropy } from './text-utils.js';
 
 /** Values that are obviously not real secrets: documentation placeholders and template variables. */
 const PLACEHOLDER =
@@ -24,15 +24,27 @@ interface SecretPattern {
   group?: number;
   /** Extra check on the value (entropy, placeholders). */
   accept?: (value: string) => boolean;
+  /** Cheap test that must pass before the (slower) pattern runs. */
+  quick?: RegExp;
 }
 
 const notPlaceholder = (v: string): boolean => !isPlaceholder(v);
-const DEV_PASSWORDS = /^(?:pass(?:word)?|secret|postgres|root|admin|user|guest|changeme|dev|test|mysql|redis|rabbitmq|pw|pwd)$/i;
+const DEV_PASSWORDS =
+  /^(?:pass(?:word)?|secret|postgres|root|admin|user|guest|changeme|dev|test|mysql|redis|rabbitmq|pw|pwd)$/i;
 const looksRandom = (v: string): boolean =>
-  notPlaceholder(v) && /\d/.test(v) && /[A-Za-z]/.test(v) && shannonEntropy(v) >= 3.3 && !/^[a-z]+(?:[-_.][a-z]+)*$/.test(v);
+  notPlaceholder(v) &&
+  /\d/.test(v) &&
+  /[A-Za-z]/.test(v) &&
+  shannonEntropy(v) >= 3.3 &&
+  !/^[a-z]+(?:[-_.][a-z]+)*$/.test(v);
 
 const SECRET_PATTERNS: SecretPattern[] = [
-  { code: 'secret/aws-access-key', title: 'AWS access key id', re: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/, accept: notPlaceholder },
+  {
+    code: 'secret/aws-access-key',
+    title: 'AWS access key id',
+    re: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/,
+    accept: notPlaceholder,
+  },
   {
     code: 'secret/aws-secret-key',
     title: 'AWS secret access key',
@@ -40,13 +52,47 @@ const SECRET_PATTERNS: SecretPattern[] = [
     group: 1,
     accept: notPlaceholder,
   },
-  { code: 'secret/github-token', title: 'GitHub token', re: /\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{50,})\b/, accept: notPlaceholder },
-  { code: 'secret/slack-token', title: 'Slack token', re: /\bxox[baprs]-[A-Za-z0-9-]{10,}/, accept: notPlaceholder },
-  { code: 'secret/anthropic-key', title: 'Anthropic API key', re: /\bsk-ant-[A-Za-z0-9_-]{20,}/, accept: notPlaceholder },
-  { code: 'secret/openai-key', title: 'OpenAI-style API key', re: /\bsk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/, accept: looksRandomKey },
-  { code: 'secret/google-api-key', title: 'Google API key', re: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/, accept: notPlaceholder },
-  { code: 'secret/stripe-key', title: 'Stripe live key', re: /\b(?:sk|rk)_live_[0-9A-Za-z]{20,}/, accept: notPlaceholder },
-  { code: 'secret/jwt', title: 'JSON Web Token', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{10,}/ },
+  {
+    code: 'secret/github-token',
+    title: 'GitHub token',
+    re: /\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{50,})\b/,
+    accept: notPlaceholder,
+  },
+  {
+    code: 'secret/slack-token',
+    title: 'Slack token',
+    re: /\bxox[baprs]-[A-Za-z0-9-]{10,}/,
+    accept: notPlaceholder,
+  },
+  {
+    code: 'secret/anthropic-key',
+    title: 'Anthropic API key',
+    re: /\bsk-ant-[A-Za-z0-9_-]{20,}/,
+    accept: notPlaceholder,
+  },
+  {
+    code: 'secret/openai-key',
+    title: 'OpenAI-style API key',
+    re: /\bsk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/,
+    accept: looksRandomKey,
+  },
+  {
+    code: 'secret/google-api-key',
+    title: 'Google API key',
+    re: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/,
+    accept: notPlaceholder,
+  },
+  {
+    code: 'secret/stripe-key',
+    title: 'Stripe live key',
+    re: /\b(?:sk|rk)_live_[0-9A-Za-z]{20,}/,
+    accept: notPlaceholder,
+  },
+  {
+    code: 'secret/jwt',
+    title: 'JSON Web Token',
+    re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{10,}/,
+  },
   {
     code: 'secret/private-key',
     title: 'Private key',
@@ -56,6 +102,7 @@ const SECRET_PATTERNS: SecretPattern[] = [
     code: 'secret/url-password',
     title: 'Password in a URL',
     re: /\b[a-z][a-z0-9+.-]*:\/\/[^\s:@/]+:([^\s@/]+)@[^\s/]+/i,
+    quick: /:\/\/[^\s]*@/,
     group: 1,
     accept: (v) => notPlaceholder(v) && !DEV_PASSWORDS.test(v) && !/^[:$%{<[]/.test(v),
   },
@@ -65,6 +112,7 @@ const SECRET_PATTERNS: SecretPattern[] = [
     re: /\b[A-Za-z0-9_.-]*(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|client[_-]?secret|private[_-]?key)["']?\s*(?::=|=>|[:=])\s*(["'`]?)([A-Za-z0-9+/=_\-.~!@#%^&*]{16,})\1/i,
     group: 2,
     accept: looksRandom,
+    quick: /passw|pwd|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key|private[_-]?key/i,
   },
 ];
 
@@ -81,8 +129,8 @@ function secretRule(p: SecretPattern): ScanRule {
     why: 'Memories are committed to git, shared with the team and pasted into prompts; a live credential there leaks to everyone who reads them. Remove it and rotate it.',
     find(input: ScanInput): RuleMatch[] {
       const matches: RuleMatch[] = [];
-      const global = new RegExp(p.re.source, p.re.flags + 'g');
-      for (const m of input.text.matchAll(global)) {
+      if (p.quick && !p.quick.test(input.text)) return matches;
+      for (const m of input.text.matchAll(globalVersion(p.re))) {
         const value = m[p.group ?? 0] ?? m[0];
         if (p.accept && !p.accept(value)) continue;
         matches.push({ start: m.index, end: m.index + m[0].length, pattern: p.code, shown: redact(value) });

@@ -2,7 +2,8 @@
 import type { NamedPattern, RuleMatch, ScanInput } from './types.js';
 
 /** Zero-width and bidi characters plus the Unicode tag block, all invisible when rendered. */
-export const INVISIBLE_CHAR = /[\u200B-\u200F\u2060-\u2064\uFEFF\u202A-\u202E\u2066-\u2069\u00AD]|\uDB40[\uDC00-\uDC7F]/g;
+export const INVISIBLE_CHAR =
+  /[\u200B-\u200F\u2060-\u2064\uFEFF\u202A-\u202E\u2066-\u2069\u00AD]|\uDB40[\uDC00-\uDC7F]/g;
 
 /** Builds the ScanInput for `text`: the folded copy and its offset map back to the original. */
 export function makeScanInput(text: string, depth = 0): ScanInput {
@@ -26,12 +27,23 @@ export function makeScanInput(text: string, depth = 0): ScanInput {
   return { text, folded, toOriginal, depth };
 }
 
+const globalVersions = new WeakMap<RegExp, RegExp>();
+
+/** The `g` version of a pattern, compiled once (matchAll needs it; rules declare patterns without). */
+export function globalVersion(re: RegExp): RegExp {
+  let global = globalVersions.get(re);
+  if (!global) {
+    global = new RegExp(re.source, re.flags.includes('g') ? re.flags : re.flags + 'g');
+    globalVersions.set(re, global);
+  }
+  return global;
+}
+
 /** Runs every pattern over the folded text and maps the matches back to original offsets. */
 export function findPatterns(input: ScanInput, patterns: readonly NamedPattern[]): RuleMatch[] {
   const matches: RuleMatch[] = [];
   for (const { name, re } of patterns) {
-    const global = new RegExp(re.source, re.flags.includes('g') ? re.flags : re.flags + 'g');
-    for (const m of input.folded.matchAll(global)) {
+    for (const m of input.folded.matchAll(globalVersion(re))) {
       if (m[0].length === 0) continue;
       const start = input.toOriginal(m.index);
       const endFolded = m.index + m[0].length;

@@ -3,6 +3,12 @@
 // are in docs/search.md (bench/scifact.mjs measures them).
 import type { MemoryStatus } from '../types.js';
 
+/**
+ * cairn.yaml's search defaults (core/config.ts DEFAULT_CONFIG.search, kept equal by a test),
+ * repeated here so a cold `cairn search` does not load the YAML parser just for defaults.
+ */
+export const SEARCH_DEFAULTS = { minScore: 0.35, maxResults: 6, maxTokens: 2000, halfLifeDays: 180 };
+
 export interface ScoredKey {
   key: number;
   score: number;
@@ -50,7 +56,8 @@ export function normalizeByMax(list: ScoredKey[]): Map<number, number> {
  * Fuses keyword (BM25) and vector (cosine) scores into one 0..1 relevance per key, best first.
  * `weighted`: textWeight x BM25/maxBM25 + vectorWeight x cosine/maxCosine, divided by the weight sum.
  * `rrf`: sum of weight / (k + rank), divided by its largest possible value.
- * With an empty vector list the result is the keyword ranking with BM25/maxBM25 as its score.
+ * Either way the result is then divided by its best value: the best hit scores 1. With an empty
+ * vector list the result is the keyword ranking with BM25/maxBM25 as its score.
  */
 export function fuse(keyword: ScoredKey[], vector: ScoredKey[], opts: FusionOptions = {}): ScoredKey[] {
   const wt = vector.length === 0 ? 1 : (opts.textWeight ?? DEFAULT_WEIGHTS.textWeight);
@@ -70,7 +77,13 @@ export function fuse(keyword: ScoredKey[], vector: ScoredKey[], opts: FusionOpti
     for (const [key, v] of normalizeByMax(keyword)) addTo(key, (wt * v) / total);
     for (const [key, v] of normalizeByMax(vector)) addTo(key, (wv * v) / total);
   }
-  return [...fused].map(([key, score]) => ({ key, score })).sort((a, b) => b.score - a.score || a.key - b.key);
+  // Relative to the best hit, so minScore means the same with or without a model, and a query that
+  // only a model answers (no keyword match) still has a best hit of 1.
+  let best = 0;
+  for (const v of fused.values()) if (v > best) best = v;
+  return [...fused]
+    .map(([key, score]) => ({ key, score: best > 0 ? score / best : 0 }))
+    .sort((a, b) => b.score - a.score || a.key - b.key);
 }
 
 export interface RankableMeta {
@@ -116,7 +129,10 @@ export function trustMultiplier(meta: RankableMeta): number {
 }
 
 /** Whether a status is searchable under the options (rejected never is). */
-export function statusAllowed(status: MemoryStatus, opts: Pick<RankOptions, 'includeSuperseded' | 'includeCandidates'>) {
+export function statusAllowed(
+  status: MemoryStatus,
+  opts: Pick<RankOptions, 'includeSuperseded' | 'includeCandidates'>,
+) {
   if (status === 'active') return true;
   if (status === 'superseded') return opts.includeSuperseded === true;
   if (status === 'candidate') return opts.includeCandidates === true;
@@ -127,7 +143,11 @@ export function statusAllowed(status: MemoryStatus, opts: Pick<RankOptions, 'inc
  * Filters fused hits by status and minScore, then orders them by relevance x recency x trust
  * (ties: newer first, then key). `metaOf` returns the hit's file facts.
  */
-export function rankHits(fused: ScoredKey[], metaOf: (key: number) => RankableMeta, opts: RankOptions): RankedKey[] {
+export function rankHits(
+  fused: ScoredKey[],
+  metaOf: (key: number) => RankableMeta,
+  opts: RankOptions,
+): RankedKey[] {
   const minScore = opts.minScore ?? 0.35;
   const halfLife = opts.halfLifeDays ?? 180;
   const out: (RankedKey & { date: number })[] = [];

@@ -22,9 +22,26 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
 
 // Longest first; each with the shortest stem it may leave.
 const SUFFIXES: [string, number][] = [
-  ['ational', 4], ['ization', 4], ['fulness', 4], ['ousness', 4], ['iveness', 4],
-  ['ations', 4], ['ation', 4], ['ments', 4], ['ment', 4], ['ness', 4], ['ings', 4], ['ing', 4],
-  ['edly', 4], ['ed', 4], ['ly', 4], ['ive', 4], ['ity', 4], ['al', 5], ['er', 5], ['e', 4],
+  ['ational', 4],
+  ['ization', 4],
+  ['fulness', 4],
+  ['ousness', 4],
+  ['iveness', 4],
+  ['ations', 4],
+  ['ation', 4],
+  ['ments', 4],
+  ['ment', 4],
+  ['ness', 4],
+  ['ings', 4],
+  ['ing', 4],
+  ['edly', 4],
+  ['ed', 4],
+  ['ly', 4],
+  ['ive', 4],
+  ['ity', 4],
+  ['al', 5],
+  ['er', 5],
+  ['e', 4],
 ];
 
 const WORD = /[\p{L}\p{N}]+/gu;

@@ -1,7 +1,7 @@
 // MinHash + LSH index over character trigrams, so near-duplicate queries stay fast at 10,000+ texts.
 // LSH only proposes candidates; every answer is verified with the exact trigram Jaccard.
 import { normalizeForHash } from './normalize.js';
-import { jaccardOfCodes, trigramCodes } from './trigrams.js';
+import { TrigramTable, fmix32 } from './trigrams.js';
 
 /** Trigram Jaccard at or above which two memories are near duplicates (issue 4). */
 export const NEAR_DUPLICATE_THRESHOLD = 0.75;
@@ -18,16 +18,6 @@ const NUM_HASHES = BANDS * ROWS;
  * 4 standard deviations of a 126-value estimate, so true matches are practically never skipped). */
 const ESTIMATE_MARGIN = 0.2;
 
-/** murmur3's 32-bit finalizer: spreads every input bit over the output. Kept in signed int32 (`| 0`)
- * so V8 stays on small-integer arithmetic; the minimum of signed values is as good a MinHash. */
-function fmix32(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  return (h ^ (h >>> 16)) | 0;
-}
-
 const EMPTY = 0x7fffffff;
 
 /**
@@ -36,16 +26,16 @@ const EMPTY = 0x7fffffff;
  * of a bin chosen by a hash of (bin, attempt). Same collision probability as 126 separate permutations
  * at a 126th of the cost, which keeps indexing 10,000 memories near a second.
  */
-function minhashSignature(codes: Float64Array): Int32Array {
+function minhashSignature(grams: TrigramTable): Int32Array {
   const sig = new Int32Array(NUM_HASHES).fill(EMPTY);
-  for (let k = 0; k < codes.length; k++) {
-    const code = codes[k];
-    const h = fmix32(((code % 4294967296) | 0) ^ Math.imul(Math.floor(code / 4294967296), 0x27d4eb2f));
+  const hashes = grams.hashes;
+  for (let i = 0; i < hashes.length; i++) {
+    const h = hashes[i];
     const bin = (h >>> 0) % NUM_HASHES;
     const value = fmix32(h ^ 0x5bd1e995);
     if (value < sig[bin]) sig[bin] = value;
   }
-  if (codes.length === 0) return sig;
+  if (grams.size === 0) return sig;
   const filled = sig.slice();
   for (let bin = 0; bin < NUM_HASHES; bin++) {
     if (sig[bin] !== EMPTY) continue;
@@ -73,7 +63,10 @@ function bandKey(sig: Int32Array, band: number): number {
 }
 
 interface Entry {
-  codes: Float64Array;
+  /** Normalized text: the exact trigram set is rebuilt from it for the few candidates verified,
+   * which costs less memory than keeping 10,000 sets (about 2 KB per memory instead of 16 KB). */
+  normalized: string;
+  grams: number;
   sig: Int32Array;
   keys: Int32Array;
 }
@@ -115,8 +108,9 @@ export class NearDuplicateIndex {
   /** Adds or replaces the text for `id`. */
   add(id: string, text: string): void {
     if (this.entries.has(id)) this.remove(id);
-    const codes = trigramCodes(normalizeForHash(text));
-    const sig = minhashSignature(codes);
+    const normalized = normalizeForHash(text);
+    const grams = new TrigramTable(normalized);
+    const sig = minhashSignature(grams);
     const keys = new Int32Array(BANDS);
     for (let b = 0; b < BANDS; b++) {
       keys[b] = bandKey(sig, b);
@@ -124,7 +118,7 @@ export class NearDuplicateIndex {
       if (bucket) bucket.push(id);
       else this.buckets[b].set(keys[b], [id]);
     }
-    this.entries.set(id, { codes, sig, keys });
+    this.entries.set(id, { normalized, grams: grams.size, sig, keys });
   }
 
   remove(id: string): void {
@@ -144,8 +138,8 @@ export class NearDuplicateIndex {
   query(text: string, opts: NearDuplicateQueryOptions = {}): NearDuplicateMatch[] {
     const threshold = opts.threshold ?? NEAR_DUPLICATE_THRESHOLD;
     const limit = opts.limit ?? 10;
-    const codes = trigramCodes(normalizeForHash(text));
-    const sig = minhashSignature(codes);
+    const grams = new TrigramTable(normalizeForHash(text));
+    const sig = minhashSignature(grams);
     const seen = new Set<string>();
     const matches: NearDuplicateMatch[] = [];
     for (let b = 0; b < BANDS; b++) {
@@ -156,11 +150,11 @@ export class NearDuplicateIndex {
         seen.add(id);
         const entry = this.entries.get(id)!;
         // Exact filters before the exact check: size ratio bounds Jaccard; the MinHash estimate is close.
-        const small = Math.min(codes.length, entry.codes.length);
-        const large = Math.max(codes.length, entry.codes.length);
+        const small = Math.min(grams.size, entry.grams);
+        const large = Math.max(grams.size, entry.grams);
         if (large > 0 && small / large < threshold) continue;
         if (estimateJaccard(sig, entry.sig) < threshold - ESTIMATE_MARGIN) continue;
-        const jaccard = jaccardOfCodes(codes, entry.codes);
+        const jaccard = grams.jaccard(new TrigramTable(entry.normalized));
         if (jaccard >= threshold) matches.push({ id, jaccard });
       }
     }

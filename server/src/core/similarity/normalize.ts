@@ -19,7 +19,8 @@ export function normalizeForHash(text: string): string {
     .normalize('NFKC')
     .replace(INVISIBLE, '')
     .replace(/^[ \t]*(?:[-*+]|\d+[.)])[ \t]+(?:\[[ xX]\][ \t]+)?/gm, '') // list markers and task boxes
-    .replace(/[#*_`~>|[\]()!]/g, ' ') // markdown punctuation (sentence punctuation stays)
+    .replace(/[*_`~]+/g, '') // emphasis and code markers hug words: drop them
+    .replace(/[#>|[\]()!]/g, ' ') // structural markdown punctuation (sentence punctuation stays)
     .toLowerCase()
     .replace(/\s+/g, ' ')
     .trim();

@@ -13,42 +13,91 @@ export function trigramSet(text: string): Set<string> {
   return grams;
 }
 
-/**
- * Sorted unique trigram codes of an already normalized string. A code packs three UTF-16 units into
- * 48 bits, exact in a double, so set operations are merges of numeric arrays (no string allocation).
- */
-export function trigramCodes(normalized: string): Float64Array {
-  const n = normalized.length;
-  if (n === 0) return new Float64Array(0);
-  if (n < 3) {
-    const c = normalized.charCodeAt(0) * 65536 + (n > 1 ? normalized.charCodeAt(1) : 0);
-    return Float64Array.of(c * 65536 + 0xffff); // short text: one gram, marked so it never equals a real one
-  }
-  const codes = new Float64Array(n - 2);
-  for (let i = 0; i + 3 <= n; i++) {
-    codes[i] = (normalized.charCodeAt(i) * 65536 + normalized.charCodeAt(i + 1)) * 65536 + normalized.charCodeAt(i + 2);
-  }
-  codes.sort();
-  let w = 0;
-  for (let r = 0; r < codes.length; r++) if (r === 0 || codes[r] !== codes[w - 1]) codes[w++] = codes[r];
-  return codes.subarray(0, w);
+/** murmur3's 32-bit finalizer, in signed int32 so V8 stays on small-integer arithmetic. */
+export function fmix32(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) | 0;
 }
 
-/** Jaccard similarity of two sorted unique code arrays. Two empty sets are identical (1). */
-export function jaccardOfCodes(a: Float64Array, b: Float64Array): number {
-  if (a.length === 0 && b.length === 0) return 1;
-  let i = 0;
-  let j = 0;
-  let inter = 0;
-  while (i < a.length && j < b.length) {
-    if (a[i] === b[j]) {
-      inter++;
-      i++;
-      j++;
-    } else if (a[i] < b[j]) i++;
-    else j++;
+/** 32-bit hash of a trigram given as (first two UTF-16 units, third unit). */
+export function hashTrigram(head: number, tail: number): number {
+  return fmix32(head ^ Math.imul(tail + 1, 0x27d4eb2f));
+}
+
+/**
+ * The distinct trigrams of a normalized string as an open-addressing hash set. A trigram is stored
+ * exactly as two int32 values (first two UTF-16 units packed, third unit), so the set allocates no
+ * strings and all arithmetic stays on small integers; hashing instead of sorting keeps it linear.
+ */
+export class TrigramTable {
+  /** `(c0 << 16) | c1` per slot. */
+  private readonly heads: Int32Array;
+  /** `c2` per slot, -1 for an empty slot. */
+  private readonly tails: Int32Array;
+  private readonly mask: number;
+  /** The hash of each distinct trigram, in insertion order (MinHash reads these). */
+  readonly hashes: Int32Array;
+  readonly size: number;
+
+  constructor(normalized: string) {
+    const n = normalized.length;
+    const grams = n === 0 ? 0 : Math.max(1, n - 2);
+    let capacity = 4;
+    while (capacity < grams * 2) capacity *= 2;
+    this.heads = new Int32Array(capacity);
+    this.tails = new Int32Array(capacity).fill(-1);
+    this.mask = capacity - 1;
+    const hashes = new Int32Array(grams);
+    let size = 0;
+    if (n > 0 && n < 3) {
+      // Short text: one gram, padded with U+FFFF (a noncharacter) so it never equals a real gram.
+      const head = (normalized.charCodeAt(0) << 16) | (n > 1 ? normalized.charCodeAt(1) : 0xffff);
+      size = this.insert(head, 0xffff, hashes, size);
+    }
+    for (let i = 0; i + 3 <= n; i++) {
+      const head = (normalized.charCodeAt(i) << 16) | normalized.charCodeAt(i + 1);
+      size = this.insert(head, normalized.charCodeAt(i + 2), hashes, size);
+    }
+    this.size = size;
+    this.hashes = hashes.subarray(0, size);
   }
-  return inter / (a.length + b.length - inter);
+
+  private insert(head: number, tail: number, hashes: Int32Array, size: number): number {
+    const h = hashTrigram(head, tail);
+    let at = h & this.mask;
+    while (this.tails[at] !== -1) {
+      if (this.tails[at] === tail && this.heads[at] === head) return size;
+      at = (at + 1) & this.mask;
+    }
+    this.heads[at] = head;
+    this.tails[at] = tail;
+    hashes[size] = h;
+    return size + 1;
+  }
+
+  private hasSlotOf(other: TrigramTable, slot: number): boolean {
+    const head = other.heads[slot];
+    const tail = other.tails[slot];
+    let at = hashTrigram(head, tail) & this.mask;
+    while (this.tails[at] !== -1) {
+      if (this.tails[at] === tail && this.heads[at] === head) return true;
+      at = (at + 1) & this.mask;
+    }
+    return false;
+  }
+
+  /** Exact Jaccard with another table. Two empty sets are identical (1). */
+  jaccard(other: TrigramTable): number {
+    if (this.size === 0 && other.size === 0) return 1;
+    const [small, large] = this.size <= other.size ? [this, other] : [other, this];
+    let shared = 0;
+    for (let i = 0; i < small.tails.length; i++)
+      if (small.tails[i] !== -1 && large.hasSlotOf(small, i)) shared++;
+    return shared / (this.size + other.size - shared);
+  }
 }
 
 /**
@@ -56,5 +105,5 @@ export function jaccardOfCodes(a: Float64Array, b: Float64Array): number {
  * @example trigramJaccard('use redis for caching', 'Use Redis for caching.') // > 0.9
  */
 export function trigramJaccard(a: string, b: string): number {
-  return jaccardOfCodes(trigramCodes(normalizeForHash(a)), trigramCodes(normalizeForHash(b)));
+  return new TrigramTable(normalizeForHash(a)).jaccard(new TrigramTable(normalizeForHash(b)));
 }

@@ -1,5 +1,17 @@
 // Every tool the MCP server offers, in the order clients list them.
 import type { AnyTool } from '../tool.js';
+import { memoryAppend } from './append.js';
+import { knowledgeGraph } from './graph.js';
 import { memoryGet, memoryRetrieve, memoryReview, memorySearch, memoryStore } from './memory.js';
+import { memoryManager } from './session.js';
 
-export const ALL_TOOLS: AnyTool[] = [memoryStore, memoryRetrieve, memorySearch, memoryGet, memoryReview];
+export const ALL_TOOLS: AnyTool[] = [
+  memoryStore,
+  memoryRetrieve,
+  memorySearch,
+  memoryGet,
+  memoryAppend,
+  knowledgeGraph,
+  memoryManager,
+  memoryReview,
+];

@@ -16,7 +16,8 @@ function normalizeMetadata(args: Record<string, unknown>, sessionId: string): Re
   const out: Record<string, unknown> = { ...args };
   if (meta && typeof meta === 'object' && !Array.isArray(meta)) {
     const m: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(meta)) m[k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())] = v;
+    for (const [k, v] of Object.entries(meta))
+      m[k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())] = v;
     out.metadata = m;
   }
   if (out.metadata === undefined) out.metadata = { sessionId };
@@ -102,7 +103,10 @@ export const memoryRetrieve = defineTool({
     maxTokens: z.number().int().min(50).max(20_000).optional().describe('Token budget, default 2000'),
     includeSuperseded: z.boolean().optional(),
     halfLifeDays: z.number().positive().optional().describe('Recency decay; default from cairn.yaml'),
-    contextHints: z.array(z.string()).optional().describe('Extra words (file names, libraries) added to the query'),
+    contextHints: z
+      .array(z.string())
+      .optional()
+      .describe('Extra words (file names, libraries) added to the query'),
     agentName: z.string().optional(),
   },
   invalidCode: 'INVALID_REQUEST',
@@ -156,7 +160,8 @@ export const memorySearch = defineTool({
 export const memoryGet = defineTool({
   name: 'memory_get',
   title: 'Read lines of a memory file',
-  description: 'Exact lines of a file in the store, e.g. after memory_search: path "memories/<id>.md", from_line (1-based), lines.',
+  description:
+    'Exact lines of a file in the store, e.g. after memory_search: path "memories/<id>.md", from_line (1-based), lines.',
   shape: {
     path: z.string().min(1),
     from_line: z.number().int().min(1).optional(),

@@ -48,7 +48,13 @@ export function serializeCommit(c: {
   return Buffer.from(`${lines.join('\n')}\n\n${normalizeMessage(c.message)}`, 'utf8');
 }
 
-export function serializeTag(t: { object: string; type: string; tag: string; tagger: Person; message: string }): Buffer {
+export function serializeTag(t: {
+  object: string;
+  type: string;
+  tag: string;
+  tagger: Person;
+  message: string;
+}): Buffer {
   const head = `object ${t.object}\ntype ${t.type}\ntag ${t.tag}\ntagger ${formatPerson(t.tagger)}\n\n`;
   return Buffer.from(head + normalizeMessage(t.message), 'utf8');
 }
@@ -123,5 +129,10 @@ export function parseTag(body: Buffer): ParsedTag {
   const first = (k: string) => headers.get(k)?.[0] ?? '';
   // A signed tag carries its signature after the message; it is not part of what a person wrote.
   const sig = message.indexOf('-----BEGIN PGP SIGNATURE-----');
-  return { object: first('object'), type: first('type'), tag: first('tag'), message: sig < 0 ? message : message.slice(0, sig) };
+  return {
+    object: first('object'),
+    type: first('type'),
+    tag: first('tag'),
+    message: sig < 0 ? message : message.slice(0, sig),
+  };
 }

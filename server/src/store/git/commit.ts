@@ -4,13 +4,13 @@
 // the ref is moved by compare-and-swap. Any failure before the ref moves puts the files back.
 import * as path from 'node:path';
 import { CairnError } from '../../core/errors.js';
-import { completeAuthor, serializeCommit } from './commit-object.js';
+import { completeAuthor, formatPerson, serializeCommit } from './commit-object.js';
 import type { History } from './history.js';
 import { GitIndex, IndexLock, type IndexUpdate } from './index-file.js';
 import type { ObjectStore } from './objects.js';
 import { checkRefName, checkRepoPath } from './paths.js';
 import type { Refs } from './refs.js';
-import { editTree, type AppliedChange } from './tree-edit.js';
+import { editTree, listFiles, type AppliedChange } from './tree-edit.js';
 import type { CommitOptions } from './types.js';
 import { readWorktreeFile, uncommittedReason, WorktreeWriter, type WorktreeFile } from './worktree.js';
 
@@ -30,9 +30,13 @@ export async function writeCommit(ctx: CommitContext, opts: CommitOptions): Prom
 
   const tip = await ctx.refs.read(ref);
   if (tip && opts.createOnly) {
-    throw new CairnError('ALREADY_EXISTS', `branch ${opts.branch} already exists; pick another name or delete it first`, {
-      branch: opts.branch,
-    });
+    throw new CairnError(
+      'ALREADY_EXISTS',
+      `branch ${opts.branch} already exists; pick another name or delete it first`,
+      {
+        branch: opts.branch,
+      },
+    );
   }
   if (opts.expectedTip !== undefined && tip !== opts.expectedTip) throw refMoved(ref, opts.expectedTip, tip);
   const parent = tip ?? (opts.startPoint ? await mustResolve(ctx, opts.startPoint) : null);
@@ -47,13 +51,23 @@ export async function writeCommit(ctx: CommitContext, opts: CommitOptions): Prom
   );
   const { treeOid, applied } = await editTree(ctx.store, baseTree, blobChanges);
   if (treeOid === baseTree && !opts.allowEmpty && extraParents.length === 0) {
-    throw new CairnError('INVALID_REQUEST', `nothing to commit on ${opts.branch}: the changes leave every file as it is`, {
-      reason: 'NOTHING_TO_COMMIT',
-    });
+    throw new CairnError(
+      'INVALID_REQUEST',
+      `nothing to commit on ${opts.branch}: the changes leave every file as it is`,
+      {
+        reason: 'NOTHING_TO_COMMIT',
+      },
+    );
   }
   const person = completeAuthor(opts.author);
   const parents = [...(parent ? [parent] : []), ...extraParents];
-  const body = serializeCommit({ tree: treeOid, parents, author: person, committer: person, message: opts.message });
+  const body = serializeCommit({
+    tree: treeOid,
+    parents,
+    author: person,
+    committer: person,
+    message: opts.message,
+  });
   const commitOid = await ctx.store.write('commit', body);
 
   const checkedOut = (await ctx.refs.headTarget()) === ref;
@@ -64,7 +78,9 @@ export async function writeCommit(ctx: CommitContext, opts: CommitOptions): Prom
     if (checkedOut) {
       const indexFile = path.join(ctx.gitdir, 'index');
       indexLock = await IndexLock.acquire(indexFile);
-      const index = await GitIndex.read(indexFile);
+      const index =
+        (await GitIndex.read(indexFile)) ??
+        GitIndex.fromFiles(baseTree ? await listFiles(ctx.store, baseTree) : []);
       const byPath = new Map(opts.changes.map((c, i) => [c.path, contents[i]]));
       const files = await checkClean(ctx.root, index, applied, opts.branch);
       const updates: IndexUpdate[] = [];
@@ -89,6 +105,10 @@ export async function writeCommit(ctx: CommitContext, opts: CommitOptions): Prom
   // The ref has moved: the commit is made. Publishing the index can only fail on a broken disk, and
   // then `git status` shows the files as changed, which `git read-tree HEAD` repairs.
   await indexLock?.commit();
+  const who = formatPerson(person);
+  const subject = `commit${parents.length > 1 ? ' (merge)' : tip ? '' : ' (initial)'}: ${opts.message.trim().split('\n')[0]}`;
+  await ctx.refs.appendReflog(ref, tip, commitOid, who, subject);
+  if (checkedOut) await ctx.refs.appendReflog('HEAD', tip, commitOid, who, subject);
   return commitOid;
 }
 
@@ -98,23 +118,35 @@ function checkChanges(opts: CommitOptions): (Buffer | null)[] {
   for (const c of opts.changes) {
     checkRepoPath(c.path);
     if (seen.has(c.path)) {
-      throw new CairnError('INVALID_REQUEST', `"${c.path}" appears twice in one commit; merge the changes first`, {
-        path: c.path,
-      });
+      throw new CairnError(
+        'INVALID_REQUEST',
+        `"${c.path}" appears twice in one commit; merge the changes first`,
+        {
+          path: c.path,
+        },
+      );
     }
     seen.add(c.path);
   }
   for (const p of seen) {
     for (let i = p.indexOf('/'); i > 0; i = p.indexOf('/', i + 1)) {
       if (seen.has(p.slice(0, i))) {
-        throw new CairnError('INVALID_WORKSPACE_PATH', `"${p.slice(0, i)}" cannot be both a file and a folder in one commit`, {
-          path: p,
-        });
+        throw new CairnError(
+          'INVALID_WORKSPACE_PATH',
+          `"${p.slice(0, i)}" cannot be both a file and a folder in one commit`,
+          {
+            path: p,
+          },
+        );
       }
     }
   }
   return opts.changes.map((c) =>
-    c.content === null ? null : typeof c.content === 'string' ? Buffer.from(c.content, 'utf8') : Buffer.from(c.content),
+    c.content === null
+      ? null
+      : typeof c.content === 'string'
+        ? Buffer.from(c.content, 'utf8')
+        : Buffer.from(c.content),
   );
 }
 
@@ -154,15 +186,20 @@ async function checkClean(
 
 async function mustResolve(ctx: CommitContext, ref: string): Promise<string> {
   const oid = await ctx.resolve(ref);
-  if (!oid) throw new CairnError('NOT_FOUND', `commit ${ref} not found; pass an existing commit or branch`, { ref });
+  if (!oid)
+    throw new CairnError('NOT_FOUND', `commit ${ref} not found; pass an existing commit or branch`, { ref });
   return oid;
 }
 
 function refMoved(ref: string, expected: string | null, found: string | null): CairnError {
-  return new CairnError('INTERNAL', `${ref} moved (expected ${expected ?? 'no branch'}, found ${found ?? 'no branch'}); reload and retry`, {
-    reason: 'REF_MOVED',
-    ref,
-    expected,
-    found,
-  });
+  return new CairnError(
+    'INTERNAL',
+    `${ref} moved (expected ${expected ?? 'no branch'}, found ${found ?? 'no branch'}); reload and retry`,
+    {
+      reason: 'REF_MOVED',
+      ref,
+      expected,
+      found,
+    },
+  );
 }

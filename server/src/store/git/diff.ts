@@ -3,7 +3,11 @@ import type { ObjectStore } from './objects.js';
 import { isTreeMode, type TreeEntry } from './tree.js';
 import type { DiffEntry } from './types.js';
 
-export async function diffTrees(store: ObjectStore, from: string | null, to: string | null): Promise<DiffEntry[]> {
+export async function diffTrees(
+  store: ObjectStore,
+  from: string | null,
+  to: string | null,
+): Promise<DiffEntry[]> {
   const out: DiffEntry[] = [];
   await diffLevel(store, from, to, '', out);
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -15,7 +19,13 @@ async function entriesOf(store: ObjectStore, oid: string | null): Promise<Map<st
   return map;
 }
 
-async function diffLevel(store: ObjectStore, from: string | null, to: string | null, prefix: string, out: DiffEntry[]): Promise<void> {
+async function diffLevel(
+  store: ObjectStore,
+  from: string | null,
+  to: string | null,
+  prefix: string,
+  out: DiffEntry[],
+): Promise<void> {
   if (from === to) return;
   const [a, b] = await Promise.all([entriesOf(store, from), entriesOf(store, to)]);
   for (const name of new Set([...a.keys(), ...b.keys()])) {
@@ -28,7 +38,8 @@ async function diffLevel(store: ObjectStore, from: string | null, to: string | n
     if (oldTree || newTree) await diffLevel(store, oldTree, newTree, p + '/', out);
     const oldBlob = oldE && !isTreeMode(oldE.mode) ? oldE : null;
     const newBlob = newE && !isTreeMode(newE.mode) ? newE : null;
-    if (oldBlob && newBlob) out.push({ path: p, status: 'modified', oldOid: oldBlob.oid, newOid: newBlob.oid });
+    if (oldBlob && newBlob)
+      out.push({ path: p, status: 'modified', oldOid: oldBlob.oid, newOid: newBlob.oid });
     else if (oldBlob) out.push({ path: p, status: 'deleted', oldOid: oldBlob.oid });
     else if (newBlob) out.push({ path: p, status: 'added', newOid: newBlob.oid });
   }

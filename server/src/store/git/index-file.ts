@@ -37,24 +37,39 @@ export class GitIndex {
     private readonly extensions: Buffer[],
   ) {}
 
-  /** Read and index `.git/index`; an empty index when the file does not exist. */
-  static async read(file: string): Promise<GitIndex> {
-    let buf: Buffer;
+  /** Read and index `.git/index`; null when the file does not exist. */
+  static async read(file: string): Promise<GitIndex | null> {
     try {
-      buf = await fsp.readFile(file);
+      return GitIndex.parse(await fsp.readFile(file), file);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      buf = Buffer.from('DIRC\0\0\0\x02\0\0\0\0', 'latin1');
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
     }
-    return GitIndex.parse(buf, file);
+  }
+
+  /**
+   * An index holding exactly `files` (like `git read-tree`), without stat data, so git re-hashes
+   * them once. Used when the index file is missing: an index with only the committed paths would
+   * make the next `git commit` delete every other file.
+   */
+  static fromFiles(files: { path: string; oid: string; mode: string }[]): GitIndex {
+    const header = Buffer.from('DIRC\0\0\0\x02\0\0\0\0', 'latin1');
+    const empty = GitIndex.parse(Buffer.concat([header, createHash('sha1').update(header).digest()]));
+    if (files.length === 0) return empty;
+    return GitIndex.parse(empty.serializeWith(files.map((f) => ({ ...f, stat: null }))));
   }
 
   static parse(buf: Buffer, file = 'index'): GitIndex {
     const unsupported = (why: string) =>
-      new CairnError('INTERNAL', `${file}: ${why}. Run \`git update-index --index-version 2\` (and no split or sparse index).`, {
-        file,
-      });
+      new CairnError(
+        'INTERNAL',
+        `${file}: ${why}. Run \`git update-index --index-version 2\` (and no split or sparse index).`,
+        {
+          file,
+        },
+      );
     if (buf.length < 12 || buf.toString('latin1', 0, 4) !== 'DIRC') throw unsupported('not a git index');
+    if (buf.readUInt32BE(4) === 4) buf = expandVersion4(buf);
     const version = buf.readUInt32BE(4);
     if (version !== 2 && version !== 3) throw unsupported(`index version ${version} is not supported`);
     const count = buf.readUInt32BE(8);
@@ -78,7 +93,8 @@ export class GitIndex {
     while (off + 8 <= end) {
       const sig = buf.toString('latin1', off, off + 4);
       const size = buf.readUInt32BE(off + 4);
-      if (sig[0] >= 'a' && sig[0] <= 'z') throw unsupported(`required index extension "${sig}" is not supported`);
+      if (sig[0] >= 'a' && sig[0] <= 'z')
+        throw unsupported(`required index extension "${sig}" is not supported`);
       if (KEEP_EXTENSIONS.has(sig)) extensions.push(buf.subarray(off, off + 8 + size));
       off += 8 + size;
     }
@@ -153,6 +169,44 @@ export class GitIndex {
   }
 }
 
+/**
+ * Rewrite a version 4 index (path prefixes compressed, set by `feature.manyFiles`) as version 3 or
+ * 2 with full paths. Git reads any version and goes back to its configured one on its next write.
+ */
+function expandVersion4(buf: Buffer): Buffer {
+  const count = buf.readUInt32BE(8);
+  const pieces: Buffer[] = [Buffer.alloc(12)];
+  let off = 12;
+  let prev = Buffer.alloc(0);
+  let extended = false;
+  for (let i = 0; i < count; i++) {
+    const flags = buf.readUInt16BE(off + 60);
+    const fixed = 62 + (flags & 0x4000 ? 2 : 0);
+    extended ||= (flags & 0x4000) !== 0;
+    let pos = off + fixed;
+    // git's varint: 7 bits per byte, high bit = more, each continuation adds one.
+    let c = buf[pos++];
+    let strip = c & 127;
+    while (c & 128) {
+      c = buf[pos++];
+      strip = ((strip + 1) << 7) | (c & 127);
+    }
+    const nul = buf.indexOf(0, pos);
+    const name = Buffer.concat([prev.subarray(0, prev.length - strip), buf.subarray(pos, nul)]);
+    const entry = Buffer.alloc((fixed + name.length + 8) & ~7);
+    buf.copy(entry, 0, off, off + fixed);
+    name.copy(entry, fixed);
+    pieces.push(entry);
+    prev = name;
+    off = nul + 1;
+  }
+  pieces[0].write('DIRC', 0, 'latin1');
+  pieces[0].writeUInt32BE(extended ? 3 : 2, 4);
+  pieces[0].writeUInt32BE(count, 8);
+  pieces.push(buf.subarray(off)); // extensions and the (now stale) checksum, which we recompute
+  return Buffer.concat(pieces);
+}
+
 function u32(n: bigint): number {
   return Number(BigInt.asUintN(32, n));
 }
@@ -188,7 +242,10 @@ export class IndexLock {
   private done = false;
 
   static async acquire(file: string): Promise<IndexLock> {
-    return new IndexLock(file, await openGitLockFile(file + '.lock', `the index of ${path.dirname(path.dirname(file))}`));
+    return new IndexLock(
+      file,
+      await openGitLockFile(file + '.lock', `the index of ${path.dirname(path.dirname(file))}`),
+    );
   }
 
   /** Write the new index into the lock file (not yet visible). */

@@ -2,26 +2,18 @@
 // deflate with node:zlib, temp file + rename); reads try the loose file first and fall back to
 // isomorphic-git for packed objects. Parsed trees are cached by oid: a 10,000-entry tree costs
 // ~0.5 MB to inflate, and the next commit almost always starts from the tree the last one wrote.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { deflateSync, inflateSync, constants as zlibConstants } from 'node:zlib';
-import * as git from 'isomorphic-git';
 import { CairnError } from '../../core/errors.js';
+import { isoGit } from './iso.js';
+import { hashObject, type GitObject, type ObjectType } from './object-id.js';
+import { PackReader } from './pack.js';
 import { Tree } from './tree.js';
 
-export type ObjectType = 'blob' | 'tree' | 'commit' | 'tag';
-
-export interface GitObject {
-  type: ObjectType;
-  body: Buffer;
-}
-
-/** The git object id of `body` as an object of `type`: sha1("<type> <len>\0" + body). */
-export function hashObject(type: ObjectType, body: Uint8Array): string {
-  return createHash('sha1').update(`${type} ${body.length}\0`).update(body).digest('hex');
-}
+export { hashObject, type GitObject, type ObjectType } from './object-id.js';
 
 const TREE_CACHE_BYTES = 48 * 1024 * 1024;
 
@@ -29,31 +21,48 @@ export class ObjectStore {
   /** Shared with isomorphic-git so pack indexes are parsed once. */
   readonly isoCache: object = {};
   private readonly trees = new Map<string, Tree>();
+  private readonly packs: PackReader;
   private treeBytes = 0;
 
   constructor(
     readonly gitdir: string,
-    private readonly compression = zlibConstants.Z_DEFAULT_COMPRESSION,
-  ) {}
+    /**
+     * zlib level for new loose objects. Fastest by default: a 10,000-entry tree is ~0.4 MB of
+     * mostly random oids, level 6 buys ~5 % over level 1 at 3-4x the time, and `git gc` repacks.
+     */
+    private readonly compression = zlibConstants.Z_BEST_SPEED,
+  ) {
+    this.packs = new PackReader(gitdir);
+  }
 
   private loosePath(oid: string): string {
     return path.join(this.gitdir, 'objects', oid.slice(0, 2), oid.slice(2));
   }
 
-  /** Store an object as a loose file unless it already exists; returns its oid. */
+  /**
+   * Store an object as a loose file unless it already exists; returns its oid. Synchronous file
+   * calls on purpose: a commit writes three small files, and a thread-pool round trip per call
+   * costs more than the write itself on a busy machine.
+   */
   async write(type: ObjectType, body: Uint8Array): Promise<string> {
     const oid = hashObject(type, body);
     const file = this.loosePath(oid);
     if (fs.existsSync(file)) return oid;
     const header = Buffer.from(`${type} ${body.length}\0`);
     const deflated = deflateSync(Buffer.concat([header, body]), { level: this.compression });
-    await fsp.mkdir(path.dirname(file), { recursive: true });
-    const tmp = path.join(path.dirname(file), `tmp_obj_${process.pid}_${randomBytes(4).toString('hex')}`);
-    await fsp.writeFile(tmp, deflated, { flag: 'wx', mode: 0o444 });
+    const dir = path.dirname(file);
+    const tmp = path.join(dir, `tmp_obj_${process.pid}_${randomBytes(4).toString('hex')}`);
     try {
-      await fsp.rename(tmp, file);
+      fs.writeFileSync(tmp, deflated, { flag: 'wx', mode: 0o444 });
     } catch (err) {
-      await fsp.rm(tmp, { force: true });
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(tmp, deflated, { flag: 'wx', mode: 0o444 });
+    }
+    try {
+      fs.renameSync(tmp, file);
+    } catch (err) {
+      fs.rmSync(tmp, { force: true });
       throw err;
     }
     return oid;
@@ -76,8 +85,18 @@ export class ObjectStore {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
     if (raw) return parseLoose(oid, inflateSync(raw));
+    const packed = await this.packs.read(oid);
+    if (packed) return packed;
+    // Fallback for what our pack reader does not handle (idx v1, a corrupt entry): isomorphic-git.
     try {
-      const result = await git.readObject({ fs, gitdir: this.gitdir, oid, format: 'content', cache: this.isoCache });
+      const git = await isoGit();
+      const result = await git.readObject({
+        fs,
+        gitdir: this.gitdir,
+        oid,
+        format: 'content',
+        cache: this.isoCache,
+      });
       return { type: result.type as ObjectType, body: Buffer.from(result.object as Uint8Array) };
     } catch (err) {
       if ((err as { code?: string }).code === 'NotFoundError') return null;

@@ -37,9 +37,13 @@ export async function findRepo(dir: string): Promise<RepoLocation | null> {
  */
 export function checkRepoPath(p: string): string {
   const bad = (why: string) =>
-    new CairnError('INVALID_WORKSPACE_PATH', `path "${p}" ${why}; use a relative posix path inside the repository`, {
-      path: p,
-    });
+    new CairnError(
+      'INVALID_WORKSPACE_PATH',
+      `path "${p}" ${why}; use a relative posix path inside the repository`,
+      {
+        path: p,
+      },
+    );
   if (p.length === 0) throw bad('is empty');
   if (p.startsWith('/') || /^[A-Za-z]:/.test(p)) throw bad('is absolute');
   if (p.includes('\\') || p.includes('\0')) throw bad('contains a backslash or NUL');
@@ -65,9 +69,13 @@ export function checkRefName(name: string, what: 'branch' | 'tag'): string {
     name.split('/').every((seg) => seg.length > 0 && !seg.startsWith('.') && !seg.endsWith('.lock')) &&
     name !== '@';
   if (!ok) {
-    throw new CairnError('INVALID_ID', `"${name}" is not a valid git ${what} name; use letters, digits, - _ . /`, {
-      name,
-    });
+    throw new CairnError(
+      'INVALID_ID',
+      `"${name}" is not a valid git ${what} name; use letters, digits, - _ . /`,
+      {
+        name,
+      },
+    );
   }
   return name;
 }

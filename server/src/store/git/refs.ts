@@ -150,6 +150,28 @@ export class Refs {
     }
   }
 
+  /**
+   * Append a reflog line, as git does for branch updates in a work-tree repository, so `git reflog`
+   * shows Cairn's commits too. Best effort: a reflog is a convenience, never a reason to fail.
+   */
+  async appendReflog(
+    ref: string,
+    oldOid: string | null,
+    newOid: string,
+    who: string,
+    message: string,
+  ): Promise<void> {
+    const line = `${oldOid ?? '0'.repeat(40)} ${newOid} ${who}\t${message.split('\n')[0]}\n`;
+    const file = path.join(this.gitdir, 'logs', ...ref.split('/'));
+    try {
+      await fsp.appendFile(file, line);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return;
+      await fsp.mkdir(path.dirname(file), { recursive: true }).catch(() => undefined);
+      await fsp.appendFile(file, line).catch(() => undefined);
+    }
+  }
+
   /** Delete a ref: its loose file, its packed-refs line and its reflog. Missing refs are ignored. */
   async delete(ref: string): Promise<void> {
     const lock = await this.lock(ref);
@@ -191,7 +213,9 @@ export class Refs {
 
   /** Remove folders left empty under refs/heads or refs/tags (git does the same). */
   private async pruneEmptyDirs(dir: string): Promise<void> {
-    const stop = new Set(['refs', 'heads', 'tags'].map((d) => path.join(this.gitdir, ...(d === 'refs' ? [d] : ['refs', d]))));
+    const stop = new Set(
+      ['refs', 'heads', 'tags'].map((d) => path.join(this.gitdir, ...(d === 'refs' ? [d] : ['refs', d]))),
+    );
     while (!stop.has(dir) && dir.startsWith(this.gitdir)) {
       try {
         await fsp.rmdir(dir);

@@ -3,7 +3,6 @@
 import * as fs from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import * as git from 'isomorphic-git';
 import { CairnError } from '../../core/errors.js';
 import { completeAuthor, parseTag, serializeTag } from './commit-object.js';
 import { writeCommit, type CommitContext } from './commit.js';
@@ -13,13 +12,12 @@ import { GitIndex } from './index-file.js';
 import { ObjectStore } from './objects.js';
 import { checkRefName, checkRepoPath, findRepo } from './paths.js';
 import { Refs } from './refs.js';
+import { isoGit } from './iso.js';
 import { isTreeMode } from './tree.js';
 import { lookupPath } from './tree-edit.js';
 import type { Author, CommitInfo, CommitOptions, DiffEntry } from './types.js';
 import { readWorktreeFile, uncommittedReason } from './worktree.js';
 import { withFileLock, type LockOptions } from '../lock.js';
-
-
 
 export class GitRepo {
   private readonly store: ObjectStore;
@@ -40,9 +38,13 @@ export class GitRepo {
   static async open(dir: string): Promise<GitRepo> {
     const found = await findRepo(dir);
     if (!found) {
-      throw new CairnError('NOT_A_STORE', `${dir} is not inside a git repository; run \`cairn init\` or \`git init\` there`, {
-        dir,
-      });
+      throw new CairnError(
+        'NOT_A_STORE',
+        `${dir} is not inside a git repository; run \`cairn init\` or \`git init\` there`,
+        {
+          dir,
+        },
+      );
     }
     return new GitRepo(found.root, found.gitdir);
   }
@@ -51,7 +53,7 @@ export class GitRepo {
   static async init(dir: string, opts: { defaultBranch: string }): Promise<GitRepo> {
     checkRefName(opts.defaultBranch, 'branch');
     await fsp.mkdir(dir, { recursive: true });
-    await git.init({ fs, dir, defaultBranch: opts.defaultBranch });
+    await (await isoGit()).init({ fs, dir, defaultBranch: opts.defaultBranch });
     return GitRepo.open(dir);
   }
 
@@ -73,7 +75,10 @@ export class GitRepo {
       if (oid) return this.peel(oid);
     }
     if (/^[0-9a-f]{4,39}$/.test(ref)) {
-      const full = await git.expandOid({ fs, gitdir: this.gitdir, oid: ref, cache: this.store.isoCache }).catch(() => null);
+      const git = await isoGit();
+      const full = await git
+        .expandOid({ fs, gitdir: this.gitdir, oid: ref, cache: this.store.isoCache })
+        .catch(() => null);
       if (full) return this.peel(full);
     }
     return null;
@@ -112,7 +117,10 @@ export class GitRepo {
   }
 
   /** Entries of a folder at `commit` ('' = root), in git order; [] when missing. */
-  async listDir(commit: string, dirPath: string): Promise<{ name: string; oid: string; type: 'blob' | 'tree' }[]> {
+  async listDir(
+    commit: string,
+    dirPath: string,
+  ): Promise<{ name: string; oid: string; type: 'blob' | 'tree' }[]> {
     const tree = await this.treeOf(commit);
     if (!tree) return [];
     const entry = await lookupPath(this.store, tree, dirPath.replace(/\/+$/, ''));
@@ -120,7 +128,11 @@ export class GitRepo {
     return (await this.store.readTree(entry.oid))
       .entries()
       .filter((e) => e.mode !== '160000')
-      .map((e) => ({ name: e.name, oid: e.oid, type: isTreeMode(e.mode) ? ('tree' as const) : ('blob' as const) }));
+      .map((e) => ({
+        name: e.name,
+        oid: e.oid,
+        type: isTreeMode(e.mode) ? ('tree' as const) : ('blob' as const),
+      }));
   }
 
   /**
@@ -136,7 +148,18 @@ export class GitRepo {
       history: this.history,
       resolve: (r) => this.resolve(r),
     };
-    return this.withLock(() => writeCommit(ctx, opts));
+    return this.withLock(async () => {
+      // Without an expectedTip the caller wants "on top of the branch": if a git process outside
+      // our lock moved it while we were writing objects, build again on the new tip.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await writeCommit(ctx, opts);
+        } catch (err) {
+          const moved = (err as CairnError).data?.reason === 'REF_MOVED';
+          if (!moved || opts.expectedTip !== undefined || attempt >= 3) throw err;
+        }
+      }
+    });
   }
 
   /** Branches (short names) starting with `prefix`, e.g. 'candidate/'. */
@@ -151,9 +174,12 @@ export class GitRepo {
   async deleteBranch(name: string): Promise<void> {
     const ref = `refs/heads/${checkRefName(name, 'branch')}`;
     if ((await this.refs.headTarget()) === ref) {
-      throw new CairnError('INVALID_REQUEST', `cannot delete ${name}: it is the checked-out branch`, { branch: name });
+      throw new CairnError('INVALID_REQUEST', `cannot delete ${name}: it is the checked-out branch`, {
+        branch: name,
+      });
     }
-    if (!(await this.refs.read(ref))) throw new CairnError('NOT_FOUND', `branch ${name} does not exist`, { branch: name });
+    if (!(await this.refs.read(ref)))
+      throw new CairnError('NOT_FOUND', `branch ${name} does not exist`, { branch: name });
     await this.refs.delete(ref);
   }
 
@@ -162,8 +188,15 @@ export class GitRepo {
     const ref = `refs/tags/${checkRefName(name, 'tag')}`;
     const commit = await this.resolve(target);
     if (!commit) throw new CairnError('NOT_FOUND', `cannot tag ${target}: no such commit`, { target });
-    if (await this.refs.read(ref)) throw new CairnError('ALREADY_EXISTS', `tag ${name} already exists`, { tag: name });
-    const body = serializeTag({ object: commit, type: 'commit', tag: name, tagger: completeAuthor(tagger), message });
+    if (await this.refs.read(ref))
+      throw new CairnError('ALREADY_EXISTS', `tag ${name} already exists`, { tag: name });
+    const body = serializeTag({
+      object: commit,
+      type: 'commit',
+      tag: name,
+      tagger: completeAuthor(tagger),
+      message,
+    });
     const oid = await this.store.write('tag', body);
     try {
       await this.refs.update(ref, oid, null);
@@ -210,7 +243,8 @@ export class GitRepo {
   /** Files added, modified and deleted from commit `from` (null = empty tree) to commit `to`. */
   async diff(from: string | null, to: string): Promise<DiffEntry[]> {
     const fromTree = from === null ? null : await this.treeOf(from);
-    if (from !== null && fromTree === null) throw new CairnError('NOT_FOUND', `commit ${from} not found`, { ref: from });
+    if (from !== null && fromTree === null)
+      throw new CairnError('NOT_FOUND', `commit ${from} not found`, { ref: from });
     const toTree = await this.treeOf(to);
     if (toTree === null) throw new CairnError('NOT_FOUND', `commit ${to} not found`, { ref: to });
     return diffTrees(this.store, fromTree, toTree);
@@ -223,7 +257,7 @@ export class GitRepo {
   async worktreeMatchesHead(paths: string[]): Promise<string[]> {
     const head = await this.resolve('HEAD');
     const tree = head ? (await this.history.commit(head)).tree : null;
-    const index = await GitIndex.read(path.join(this.gitdir, 'index'));
+    const index = (await GitIndex.read(path.join(this.gitdir, 'index'))) ?? GitIndex.fromFiles([]);
     const differing: string[] = [];
     for (const p of paths) {
       checkRepoPath(p);

@@ -70,9 +70,13 @@ async function editLevel(
     const name = segments[depth];
     const existing = base.find(name);
     if (existing && isTreeMode(existing.mode)) {
-      throw new CairnError('INVALID_WORKSPACE_PATH', `"${change.path}" is a folder in the repository; pick a file path`, {
-        path: change.path,
-      });
+      throw new CairnError(
+        'INVALID_WORKSPACE_PATH',
+        `"${change.path}" is a folder in the repository; pick a file path`,
+        {
+          path: change.path,
+        },
+      );
     }
     const previous = existing ? { oid: existing.oid, mode: existing.mode } : null;
     const mode = previous && previous.mode !== GITLINK_MODE ? previous.mode : FILE_MODE;
@@ -90,9 +94,13 @@ async function editLevel(
       const blocked = list.find((p) => p.change.oid !== null);
       if (blocked) {
         const folder = blocked.segments.slice(0, depth + 1).join('/');
-        throw new CairnError('INVALID_WORKSPACE_PATH', `"${blocked.change.path}" needs "${folder}" to be a folder, but it is a file`, {
-          path: blocked.change.path,
-        });
+        throw new CairnError(
+          'INVALID_WORKSPACE_PATH',
+          `"${blocked.change.path}" needs "${folder}" to be a folder, but it is a file`,
+          {
+            path: blocked.change.path,
+          },
+        );
       }
       for (const p of list) applied.push({ path: p.change.path, oid: null, mode: FILE_MODE, previous: null });
       continue;
@@ -127,4 +135,18 @@ export async function lookupPath(
     current = next;
   }
   return current;
+}
+
+/** Every file (non-tree entry) under tree `rootOid`, with repo-relative paths. */
+export async function listFiles(
+  store: ObjectStore,
+  rootOid: string,
+  prefix = '',
+): Promise<{ path: string; oid: string; mode: string }[]> {
+  const out: { path: string; oid: string; mode: string }[] = [];
+  for (const e of (await store.readTree(rootOid)).entries()) {
+    if (isTreeMode(e.mode)) out.push(...(await listFiles(store, e.oid, `${prefix}${e.name}/`)));
+    else out.push({ path: prefix + e.name, oid: e.oid, mode: e.mode });
+  }
+  return out;
 }

@@ -36,7 +36,12 @@ export async function readWorktreeFile(root: string, relPath: string): Promise<W
  * blob at HEAD (null: absent). A missing index entry is not a change: an index that predates our
  * commits gets repaired by the commit rather than blocking it.
  */
-export function uncommittedReason(file: WorktreeFile, headOid: string | null, index: GitIndex, relPath: string): string | null {
+export function uncommittedReason(
+  file: WorktreeFile,
+  headOid: string | null,
+  index: GitIndex,
+  relPath: string,
+): string | null {
   if (file.oid !== headOid) {
     if (headOid === null) return 'is an untracked file';
     return file.oid === null ? 'was deleted but the deletion is not committed' : 'has uncommitted changes';
@@ -59,7 +64,12 @@ export class WorktreeWriter {
   constructor(private readonly root: string) {}
 
   /** Write (or delete, content null) one file; returns its stat for the index (null when deleted). */
-  async apply(relPath: string, content: Uint8Array | null, previous: Buffer | null, mode: string): Promise<BigIntStats | null> {
+  async apply(
+    relPath: string,
+    content: Uint8Array | null,
+    previous: Buffer | null,
+    mode: string,
+  ): Promise<BigIntStats | null> {
     const abs = path.join(this.root, ...relPath.split('/'));
     this.written.push({ abs, previous });
     if (content === null) {

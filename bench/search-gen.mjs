@@ -1,0 +1,143 @@
+// Generates a store of realistic memory files (front matter + Context/Decisions/Rationale body,
+// 150-400 words from a Zipf-distributed vocabulary of a few thousand words) for bench/search.mjs.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Deterministic PRNG (mulberry32) so every run benchmarks the same store. */
+export function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const COMMON = new URL('../test/fixtures/models/common-words.txt', import.meta.url);
+const TECH =
+  'redis postgres sqlite kafka queue cache session token oauth jwt docker kubernetes helm terraform lambda ' +
+  'webpack vite eslint prettier typescript react vue svelte graphql rest grpc protobuf migration schema index ' +
+  'shard replica backup retry backoff timeout idempotent webhook cron worker pipeline deploy rollback canary ' +
+  'feature flag metrics tracing logging alert oncall incident latency throughput memory leak profiler bundle';
+
+/** About 4,000 words: 2,000 common English words, tech terms, and made-up identifiers. */
+export function vocabulary(random) {
+  const common = readFileSync(COMMON, 'utf8')
+    .split('\n')
+    .filter((l) => l && !l.startsWith('#'));
+  const syll = [
+    'ka',
+    'lo',
+    'mi',
+    'ter',
+    'on',
+    'ex',
+    'ra',
+    'vin',
+    'dul',
+    'pre',
+    'sto',
+    'quo',
+    'zen',
+    'fa',
+    'gri',
+  ];
+  const made = Array.from({ length: 1900 }, () => {
+    const n = 2 + Math.floor(random() * 3);
+    return Array.from({ length: n }, () => syll[Math.floor(random() * syll.length)]).join('');
+  });
+  return [...new Set([...TECH.split(' '), ...common, ...made])];
+}
+
+/** Zipf sampler over the vocabulary (rank r drawn with weight 1/r). */
+export function zipf(words, random) {
+  const cdf = [];
+  let total = 0;
+  for (let r = 1; r <= words.length; r++) cdf.push((total += 1 / r));
+  return () => {
+    const x = random() * total;
+    let lo = 0;
+    let hi = cdf.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cdf[mid] < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return words[lo];
+  };
+}
+
+const sentence = (word, random, n) => {
+  const words = Array.from({ length: n }, word);
+  words[0] = words[0][0].toUpperCase() + words[0].slice(1);
+  return words.join(' ') + '.';
+};
+
+/** One memory file's text. */
+export function memoryFile(i, word, random) {
+  const title = Array.from({ length: 3 + Math.floor(random() * 4) }, word).join(' ');
+  const tags = Array.from({ length: 1 + Math.floor(random() * 3) }, () => `t${Math.floor(random() * 50)}`);
+  const day = new Date(Date.UTC(2024, 0, 1) + Math.floor(random() * 700) * 86_400_000)
+    .toISOString()
+    .slice(0, 10);
+  const target = 150 + Math.floor(random() * 250);
+  const para = (words) => {
+    const out = [];
+    let n = 0;
+    while (n < words) {
+      const len = 8 + Math.floor(random() * 12);
+      out.push(sentence(word, random, len));
+      n += len;
+    }
+    return out.join(' ');
+  };
+  const decisions = Array.from(
+    { length: 2 + Math.floor(random() * 3) },
+    () => `- ${sentence(word, random, 8 + Math.floor(random() * 8))}`,
+  );
+  return [
+    '---',
+    `id: mem-${i}`,
+    `title: ${title}`,
+    'kind: decision',
+    `tags: [${tags.join(', ')}]`,
+    `created: ${day}`,
+    `updated: ${day}`,
+    'source: { agent: bench, origin: conversation }',
+    '---',
+    `# ${title}`,
+    '',
+    '## Context',
+    para(Math.floor(target * 0.45)),
+    '',
+    '## Decisions',
+    ...decisions,
+    '',
+    '## Rationale',
+    para(Math.floor(target * 0.35)),
+    '',
+  ].join('\n');
+}
+
+/** Writes `<dir>/memories/mem-<i>.md` for i < count unless a previous run left the same store. */
+export function generateStore(dir, count, seed = 42) {
+  const marker = join(dir, '.generated');
+  if (existsSync(marker) && readFileSync(marker, 'utf8') === `${count}:${seed}`) return;
+  const random = rng(seed);
+  const word = zipf(vocabulary(random), random);
+  mkdirSync(join(dir, 'memories'), { recursive: true });
+  for (let i = 0; i < count; i++)
+    writeFileSync(join(dir, 'memories', `mem-${i}.md`), memoryFile(i, word, random));
+  writeFileSync(marker, `${count}:${seed}`);
+}
+
+/** Queries of 2-4 words drawn like the text (so they hit realistic posting sizes). */
+export function queries(count, seed = 7) {
+  const random = rng(seed);
+  const word = zipf(vocabulary(rng(42)), random);
+  return Array.from({ length: count }, () =>
+    Array.from({ length: 2 + Math.floor(random() * 3) }, word).join(' '),
+  );
+}

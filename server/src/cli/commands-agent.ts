@@ -1,0 +1,38 @@
+// `cairn mcp` and `cairn context`: what agent runtimes start and inject. The MCP SDK is loaded
+// only when `cairn mcp` runs, so other commands start fast.
+import { num, type Command } from './command.js';
+import { EXIT, writeJson } from './io.js';
+
+export const mcpCommand: Command = {
+  name: 'mcp',
+  summary: 'Serve the agent tools (memory_store, memory_retrieve, ...) over MCP on stdio',
+  usage: 'cairn mcp [--store DIR]',
+  needsStore: true,
+  async run(_args, io, open) {
+    const ctx = await open();
+    const { runMcpStdio } = await import('../mcp/server.js');
+    return runMcpStdio({ ctx, stdin: io.stdin, stdout: io.stdout, stderr: io.stderr });
+  },
+};
+
+export const contextCommand: Command = {
+  name: 'context',
+  summary: 'Print the memory block an agent runtime injects at session start',
+  usage: 'cairn context [--tokens N] [--no-search-tool] [--json]',
+  needsStore: true,
+  options: { tokens: { type: 'string' }, 'no-search-tool': { type: 'boolean' } },
+  async run(args, io, open) {
+    const ctx = await open();
+    const { contextBlock } = await import('../ops/context-block.js');
+    const block = await contextBlock(ctx, {
+      budgetTokens: num(args, 'tokens'),
+      hasSearchTool: !args.values['no-search-tool'],
+    });
+    if (args.json) writeJson(io, { text: block.text, ...block.json });
+    else io.stdout.write(block.text);
+    for (const w of block.json.withheld) {
+      io.stderr.write(`cairn context: withheld ${w.source} line ${w.line} (${w.rules.join(', ')})\n`);
+    }
+    return EXIT.OK;
+  },
+};

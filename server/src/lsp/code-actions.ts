@@ -1,0 +1,157 @@
+// Quick fixes for Cairn diagnostics: mark as superseding the duplicate (or the conflicting memory),
+// open the other memory, remove flagged text, create a memory for an unknown reference, refer to the
+// successor of a superseded memory, and accept or reject a candidate.
+import {
+  CodeActionKind,
+  type CodeAction,
+  type CodeActionParams,
+  type Command,
+  type Diagnostic,
+  type TextEdit,
+  type WorkspaceEdit,
+} from 'vscode-languageserver/node';
+import { updateFrontMatter } from '../core/format/index.js';
+import type { ServerContext } from './context.js';
+import { relativeToStore, uriToPath } from './paths.js';
+import type { FileEntry, Workspace } from './workspace.js';
+
+const WHOLE_FILE_END = { line: Number.MAX_SAFE_INTEGER, character: 0 };
+
+function messageOf(d: Diagnostic): string {
+  return typeof d.message === 'string' ? d.message : d.message.value;
+}
+
+/** The other memory a duplicate or conflict diagnostic points at. */
+function otherId(ws: Workspace, d: Diagnostic): string | null {
+  const uri = d.relatedInformation?.[0]?.location.uri;
+  const abs = uri ? uriToPath(uri) : null;
+  const rel = abs ? relativeToStore(ws.root, abs) : null;
+  const fromUri = rel ? ws.files.get(rel)?.id : undefined;
+  return fromUri || (/"([a-z0-9][a-z0-9._-]*)"/.exec(messageOf(d))?.[1] ?? null);
+}
+
+function supersedeEdit(uri: string, entry: FileEntry, other: string): WorkspaceEdit | null {
+  const current = entry.doc.frontMatter.supersedes;
+  if (current.includes(other)) return null;
+  try {
+    const text = updateFrontMatter(entry.doc.text, { supersedes: [...current, other] });
+    const edit: TextEdit = {
+      range: { start: { line: 0, character: 0 }, end: WHOLE_FILE_END },
+      newText: text,
+    };
+    return { changes: { [uri]: [edit] } };
+  } catch {
+    return null; // broken front matter: the schema diagnostics say what to fix first
+  }
+}
+
+function newMemoryText(id: string): string {
+  const today = new Date().toISOString().slice(0, 10);
+  const title = id.replace(/[-_.]+/g, ' ').replace(/^./, (c) => c.toUpperCase());
+  return `---\nid: ${id}\ntitle: ${title}\nkind: note\ncreated: ${today}\nupdated: ${today}\ntags: []\n---\n\nWhat this memory records.\n`;
+}
+
+function actionsFor(
+  ctx: ServerContext,
+  ws: Workspace,
+  uri: string,
+  entry: FileEntry,
+  d: Diagnostic,
+): CodeAction[] {
+  const code = String(d.code ?? '');
+  const out: CodeAction[] = [];
+  const fix = (title: string, extra: Partial<CodeAction>) =>
+    out.push({ title, kind: CodeActionKind.QuickFix, diagnostics: [d], ...extra });
+  if (code.startsWith('duplicate/') || code === 'conflict/fact') {
+    const other = otherId(ws, d);
+    if (other) {
+      const edit = supersedeEdit(uri, entry, other);
+      if (edit) fix(`Mark as superseding "${other}"`, { edit, isPreferred: code === 'duplicate/exact' });
+      fix(`Open "${other}"`, {
+        command: { title: `Open ${other}`, command: 'cairn.openMemory', arguments: [other] },
+      });
+    }
+  } else if (/^(injection|secret|hidden)\//.test(code)) {
+    fix('Remove the flagged text', { edit: { changes: { [uri]: [{ range: d.range, newText: '' }] } } });
+  } else if (code === 'ref/unknown') {
+    const id = /"([^"]+)"/.exec(messageOf(d))?.[1];
+    const ops = ctx.caps.workspace?.workspaceEdit?.resourceOperations ?? [];
+    if (id && ops.includes('create') && ctx.caps.workspace?.workspaceEdit?.documentChanges) {
+      const target = ws.uriOf(`memories/${id}.md`);
+      fix(`Create memory "${id}"`, {
+        edit: {
+          documentChanges: [
+            { kind: 'create', uri: target, options: { ignoreIfExists: true } },
+            {
+              textDocument: { uri: target, version: null },
+              edits: [
+                {
+                  range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+                  newText: newMemoryText(id),
+                },
+              ],
+            },
+          ],
+        },
+      });
+    }
+  } else if (code === 'ref/superseded') {
+    const by = /superseded by "([^"]+)"/.exec(messageOf(d))?.[1];
+    const ref = entry.doc.refs.find(
+      (r) => r.range.start.line === d.range.start.line && r.range.start.character === d.range.start.character,
+    );
+    if (by && ref)
+      fix(`Refer to [[${by}]] instead`, {
+        edit: {
+          changes: {
+            [uri]: [
+              {
+                range: d.range,
+                newText: d.range.end.character - d.range.start.character === ref.id.length ? by : `[[${by}]]`,
+              },
+            ],
+          },
+        },
+      });
+  } else if (code === 'ref/candidate') {
+    const id = /"([^"]+)"/.exec(messageOf(d))?.[1];
+    if (id) out.push(...reviewActions(id));
+  }
+  return out;
+}
+
+function reviewActions(id: string): CodeAction[] {
+  return [
+    {
+      title: `Accept candidate "${id}"`,
+      kind: CodeActionKind.QuickFix,
+      command: { title: 'Accept', command: 'cairn.accept', arguments: [id] },
+    },
+    {
+      title: `Reject candidate "${id}"`,
+      kind: CodeActionKind.QuickFix,
+      command: { title: 'Reject', command: 'cairn.reject', arguments: [id] },
+    },
+  ];
+}
+
+/** Handles textDocument/codeAction. Clients without literal support get the commands only. */
+export async function provideCodeActions(
+  ctx: ServerContext,
+  params: CodeActionParams,
+): Promise<(CodeAction | Command)[] | null> {
+  await ctx.ready;
+  const ws = ctx.workspace;
+  const uri = params.textDocument.uri;
+  const entry = ctx.fileFor(uri);
+  if (!ws || !entry) return null;
+  const actions = params.context.diagnostics
+    .filter((d) => d.source === 'cairn')
+    .flatMap((d) => actionsFor(ctx, ws, uri, entry, d));
+  if (entry.id && ws.model.memories.get(entry.id)?.status === 'candidate')
+    actions.push(...reviewActions(entry.id));
+  if (ctx.caps.textDocument?.codeAction?.codeActionLiteralSupport) return actions;
+  return actions
+    .filter((a) => a.command)
+    .map((a) => ({ title: a.title, command: a.command!.command, arguments: a.command!.arguments }));
+}

@@ -1,0 +1,104 @@
+// The language server's one door into search (issue 3): the warm hybrid index used by the agent
+// tools when it loads, else a keyword match over ids, titles, tags and first lines. Which one
+// answered is logged once, and every answer carries its `provider`.
+import type { ServerContext } from './context.js';
+import type { Workspace } from './workspace.js';
+
+export interface SearchHit {
+  id: string;
+  path: string;
+  score: number;
+  title: string;
+}
+
+export interface SearchAnswer {
+  hits: SearchHit[];
+  /** `index` (BM25 over chunks, cosine when a model is installed) or `keyword` (the fallback). */
+  engine: 'index' | 'keyword';
+  provider: string;
+  vector_enabled: boolean;
+}
+
+type SearchFn = (ctx: import('../ops/context.js').OpContext, req: { query: string; maxResults: number }) => Promise<{
+  entries: { topicId: string; path: string; score: number; topic: string }[];
+  provider: string;
+  vector_enabled: boolean;
+}>;
+
+/** A search over the index gets this long before the keyword match answers instead (it keeps warming). */
+const INDEX_PATIENCE_MS = 1500;
+
+let searchFn: Promise<SearchFn | null> | null = null;
+const said = new Set<string>();
+
+function sayOnce(ctx: ServerContext, key: string, message: string): void {
+  if (said.has(key)) return;
+  said.add(key);
+  ctx.log(message);
+}
+
+/** Keyword fallback: every query word must prefix-match a word of the id, title, tags or summary. */
+export function keywordSearch(ws: Workspace, query: string, limit: number): SearchHit[] {
+  const words = (s: string) => s.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+  const q = words(query);
+  const out: SearchHit[] = [];
+  for (const e of ws.files.values()) {
+    if (!e.id || q.length === 0) continue;
+    const fm = e.doc.frontMatter;
+    const title = words(`${e.id} ${fm.title} ${fm.tags.join(' ')}`);
+    const rest = words(e.summary);
+    let score = 0;
+    for (const w of q) {
+      const inTitle = title.some((t) => t.startsWith(w));
+      if (!inTitle && !rest.some((t) => t.startsWith(w))) {
+        score = -Infinity;
+        break;
+      }
+      score += inTitle ? 2 : 1;
+    }
+    if (score === -Infinity) continue;
+    const status = ws.model.memories.get(e.id)?.status;
+    if (status === 'superseded' || status === 'rejected') score -= 1;
+    out.push({ id: e.id, path: e.rel, score, title: fm.title || e.id });
+  }
+  return out.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id)).slice(0, limit);
+}
+
+function keywordAnswer(ws: Workspace, query: string, limit: number): SearchAnswer {
+  return { hits: keywordSearch(ws, query, limit), engine: 'keyword', provider: 'none', vector_enabled: false };
+}
+
+/** Searches memories, preferring the search index; never throws for a missing index. */
+export async function searchMemories(ctx: ServerContext, ws: Workspace, query: string, limit: number): Promise<SearchAnswer> {
+  const gov = ws.governance;
+  if (!gov) {
+    sayOnce(ctx, 'keyword', 'cairn: search uses keyword matching on ids, titles, tags and first lines (no git store for the index)');
+    return keywordAnswer(ws, query, limit);
+  }
+  searchFn ??= import('../mcp/search-port.js')
+    .then((m) => m.hybridSearch() as unknown as SearchFn)
+    .catch((e: unknown) => {
+      sayOnce(ctx, 'no-index', `cairn: search index unavailable (${(e as Error).message}); using keyword matching`);
+      return null;
+    });
+  const search = await searchFn;
+  if (!search) return keywordAnswer(ws, query, limit);
+  const pending = search(gov.ctx, { query, maxResults: limit }).then(
+    (r) => r,
+    (e: unknown) => {
+      sayOnce(ctx, 'index-failed', `cairn: search index failed (${(e as Error).message}); using keyword matching`);
+      return null;
+    },
+  );
+  const late = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), INDEX_PATIENCE_MS).unref());
+  const r = await Promise.race([pending, late]);
+  if (r === 'late' || r === null) {
+    if (r === 'late') sayOnce(ctx, 'warming', 'cairn: the search index is still building; keyword matching answers meanwhile');
+    return keywordAnswer(ws, query, limit);
+  }
+  sayOnce(ctx, 'index', `cairn: search uses the search index (provider ${r.provider}, vectors ${r.vector_enabled ? 'on' : 'off'})`);
+  const hits = r.entries
+    .filter((e) => e.path.startsWith('memories/'))
+    .map((e) => ({ id: e.topicId, path: e.path, score: e.score, title: e.topic || e.topicId }));
+  return { hits, engine: 'index', provider: r.provider, vector_enabled: r.vector_enabled };
+}

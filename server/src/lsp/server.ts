@@ -1,0 +1,143 @@
+// The language server: wires the connection and open documents to one handler per feature.
+// Capabilities are static (editors ignore dynamic registration); diagnostics are pushed. Only the
+// protocol library loads before `initialize` is answered; features load right after (features.ts).
+import {
+  CodeActionKind,
+  createConnection,
+  DidChangeWatchedFilesNotification,
+  StreamMessageReader,
+  StreamMessageWriter,
+  TextDocuments,
+  TextDocumentSyncKind,
+  type ClientCapabilities,
+  type Connection,
+  type InitializeParams,
+  type InitializeResult,
+} from 'vscode-languageserver/node';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { COMMANDS, CUSTOM_REQUESTS, type ServerContext } from './context.js';
+import { uriToPath } from './paths.js';
+
+export interface LanguageServerOptions {
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+  /** Environment for the commit author (CAIRN_AUTHOR_NAME, GIT_AUTHOR_NAME, ...). */
+  env?: NodeJS.ProcessEnv;
+}
+
+type Features = typeof import('./features.js');
+type Loaded = { f: Features; session: InstanceType<Features['Session']> };
+
+/** Starts a Cairn language server over a pair of streams (stdio, sockets, or PassThrough in tests). */
+export function startLanguageServer(opts: LanguageServerOptions): Connection {
+  const connection = createConnection(
+    new StreamMessageReader(opts.input),
+    new StreamMessageWriter(opts.output),
+  );
+  const documents = new TextDocuments(TextDocument);
+  const ctx: ServerContext = {
+    connection,
+    documents,
+    caps: {} as ClientCapabilities,
+    ready: Promise.resolve(),
+    indexed: true,
+    workspace: null,
+    log: (m) => connection.console.log(m),
+    fileFor: () => null,
+    refresh: async () => {},
+    republishAll: () => {},
+  };
+  let loading: Promise<Loaded> | null = null;
+  const load = (): Promise<Loaded> =>
+    (loading ??= import('./features.js').then((f) => ({ f, session: new f.Session(ctx, opts.env) })));
+  /** Runs a handler once features are loaded. */
+  const withFeatures =
+    <P, R>(run: (l: Loaded, p: P) => Promise<R>) =>
+    async (p: P): Promise<R> =>
+      run(await load(), p);
+
+  connection.onInitialize((params: InitializeParams): InitializeResult => {
+    ctx.caps = params.capabilities;
+    const roots = [
+      ...(params.workspaceFolders ?? []).map((f) => uriToPath(f.uri)),
+      params.rootUri ? uriToPath(params.rootUri) : null,
+      params.rootPath ?? null,
+    ].filter((p): p is string => !!p);
+    // After the answer is on its way: load the features and start indexing.
+    setTimeout(() => void load().then(({ session }) => roots.forEach((r) => session.ensureWorkspace(r))), 0);
+    const prepare = !!params.capabilities.textDocument?.rename?.prepareSupport;
+    const literalActions = !!params.capabilities.textDocument?.codeAction?.codeActionLiteralSupport;
+    return {
+      capabilities: {
+        textDocumentSync: {
+          openClose: true,
+          change: TextDocumentSyncKind.Incremental,
+          save: { includeText: false },
+        },
+        completionProvider: { triggerCharacters: ['[', ':'], resolveProvider: false },
+        hoverProvider: true,
+        definitionProvider: true,
+        referencesProvider: true,
+        renameProvider: prepare ? { prepareProvider: true } : true,
+        documentLinkProvider: { resolveProvider: false },
+        documentSymbolProvider: true,
+        workspaceSymbolProvider: true,
+        codeActionProvider: literalActions ? { codeActionKinds: [CodeActionKind.QuickFix] } : true,
+        executeCommandProvider: { commands: [...COMMANDS] },
+      },
+      serverInfo: { name: 'cairn', version: '0.1.0' },
+    };
+  });
+
+  connection.onInitialized(() => {
+    void load().then(({ session }) => session.onInitialized());
+    if (ctx.caps.workspace?.didChangeWatchedFiles?.dynamicRegistration) {
+      void connection.client
+        .register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: '**/*.md' }] })
+        .catch(() => {});
+    }
+  });
+
+  documents.onDidOpen((e) => void load().then(({ session }) => session.opened(e.document.uri)));
+  documents.onDidChangeContent(
+    (e) => void load().then(({ session }) => session.publisher.schedule(e.document.uri)),
+  );
+  documents.onDidSave((e) => void load().then(({ session }) => session.publisher.schedule(e.document.uri)));
+  documents.onDidClose((e) => void load().then(({ session }) => session.closed(e.document.uri)));
+  connection.onDidChangeWatchedFiles(withFeatures(({ session }, p) => session.watchedFilesChanged(p)));
+
+  connection.onCompletion(withFeatures(({ f }, p) => f.provideCompletion(ctx, p)));
+  connection.onHover(withFeatures(({ f }, p) => f.provideHover(ctx, p)));
+  connection.onDefinition(withFeatures(({ f }, p) => f.provideDefinition(ctx, p)));
+  connection.onReferences(withFeatures(({ f }, p) => f.provideReferences(ctx, p)));
+  connection.onPrepareRename(withFeatures(({ f }, p) => f.prepareRename(ctx, p)));
+  connection.onRenameRequest(withFeatures(({ f }, p) => f.provideRename(ctx, p)));
+  connection.onDocumentLinks(withFeatures(({ f }, p) => f.provideDocumentLinks(ctx, p)));
+  connection.onDocumentSymbol(withFeatures(({ f }, p) => f.provideDocumentSymbols(ctx, p)));
+  connection.onWorkspaceSymbol(withFeatures(({ f }, p) => f.provideWorkspaceSymbols(ctx, p)));
+  connection.onCodeAction(withFeatures(({ f }, p) => f.provideCodeActions(ctx, p)));
+  connection.onExecuteCommand(withFeatures(({ f }, p) => f.executeCommand(ctx, p)));
+  for (const method of CUSTOM_REQUESTS)
+    connection.onRequest(
+      method,
+      withFeatures(({ f }, p: unknown) => f.handleCustomRequest(ctx, method, p)),
+    );
+
+  documents.listen(connection);
+  connection.listen();
+  return connection;
+}
+
+/** `cairn lsp --stdio`: serves on stdin/stdout and exits when stdin closes (editors often just kill). */
+export function runLspStdio(): void {
+  // stdout carries the protocol: anything else printed there would corrupt it.
+  console.log = console.info = (...args: unknown[]) =>
+    process.stderr.write(args.map(String).join(' ') + '\n');
+  const connection = startLanguageServer({ input: process.stdin, output: process.stdout });
+  const exit = () => {
+    connection.dispose();
+    process.exit(0);
+  };
+  process.stdin.on('end', exit);
+  process.stdin.on('close', exit);
+}

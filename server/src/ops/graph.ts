@@ -1,0 +1,268 @@
+// knowledge_graph: facts as triples in memory front matter. Adding goes through governance
+// (storeMemory), so a fact may land as a candidate; closing edits front matter in one commit on main.
+import { CairnError } from '../core/errors.js';
+import { updateFrontMatter } from '../core/format/index.js';
+import {
+  closeTriples,
+  dateValue,
+  queryFacts,
+  topEntities,
+  tripleToYaml,
+  type Fact,
+  type GraphMemory,
+} from '../core/graph.js';
+import { assertSafeId } from '../core/payload.js';
+import { routeWrite } from '../core/policy.js';
+import { isFlagged, scanText } from '../core/scan/index.js';
+import { formatCommitMessage } from '../core/trailers.js';
+import type { Origin, Triple } from '../core/types.js';
+import { memoryPath, repoPath } from '../store/store.js';
+import { authorFor, isoNow, type OpContext } from './context.js';
+import { CANDIDATE_PREFIX, loadMemories, readMainMemory, requireMainTip } from './read.js';
+import { storeMemory, type StoreResult } from './store-memory.js';
+
+export interface AddFactInput {
+  subject: string;
+  predicate: string;
+  object: string;
+  validFrom?: string;
+  /** Add the fact to this existing memory instead of a new `fact` memory. */
+  memoryId?: string;
+  agentName?: string;
+  origin?: Origin;
+  confidence?: number;
+  sessionId?: string;
+}
+
+function requireDate(value: string | undefined, field: string): void {
+  if (value !== undefined && Number.isNaN(dateValue(value))) {
+    throw new CairnError('INVALID_REQUEST', `${field}: "${value}" is not an ISO 8601 date, e.g. 2026-11-29`, {
+      field,
+    });
+  }
+}
+
+/** Stores a fact as a small `fact` memory, or adds it to `memoryId`; governance routes the write. */
+export async function addFact(ctx: OpContext, input: AddFactInput): Promise<StoreResult> {
+  requireDate(input.validFrom, 'valid_from');
+  const triple: Triple = { s: input.subject.trim(), p: input.predicate.trim(), o: input.object.trim() };
+  if (input.validFrom) triple.from = input.validFrom;
+  const common = {
+    origin: input.origin,
+    confidence: input.confidence,
+    agentName: input.agentName,
+  };
+  if (input.memoryId) return addFactToMemory(ctx, input.memoryId, triple, input);
+  const sentence = `${triple.s} ${triple.p} ${triple.o}`;
+  return storeMemory(
+    ctx,
+    {
+      topic: sentence.slice(0, 200),
+      context: `Fact: ${sentence}${input.validFrom ? ` (since ${input.validFrom})` : ''}.`,
+      kind: 'fact',
+      tags: ['fact'],
+      triples: [tripleToYaml(triple)],
+      ...common,
+      metadata: { sessionId: input.sessionId },
+    },
+    { defaultOrigin: 'conversation', command: 'knowledge_graph' },
+  );
+}
+
+/**
+ * Adds one triple to an existing memory's front matter, routed like any agent write: a flagged,
+ * low-confidence or background fact lands on `candidate/<id>` for review instead of main.
+ * (storeMemory would see the restated memory as unchanged: its sameness check ignores front matter.)
+ */
+async function addFactToMemory(
+  ctx: OpContext,
+  id: string,
+  triple: Triple,
+  input: AddFactInput,
+): Promise<StoreResult> {
+  assertSafeId(id, 'memory_id');
+  const { store } = ctx;
+  const origin = input.origin ?? 'conversation';
+  return store.repo.withLock(async () => {
+    const tip = await requireMainTip(store);
+    const path = memoryPath(id);
+    const text = await store.repo.readText(tip, repoPath(store, path));
+    if (text === null)
+      throw new CairnError('NOT_FOUND', `memory_id: no memory "${id}" on the main branch`, {
+        field: 'memory_id',
+      });
+    const memory = (await readMainMemory(store, id, tip))!;
+    const triples = [...memory.frontMatter.triples, triple].map(tripleToYaml);
+    const updated = updateFrontMatter(text, { triples, updated: isoNow(ctx) });
+    const findings = scanText(`${triple.s} ${triple.p} ${triple.o}`);
+    const flagged = isFlagged(findings) ? [...new Set(findings.map((f) => f.code))] : [];
+    const decision = routeWrite({
+      origin,
+      confidence: input.confidence,
+      flaggedBy: flagged,
+      governance: store.config.governance,
+    });
+    const base = {
+      staged: decision.route === 'candidate',
+      dropped: decision.route === 'dropped',
+      unchanged: false,
+      ingested_chars: updated.length,
+      reason: decision.reason,
+      findings: findings.map((f) => ({ code: f.code, message: f.message, line: f.range.start.line })),
+    };
+    if (decision.route === 'dropped') {
+      return {
+        ...base,
+        success: false,
+        metadata: { topic_id: id, status: 'dropped', action: null, path, branch: null, commit: null },
+      };
+    }
+    const message = formatCommitMessage({
+      action: 'update',
+      id,
+      summary: `add fact: ${triple.s} ${triple.p} ${triple.o}`,
+      details: decision.route === 'candidate' ? `Candidate: ${decision.reason}.` : undefined,
+      origin,
+      agent: input.agentName,
+      session: input.sessionId,
+      extra: {
+        'Memory-Route': decision.route,
+        ...(flagged.length ? { 'Memory-Flagged': flagged.join(', ') } : {}),
+      },
+    });
+    const changes = [{ path: repoPath(store, path), content: updated }];
+    const author = authorFor(ctx, input.agentName);
+    if (decision.route === 'candidate') {
+      const branch = CANDIDATE_PREFIX + id;
+      if (await store.repo.resolve(`refs/heads/${branch}`)) await store.repo.deleteBranch(branch);
+      const commit = await store.repo.commit({
+        branch,
+        startPoint: tip,
+        createOnly: true,
+        changes,
+        message,
+        author,
+      });
+      return {
+        ...base,
+        success: true,
+        metadata: { topic_id: id, status: 'candidate', action: 'update', path, branch, commit },
+      };
+    }
+    const commit = await store.repo.commit({
+      branch: store.config.mainBranch,
+      expectedTip: tip,
+      changes,
+      message,
+      author,
+    });
+    return {
+      ...base,
+      success: true,
+      metadata: { topic_id: id, status: 'active', action: 'update', path, branch: null, commit },
+    };
+  });
+}
+
+export interface CloseFactInput {
+  subject: string;
+  predicate: string;
+  /** Close only the fact with this object; else every current fact with subject + predicate. */
+  object?: string;
+  /** When the fact stopped holding; default now. */
+  until?: string;
+  agentName?: string;
+  sessionId?: string;
+}
+
+export interface CloseResult {
+  closed: Fact[];
+  until: string;
+  commit: string;
+}
+
+/** Sets `until` on the current fact(s) with this subject and predicate: one commit on main. */
+export async function closeFact(ctx: OpContext, input: CloseFactInput): Promise<CloseResult> {
+  requireDate(input.until, 'until');
+  const until = input.until ?? isoNow(ctx);
+  const { store } = ctx;
+  return store.repo.withLock(async () => {
+    const tip = await requireMainTip(store);
+    const current = queryFacts(await graphMemories(ctx), {
+      subject: input.subject,
+      predicate: input.predicate,
+      object: input.object,
+      asOf: until,
+    });
+    if (!current.length) {
+      throw new CairnError(
+        'NOT_FOUND',
+        `no current fact "${input.subject} ${input.predicate}${input.object ? ` ${input.object}` : ''}" as of ${until}; ` +
+          'knowledge_graph query shows the facts',
+        { field: 'subject' },
+      );
+    }
+    const changes = [];
+    for (const id of new Set(current.map((f) => f.memoryId))) {
+      const text = (await store.repo.readText(tip, repoPath(store, memoryPath(id))))!;
+      const memory = (await readMainMemory(store, id, tip))!;
+      const indexes = current.filter((f) => f.memoryId === id).map((f) => f.index);
+      const triples = closeTriples(memory.frontMatter.triples, indexes, until).map(tripleToYaml);
+      changes.push({
+        path: repoPath(store, memoryPath(id)),
+        content: updateFrontMatter(text, { triples, updated: isoNow(ctx) }),
+      });
+    }
+    const first = current[0];
+    const commit = await store.repo.commit({
+      branch: store.config.mainBranch,
+      expectedTip: tip,
+      changes,
+      author: authorFor(ctx, input.agentName),
+      message: formatCommitMessage({
+        action: 'update',
+        id: first.memoryId,
+        summary: `close fact: ${first.subject} ${first.predicate} ${first.object} until ${until}`,
+        agent: input.agentName,
+        session: input.sessionId,
+        origin: input.agentName ? 'conversation' : 'human',
+        extra: { 'Memory-Fact-Closed': `${first.subject} | ${first.predicate} | ${until}` },
+      }),
+    });
+    return { closed: current.map((f) => ({ ...f, until })), until, commit };
+  });
+}
+
+/** Every memory on main as graph input, with its derived status. */
+export async function graphMemories(ctx: OpContext): Promise<GraphMemory[]> {
+  return (await loadMemories(ctx.store)).map((r) => ({
+    memoryId: r.id,
+    status: r.status,
+    triples: r.memory.frontMatter.triples,
+  }));
+}
+
+export interface GraphQueryInput {
+  entity?: string;
+  predicate?: string;
+  /** Default now: the facts that hold today. */
+  asOf?: string;
+}
+
+export async function queryGraph(
+  ctx: OpContext,
+  q: GraphQueryInput,
+): Promise<{ asOf: string; facts: Fact[] }> {
+  requireDate(q.asOf, 'as_of');
+  const asOf = q.asOf ?? isoNow(ctx);
+  return {
+    asOf,
+    facts: queryFacts(await graphMemories(ctx), { entity: q.entity, predicate: q.predicate, asOf }),
+  };
+}
+
+export async function graphSummary(ctx: OpContext, opts: { limit?: number; asOf?: string } = {}) {
+  const asOf = opts.asOf ?? isoNow(ctx);
+  const memories = await graphMemories(ctx);
+  return { asOf, entities: topEntities(memories, { asOf, limit: opts.limit ?? 10 }) };
+}

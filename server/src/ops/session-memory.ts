@@ -1,0 +1,276 @@
+// memory_manager: session scratch for large tool output, under `<store>/.cairn/sessions/<session>/`
+// (git-ignored). Items are `mem_<id>.<ext>` plus `mem_<id>_metadata.json`; answers carry a reference,
+// not the content. An item can be promoted into a real memory, which goes through governance.
+import { randomBytes } from 'node:crypto';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { CairnError } from '../core/errors.js';
+import { LIMITS } from '../core/payload.js';
+import {
+  assertItemId,
+  assertSessionName,
+  fileTypeOf,
+  looksBinary,
+  refOf,
+  summarize,
+  type SessionItemMeta,
+  type SessionItemRef,
+} from '../core/session-items.js';
+import type { Origin } from '../core/types.js';
+import { atomicWriteFile } from '../store/atomic.js';
+import type { OpContext } from './context.js';
+import { storeMemory, type StoreResult } from './store-memory.js';
+
+/** Larger inputs are refused: scratch is for tool output, not for data sets. */
+export const MAX_ITEM_BYTES = 50 * 1024 * 1024;
+/** A whole read returns at most this much; read the rest with offset/length. */
+export const MAX_READ = 256 * 1024;
+
+export function sessionsRoot(ctx: OpContext): string {
+  return path.join(ctx.store.root, '.cairn', 'sessions');
+}
+
+function sessionDir(ctx: OpContext, session: string): string {
+  assertSessionName(session);
+  return path.join(sessionsRoot(ctx), session);
+}
+
+let sequence = 0;
+
+/** Sorts in creation order (milliseconds, then a per-process counter); random bits keep processes apart. */
+function newItemId(now: Date): string {
+  sequence = (sequence + 1) % 256;
+  const time = now.getTime().toString(16).padStart(12, '0');
+  return `${time}${sequence.toString(16).padStart(2, '0')}${randomBytes(3).toString('hex')}`;
+}
+
+const metaFile = (dir: string, id: string) => path.join(dir, `mem_${id}_metadata.json`);
+
+export interface StoreItemInput {
+  session: string;
+  title: string;
+  /** Text content; or give `filePath` (any type, binary included). */
+  content?: string;
+  filePath?: string;
+  sourceTool?: string;
+}
+
+/** Saves text or a file's bytes as a session item; returns its reference. */
+export async function storeSessionItem(ctx: OpContext, input: StoreItemInput): Promise<SessionItemRef> {
+  const dir = sessionDir(ctx, input.session);
+  if ((input.content === undefined) === (input.filePath === undefined)) {
+    throw new CairnError(
+      'INVALID_REQUEST',
+      'content: give either content (text) or file_path, not both or neither',
+      {
+        field: 'content',
+      },
+    );
+  }
+  let bytes: Uint8Array;
+  let fileType = 'txt';
+  if (input.filePath !== undefined) {
+    const abs = path.resolve(input.filePath);
+    const info = await stat(abs).catch(() => null);
+    if (!info?.isFile())
+      throw new CairnError('NOT_FOUND', `file_path: no file ${abs}`, { field: 'file_path' });
+    if (info.size > MAX_ITEM_BYTES) {
+      throw new CairnError(
+        'INVALID_REQUEST',
+        `file_path: ${info.size} bytes is over the ${MAX_ITEM_BYTES}-byte limit`,
+        {
+          field: 'file_path',
+        },
+      );
+    }
+    bytes = await readFile(abs);
+    fileType = fileTypeOf(abs);
+  } else {
+    bytes = Buffer.from(input.content!, 'utf8');
+    if (bytes.length > MAX_ITEM_BYTES) {
+      throw new CairnError('INVALID_REQUEST', `content: over the ${MAX_ITEM_BYTES}-byte limit`, {
+        field: 'content',
+      });
+    }
+  }
+  const binary = looksBinary(bytes);
+  const id = newItemId(ctx.now());
+  const meta: SessionItemMeta = {
+    id,
+    title: input.title.trim() || 'untitled',
+    file_type: fileType,
+    // Milliseconds kept: list orders by it, and several items often arrive within one second.
+    created_at: ctx.now().toISOString(),
+    size: bytes.length,
+    source_tool: input.sourceTool ?? null,
+    summary: summarize(bytes, { binary, fileType }),
+    binary,
+  };
+  await atomicWriteFile(path.join(dir, `mem_${id}.${fileType}`), bytes, { fsync: false });
+  await atomicWriteFile(metaFile(dir, id), JSON.stringify(meta, null, 2) + '\n', { fsync: false });
+  return refOf(meta, input.session);
+}
+
+async function readMeta(dir: string, id: string): Promise<SessionItemMeta | null> {
+  try {
+    return JSON.parse(await readFile(metaFile(dir, id), 'utf8')) as SessionItemMeta;
+  } catch {
+    return null;
+  }
+}
+
+async function requireMeta(
+  ctx: OpContext,
+  session: string,
+  id: string,
+): Promise<{ dir: string; meta: SessionItemMeta }> {
+  assertItemId(id);
+  const dir = sessionDir(ctx, session);
+  const meta = await readMeta(dir, id);
+  if (!meta)
+    throw new CairnError('NOT_FOUND', `memory_id: no item ${id} in session ${session}`, {
+      field: 'memory_id',
+    });
+  return { dir, meta };
+}
+
+export interface ReadItemResult {
+  item: SessionItemRef;
+  /** UTF-8 text, or base64 for binary items. */
+  content: string;
+  encoding: 'utf8' | 'base64';
+  /** Offset and length of the returned part, in bytes. */
+  offset: number;
+  length: number;
+  truncated: boolean;
+  note?: string;
+}
+
+/** Reads an item whole (up to MAX_READ) or a byte range of it. */
+export async function readSessionItem(
+  ctx: OpContext,
+  input: { session: string; id: string; offset?: number; length?: number },
+): Promise<ReadItemResult> {
+  const { dir, meta } = await requireMeta(ctx, input.session, input.id);
+  const bytes = await readFile(path.join(dir, `mem_${meta.id}.${meta.file_type}`));
+  const offset = Math.min(Math.max(0, input.offset ?? 0), bytes.length);
+  const wanted = input.length ?? MAX_READ;
+  const part = bytes.subarray(offset, Math.min(bytes.length, offset + Math.min(wanted, MAX_READ)));
+  const truncated = offset + part.length < bytes.length;
+  const notes: string[] = [];
+  if (meta.binary) notes.push(`binary ${meta.file_type} content, base64-encoded; decode it to get the bytes`);
+  if (truncated) notes.push(`more remains: read again with offset ${offset + part.length}`);
+  return {
+    item: refOf(meta, input.session),
+    content: meta.binary ? Buffer.from(part).toString('base64') : Buffer.from(part).toString('utf8'),
+    encoding: meta.binary ? 'base64' : 'utf8',
+    offset,
+    length: part.length,
+    truncated,
+    ...(notes.length ? { note: notes.join('; ') } : {}),
+  };
+}
+
+/** The items of one session, oldest first. */
+export async function listSessionItems(ctx: OpContext, session: string): Promise<SessionItemRef[]> {
+  const dir = sessionDir(ctx, session);
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const metas: SessionItemMeta[] = [];
+  for (const name of names) {
+    const m = /^mem_([a-f0-9]+)_metadata\.json$/.exec(name);
+    const meta = m ? await readMeta(dir, m[1]) : null;
+    if (meta) metas.push(meta);
+  }
+  return metas
+    .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id))
+    .map((m) => refOf(m, session));
+}
+
+export interface CleanupInput {
+  session?: string;
+  /** Remove this one item of `session`. */
+  id?: string;
+  /** Remove items older than this many days in every session (default config.sessions.maxAgeDays). */
+  expired?: boolean;
+}
+
+/** Removes one item, a whole session, or every expired item; returns what went. */
+export async function cleanupSessionItems(
+  ctx: OpContext,
+  input: CleanupInput,
+): Promise<{ removed: SessionItemRef[] }> {
+  if (input.id !== undefined) {
+    const session = input.session ?? '';
+    const { dir, meta } = await requireMeta(ctx, session, input.id);
+    await rm(path.join(dir, `mem_${meta.id}.${meta.file_type}`), { force: true });
+    await rm(metaFile(dir, meta.id), { force: true });
+    return { removed: [refOf(meta, session)] };
+  }
+  if (!input.expired && input.session !== undefined) {
+    const removed = await listSessionItems(ctx, input.session);
+    await rm(sessionDir(ctx, input.session), { recursive: true, force: true });
+    return { removed };
+  }
+  const cutoff = ctx.now().getTime() - ctx.store.config.sessions.maxAgeDays * 86_400_000;
+  const removed: SessionItemRef[] = [];
+  for (const session of await readdir(sessionsRoot(ctx)).catch(() => [] as string[])) {
+    try {
+      assertSessionName(session);
+    } catch {
+      continue; // not ours
+    }
+    for (const item of await listSessionItems(ctx, session)) {
+      if (Date.parse(item.created_at) >= cutoff) continue;
+      await cleanupSessionItems(ctx, { session, id: item.id });
+      removed.push(item);
+    }
+  }
+  return { removed };
+}
+
+export interface PromoteInput {
+  session: string;
+  id: string;
+  topic?: string;
+  agentName?: string;
+  origin?: Origin;
+  confidence?: number;
+}
+
+/** Turns a text item into a memory through storeMemory: governance decides active or candidate. */
+export async function promoteSessionItem(ctx: OpContext, input: PromoteInput): Promise<StoreResult> {
+  const { dir, meta } = await requireMeta(ctx, input.session, input.id);
+  if (meta.binary) {
+    throw new CairnError(
+      'INVALID_REQUEST',
+      'memory_id: a binary item cannot become a memory; store a text summary of it',
+      {
+        field: 'memory_id',
+      },
+    );
+  }
+  const text = (await readFile(path.join(dir, `mem_${meta.id}.${meta.file_type}`), 'utf8')).trim();
+  if (text.length > LIMITS.context) {
+    throw new CairnError(
+      'INVALID_REQUEST',
+      `memory_id: the item is ${text.length} characters and a memory's context holds ${LIMITS.context}; ` +
+        'read it, summarize it and call memory_store',
+      { field: 'memory_id' },
+    );
+  }
+  return storeMemory(
+    ctx,
+    {
+      topic: (input.topic ?? meta.title).slice(0, LIMITS.topic),
+      context: text,
+      origin: input.origin,
+      confidence: input.confidence,
+      agentName: input.agentName,
+      references: [
+        `session item ${input.session}/${meta.id}${meta.source_tool ? ` from ${meta.source_tool}` : ''}`,
+      ],
+      metadata: { sessionId: input.session },
+    },
+    { defaultOrigin: 'conversation', command: 'memory_manager' },
+  );
+}

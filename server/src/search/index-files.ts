@@ -1,0 +1,129 @@
+// The on-disk layout of the search index under `<store>/.cairn/index/`. Every file but state.json
+// is immutable and named by a random generation, so a writer never changes a file a reader has
+// open; state.json (replaced by rename) is the single commit point that names the current files.
+import { randomBytes } from 'node:crypto';
+import { closeSync, openSync, readSync } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Posting } from './keyword-index.js';
+import type { ChunkMeta } from '../core/search/chunk.js';
+
+export const INDEX_FORMAT_VERSION = 1;
+
+/** A file's entry in state.json: what ranking needs for every hit, without reading records. */
+export interface FileState {
+  /** Content identity given by the provider (git blob id, sha256 or any change key). */
+  hash: string;
+  status: ChunkMeta['status'];
+  /** `updated`, else `created` (ISO), for recency. */
+  date?: string;
+  trust?: number;
+  /** docIds of the file's chunks, in order, and their embedding hashes. */
+  docs: number[];
+  hashes: string[];
+  /** Where the file's FileRecord lives: [segment file, byte start, byte end]. */
+  rec: [string, number, number];
+}
+
+/** The full record of one file, read only for results and for embedding. */
+export interface FileRecord {
+  meta: ChunkMeta;
+  chunks: { heading: string; startLine: number; endLine: number; tokens: number; text: string }[];
+}
+
+export interface IndexState {
+  version: number;
+  tokenizer: number;
+  chunking: { maxTokens: number; overlap: number };
+  files: Record<string, FileState>;
+  keyword: {
+    terms: string;
+    postings: string;
+    delta: Record<string, Posting>;
+    fieldLength: (number[] | null)[];
+  };
+}
+
+export const STATE_FILE = 'state.json';
+
+export function newGeneration(): string {
+  return `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
+}
+
+/** Writes a file under a temporary name and renames it into place (atomic on one file system). */
+export async function writeAtomic(path: string, data: string | Buffer): Promise<void> {
+  const temp = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    await writeFile(temp, data);
+    await rename(temp, path);
+  } catch (e) {
+    await rm(temp, { force: true });
+    throw e;
+  }
+}
+
+export async function readState(dir: string): Promise<IndexState | null> {
+  try {
+    return JSON.parse(await readFile(join(dir, STATE_FILE), 'utf8')) as IndexState;
+  } catch {
+    return null;
+  }
+}
+
+export async function ensureDir(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+}
+
+/** Reads byte ranges of segment files through descriptors kept open (a reader of old files keeps them). */
+export class SegmentReader {
+  private fds = new Map<string, number>();
+  constructor(private readonly dir: string) {}
+
+  read(rec: [string, number, number]): string {
+    const [name, start, end] = rec;
+    let fd = this.fds.get(name);
+    if (fd === undefined) this.fds.set(name, (fd = openSync(join(this.dir, name), 'r')));
+    const buf = Buffer.alloc(end - start);
+    readSync(fd, buf, 0, buf.length, start);
+    return buf.toString('utf8');
+  }
+
+  close(): void {
+    for (const fd of this.fds.values()) closeSync(fd);
+    this.fds.clear();
+  }
+}
+
+/** Concatenates JSON records into one segment buffer, returning each record's byte range. */
+export function buildSegment(
+  name: string,
+  records: unknown[],
+): { data: Buffer; ranges: [string, number, number][] } {
+  const parts: Buffer[] = [];
+  const ranges: [string, number, number][] = [];
+  let at = 0;
+  for (const r of records) {
+    const b = Buffer.from(JSON.stringify(r), 'utf8');
+    parts.push(b);
+    ranges.push([name, at, at + b.length]);
+    at += b.length;
+  }
+  return { data: Buffer.concat(parts), ranges };
+}
+
+/**
+ * Deletes files that state.json no longer names. Only files older than `graceMs`: another process
+ * may have just written segments it has not yet named in its own state.json.
+ */
+export async function removeUnreferenced(
+  dir: string,
+  keep: Set<string>,
+  graceMs = 10 * 60_000,
+): Promise<void> {
+  const now = Date.now();
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    if (name === STATE_FILE || keep.has(name)) continue;
+    const info = await stat(join(dir, name)).catch(() => null);
+    if (info && now - info.mtimeMs > graceMs) await rm(join(dir, name), { force: true });
+  }
+}

@@ -1,0 +1,375 @@
+// SearchIndex: the persisted, incremental index of a store (chunks, BM25 postings, embeddings).
+// Refresh re-chunks only files whose content hash changed; save writes new immutable segments and
+// then state.json by rename. Layout and trade-offs: docs/search.md.
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { chunkDocument, embeddingText, type ChunkMeta, type ChunkOptions } from '../core/search/chunk.js';
+import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_TOKENS } from '../core/search/chunk.js';
+import { TOKENIZER_VERSION } from '../core/search/tokenize.js';
+import type { MemoryStatus } from '../core/types.js';
+import { KeywordIndex, type KeywordHit, type KeywordSearchOptions } from './keyword-index.js';
+import type { VectorCache } from './vectors.js';
+import type { Embedder } from './embedder.js';
+import {
+  buildSegment,
+  ensureDir,
+  INDEX_FORMAT_VERSION,
+  newGeneration,
+  readState,
+  removeUnreferenced,
+  SegmentReader,
+  STATE_FILE,
+  writeAtomic,
+  type FileRecord,
+  type FileState,
+  type IndexState,
+} from './index-files.js';
+
+/** A file to index: given eagerly, or lazily so unchanged files are never read or parsed. */
+export type SourceFile =
+  | { path: string; text: string; meta: ChunkMeta; hash?: string }
+  | {
+      path: string;
+      hash: string;
+      /** Governance facts that can change while the text does not. */
+      status?: MemoryStatus;
+      trust?: number;
+      load(): Promise<{ text: string; meta: ChunkMeta }>;
+    };
+export type SourceProvider = () => Promise<SourceFile[]>;
+
+export interface RefreshStats {
+  added: number;
+  changed: number;
+  removed: number;
+  unchanged: number;
+  /** Chunks (re)indexed by this refresh. */
+  chunks: number;
+}
+
+/** One indexed chunk, as results show it. */
+export interface IndexedChunk {
+  docId: number;
+  path: string;
+  startLine: number;
+  endLine: number;
+  heading: string;
+  text: string;
+  tokens: number;
+  hash: string;
+  meta: ChunkMeta;
+}
+
+/** Compact when this share of the keyword index is stale (removed or not yet in the base). */
+const COMPACT_RATIO = 0.1;
+const COMPACT_MIN = 500;
+const MAX_RECORD_SEGMENTS = 16;
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+export class SearchIndex {
+  private files = new Map<string, FileState>();
+  private docFile: (string | undefined)[] = [];
+  private pending = new Map<string, FileRecord>();
+  private byHash: Map<string, number[]> | null = null;
+  private vectorCaches = new Map<string, VectorCache>();
+  private dirty = false;
+
+  private constructor(
+    readonly dir: string,
+    private readonly chunking: Required<ChunkOptions>,
+    private keyword: KeywordIndex,
+    private baseFiles: { terms: string; postings: string },
+    private readonly reader: SegmentReader,
+  ) {}
+
+  /**
+   * Opens the index under `<storeRoot>/.cairn/index/` (or `opts.dir`). A missing, unreadable or
+   * outdated index (other format, tokenizer or chunk size) opens empty and is rebuilt by refresh.
+   */
+  static async open(
+    storeRoot: string,
+    opts: { dir?: string; chunking?: ChunkOptions } = {},
+  ): Promise<SearchIndex> {
+    const dir = opts.dir ?? join(storeRoot, '.cairn', 'index');
+    const chunking = {
+      maxTokens: opts.chunking?.maxTokens ?? DEFAULT_CHUNK_TOKENS,
+      overlap: opts.chunking?.overlap ?? DEFAULT_CHUNK_OVERLAP,
+    };
+    const state = await readState(dir);
+    const usable =
+      state &&
+      state.version === INDEX_FORMAT_VERSION &&
+      state.tokenizer === TOKENIZER_VERSION &&
+      state.chunking.maxTokens === chunking.maxTokens &&
+      state.chunking.overlap === chunking.overlap;
+    if (usable) {
+      const reader = new SegmentReader(dir);
+      try {
+        const { terms, offsets } = JSON.parse(await readFile(join(dir, state.keyword.terms), 'utf8'));
+        const name = state.keyword.postings;
+        const postings = (start: number, end: number) => reader.read([name, start, end]);
+        reader.read([name, 0, 0]); // open it now: a later compaction by another process may delete it
+        const { delta, fieldLength } = state.keyword;
+        const keyword = KeywordIndex.fromSnapshot({ terms, offsets, postings, delta, fieldLength });
+        const index = new SearchIndex(dir, chunking, keyword, state.keyword, reader);
+        for (const [path, f] of Object.entries(state.files)) index.setFile(path, f);
+        return index;
+      } catch {
+        // A damaged index is a cache miss: fall through and rebuild.
+        reader.close();
+      }
+    }
+    const index = new SearchIndex(
+      dir,
+      chunking,
+      KeywordIndex.empty(),
+      { terms: '', postings: '' },
+      new SegmentReader(dir),
+    );
+    index.dirty = true;
+    return index;
+  }
+
+  get fileCount(): number {
+    return this.files.size;
+  }
+  get chunkCount(): number {
+    return this.keyword.size;
+  }
+
+  private setFile(path: string, f: FileState): void {
+    this.files.set(path, f);
+    for (const d of f.docs) this.docFile[d] = path;
+    this.byHash = null;
+  }
+
+  private dropFile(path: string): void {
+    const f = this.files.get(path);
+    if (!f) return;
+    for (const d of f.docs) {
+      this.keyword.remove(d);
+      this.docFile[d] = undefined;
+    }
+    this.files.delete(path);
+    this.pending.delete(path);
+    this.byHash = null;
+  }
+
+  /**
+   * Brings the index up to date with the given files: re-chunks those whose hash changed, drops
+   * those no longer listed, and updates status/trust of the rest. Call save() to persist.
+   */
+  async refresh(source: SourceFile[] | SourceProvider): Promise<RefreshStats> {
+    const list = typeof source === 'function' ? await source() : source;
+    const stats: RefreshStats = { added: 0, changed: 0, removed: 0, unchanged: 0, chunks: 0 };
+    const seen = new Set<string>();
+    for (const src of list) {
+      seen.add(src.path);
+      const hash = src.hash ?? ('text' in src ? sha256(src.text) : '');
+      const prev = this.files.get(src.path);
+      if (prev && prev.hash === hash) {
+        stats.unchanged++;
+        const status = 'meta' in src ? src.meta.status : src.status;
+        const trust = 'meta' in src ? src.meta.trust : src.trust;
+        if ((status && status !== prev.status) || (trust !== undefined && trust !== prev.trust)) {
+          prev.status = status ?? prev.status;
+          prev.trust = trust ?? prev.trust;
+          this.dirty = true;
+        }
+        continue;
+      }
+      const { text, meta } = 'text' in src ? src : await src.load();
+      if (prev) stats.changed++;
+      else stats.added++;
+      stats.chunks += this.indexFile(src.path, hash, text, meta);
+    }
+    for (const path of [...this.files.keys()]) {
+      if (seen.has(path)) continue;
+      this.dropFile(path);
+      stats.removed++;
+      this.dirty = true;
+    }
+    return stats;
+  }
+
+  private indexFile(path: string, hash: string, text: string, meta: ChunkMeta): number {
+    this.dropFile(path);
+    const chunks = chunkDocument({ path, text, meta }, this.chunking);
+    const docs: number[] = [];
+    const tags = meta.tags.join(' ');
+    for (const c of chunks) {
+      const docId = this.docFile.length;
+      this.docFile[docId] = path;
+      this.keyword.add(docId, { title: meta.title, tags, heading: c.heading, text: c.text });
+      docs.push(docId);
+    }
+    const record: FileRecord = {
+      meta,
+      chunks: chunks.map(({ heading, startLine, endLine, tokens, text }) => ({
+        heading,
+        startLine,
+        endLine,
+        tokens,
+        text,
+      })),
+    };
+    this.pending.set(path, record);
+    const date = meta.updated ?? meta.created;
+    const state: FileState = {
+      hash,
+      status: meta.status,
+      date,
+      trust: meta.trust,
+      docs,
+      hashes: chunks.map((c) => c.hash),
+      rec: ['', 0, 0],
+    };
+    this.setFile(path, state);
+    this.dirty = true;
+    return chunks.length;
+  }
+
+  /** BM25 hits over live chunks, best first. */
+  searchKeyword(query: string, opts: KeywordSearchOptions = {}): KeywordHit[] {
+    return this.keyword.search(query, opts);
+  }
+
+  /** The file facts ranking needs for a chunk (no copy: do not mutate). */
+  fileOf(docId: number): Readonly<FileState> | undefined {
+    const path = this.docFile[docId];
+    return path === undefined ? undefined : this.files.get(path);
+  }
+
+  /** The store-relative path of a chunk's file. */
+  pathOf(docId: number): string | undefined {
+    return this.docFile[docId];
+  }
+
+  private record(path: string): FileRecord {
+    const pending = this.pending.get(path);
+    if (pending) return pending;
+    const f = this.files.get(path);
+    if (!f) throw new Error(`search index: ${path} is not indexed`);
+    return JSON.parse(this.reader.read(f.rec)) as FileRecord;
+  }
+
+  /** A chunk with its text and file metadata (reads the file's record). */
+  chunk(docId: number): IndexedChunk | undefined {
+    const path = this.docFile[docId];
+    const f = path === undefined ? undefined : this.files.get(path);
+    if (!f || path === undefined) return undefined;
+    const i = f.docs.indexOf(docId);
+    const rec = this.record(path);
+    const c = rec.chunks[i];
+    const meta = { ...rec.meta, status: f.status, trust: f.trust };
+    return { docId, path, ...c, hash: f.hashes[i], meta };
+  }
+
+  /** Live docIds per embedding hash (identical chunks share one vector). */
+  docsByHash(): Map<string, number[]> {
+    if (this.byHash) return this.byHash;
+    const map = new Map<string, number[]>();
+    for (const f of this.files.values()) {
+      f.hashes.forEach((h, i) => {
+        const list = map.get(h);
+        if (list) list.push(f.docs[i]);
+        else map.set(h, [f.docs[i]]);
+      });
+    }
+    return (this.byHash = map);
+  }
+
+  /** The embedding cache of a model, loaded once per index. */
+  async vectors(embedder: Embedder): Promise<VectorCache> {
+    let cache = this.vectorCaches.get(embedder.modelId);
+    if (!cache) {
+      // Loaded on first use: keyword-only processes never pay for the vector code.
+      const { VectorCache, vectorCachePath } = await import('./vectors.js');
+      const path = vectorCachePath(join(this.dir, '..'), embedder.modelId);
+      cache = await VectorCache.load(path, { modelId: embedder.modelId, dims: embedder.dims });
+      this.vectorCaches.set(embedder.modelId, cache);
+    }
+    return cache;
+  }
+
+  /**
+   * Embeds every live chunk the model's cache lacks and forgets vectors of chunks that are gone.
+   * Returns how many chunks were embedded. `onProgress(done, total)` drives progress bars.
+   */
+  async embedMissing(
+    embedder: Embedder,
+    opts: { signal?: AbortSignal; batch?: number; onProgress?: (done: number, total: number) => void } = {},
+  ): Promise<number> {
+    const cache = await this.vectors(embedder);
+    const byHash = this.docsByHash();
+    const missing = [...byHash.entries()].filter(([h]) => !cache.has(h));
+    const batch = opts.batch ?? 64;
+    for (let i = 0; i < missing.length; i += batch) {
+      const slice = missing.slice(i, i + batch);
+      const texts = slice.map(([, docs]) => {
+        const c = this.chunk(docs[0]) as IndexedChunk;
+        return embeddingText({ text: c.text, meta: c.meta });
+      });
+      const vecs = await embedder.embed(texts, { signal: opts.signal });
+      slice.forEach(([h], j) => cache.set(h, vecs[j]));
+      opts.onProgress?.(Math.min(i + batch, missing.length), missing.length);
+    }
+    if (cache.size > byHash.size) cache.retain(new Set(byHash.keys()));
+    return missing.length;
+  }
+
+  /**
+   * Persists pending changes: new records go to a new segment; when enough of the index is stale,
+   * the keyword base and the records are rewritten compactly. state.json is replaced last.
+   */
+  async save(opts: { compact?: boolean } = {}): Promise<void> {
+    for (const cache of this.vectorCaches.values()) if (cache.dirty) await cache.save();
+    if (!this.dirty && !opts.compact) return;
+    await ensureDir(this.dir);
+    const gen = newGeneration();
+    const segments = new Set([...this.files.values()].map((f) => f.rec[0]).filter(Boolean));
+    const stale = this.keyword.dirt > Math.max(COMPACT_MIN, COMPACT_RATIO * this.keyword.size);
+    const compact = opts.compact || stale || !this.baseFiles.terms || segments.size >= MAX_RECORD_SEGMENTS;
+    const rewrite = compact ? [...this.files.keys()] : [...this.pending.keys()];
+    if (rewrite.length > 0) {
+      const name = `records-${gen}.dat`;
+      const { data, ranges } = buildSegment(
+        name,
+        rewrite.map((p) => this.record(p)),
+      );
+      await writeAtomic(join(this.dir, name), data);
+      rewrite.forEach((p, i) => ((this.files.get(p) as FileState).rec = ranges[i]));
+    }
+    const snap = this.keyword.snapshot({ compact });
+    if (compact) {
+      this.baseFiles = { terms: `terms-${gen}.json`, postings: `postings-${gen}.dat` };
+      await writeAtomic(
+        join(this.dir, this.baseFiles.terms),
+        JSON.stringify({ terms: snap.terms, offsets: snap.offsets }),
+      );
+      await writeAtomic(join(this.dir, this.baseFiles.postings), snap.postings as Buffer);
+    }
+    const state: IndexState = {
+      version: INDEX_FORMAT_VERSION,
+      tokenizer: TOKENIZER_VERSION,
+      chunking: this.chunking,
+      files: Object.fromEntries(this.files),
+      keyword: { ...this.baseFiles, delta: snap.delta, fieldLength: snap.fieldLength },
+    };
+    await writeAtomic(join(this.dir, STATE_FILE), JSON.stringify(state));
+    this.pending.clear();
+    this.dirty = false;
+    const keep = new Set([this.baseFiles.terms, this.baseFiles.postings]);
+    for (const f of this.files.values()) keep.add(f.rec[0]);
+    await removeUnreferenced(this.dir, keep);
+  }
+
+  /** Closes open segment files. */
+  close(): void {
+    this.reader.close();
+  }
+}

@@ -1,0 +1,94 @@
+// Pieces of the keyword index that know MiniSearch's internals or do raw arithmetic: a MiniSearch
+// subclass whose term table is filled on demand, top-k selection and a bounded edit distance.
+import MiniSearch from 'minisearch';
+import { processTerm, splitWords } from '../core/search/tokenize.js';
+
+export const KEYWORD_FIELDS = ['title', 'tags', 'heading', 'text'] as const;
+export type KeywordField = (typeof KEYWORD_FIELDS)[number];
+export const FIELD_IDS: Record<KeywordField, number> = { title: 0, tags: 1, heading: 2, text: 3 };
+
+export interface KeywordHit {
+  docId: number;
+  score: number;
+}
+
+/**
+ * A MiniSearch whose term table is filled on demand from our postings. It uses only MiniSearch's
+ * protected fields (the extension surface of its API); scoring, prefix and fuzzy matching stay
+ * MiniSearch's own. Loaded postings hold live documents only, so scores equal those of a
+ * MiniSearch built from the live documents (or after `vacuum`), whatever the edit history.
+ */
+export class LazyMiniSearch extends MiniSearch<never> {
+  constructor() {
+    super({
+      fields: [...KEYWORD_FIELDS],
+      tokenize: splitWords,
+      processTerm: (t: string) => processTerm(t) ?? undefined,
+    });
+    this._fieldIds = { ...FIELD_IDS };
+  }
+  setDoc(docId: number, lengths: number[]): void {
+    this._documentIds.set(docId, docId);
+    this._fieldLength.set(docId, lengths);
+  }
+  dropDoc(docId: number): void {
+    this._documentIds.delete(docId);
+    this._fieldLength.delete(docId);
+  }
+  setStats(documentCount: number, averageFieldLength: number[], nextId: number): void {
+    this._documentCount = documentCount;
+    this._avgFieldLength = averageFieldLength;
+    this._nextId = nextId;
+  }
+  hasTerm(term: string): boolean {
+    return this._index.has(term);
+  }
+  putTerm(term: string, data: Map<number, Map<number, number>>): void {
+    this._index.set(term, data);
+  }
+  termData(term: string): Map<number, Map<number, number>> | undefined {
+    return this._index.get(term);
+  }
+  clearTerms(): void {
+    this._index.clear();
+  }
+}
+
+export const byScore = (a: KeywordHit, b: KeywordHit) => b.score - a.score || a.docId - b.docId;
+
+/** The `limit` best documents, sorted; a numeric typed-array sort finds the cut-off first. */
+export function topByScore(docs: number[], scores: Float64Array, limit: number): KeywordHit[] {
+  let keep = docs;
+  if (docs.length > limit) {
+    const sorted = Float64Array.from(docs, (d) => scores[d]).sort();
+    const cut = sorted[sorted.length - limit];
+    keep = docs.filter((d) => scores[d] >= cut);
+  }
+  return keep
+    .map((docId) => ({ docId, score: scores[docId] }))
+    .sort(byScore)
+    .slice(0, limit);
+}
+
+export function bump(posting: Map<number, Map<number, number>>, fieldId: number, docId: number): void {
+  let freqs = posting.get(fieldId);
+  if (!freqs) posting.set(fieldId, (freqs = new Map()));
+  freqs.set(docId, (freqs.get(docId) ?? 0) + 1);
+}
+
+/** Levenshtein distance <= max, with an early exit once a whole row exceeds it. */
+export function withinDistance(a: string, b: string, max: number): boolean {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const v = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      cur.push(v);
+      if (v < rowMin) rowMin = v;
+    }
+    if (rowMin > max) return false;
+    prev = cur;
+  }
+  return prev[b.length] <= max;
+}

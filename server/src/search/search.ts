@@ -1,0 +1,221 @@
+// The `searchStore` operation: bring the index up to date, rank chunks (BM25, plus cosine when a
+// model is loaded), and shape memory-level entries within a result count and a token budget.
+import {
+  applyBudget,
+  estimateTokens,
+  fuse,
+  rankHits,
+  SEARCH_DEFAULTS,
+  statusAllowed,
+  weightsForModel,
+  type FusionOptions,
+  type RankedKey,
+  type ScoredKey,
+} from '../core/search/rank.js';
+import type { MemoryStatus } from '../core/types.js';
+import type { Embedder } from './embedder.js';
+import type { KeywordSearchOptions } from './keyword-index.js';
+import { SearchIndex, type SourceFile, type SourceProvider } from './index-store.js';
+
+export interface RankOptionsInput {
+  minScore?: number;
+  halfLifeDays?: number;
+  includeSuperseded?: boolean;
+  includeCandidates?: boolean;
+  /** Override the model's fusion weights or method (default: weighted, weightsForModel). */
+  fusion?: FusionOptions;
+  keyword?: KeywordSearchOptions;
+  /** Most chunks embedded on the fly when the cache lacks them (default 256); `cairn index` does the rest. */
+  maxEmbedOnSearch?: number;
+  now?: number;
+  signal?: AbortSignal;
+}
+
+export interface HybridRanking {
+  hits: RankedKey[];
+  provider: string;
+  vectorEnabled: boolean;
+  warnings: string[];
+}
+
+/** How many candidates each side contributes before fusion. */
+const CANDIDATES = 200;
+
+/**
+ * Ranks an index's chunks for a query: BM25 alone without an embedder, else a weighted fusion of
+ * BM25 and exact cosine over the cached chunk vectors; then status filter, minScore, recency, trust.
+ */
+export async function searchHybrid(
+  index: SearchIndex,
+  query: string,
+  embedder: Embedder | null,
+  opts: RankOptionsInput = {},
+): Promise<HybridRanking> {
+  const warnings: string[] = [];
+  const allowed = (docId: number) => {
+    const f = index.fileOf(docId);
+    return f !== undefined && statusAllowed(f.status, opts);
+  };
+  // Ask for more than needed so that filtered-out statuses rarely leave fewer than CANDIDATES.
+  const keyword: ScoredKey[] = [];
+  for (const h of index.searchKeyword(query, { limit: CANDIDATES * 5, ...opts.keyword })) {
+    if (keyword.length >= CANDIDATES) break;
+    if (allowed(h.docId)) keyword.push({ key: h.docId, score: h.score });
+  }
+  let vector: ScoredKey[] = [];
+  if (embedder) {
+    const cache = await index.vectors(embedder);
+    const byHash = index.docsByHash();
+    let missing = 0;
+    for (const h of byHash.keys()) if (!cache.has(h)) missing++;
+    if (missing > 0 && missing <= (opts.maxEmbedOnSearch ?? 256)) {
+      await index.embedMissing(embedder, { signal: opts.signal });
+    } else if (missing > 0) {
+      warnings.push(
+        `${missing} chunks have no embedding yet: semantic matches among them are missed; run \`cairn index\``,
+      );
+    }
+    const [q] = await embedder.embed([query], { signal: opts.signal });
+    const seen = new Set<number>();
+    const take = (hash: string, score: number) => {
+      for (const docId of byHash.get(hash) ?? []) {
+        if (seen.has(docId) || !allowed(docId)) continue;
+        seen.add(docId);
+        vector.push({ key: docId, score });
+      }
+    };
+    for (const s of cache.topK(q, undefined, CANDIDATES)) take(s.hash, s.score);
+    // Keyword hits get their cosine too, so fusion compares both scores of the same chunks.
+    const kwHashes = keyword.map((k) => index.fileOf(k.key)).filter((f) => f !== undefined);
+    const hashes = keyword.map((k, i) => kwHashes[i]?.hashes[kwHashes[i].docs.indexOf(k.key)] ?? '');
+    for (const s of cache.topK(q, hashes.filter(Boolean), hashes.length)) take(s.hash, s.score);
+    vector = vector.filter((v) => v.score > 0);
+  } else {
+    warnings.push('no embedding model installed: keyword-only search (install one with `cairn model pull`)');
+  }
+  const fusion = { method: 'weighted' as const, ...weightsForModel(embedder?.modelId), ...opts.fusion };
+  const fused = fuse(keyword, vector, fusion);
+  const hits = rankHits(
+    fused,
+    (docId) => {
+      const f = index.fileOf(docId);
+      return { status: f?.status ?? 'rejected', updated: f?.date, trust: f?.trust };
+    },
+    { ...opts, now: opts.now ?? Date.now() },
+  );
+  return { hits, provider: embedder ? embedder.modelId : 'none', vectorEnabled: embedder !== null, warnings };
+}
+
+export interface SearchEntry {
+  /** The memory id, or the path for MEMORY.md and daily notes. */
+  topicId: string;
+  topic: string;
+  summaryText: string;
+  path: string;
+  /** 1-based inclusive line range of the best-matching chunk. */
+  lines: [number, number];
+  score: number;
+  status: MemoryStatus;
+  createdAt: string | null;
+  decisions: string[];
+}
+
+export interface SearchResultItem {
+  path: string;
+  lines: [number, number];
+  score: number;
+  snippet: string;
+}
+
+export interface SearchResponse {
+  entries: SearchEntry[];
+  /** Memories that matched (after status and minScore), before the result count and token budget. */
+  totalResults: number;
+  tokensUsed: number;
+  results: SearchResultItem[];
+  provider: string;
+  vector_enabled: boolean;
+  /** Plain-language notes for stderr (no model, chunks not yet embedded). */
+  warnings: string[];
+}
+
+export interface SearchStoreOptions extends RankOptionsInput {
+  storeRoot: string;
+  query: string;
+  /**
+   * The files to index (the lead's provider: memories, MEMORY.md, daily notes, candidates). Omit
+   * only when the index is known to be current (a language server that keeps it warm).
+   */
+  files?: SourceFile[] | SourceProvider;
+  /** Most memories returned (default cairn.yaml search.maxResults, 6). */
+  limit?: number;
+  /** Token budget of the returned entries (default 2000). */
+  maxTokens?: number;
+  embedder?: Embedder | null;
+  /** A warm index (language server); otherwise the persisted one is opened, refreshed and saved. */
+  index?: SearchIndex;
+}
+
+const SNIPPET_CHARS = 700;
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`;
+}
+
+/** Searches a store: refresh the index, rank, group chunks into memories, trim to the budget. */
+export async function searchStore(opts: SearchStoreOptions): Promise<SearchResponse> {
+  const defaults = SEARCH_DEFAULTS;
+  const index = opts.index ?? (await SearchIndex.open(opts.storeRoot));
+  try {
+    if (opts.files) await index.refresh(opts.files);
+    const ranking = await searchHybrid(index, opts.query, opts.embedder ?? null, {
+      minScore: defaults.minScore,
+      halfLifeDays: defaults.halfLifeDays,
+      ...opts,
+    });
+    await index.save();
+    const best = new Map<string, RankedKey>();
+    for (const hit of ranking.hits) {
+      const path = index.pathOf(hit.key);
+      if (path !== undefined && !best.has(path)) best.set(path, hit);
+    }
+    const candidates = [...best.values()].map((hit) => {
+      const c = index.chunk(hit.key);
+      if (!c) throw new Error(`search index: chunk ${hit.key} vanished`);
+      const entry: SearchEntry = {
+        topicId: c.meta.memoryId ?? c.path,
+        topic: c.meta.title,
+        summaryText: c.meta.summary?.trim() || clip(c.text, SNIPPET_CHARS),
+        path: c.path,
+        lines: [c.startLine, c.endLine],
+        score: Math.round(hit.score * 1000) / 1000,
+        status: c.meta.status,
+        createdAt: c.meta.created ?? null,
+        decisions: c.meta.decisions ?? [],
+      };
+      const result: SearchResultItem = {
+        path: c.path,
+        lines: entry.lines,
+        score: entry.score,
+        snippet: clip(c.text, SNIPPET_CHARS),
+      };
+      return { entry, result };
+    });
+    const { kept, tokensUsed } = applyBudget(candidates, {
+      maxResults: opts.limit ?? defaults.maxResults,
+      maxTokens: opts.maxTokens ?? defaults.maxTokens,
+      cost: ({ entry }) => estimateTokens([entry.topic, entry.summaryText, ...entry.decisions].join('\n')),
+    });
+    return {
+      entries: kept.map((k) => k.entry),
+      totalResults: candidates.length,
+      tokensUsed,
+      results: kept.map((k) => k.result),
+      provider: ranking.provider,
+      vector_enabled: ranking.vectorEnabled,
+      warnings: ranking.warnings,
+    };
+  } finally {
+    if (!opts.index) index.close();
+  }
+}

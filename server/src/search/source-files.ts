@@ -1,0 +1,107 @@
+// A plain-folder file provider for the search index: memories/*.md, MEMORY.md and daily/*.md of a
+// working tree, every file `active`. The CLI's real provider (git status, candidate branches,
+// trust) replaces it; tests and benchmarks use this one. The front-matter reading here is minimal
+// and stands in for core/format's parseMemory until that is wired.
+import { statSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { bodyOffset, type ChunkMeta } from '../core/search/chunk.js';
+import { MEMORY_KINDS, type MemoryKind } from '../core/types.js';
+import type { SourceFile } from './index-store.js';
+
+const str = (v: unknown): string | undefined =>
+  typeof v === 'string' ? v : v instanceof Date ? v.toISOString() : undefined;
+
+/** The section of a body under `## name`, or ''. */
+function section(body: string, name: string): string {
+  const m = new RegExp(`^#{1,6}\\s+${name}\\s*$([\\s\\S]*?)(?=^#{1,6}\\s|(?![\\s\\S]))`, 'im').exec(body);
+  return m ? m[1].trim() : '';
+}
+
+/** Search metadata of a memory file from its front matter and body (minimal reader). */
+export function memoryMeta(text: string, path: string): ChunkMeta {
+  const end = bodyOffset(text);
+  let fm: Record<string, unknown> = {};
+  if (end > 0) {
+    try {
+      const parsed = parseYaml(
+        text
+          .slice(0, end)
+          .replace(/^---\r?\n/, '')
+          .replace(/(?:---|\.\.\.)\s*$/, ''),
+      );
+      if (parsed && typeof parsed === 'object') fm = parsed as Record<string, unknown>;
+    } catch {
+      // Broken front matter: the file is still searchable by its body.
+    }
+  }
+  const body = text.slice(end);
+  const kind = MEMORY_KINDS.includes(fm.kind as MemoryKind) ? (fm.kind as MemoryKind) : null;
+  const decisions = section(body, 'Decisions')
+    .split('\n')
+    .map((l) => /^\s*[-*]\s+(.*)$/.exec(l)?.[1]?.trim())
+    .filter((d): d is string => Boolean(d));
+  const heading = /^#\s+(.+)$/m.exec(body)?.[1];
+  return {
+    memoryId: str(fm.id) ?? null,
+    title: str(fm.title) ?? heading ?? path,
+    tags: Array.isArray(fm.tags) ? fm.tags.map(String) : [],
+    triples: Array.isArray(fm.triples) ? (fm.triples as ChunkMeta['triples']) : [],
+    kind,
+    status: 'active',
+    created: str(fm.created),
+    updated: str(fm.updated),
+    trust: undefined,
+    summary: section(body, 'Context') || undefined,
+    decisions,
+  };
+}
+
+async function listMarkdown(root: string, dir: string): Promise<string[]> {
+  const names = await readdir(join(root, dir)).catch(() => [] as string[]);
+  return names.filter((n) => n.endsWith('.md')).map((n) => (dir ? `${dir}/${n}` : n));
+}
+
+/** Store-relative paths of the indexed files: memories/*.md, MEMORY.md, daily/*.md. */
+export async function listStoreFiles(root: string): Promise<string[]> {
+  const top = (await listMarkdown(root, '')).filter((p) => p === 'MEMORY.md');
+  return [...(await listMarkdown(root, 'memories')), ...top, ...(await listMarkdown(root, 'daily'))].sort();
+}
+
+/**
+ * A provider that reads every file (hash = SHA-256 of its text). Simple and exact; it pays a read
+ * of the whole store per refresh.
+ */
+export function folderFiles(root: string): () => Promise<SourceFile[]> {
+  return async () => {
+    const out: SourceFile[] = [];
+    const paths = await listStoreFiles(root);
+    // Bounded parallelism: one Promise.all over 50,000 files runs out of file descriptors.
+    for (let i = 0; i < paths.length; i += 64) {
+      const batch = paths.slice(i, i + 64).map(async (path) => {
+        const text = await readFile(join(root, path), 'utf8');
+        return { path, text, meta: memoryMeta(text, path) };
+      });
+      out.push(...(await Promise.all(batch)));
+    }
+    return out;
+  };
+}
+
+/**
+ * A provider that only stats files (hash = mtime and size, as git's index does) and reads the
+ * changed ones: what keeps a cold `cairn search` near Node's start-up cost.
+ */
+export function statFolderFiles(root: string): () => Promise<SourceFile[]> {
+  // Synchronous stats: 10,000 promise round trips cost more than the stats themselves.
+  return async () =>
+    (await listStoreFiles(root)).map((path) => {
+      const info = statSync(join(root, path));
+      const load = async () => {
+        const text = await readFile(join(root, path), 'utf8');
+        return { text, meta: memoryMeta(text, path) };
+      };
+      return { path, hash: `${info.mtimeMs}:${info.size}`, load };
+    });
+}

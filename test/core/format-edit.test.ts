@@ -1,0 +1,169 @@
+import { describe, expect, test } from 'vitest';
+import {
+  parseMemory,
+  renderBody,
+  replaceBody,
+  updateFrontMatter,
+} from '../../server/src/core/format/index.js';
+import { isCairnError } from '../../server/src/core/errors.js';
+import { fixture } from './format-helpers.js';
+
+/** Lines that differ between two texts of the same line count (or all, when counts differ). */
+function changedLines(before: string, after: string): string[] {
+  const a = before.split('\n');
+  const b = after.split('\n');
+  return b.filter((line, i) => a.length !== b.length || line !== a[i]);
+}
+
+describe('updateFrontMatter keeps what a person wrote', () => {
+  const text = fixture('hand-written.md');
+
+  test('a no-op patch is byte-identical', () => {
+    expect(updateFrontMatter(text, {})).toBe(text);
+    expect(
+      updateFrontMatter(text, { id: 'kafka-retention', tags: ['kafka', 'retention'], confidence: 0.7 }),
+    ).toBe(text);
+    expect(updateFrontMatter(text, { 'not-there': undefined })).toBe(text);
+  });
+
+  test('changing a scalar touches only its line, keeping spacing, comment and quote style', () => {
+    const out = updateFrontMatter(text, {
+      title: 'Kafka topics keep 14 days of data',
+      id: 'kafka-retention-14d',
+    });
+    expect(changedLines(text, out)).toEqual([
+      'id:    kafka-retention-14d   # odd spacing on purpose',
+      "title: 'Kafka topics keep 14 days of data'",
+    ]);
+  });
+
+  test('a value that cannot keep its style is requoted', () => {
+    const out = updateFrontMatter(text, { owner: 'team: "data"' });
+    expect(changedLines(text, out)).toEqual([`owner: "team: \\"data\\""`]);
+    expect(parseMemory(out, { path: 'memories/kafka-retention.md' }).frontMatter.extra?.owner).toBe(
+      'team: "data"',
+    );
+  });
+
+  test('a block list is rewritten in place, the rest stays', () => {
+    const out = updateFrontMatter(text, { tags: ['kafka', 'retention', 'ops'] });
+    expect(out.replace('tags: [kafka, retention, ops]\n', '')).toBe(
+      text.replace('tags:\n  - kafka   # block list with a comment\n  - retention\n', ''),
+    );
+  });
+
+  test('a flow map is rewritten inline', () => {
+    const out = updateFrontMatter(text, { 'x-review': { by: 'bo', on: '2025-12-03' } });
+    expect(changedLines(text, out)).toEqual(['x-review: {by: bo, on: 2025-12-03}']);
+  });
+
+  test('new keys are appended at the end, deleted keys vanish with their line', () => {
+    const out = updateFrontMatter(text, {
+      superseded_by: 'kafka-retention-14d',
+      owner: undefined,
+      updated: '2026-01-02',
+    });
+    const lines = out.split('\n');
+    const close = lines.indexOf('---', 1);
+    expect(lines.slice(close - 2, close)).toEqual([
+      'superseded_by: kafka-retention-14d',
+      'updated: 2026-01-02',
+    ]);
+    expect(out).not.toContain('owner');
+    expect(out.slice(out.indexOf('\n---\n', 3))).toBe(text.slice(text.indexOf('\n---\n', 3)));
+    const m = parseMemory(out, { path: 'memories/kafka-retention.md' });
+    expect(m.problems).toEqual([]);
+    expect(m.frontMatter).toMatchObject({ superseded_by: 'kafka-retention-14d', updated: '2026-01-02' });
+  });
+
+  test('an empty value gets a proper value; null and booleans work', () => {
+    const t = '---\nid: a\ntitle: t\nkind: note\nplan:\nflag: true\n---\nbody\n';
+    expect(updateFrontMatter(t, { plan: 'p1', flag: false })).toBe(
+      '---\nid: a\ntitle: t\nkind: note\nplan: p1\nflag: false\n---\nbody\n',
+    );
+  });
+
+  test('CRLF files stay CRLF', () => {
+    const t = '---\r\nid: a\r\ntitle: t\r\nkind: note\r\n---\r\nbody\r\n';
+    const out = updateFrontMatter(t, { tags: ['x', 'y'], title: 'u' });
+    expect(out).toBe('---\r\nid: a\r\ntitle: u\r\nkind: note\r\ntags: [x, y]\r\n---\r\nbody\r\n');
+  });
+
+  test('a file without front matter gets one', () => {
+    expect(updateFrontMatter('Body.\n', { id: 'a' })).toBe('---\nid: a\n---\nBody.\n');
+    expect(updateFrontMatter('Body.\n', {})).toBe('Body.\n');
+  });
+
+  test('broken YAML is refused with a CairnError instead of guessing', () => {
+    for (const t of [fixture('malformed-yaml.md'), '---\nid: a\n']) {
+      let error: unknown;
+      try {
+        updateFrontMatter(t, { id: 'b' });
+      } catch (e) {
+        error = e;
+      }
+      expect(isCairnError(error) && error.code).toBe('INVALID_REQUEST');
+    }
+  });
+
+  test('triples are rendered the canonical way when replaced', () => {
+    const out = updateFrontMatter(text, {
+      triples: [
+        { s: 'a', p: 'b', o: 'c' },
+        { s: 'a', p: 'b', o: 'd', from: '2026-01-01' },
+      ],
+    });
+    expect(out).toContain('triples:\n  - [a, b, c]\n  - {s: a, p: b, o: d, from: 2026-01-01}\n---\n');
+  });
+});
+
+describe('replaceBody', () => {
+  test('keeps the front matter byte-for-byte, including comments', () => {
+    const text = fixture('hand-written.md');
+    const body = renderBody({
+      context: 'New.',
+      decisions: ['x'],
+      rationale: [],
+      openQuestions: [],
+      nextSteps: [],
+      references: [],
+    });
+    const out = replaceBody(text, body);
+    const fmEnd = text.indexOf('\n---\n', 3) + 5;
+    expect(out.slice(0, fmEnd)).toBe(text.slice(0, fmEnd));
+    expect(out.slice(fmEnd)).toBe('\nNew.\n\n## Decisions\n\n- x\n');
+    expect(parseMemory(out, { path: 'memories/kafka-retention.md' }).body.decisions).toEqual(['x']);
+  });
+
+  test('closing fence at end of file, empty body, no front matter', () => {
+    expect(replaceBody('---\nid: a\n---', 'B')).toBe('---\nid: a\n---\n\nB\n');
+    expect(replaceBody('---\nid: a\n---\nold\n', '')).toBe('---\nid: a\n---\n');
+    expect(replaceBody('old body\n', 'new\n')).toBe('new\n');
+  });
+});
+
+test('triples written as maps without a window count as equal to the same triples', () => {
+  const t = '---\nid: a\ntriples:\n  - {s: a, p: b, o: c}  # keep\n---\n';
+  expect(updateFrontMatter(t, { triples: [{ s: 'a', p: 'b', o: 'c' }] })).toBe(t);
+});
+
+test('tricky values survive an in-place update in both quoting styles', () => {
+  const t = "---\nid: a\ntitle: plain # c\nkind: note\nsession: 'q'\n---\n";
+  for (const v of [
+    '123',
+    ' lead',
+    'multi\nline',
+    "it's",
+    '0.5',
+    '~',
+    'null',
+    '#x',
+    'a: b',
+    '- x',
+    'x'.repeat(200),
+  ]) {
+    const m = parseMemory(updateFrontMatter(t, { title: v, session: v }), { path: 'memories/a.md' });
+    expect(m.problems, v).toEqual([]);
+    expect([m.frontMatter.title, m.frontMatter.session], v).toEqual([v, v]);
+  }
+});

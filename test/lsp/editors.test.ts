@@ -1,0 +1,88 @@
+// Real editors as clients, headless, through ../shared/lsp-harness: what Neovim, Emacs/Eglot and
+// Vim/ALE show for diagnostics, `[[` completion and hover. Each is skipped, with the reason printed,
+// when its editor or the harness is missing (install: ../shared/lsp-harness/install-editors.sh).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { makeStore, memoryText } from './lsp-helper.js';
+
+const REPO = path.resolve(import.meta.dirname, '../..');
+const HARNESS = path.resolve(REPO, '../shared/lsp-harness');
+const SERVER = path.join(REPO, 'test/fixtures/lsp/stdio-server.mjs');
+const BUILT = existsSync(path.join(REPO, 'dist/lsp/index.js'));
+
+function missing(editor: string): string | null {
+  if (!existsSync(HARNESS)) return `no harness at ${HARNESS}`;
+  if (!BUILT) return 'dist/lsp is not built (run `npx tsc -p tsconfig.json`)';
+  if (spawnSync('sh', ['-c', `command -v ${editor}`]).status !== 0) return `${editor} is not on PATH`;
+  return null;
+}
+
+const LINE = 'Uses [[deploy-notes]] and [[missing-one]]. Next: [[';
+/** Body line of memoryText (after 6 front-matter lines). */
+const BODY = 6;
+
+function runEditor(script: string): Record<string, any> {
+  const root = makeStore({
+    'memories/current.md': memoryText('current', LINE),
+    'memories/deploy-notes.md': memoryText(
+      'deploy-notes',
+      'Deployments go through staging first; production needs a signed tag.',
+    ),
+    'memories/.current.md.kate-swp': 'swap file',
+    'memories/current.md~': 'backup file',
+  });
+  const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'cairn-editor-')), 'result.json');
+  execFileSync('bash', [path.join(HARNESS, script)], {
+    env: {
+      ...process.env,
+      LSP_CMD: JSON.stringify([process.execPath, SERVER]),
+      LSP_ROOT: root,
+      LSP_FILE: 'memories/current.md',
+      COMP_LINE: String(BODY),
+      COMP_CHAR: String(LINE.length),
+      HOVER_LINE: String(BODY),
+      HOVER_CHAR: '10',
+      OUT: out,
+    },
+    stdio: 'ignore',
+    timeout: 60_000,
+  });
+  return JSON.parse(readFileSync(out, 'utf8'));
+}
+
+function report(editor: string): string | null {
+  const reason = missing(editor);
+  if (reason) console.warn(`skipping ${editor} test: ${reason}`);
+  return reason;
+}
+
+describe('real editors', () => {
+  it.skipIf(report('nvim'))('Neovim shows the diagnostics, [[ completion and hover', () => {
+    const r = runEditor('nvim/run-nvim.sh');
+    expect(r.error ?? null).toBeNull();
+    const shown = r.vim_diagnostics.map((d: any) => `${d.code}@${d.lnum}:${d.col}`);
+    expect(shown).toEqual([`ref/unknown@${BODY}:26`]);
+    expect(r.completion.items.map((i: any) => i.label)).toEqual(['deploy-notes']);
+    expect(r.hover.value.contents.value).toContain('**deploy notes** `deploy-notes`');
+    expect(r.hover.value.contents.value).toContain('status: active');
+  });
+
+  it.skipIf(report('emacs'))('Emacs/Eglot shows the diagnostics, [[ completion and hover', () => {
+    const r = runEditor('emacs/run-emacs.sh');
+    expect(r.error ?? null).toBeNull();
+    expect(r.flymakeDiagnostics.map((d: any) => d.text)).toEqual([expect.stringContaining('[ref/unknown]')]);
+    expect(r.completion.labels).toEqual(['deploy-notes']);
+    expect(r.hover.value).toContain('status: active');
+  });
+
+  it.skipIf(report('vim'))('Vim/ALE gets plain-text hover, completion and diagnostics', () => {
+    const r = runEditor('vim-ale/run-vim.sh');
+    expect(r.aleDiagnostics.map((d: any) => [d.lnum, d.code])).toEqual([[BODY + 1, 'ref/unknown']]);
+    expect(r.completion.items.map((i: any) => i.word)).toEqual(['deploy-notes]]']);
+    expect(r.hover.value.contents).toMatchObject({ kind: 'plaintext' });
+    expect(r.hover.value.contents.value).toContain('deploy notes (deploy-notes)');
+  });
+});

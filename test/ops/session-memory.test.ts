@@ -1,0 +1,130 @@
+import { existsSync } from 'node:fs';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { looksBinary } from '../../server/src/core/session-items.js';
+import {
+  cleanupSessionItems,
+  listSessionItems,
+  promoteSessionItem,
+  readSessionItem,
+  storeSessionItem,
+} from '../../server/src/ops/session-memory.js';
+import { makeTestStore } from './agent-helpers.js';
+
+/** Every byte value, twice, plus bytes that are not valid UTF-8: a hostile binary. */
+const BINARY = Buffer.concat([
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0xff, 0xfe]),
+  Buffer.from(Array.from({ length: 512 }, (_, i) => i % 256)),
+]);
+
+describe('session memory', () => {
+  it('stores text and binary items under .cairn/sessions with metadata, and reads the exact bytes back', async () => {
+    const { dir, ctx } = await makeTestStore();
+    const log = 'PASS test/a.test.ts\n'.repeat(500) + 'FAIL test/b.test.ts: expected 2 to be 3\n';
+    const text = await storeSessionItem(ctx, {
+      session: 's1',
+      title: 'vitest output',
+      content: log,
+      sourceTool: 'bash',
+    });
+    expect(text).toMatchObject({
+      title: 'vitest output',
+      file_type: 'txt',
+      size: Buffer.byteLength(log),
+      binary: false,
+    });
+    expect(text.summary).toMatch(/^501 lines: PASS test\/a\.test\.ts/);
+    expect(text).not.toHaveProperty('content');
+
+    const png = path.join(dir, '..', 'shot.png');
+    await writeFile(png, BINARY);
+    const bin = await storeSessionItem(ctx, { session: 's1', title: 'screenshot', filePath: png });
+    expect(bin).toMatchObject({ file_type: 'png', size: BINARY.length, binary: true });
+
+    const files = (await readdir(path.join(dir, '.cairn', 'sessions', 's1'))).sort();
+    expect(files).toEqual(
+      [
+        `mem_${text.id}.txt`,
+        `mem_${text.id}_metadata.json`,
+        `mem_${bin.id}.png`,
+        `mem_${bin.id}_metadata.json`,
+      ].sort(),
+    );
+    const meta = JSON.parse(
+      await readFile(path.join(dir, '.cairn/sessions/s1', `mem_${bin.id}_metadata.json`), 'utf8'),
+    );
+    expect(Object.keys(meta)).toEqual(
+      expect.arrayContaining(['id', 'title', 'file_type', 'created_at', 'size', 'source_tool', 'summary']),
+    );
+
+    const whole = await readSessionItem(ctx, { session: 's1', id: bin.id });
+    expect(whole.encoding).toBe('base64');
+    expect(whole.note).toMatch(/base64/);
+    expect(Buffer.from(whole.content, 'base64').equals(BINARY)).toBe(true);
+    const part = await readSessionItem(ctx, { session: 's1', id: bin.id, offset: 4, length: 3 });
+    expect([...Buffer.from(part.content, 'base64')]).toEqual([0, 0xff, 0xfe]);
+    const tail = await readSessionItem(ctx, {
+      session: 's1',
+      id: text.id,
+      offset: Buffer.byteLength(log) - 40,
+    });
+    expect(tail.content).toBe('FAIL test/b.test.ts: expected 2 to be 3\n');
+
+    expect((await listSessionItems(ctx, 's1')).map((i) => i.id)).toEqual([text.id, bin.id]);
+    // Scratch never shows up in git.
+    expect(execFileSync('git', ['status', '--porcelain'], { cwd: dir, encoding: 'utf8' })).not.toMatch(
+      /sessions/,
+    );
+  });
+
+  it('refuses session names and ids that would escape the sessions folder', async () => {
+    const { ctx } = await makeTestStore();
+    for (const session of ['../x', '..', '.hidden', 'a/b', 'a\\b', '']) {
+      await expect(storeSessionItem(ctx, { session, title: 't', content: 'x' })).rejects.toMatchObject({
+        code: 'INVALID_REQUEST',
+        data: { field: 'session' },
+      });
+    }
+    await expect(readSessionItem(ctx, { session: 's', id: '../../cairn.yaml' })).rejects.toMatchObject({
+      data: { field: 'memory_id' },
+    });
+  });
+
+  it('cleans up one item, a session, or expired items', async () => {
+    const { dir, ctx, advance } = await makeTestStore();
+    const old = await storeSessionItem(ctx, { session: 'old', title: 'a', content: 'aaa' });
+    advance(8 * 86_400_000); // past the default 7 days
+    const a = await storeSessionItem(ctx, { session: 'new', title: 'b', content: 'bbb' });
+    const b = await storeSessionItem(ctx, { session: 'new', title: 'c', content: 'ccc' });
+    const expired = await cleanupSessionItems(ctx, { expired: true });
+    expect(expired.removed.map((r) => r.id)).toEqual([old.id]);
+    const one = await cleanupSessionItems(ctx, { session: 'new', id: a.id });
+    expect(one.removed.map((r) => r.id)).toEqual([a.id]);
+    expect((await listSessionItems(ctx, 'new')).map((r) => r.id)).toEqual([b.id]);
+    await cleanupSessionItems(ctx, { session: 'new' });
+    expect(existsSync(path.join(dir, '.cairn/sessions/new'))).toBe(false);
+  });
+
+  it('promotes a text item into a memory through governance', async () => {
+    const { ctx } = await makeTestStore();
+    const item = await storeSessionItem(ctx, {
+      session: 's',
+      title: 'Flaky test root cause',
+      content:
+        'The checkout test is flaky because it depends on the wall clock; freeze time with vi.useFakeTimers.',
+    });
+    const r = await promoteSessionItem(ctx, { session: 's', id: item.id, confidence: 0.9 });
+    expect(r.metadata.status).toBe('active');
+    const bg = await storeSessionItem(ctx, {
+      session: 's',
+      title: 'Guess about caching',
+      content: 'Maybe the cache is stale.',
+    });
+    expect(
+      (await promoteSessionItem(ctx, { session: 's', id: bg.id, origin: 'background' })).metadata.status,
+    ).toBe('candidate');
+    expect(looksBinary(Buffer.from('héllo wörld'))).toBe(false);
+  });
+});

@@ -1,0 +1,152 @@
+import { readdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SearchIndex } from '../../server/src/search/index-store.js';
+import MiniSearch from 'minisearch';
+import { processTerm, splitWords } from '../../server/src/core/search/tokenize.js';
+import { KeywordIndex, KEYWORD_FIELDS } from '../../server/src/search/keyword-index.js';
+import { folderFiles } from '../../server/src/search/source-files.js';
+import { memoryText, sources, tempStore, type MemorySpec } from './helpers.js';
+
+const roots: string[] = [];
+afterEach(async () => {
+  for (const r of roots.splice(0)) await rm(r, { recursive: true, force: true });
+});
+async function store(files: Record<string, string> = {}) {
+  const root = await tempStore(files);
+  roots.push(root);
+  return root;
+}
+
+const specs: MemorySpec[] = [
+  {
+    id: 'redis-cache',
+    title: 'Redis for session caching',
+    body: '## Context\nWe cache sessions in Redis with a TTL.',
+    tags: ['infra'],
+  },
+  {
+    id: 'pg-choice',
+    title: 'Postgres as the main database',
+    body: '## Context\nRelational data lives in Postgres.',
+    tags: ['database'],
+  },
+  {
+    id: 'lint-rules',
+    title: 'Lint rules',
+    body: '## Context\nESLint flat config with typescript-eslint; prettier formats.',
+    tags: ['tooling', 'frontend'],
+  },
+];
+
+function paths(index: SearchIndex, query: string) {
+  return index.searchKeyword(query).map((h) => index.pathOf(h.docId));
+}
+
+describe('SearchIndex keyword search', () => {
+  it('finds a memory by title, by tag and by body', async () => {
+    const index = await SearchIndex.open(await store());
+    await index.refresh(sources(specs));
+    expect(paths(index, 'postgres')[0]).toBe('memories/pg-choice.md');
+    expect(paths(index, 'tooling')).toEqual(['memories/lint-rules.md']);
+    expect(paths(index, 'TTL')).toEqual(['memories/redis-cache.md']);
+    expect(paths(index, 'sessions cached')[0]).toBe('memories/redis-cache.md'); // stemming
+    expect(paths(index, 'databse')[0]).toBe('memories/pg-choice.md'); // typo: fuzzy fallback
+  });
+
+  it('scores exactly as a plain minisearch over the live documents would', async () => {
+    const index = KeywordIndex.empty();
+    const docs = ['alpha beta gamma', 'beta beta delta', 'gamma epsilon alpha alpha'];
+    docs.forEach((text, i) => index.add(i, { title: '', tags: '', heading: '', text }));
+    index.remove(1);
+    index.add(3, { title: 'beta', tags: '', heading: '', text: 'zeta' });
+    const before = index.search('alpha beta');
+    const reloaded = KeywordIndex.fromSnapshot(index.snapshot({ compact: true }));
+    expect(reloaded.search('alpha beta')).toEqual(before);
+    expect(before.map((h) => h.docId).sort()).toEqual([0, 2, 3]);
+    const plain = new MiniSearch({
+      fields: [...KEYWORD_FIELDS],
+      tokenize: splitWords,
+      processTerm: (t: string) => processTerm(t) ?? undefined,
+    });
+    const doc = (id: number, text: string, title = '') => ({ id, title, tags: '', heading: '', text });
+    plain.addAll(docs.map((text, i) => doc(i, text)));
+    plain.discard(1);
+    plain.add(doc(3, 'zeta', 'beta'));
+    await plain.vacuum();
+    for (const q of ['alpha beta', 'beta gamma beta zeta', 'epsilon']) {
+      const expected = plain.search(q).map((r) => ({ docId: r.id, score: r.score }));
+      const got = index.search(q);
+      expect(got.map((h) => h.docId)).toEqual(expected.map((h) => h.docId));
+      got.forEach((h, i) => expect(h.score).toBeCloseTo(expected[i].score, 10));
+    }
+  });
+});
+
+describe('SearchIndex refresh and persistence', () => {
+  it('re-chunks only the changed file and drops deleted ones', async () => {
+    const root = await store();
+    const index = await SearchIndex.open(root);
+    const first = await index.refresh(sources(specs));
+    expect(first).toEqual({ added: 3, changed: 0, removed: 0, unchanged: 0, chunks: 3 });
+    const edited = specs.map((s) =>
+      s.id === 'pg-choice' ? { ...s, body: 'Now we use SQLite instead.' } : s,
+    );
+    const second = await index.refresh(sources(edited));
+    expect(second).toEqual({ added: 0, changed: 1, removed: 0, unchanged: 2, chunks: 1 });
+    expect(paths(index, 'sqlite')).toEqual(['memories/pg-choice.md']);
+    expect(paths(index, 'relational')).toEqual([]);
+    const third = await index.refresh(sources(edited.filter((s) => s.id !== 'redis-cache')));
+    expect(third).toMatchObject({ removed: 1, unchanged: 2, chunks: 0 });
+    expect(paths(index, 'redis')).toEqual([]);
+    expect(index.chunkCount).toBe(2);
+  });
+
+  it('reloads the saved index with identical results, then applies edits incrementally', async () => {
+    const root = await store();
+    const index = await SearchIndex.open(root);
+    await index.refresh(sources(specs));
+    await index.save();
+    const reopened = await SearchIndex.open(root);
+    expect(reopened.fileCount).toBe(3);
+    for (const q of ['redis caching', 'database', 'prettier eslint']) {
+      expect(reopened.searchKeyword(q)).toEqual(index.searchKeyword(q));
+    }
+    const stats = await reopened.refresh(
+      sources([...specs, { id: 'new', title: 'Kafka events', body: 'Events go to Kafka.' }]),
+    );
+    expect(stats).toMatchObject({ added: 1, unchanged: 3, chunks: 1 });
+    await reopened.save();
+    const third = await SearchIndex.open(root);
+    expect(paths(third, 'kafka')).toEqual(['memories/new.md']);
+    expect(third.chunk(third.searchKeyword('kafka')[0].docId)).toMatchObject({
+      startLine: 9,
+      heading: 'Kafka events',
+    });
+    expect((await readdir(join(root, '.cairn', 'index'))).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('rebuilds when the saved state is damaged', async () => {
+    const root = await store();
+    const index = await SearchIndex.open(root);
+    await index.refresh(sources(specs));
+    await index.save();
+    await writeFile(join(root, '.cairn', 'index', 'state.json'), '{ broken');
+    const reopened = await SearchIndex.open(root);
+    expect(reopened.fileCount).toBe(0);
+    expect(await reopened.refresh(sources(specs))).toMatchObject({ added: 3 });
+  });
+
+  it('indexes a plain folder: memories, MEMORY.md and daily notes', async () => {
+    const root = await store({
+      'memories/a.md': memoryText(specs[0]),
+      'MEMORY.md': '# Memory\n\n- The deploy window is Tuesday.\n',
+      'daily/2026-01-02.md': '# 2026-01-02\n\nPaired on the flaky checkout test.\n',
+      'notes/ignored.md': 'tuesday checkout',
+    });
+    const index = await SearchIndex.open(root);
+    await index.refresh(folderFiles(root));
+    expect(paths(index, 'tuesday')).toEqual(['MEMORY.md']);
+    expect(paths(index, 'checkout')).toEqual(['daily/2026-01-02.md']);
+  });
+});

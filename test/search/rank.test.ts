@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import {
+  applyBudget,
+  fuse,
+  rankHits,
+  recencyMultiplier,
+  SEARCH_DEFAULTS,
+  weightsForModel,
+} from '../../server/src/core/search/rank.js';
+import { DEFAULT_CONFIG } from '../../server/src/core/config.js';
+
+describe('fuse', () => {
+  it('is the keyword ranking over BM25/max without vectors', () => {
+    const fused = fuse(
+      [
+        { key: 1, score: 4 },
+        { key: 2, score: 2 },
+      ],
+      [],
+    );
+    expect(fused).toEqual([
+      { key: 1, score: 1 },
+      { key: 2, score: 0.5 },
+    ]);
+  });
+
+  it('weights normalized scores and scales the best hit to 1', () => {
+    const kw = [
+      { key: 1, score: 10 },
+      { key: 2, score: 5 },
+    ];
+    const vec = [
+      { key: 2, score: 0.8 },
+      { key: 3, score: 0.4 },
+    ];
+    const fused = fuse(kw, vec, { vectorWeight: 0.5, textWeight: 0.5 });
+    // key 2: 0.25 + 0.5 = 0.75, key 1: 0.5, key 3: 0.25 -> divided by 0.75
+    expect(fused.map((f) => f.key)).toEqual([2, 1, 3]);
+    expect(fused[0].score).toBe(1);
+    expect(fused[2].score).toBeCloseTo(1 / 3);
+  });
+
+  it('rrf ranks by reciprocal rank', () => {
+    const fused = fuse([{ key: 1, score: 9 }], [{ key: 2, score: 0.9 }], {
+      method: 'rrf',
+      vectorWeight: 0.7,
+      textWeight: 0.3,
+    });
+    expect(fused.map((f) => f.key)).toEqual([2, 1]);
+  });
+
+  it('picks weights per model and keyword-only without one', () => {
+    expect(weightsForModel(null)).toEqual({ vectorWeight: 0, textWeight: 1 });
+    expect(weightsForModel('glove-sif-50k').vectorWeight).toBeLessThan(0.5);
+    expect(weightsForModel('someone/unknown-model')).toEqual({ vectorWeight: 0.7, textWeight: 0.3 });
+  });
+});
+
+describe('rankHits and budgets', () => {
+  it('uses the same defaults as cairn.yaml', () => {
+    const { minScore, maxResults, maxTokens, halfLifeDays } = DEFAULT_CONFIG.search;
+    expect(SEARCH_DEFAULTS).toEqual({ minScore, maxResults, maxTokens, halfLifeDays });
+  });
+
+  const now = Date.parse('2026-06-01');
+  it('halves at most with age, and keeps undated files whole', () => {
+    expect(recencyMultiplier({ status: 'active', updated: '2026-06-01' }, now, 180)).toBe(1);
+    expect(recencyMultiplier({ status: 'active', updated: '2025-12-03' }, now, 180)).toBeCloseTo(0.75, 2);
+    expect(recencyMultiplier({ status: 'active', updated: '1990-01-01' }, now, 180)).toBeCloseTo(0.5, 3);
+    expect(recencyMultiplier({ status: 'active' }, now, 180)).toBe(1);
+  });
+
+  it('lets trust reorder equally relevant hits', () => {
+    const meta = (key: number) => ({ status: 'active' as const, trust: key === 1 ? 0.2 : 0.9 });
+    const ranked = rankHits(
+      [
+        { key: 1, score: 1 },
+        { key: 2, score: 1 },
+      ],
+      meta,
+      { now },
+    );
+    expect(ranked.map((r) => r.key)).toEqual([2, 1]);
+    expect(ranked[1].relevance).toBe(1);
+  });
+
+  it('always keeps the first item even over budget', () => {
+    const { kept, tokensUsed } = applyBudget([500, 10], { maxResults: 5, maxTokens: 100, cost: (n) => n });
+    expect(kept).toEqual([500]);
+    expect(tokensUsed).toBe(500);
+  });
+});
