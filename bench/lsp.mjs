@@ -92,19 +92,46 @@ function generate() {
   execFileSync('git', ['commit', '-qm', 'bench store'], { cwd: root, env });
 }
 
+// --model-dir DIR: install that model in a temp cache and name it in cairn.yaml, so the server turns
+// duplicate/semantic on (a second publish after each change, when neighbours are close enough).
+const modelArg = process.argv.indexOf('--model-dir');
+const serverEnv = { ...process.env };
+if (modelArg > 0) {
+  const { importModel } = await import('../dist/search/models.js');
+  const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'cairn-bench-models-'));
+  await importModel({
+    from: path.resolve(process.argv[modelArg + 1]),
+    modelId: 'local/bench-model',
+    cacheDir,
+  });
+  writeFileSync(path.join(root, 'cairn.yaml'), 'version: 1\nsearch:\n  model: local/bench-model\n');
+  serverEnv.CAIRN_MODELS_DIR = cacheDir;
+}
+
 const t0 = performance.now();
-const child = spawn(process.execPath, [SERVER], { stdio: ['pipe', 'pipe', 'inherit'] });
+const child = spawn(process.execPath, [SERVER], { stdio: ['pipe', 'pipe', 'inherit'], env: serverEnv });
 const conn = createMessageConnection(
   new StreamMessageReader(child.stdout),
   new StreamMessageWriter(child.stdin),
 );
 const waiting = new Map();
 let indexedLog = '';
-conn.onNotification('textDocument/publishDiagnostics', (p) => waiting.get(p.version)?.(p));
+const semanticWaiting = new Map();
+conn.onNotification('textDocument/publishDiagnostics', (p) => {
+  if (p.diagnostics.some((d) => d.code === 'duplicate/semantic')) semanticWaiting.get(p.version)?.(p);
+  else waiting.get(p.version)?.(p);
+});
 let indexedAt = 0;
 let onIndexed = () => {};
 const indexed = new Promise((resolve) => (onIndexed = resolve));
+let semanticLog = '';
+let onSemantic = () => {};
+const semanticOn = new Promise((resolve) => (onSemantic = resolve));
 conn.onNotification('window/logMessage', (p) => {
+  if (p.message.includes('duplicate/semantic is')) {
+    semanticLog = p.message;
+    onSemantic();
+  }
   if (!p.message.includes('cairn: indexed')) return;
   indexedLog = p.message;
   indexedAt = performance.now() - t0;
@@ -138,17 +165,24 @@ const firstCompletion = performance.now();
 await conn.sendRequest('textDocument/completion', { textDocument: { uri }, position: compPos });
 const firstCompletionMs = performance.now() - firstCompletion;
 
+if (modelArg > 0) await semanticOn;
 const diag = [];
+const semantic = [];
 for (let v = 1; v <= EDITS; v++) {
   const text = base.replace('see [[', `${words(3)} see [[`);
   const start = performance.now();
   p = published(v);
+  const second = new Promise((resolve) => {
+    semanticWaiting.set(v, resolve);
+    if (modelArg > 0) setTimeout(() => resolve(null), 2000).unref();
+  });
   await conn.sendNotification('textDocument/didChange', {
     textDocument: { uri, version: v },
     contentChanges: [{ text }],
   });
   await p;
   diag.push(performance.now() - start);
+  if (modelArg > 0 && (await second)) semantic.push(performance.now() - start);
 }
 const comp = [];
 for (let i = 0; i < COMPLETIONS; i++) {
@@ -167,6 +201,12 @@ console.log(
   `didChange -> publishDiagnostics (full text, all rules incl. near-duplicate, 8 ms debounce): ${fmt(diag)}`,
 );
 console.log(`completion after [[ (ranked over ${N} ids): ${fmt(comp)}`);
+if (modelArg > 0) {
+  console.log(`semantic: ${semanticLog}`);
+  console.log(
+    `didChange -> second publish with duplicate/semantic: ${semantic.length ? fmt(semantic) : 'none arrived'}`,
+  );
+}
 child.stdin.end();
 await new Promise((r) => child.on('exit', r));
 if (!keep) rmSync(root, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-// Generates a store of realistic memory files (front matter + Context/Decisions/Rationale body,
+// Generates a store of realistic memory files (front matter + context/Decisions/Rationale body,
 // 150-400 words from a Zipf-distributed vocabulary of a few thousand words) for bench/search.mjs.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -109,7 +109,6 @@ export function memoryFile(i, word, random) {
     '---',
     `# ${title}`,
     '',
-    '## Context',
     para(Math.floor(target * 0.45)),
     '',
     '## Decisions',

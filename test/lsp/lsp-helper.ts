@@ -31,9 +31,12 @@ export function git(root: string, ...args: string[]): string {
 }
 
 /** A store folder with cairn.yaml and the files, committed on `main` with the git CLI. */
-export function makeStore(files: Record<string, string>, opts: { message?: string } = {}): string {
+export function makeStore(
+  files: Record<string, string>,
+  opts: { message?: string; config?: string } = {},
+): string {
   const root = mkdtempSync(path.join(os.tmpdir(), 'cairn-lsp-'));
-  writeFileSync(path.join(root, 'cairn.yaml'), 'version: 1\n');
+  writeFileSync(path.join(root, 'cairn.yaml'), opts.config ?? 'version: 1\n');
   writeFiles(root, files);
   git(root, 'init', '-q', '-b', 'main');
   git(root, 'add', '-A');
@@ -83,10 +86,14 @@ export interface TestClient {
   close(): void;
 }
 
-export async function startClient(root: string, caps: ClientCapabilities = RICH_CAPS): Promise<TestClient> {
+export async function startClient(
+  root: string,
+  caps: ClientCapabilities = RICH_CAPS,
+  opts: { env?: NodeJS.ProcessEnv } = {},
+): Promise<TestClient> {
   const toServer = new PassThrough();
   const toClient = new PassThrough();
-  startLanguageServer({ input: toServer, output: toClient, env: GIT_ENV });
+  startLanguageServer({ input: toServer, output: toClient, env: { ...GIT_ENV, ...opts.env } });
   const conn = createMessageConnection(new StreamMessageReader(toClient), new StreamMessageWriter(toServer));
   const diagnostics = new Map<string, Diagnostic[]>();
   const waiters: (() => void)[] = [];

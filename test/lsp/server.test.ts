@@ -26,7 +26,7 @@ const FILES = {
   'memories/deploy-notes.md': memoryText(
     'deploy-notes',
     'Deployments go through staging first; production needs a signed tag and a reviewer.',
-    'tags: [deploy, release]\n',
+    'tags: [deploy, release]\ntriples:\n  - [deploy, requires, signed-tag]\n',
   ),
   'memories/old-cache.md': memoryText('old-cache', 'Sessions used to live in memcached on the web hosts.'),
   'memories/.redis-cache.md.kate-swp': 'junk',
@@ -128,9 +128,9 @@ describe('completion, hover, navigation', () => {
     expect(first.documentation).toMatchObject({ kind: 'markdown' });
   });
 
-  it('completes front-matter keys, kinds and tags', async () => {
+  it('completes front-matter keys, kinds, tags and triple terms from the graph', async () => {
     const rel = 'memories/fm.md';
-    c.open(rel, '---\nid: fm\nkind: \ntags: [de\n---\nBody.\n');
+    c.open(rel, '---\nid: fm\nkind: \ntags: [de\ntriples:\n  - [dep\n  - {s: deploy, p: re\n---\nBody.\n');
     const at = async (line: number, character: number) =>
       (
         (await c.conn.sendRequest('textDocument/completion', {
@@ -141,6 +141,8 @@ describe('completion, hover, navigation', () => {
     expect(await at(2, 6)).toEqual(['decision', 'fact', 'note', 'preference', 'procedure', 'summary']);
     expect(await at(3, 10)).toContain('deploy');
     expect(await at(1, 0)).toContain('title');
+    expect(await at(5, 8)).toEqual(['deploy']);
+    expect(await at(6, 22)).toEqual(['requires']);
   });
 
   it('hovers with title, status, trust, last commit and first lines, as markdown', async () => {
@@ -244,6 +246,32 @@ describe('code actions and protocol edges', () => {
     });
   });
 
+  it('offers to refer to the successor and to remove flagged text', async () => {
+    const notes = c.diagnostics.get(uri('MEMORY.md'))!.filter((d) => d.code === 'ref/superseded');
+    const [replace] = (await c.conn.sendRequest('textDocument/codeAction', {
+      textDocument: { uri: uri('MEMORY.md') },
+      range: notes[0].range,
+      context: { diagnostics: notes },
+    })) as CodeAction[];
+    expect(replace.title).toBe('Refer to [[redis-cache]] instead');
+    expect(replace.edit!.changes![uri('MEMORY.md')][0]).toMatchObject({
+      range: notes[0].range,
+      newText: '[[redis-cache]]',
+    });
+    const flagged = c.diagnostics
+      .get(uri('memories/redis-copy.md'))!
+      .filter((d) => String(d.code).startsWith('injection/'));
+    const actions = (await c.conn.sendRequest('textDocument/codeAction', {
+      textDocument: { uri: uri('memories/redis-copy.md') },
+      range: flagged[0].range,
+      context: { diagnostics: flagged },
+    })) as CodeAction[];
+    expect(actions[0]).toMatchObject({
+      title: 'Remove the flagged text',
+      edit: { changes: { [uri('memories/redis-copy.md')]: [{ range: flagged[0].range, newText: '' }] } },
+    });
+  });
+
   it('answers unknown requests with MethodNotFound and reports indexing progress', async () => {
     await expect(c.conn.sendRequest('textDocument/madeUp', {})).rejects.toMatchObject({ code: -32601 });
     const kinds = c.progress.map((p) => (p as { value: { kind: string } }).value.kind);
@@ -272,6 +300,12 @@ describe('code actions and protocol edges', () => {
       expect((hover.contents as { value: string }).value).toContain('status: candidate');
       const review = (await p.conn.sendRequest('cairn/review', {})) as { id: string }[];
       expect(review.map((r) => r.id)).toEqual(['cand-idea']);
+      // Accepting merges the branch: the file lands on disk and the reference becomes plain.
+      await p.conn.sendRequest('cairn/accept', { id: 'cand-idea' });
+      await p.waitDiagnostics('daily/2026-01-11.md', (d) => d.length === 0);
+      await expect(p.conn.sendRequest('cairn/accept', { id: 'cand-idea' })).rejects.toMatchObject({
+        data: { code: 'NOT_A_CANDIDATE' },
+      });
     } finally {
       p.close();
     }

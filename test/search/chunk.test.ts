@@ -71,3 +71,29 @@ describe('tokenize', () => {
     expect(tokenize('redis_cache v2')).toEqual(['redis', 'cach', 'v2']);
   });
 });
+
+describe('chunkMetaFromMemory', () => {
+  it('maps a parsed memory and its governance facts to index metadata', async () => {
+    const { parseMemory } = await import('../../server/src/core/format/parse.js');
+    const { chunkMetaFromMemory } = await import('../../server/src/core/search/meta.js');
+    const text =
+      '---\nid: redis-cache\ntitle: Redis for sessions\nkind: decision\ntags: [infra]\n' +
+      'created: 2026-01-02\nupdated: 2026-01-03\n---\n# Redis for sessions\n\nSessions need a TTL.\n\n' +
+      '## Decisions\n\n- Use Redis with a 30 minute TTL.\n';
+    const meta = chunkMetaFromMemory(parseMemory(text, { path: 'memories/redis-cache.md' }), {
+      status: 'candidate',
+      trust: 0.6,
+    });
+    expect(meta).toMatchObject({
+      memoryId: 'redis-cache',
+      title: 'Redis for sessions',
+      kind: 'decision',
+      tags: ['infra'],
+      status: 'candidate',
+      trust: 0.6,
+      updated: '2026-01-03',
+    });
+    expect(meta.summary).toBe('Sessions need a TTL.');
+    expect(meta.decisions).toEqual(['Use Redis with a 30 minute TTL.']);
+  });
+});

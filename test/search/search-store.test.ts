@@ -100,7 +100,7 @@ describe('searchStore', () => {
     const specs = Array.from({ length: 5 }, (_, i) => ({
       id: `q${i}`,
       title: `Queue rule ${i}`,
-      body: `## Context\n${long}`,
+      body: long,
     }));
     const storeRoot = await root();
     const all = await searchStore({

@@ -175,8 +175,13 @@ describe('candidate branches, merges, reverts and tags', () => {
     expect(await repo.readText('rejected/bad', 'memories/bad.md')).toBe('bad\n');
     gitCli(dir, ['tag', 'light', base]);
     expect(await repo.listTags()).toEqual([
-      { name: 'light', target: base, message: null },
-      { name: 'rejected/bad', target: cand, message: 'duplicate of existing\n\nMemory-Action: reject\n' },
+      { name: 'light', target: base, message: null, timestamp: null },
+      {
+        name: 'rejected/bad',
+        target: cand,
+        message: 'duplicate of existing\n\nMemory-Action: reject\n',
+        timestamp: 1760000000,
+      },
     ]);
     expect(await repo.listTags('rejected/')).toHaveLength(1);
     await expect(repo.createTag('rejected/bad', base, 'again', AUTHOR)).rejects.toMatchObject({

@@ -157,7 +157,7 @@ describe('GitRepo.commit failure modes: nothing changes', () => {
         author: AUTHOR,
         expectedTip: c1,
       }),
-    ).rejects.toMatchObject({ code: 'INTERNAL', data: { reason: 'REF_MOVED' } });
+    ).rejects.toMatchObject({ code: 'REF_MOVED', data: { reason: 'REF_MOVED' } });
     await expect(
       repo.commit({
         branch: 'main',

@@ -12,6 +12,8 @@ export const ERROR_CODES = [
   'NOT_A_CANDIDATE',
   'MERGE_CONFLICT',
   'WORKTREE_DIRTY',
+  /** A branch moved underneath a write (another git process); nothing was changed: retry. */
+  'REF_MOVED',
   'LOCK_TIMEOUT',
   'NOTHING_TO_UNDO',
   'CONFIG_INVALID',

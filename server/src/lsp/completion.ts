@@ -123,14 +123,12 @@ function plainItems(
   pos: CompletionParams['position'],
   suffix = '',
 ): CompletionList {
-  const items = [...new Set(values)]
-    .sort()
-    .map((v): CompletionItem => ({
-      label: v,
-      kind,
-      insertTextFormat: InsertTextFormat.PlainText,
-      textEdit: { range: { start: spot.start, end: pos }, newText: v + suffix },
-    }));
+  const items = [...new Set(values)].sort().map((v): CompletionItem => ({
+    label: v,
+    kind,
+    insertTextFormat: InsertTextFormat.PlainText,
+    textEdit: { range: { start: spot.start, end: pos }, newText: v + suffix },
+  }));
   return { isIncomplete: false, items };
 }
 

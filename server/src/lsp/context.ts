@@ -2,6 +2,7 @@
 // the workspace (once the store is found). Handlers convert, call the core, convert back.
 import type { ClientCapabilities, Connection, TextDocuments } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
+import type { SemanticIndex } from './semantic.js';
 import type { FileEntry, Workspace } from './workspace.js';
 
 export interface ServerContext {
@@ -13,6 +14,8 @@ export interface ServerContext {
   /** False while the store is being indexed: answers may be partial. */
   indexed: boolean;
   workspace: Workspace | null;
+  /** Embedding neighbours for duplicate/semantic, once a model is loaded and memories embedded. */
+  semantic: SemanticIndex | null;
   log(message: string): void;
   /** The store file behind a URI, parsed from the editor's text when open, or null. */
   fileFor(uri: string): FileEntry | null;

@@ -101,6 +101,8 @@ export async function provideRename(ctx: ServerContext, params: RenameParams): P
       ErrorCodes.InvalidParams,
       `cairn: a memory "${newId}" already exists; pick another id`,
     );
+  // The client renames the file after we answer; look at the disk again once it has.
+  setTimeout(() => void ctx.refresh().catch(() => {}), 1500).unref();
   return renameEdit(ctx, ws, at.id, newId, target);
 }
 

@@ -19,7 +19,10 @@ export interface SearchAnswer {
   vector_enabled: boolean;
 }
 
-type SearchFn = (ctx: import('../ops/context.js').OpContext, req: { query: string; maxResults: number }) => Promise<{
+type SearchFn = (
+  ctx: import('../ops/context.js').OpContext,
+  req: { query: string; maxResults: number },
+) => Promise<{
   entries: { topicId: string; path: string; score: number; topic: string }[];
   provider: string;
   vector_enabled: boolean;
@@ -65,20 +68,38 @@ export function keywordSearch(ws: Workspace, query: string, limit: number): Sear
 }
 
 function keywordAnswer(ws: Workspace, query: string, limit: number): SearchAnswer {
-  return { hits: keywordSearch(ws, query, limit), engine: 'keyword', provider: 'none', vector_enabled: false };
+  return {
+    hits: keywordSearch(ws, query, limit),
+    engine: 'keyword',
+    provider: 'none',
+    vector_enabled: false,
+  };
 }
 
 /** Searches memories, preferring the search index; never throws for a missing index. */
-export async function searchMemories(ctx: ServerContext, ws: Workspace, query: string, limit: number): Promise<SearchAnswer> {
+export async function searchMemories(
+  ctx: ServerContext,
+  ws: Workspace,
+  query: string,
+  limit: number,
+): Promise<SearchAnswer> {
   const gov = ws.governance;
   if (!gov) {
-    sayOnce(ctx, 'keyword', 'cairn: search uses keyword matching on ids, titles, tags and first lines (no git store for the index)');
+    sayOnce(
+      ctx,
+      'keyword',
+      'cairn: search uses keyword matching on ids, titles, tags and first lines (no git store for the index)',
+    );
     return keywordAnswer(ws, query, limit);
   }
   searchFn ??= import('../mcp/search-port.js')
     .then((m) => m.hybridSearch() as unknown as SearchFn)
     .catch((e: unknown) => {
-      sayOnce(ctx, 'no-index', `cairn: search index unavailable (${(e as Error).message}); using keyword matching`);
+      sayOnce(
+        ctx,
+        'no-index',
+        `cairn: search index unavailable (${(e as Error).message}); using keyword matching`,
+      );
       return null;
     });
   const search = await searchFn;
@@ -86,17 +107,30 @@ export async function searchMemories(ctx: ServerContext, ws: Workspace, query: s
   const pending = search(gov.ctx, { query, maxResults: limit }).then(
     (r) => r,
     (e: unknown) => {
-      sayOnce(ctx, 'index-failed', `cairn: search index failed (${(e as Error).message}); using keyword matching`);
+      sayOnce(
+        ctx,
+        'index-failed',
+        `cairn: search index failed (${(e as Error).message}); using keyword matching`,
+      );
       return null;
     },
   );
   const late = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), INDEX_PATIENCE_MS).unref());
   const r = await Promise.race([pending, late]);
   if (r === 'late' || r === null) {
-    if (r === 'late') sayOnce(ctx, 'warming', 'cairn: the search index is still building; keyword matching answers meanwhile');
+    if (r === 'late')
+      sayOnce(
+        ctx,
+        'warming',
+        'cairn: the search index is still building; keyword matching answers meanwhile',
+      );
     return keywordAnswer(ws, query, limit);
   }
-  sayOnce(ctx, 'index', `cairn: search uses the search index (provider ${r.provider}, vectors ${r.vector_enabled ? 'on' : 'off'})`);
+  sayOnce(
+    ctx,
+    'index',
+    `cairn: search uses the search index (provider ${r.provider}, vectors ${r.vector_enabled ? 'on' : 'off'})`,
+  );
   const hits = r.entries
     .filter((e) => e.path.startsWith('memories/'))
     .map((e) => ({ id: e.topicId, path: e.path, score: e.score, title: e.topic || e.topicId }));

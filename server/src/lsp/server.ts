@@ -42,6 +42,7 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
     ready: Promise.resolve(),
     indexed: true,
     workspace: null,
+    semantic: null,
     log: (m) => connection.console.log(m),
     fileFor: () => null,
     refresh: async () => {},
@@ -50,6 +51,12 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
   let loading: Promise<Loaded> | null = null;
   const load = (): Promise<Loaded> =>
     (loading ??= import('./features.js').then((f) => ({ f, session: new f.Session(ctx, opts.env) })));
+  /** Runs `f` once features are loaded; a failure is logged, never left to crash the process. */
+  const later = (f: (l: Loaded) => void): void => {
+    load()
+      .then(f)
+      .catch((e: unknown) => ctx.log(`cairn: ${(e as Error).stack ?? String(e)}`));
+  };
   /** Runs a handler once features are loaded. */
   const withFeatures =
     <P, R>(run: (l: Loaded, p: P) => Promise<R>) =>
@@ -64,7 +71,7 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
       params.rootPath ?? null,
     ].filter((p): p is string => !!p);
     // After the answer is on its way: load the features and start indexing.
-    setTimeout(() => void load().then(({ session }) => roots.forEach((r) => session.ensureWorkspace(r))), 0);
+    setTimeout(() => later(({ session }) => roots.forEach((r) => session.ensureWorkspace(r))), 0);
     const prepare = !!params.capabilities.textDocument?.rename?.prepareSupport;
     const literalActions = !!params.capabilities.textDocument?.codeAction?.codeActionLiteralSupport;
     return {
@@ -90,7 +97,7 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
   });
 
   connection.onInitialized(() => {
-    void load().then(({ session }) => session.onInitialized());
+    later(({ session }) => session.onInitialized());
     if (ctx.caps.workspace?.didChangeWatchedFiles?.dynamicRegistration) {
       void connection.client
         .register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: '**/*.md' }] })
@@ -98,12 +105,10 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
     }
   });
 
-  documents.onDidOpen((e) => void load().then(({ session }) => session.opened(e.document.uri)));
-  documents.onDidChangeContent(
-    (e) => void load().then(({ session }) => session.publisher.schedule(e.document.uri)),
-  );
-  documents.onDidSave((e) => void load().then(({ session }) => session.publisher.schedule(e.document.uri)));
-  documents.onDidClose((e) => void load().then(({ session }) => session.closed(e.document.uri)));
+  documents.onDidOpen((e) => later(({ session }) => session.opened(e.document.uri)));
+  documents.onDidChangeContent((e) => later(({ session }) => session.publisher.schedule(e.document.uri)));
+  documents.onDidSave((e) => later(({ session }) => session.publisher.schedule(e.document.uri)));
+  documents.onDidClose((e) => later(({ session }) => session.closed(e.document.uri)));
   connection.onDidChangeWatchedFiles(withFeatures(({ session }, p) => session.watchedFilesChanged(p)));
 
   connection.onCompletion(withFeatures(({ f }, p) => f.provideCompletion(ctx, p)));
@@ -134,6 +139,10 @@ export function runLspStdio(): void {
   console.log = console.info = (...args: unknown[]) =>
     process.stderr.write(args.map(String).join(' ') + '\n');
   const connection = startLanguageServer({ input: process.stdin, output: process.stdout });
+  // A bug must cost one answer, not the editor's session: log it and keep serving.
+  const report = (e: unknown) => connection.console.error(`cairn: ${(e as Error)?.stack ?? String(e)}`);
+  process.on('unhandledRejection', report);
+  process.on('uncaughtException', report);
   const exit = () => {
     connection.dispose();
     process.exit(0);

@@ -12,6 +12,7 @@ import type { ServerContext } from './context.js';
 import { warmCompletion } from './completion.js';
 import { DiagnosticsPublisher } from './diagnostics.js';
 import { openGovernance } from './governance.js';
+import { SemanticIndex } from './semantic.js';
 import { findStoreFolder, isStoreFile, relativeToStore, uriToPath } from './paths.js';
 import { Workspace, type FileEntry } from './workspace.js';
 
@@ -50,22 +51,47 @@ export class Session {
     ctx.ready = (async () => {
       const t0 = performance.now();
       const governance = openGovernance(root, this.env).then((gov) => {
-        if (typeof gov === 'string') ctx.log(`cairn: ${root} without git governance (${gov}); statuses come from files only`);
+        if (typeof gov === 'string')
+          ctx.log(`cairn: ${root} without git governance (${gov}); statuses come from files only`);
         else ws.governance = gov;
       });
       await ws.load((done, total) => {
         this.progress = { ...this.progress, done, total };
-        this.progress.reporter?.report(Math.round((done / Math.max(total, 1)) * 100), `${done}/${total} files`);
+        this.progress.reporter?.report(
+          Math.round((done / Math.max(total, 1)) * 100),
+          `${done}/${total} files`,
+        );
       });
       await governance;
       await ws.refreshGit();
       ctx.indexed = true;
       ctx.republishAll();
       void warmCompletion(ws);
+      // The first hover reads main's whole log for trust and last commits: do it now, off the hot path.
+      void ws.governance?.histories().catch(() => undefined);
+      void this.startSemantic(ws);
       this.progress.reporter?.done();
       ctx.log(`cairn: indexed ${ws.files.size} files in ${root} in ${Math.round(performance.now() - t0)} ms`);
     })().catch((e) => ctx.log(`cairn: indexing failed: ${(e as Error).stack}`));
     if (this.initialized) void this.startProgress();
+  }
+
+  /** Loads the embedding model if one is installed, embeds every memory, then turns the rule on. */
+  private async startSemantic(ws: Workspace): Promise<void> {
+    const t0 = performance.now();
+    const index = await SemanticIndex.open(ws, this.env ?? process.env, this.ctx.log);
+    if (!index) return;
+    try {
+      await index.build(ws);
+    } catch (e) {
+      this.ctx.log(`cairn: duplicate/semantic is off: embedding failed: ${(e as Error).message}`);
+      return;
+    }
+    this.ctx.semantic = index;
+    this.ctx.log(
+      `cairn: duplicate/semantic is on: ${index.size} memories embedded in ${Math.round(performance.now() - t0)} ms`,
+    );
+    this.ctx.republishAll();
   }
 
   /** After `initialized`: progress may be created now (only if the client supports it). */
@@ -109,12 +135,12 @@ export class Session {
     else if (ws.files.get(rel)?.doc.text !== text) ws.put(rel, text, { onDisk: true });
   }
 
-  /** After an operation changed the store: re-read closed files and git, then republish. */
+  /** After an operation (or an applied rename) changed the store: sync files and git, republish. */
   async refresh(): Promise<void> {
     const ws = this.ctx.workspace;
     if (!ws) return;
-    for (const rel of [...ws.files.keys()])
-      if (!this.ctx.documents.get(ws.uriOf(rel))) await this.reloadFromDisk(ws, rel);
+    await this.ctx.ready;
+    await ws.syncWithDisk((rel) => !!this.ctx.documents.get(ws.uriOf(rel)));
     await ws.refreshGit();
     this.ctx.republishAll();
   }

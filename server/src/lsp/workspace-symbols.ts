@@ -5,7 +5,10 @@ import { searchMemories } from './search-port.js';
 
 const LIMIT = 50;
 
-export async function provideWorkspaceSymbols(ctx: ServerContext, params: WorkspaceSymbolParams): Promise<SymbolInformation[] | null> {
+export async function provideWorkspaceSymbols(
+  ctx: ServerContext,
+  params: WorkspaceSymbolParams,
+): Promise<SymbolInformation[] | null> {
   await ctx.ready;
   const ws = ctx.workspace;
   if (!ws || !params.query.trim()) return ws ? [] : null;
@@ -14,6 +17,9 @@ export async function provideWorkspaceSymbols(ctx: ServerContext, params: Worksp
     name: h.title,
     kind: SymbolKind.File,
     containerName: `${h.id} · ${ws.model.memories.get(h.id)?.status ?? 'active'}`,
-    location: { uri: ws.uriOf(h.path), range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } } },
+    location: {
+      uri: ws.uriOf(h.path),
+      range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+    },
   }));
 }

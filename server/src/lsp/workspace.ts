@@ -1,7 +1,7 @@
 // The server's picture of the store: every memory file parsed (disk, or the editor's text when the
 // file is open), statuses derived from git refs, and the rule engine's WorkspaceModel, updated one
 // file at a time so a keystroke costs one parse, not a store scan.
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { idOf, isMemoryPath, memoryContent, parseStoreFile, WorkspaceModel } from '../core/rules/index.js';
 import { deriveStatuses, type StatusInfo } from '../core/status.js';
@@ -21,6 +21,8 @@ export interface FileEntry {
   onDisk: boolean;
   /** The candidate branch holding it, for branch-only candidates. */
   branch?: string;
+  /** Modification time of the file when it was read from disk. */
+  mtimeMs?: number;
 }
 
 export type Logger = (message: string) => void;
@@ -61,12 +63,10 @@ export class Workspace {
     const batch = 64;
     for (let i = 0; i < rels.length; i += batch) {
       const slice = rels.slice(i, i + batch);
-      const texts = await Promise.all(
-        slice.map((rel) => readFile(path.join(this.root, rel), 'utf8').catch(() => null)),
-      );
+      const texts = await Promise.all(slice.map((rel) => this.readDisk(rel)));
       slice.forEach((rel, j) => {
         const text = texts[j];
-        if (text !== null) this.put(rel, text, { onDisk: true, quiet: true });
+        if (text !== null) this.put(rel, text.text, { onDisk: true, quiet: true, mtimeMs: text.mtimeMs });
       });
       done += slice.length;
       onProgress?.(done, rels.length);
@@ -102,11 +102,41 @@ export class Workspace {
     return out;
   }
 
+  private async readDisk(rel: string): Promise<{ text: string; mtimeMs: number } | null> {
+    const abs = path.join(this.root, rel);
+    try {
+      const [text, info] = await Promise.all([readFile(abs, 'utf8'), stat(abs)]);
+      return { text, mtimeMs: info.mtimeMs };
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * Brings closed files in line with the disk after something else wrote to it (an operation, a
+   * rename the client applied): new files are read, vanished ones dropped, changed ones (by mtime)
+   * re-read. `isOpen` files belong to the editor and are left alone.
+   */
+  async syncWithDisk(isOpen: (rel: string) => boolean): Promise<void> {
+    const present = new Set(await this.listFiles());
+    for (const [rel, entry] of this.files)
+      if (entry.onDisk && !present.has(rel) && !isOpen(rel)) this.dropEntry(rel);
+    for (const rel of present) {
+      if (isOpen(rel)) continue;
+      const known = this.files.get(rel);
+      const info = await stat(path.join(this.root, rel)).catch(() => null);
+      if (!info || (known?.onDisk && known.mtimeMs === info.mtimeMs)) continue;
+      const read = await this.readDisk(rel);
+      if (read) this.put(rel, read.text, { onDisk: true, quiet: true, mtimeMs: read.mtimeMs });
+    }
+    this.recomputeStatuses();
+  }
+
   /** Adds or replaces a file's text (from disk or from the editor). */
   put(
     rel: string,
     text: string,
-    opts: { onDisk?: boolean; branch?: string; quiet?: boolean } = {},
+    opts: { onDisk?: boolean; branch?: string; quiet?: boolean; mtimeMs?: number } = {},
   ): FileEntry {
     const doc = parseStoreFile(text, rel);
     const previous = this.files.get(rel);
@@ -117,6 +147,7 @@ export class Workspace {
       summary: summaryOf(doc),
       onDisk: opts.onDisk ?? previous?.onDisk ?? true,
       branch: opts.branch,
+      mtimeMs: opts.mtimeMs,
     };
     if (previous) this.unindexRefs(previous);
     this.files.set(rel, entry);

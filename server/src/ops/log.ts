@@ -59,7 +59,7 @@ export async function readLog(ctx: OpContext, opts: { id?: string; limit?: numbe
   }
   for (const tag of await rejectedTags(store)) {
     const msg = parseCommitMessage(tag.message ?? '');
-    const when = (tag as { timestamp?: number }).timestamp;
+    const when = tag.timestamp;
     entries.push({
       timestamp: when ? new Date(when * 1000).toISOString() : '',
       command: 'reject',

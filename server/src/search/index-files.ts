@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Posting } from './keyword-index.js';
 import type { ChunkMeta } from '../core/search/chunk.js';
 
-export const INDEX_FORMAT_VERSION = 1;
+export const INDEX_FORMAT_VERSION = 2;
 
 /** A file's entry in state.json: what ranking needs for every hit, without reading records. */
 export interface FileState {
@@ -31,11 +31,80 @@ export interface FileRecord {
   chunks: { heading: string; startLine: number; endLine: number; tokens: number; text: string }[];
 }
 
+/**
+ * state.json stores the files column by column, chunk hashes as one string: parsing arrays of
+ * plain values is several times faster than 10,000 small objects (43 ms -> about 10 ms at 10k).
+ */
+export interface FileColumns {
+  paths: string[];
+  hashes: string[];
+  status: FileState['status'][];
+  dates: (string | null)[];
+  trust: (number | null)[];
+  docs: number[][];
+  /** Every chunk hash (64 hex characters each), file after file, chunk after chunk. */
+  chunkHashes: string;
+  /** Record segment names, and per file [segment index, start, end] flattened. */
+  segments: string[];
+  rec: number[];
+}
+
+export function encodeFiles(files: Map<string, FileState>): FileColumns {
+  const cols: FileColumns = {
+    paths: [],
+    hashes: [],
+    status: [],
+    dates: [],
+    trust: [],
+    docs: [],
+    chunkHashes: '',
+    segments: [],
+    rec: [],
+  };
+  const segmentIndex = new Map<string, number>();
+  const chunkHashes: string[] = [];
+  for (const [path, f] of files) {
+    cols.paths.push(path);
+    cols.hashes.push(f.hash);
+    cols.status.push(f.status);
+    cols.dates.push(f.date ?? null);
+    cols.trust.push(f.trust ?? null);
+    cols.docs.push(f.docs);
+    chunkHashes.push(...f.hashes);
+    let seg = segmentIndex.get(f.rec[0]);
+    if (seg === undefined) {
+      seg = cols.segments.push(f.rec[0]) - 1;
+      segmentIndex.set(f.rec[0], seg);
+    }
+    cols.rec.push(seg, f.rec[1], f.rec[2]);
+  }
+  cols.chunkHashes = chunkHashes.join('');
+  return cols;
+}
+
+export function decodeFiles(cols: FileColumns): [string, FileState][] {
+  let at = 0;
+  return cols.paths.map((path, i) => {
+    const docs = cols.docs[i];
+    const hashes = docs.map(() => cols.chunkHashes.slice(at, (at += 64)));
+    const f: FileState = {
+      hash: cols.hashes[i],
+      status: cols.status[i],
+      date: cols.dates[i] ?? undefined,
+      trust: cols.trust[i] ?? undefined,
+      docs,
+      hashes,
+      rec: [cols.segments[cols.rec[3 * i]], cols.rec[3 * i + 1], cols.rec[3 * i + 2]],
+    };
+    return [path, f];
+  });
+}
+
 export interface IndexState {
   version: number;
   tokenizer: number;
   chunking: { maxTokens: number; overlap: number };
-  files: Record<string, FileState>;
+  files: FileColumns;
   keyword: {
     terms: string;
     postings: string;

@@ -13,6 +13,8 @@ import type { VectorCache } from './vectors.js';
 import type { Embedder } from './embedder.js';
 import {
   buildSegment,
+  decodeFiles,
+  encodeFiles,
   ensureDir,
   INDEX_FORMAT_VERSION,
   newGeneration,
@@ -116,7 +118,7 @@ export class SearchIndex {
         const { delta, fieldLength } = state.keyword;
         const keyword = KeywordIndex.fromSnapshot({ terms, offsets, postings, delta, fieldLength });
         const index = new SearchIndex(dir, chunking, keyword, state.keyword, reader);
-        for (const [path, f] of Object.entries(state.files)) index.setFile(path, f);
+        for (const [path, f] of decodeFiles(state.files)) index.setFile(path, f);
         return index;
       } catch {
         // A damaged index is a cache miss: fall through and rebuild.
@@ -141,7 +143,12 @@ export class SearchIndex {
     return this.keyword.size;
   }
 
+  /** Bumped on every change of the indexed chunks (memoizes "all chunks embedded"). */
+  private generation = 0;
+  private embeddedAt = new Map<string, number>();
+
   private setFile(path: string, f: FileState): void {
+    this.generation++;
     this.files.set(path, f);
     for (const d of f.docs) this.docFile[d] = path;
     this.byHash = null;
@@ -154,6 +161,7 @@ export class SearchIndex {
       this.keyword.remove(d);
       this.docFile[d] = undefined;
     }
+    this.generation++;
     this.files.delete(path);
     this.pending.delete(path);
     this.byHash = null;
@@ -194,6 +202,24 @@ export class SearchIndex {
       this.dirty = true;
     }
     return stats;
+  }
+
+  /**
+   * Re-indexes one file now (a language server on save), without listing the store: cost is the
+   * file's own chunking, not the store's size. Returns the number of chunks indexed.
+   */
+  async updateFile(src: SourceFile): Promise<number> {
+    const { text, meta } = 'text' in src ? src : await src.load();
+    const hash = src.hash ?? sha256(text);
+    if (this.files.get(src.path)?.hash === hash) return 0;
+    return this.indexFile(src.path, hash, text, meta);
+  }
+
+  /** Forgets one file (deleted, or no longer a memory). */
+  removeFile(path: string): void {
+    if (!this.files.has(path)) return;
+    this.dropFile(path);
+    this.dirty = true;
   }
 
   private indexFile(path: string, hash: string, text: string, meta: ChunkMeta): number {
@@ -296,6 +322,16 @@ export class SearchIndex {
     return cache;
   }
 
+  /** How many live chunks the model's cache lacks (0 is remembered until the index changes). */
+  async missingVectors(embedder: Embedder): Promise<number> {
+    if (this.embeddedAt.get(embedder.modelId) === this.generation) return 0;
+    const cache = await this.vectors(embedder);
+    let missing = 0;
+    for (const h of this.docsByHash().keys()) if (!cache.has(h)) missing++;
+    if (missing === 0) this.embeddedAt.set(embedder.modelId, this.generation);
+    return missing;
+  }
+
   /**
    * Embeds every live chunk the model's cache lacks and forgets vectors of chunks that are gone.
    * Returns how many chunks were embedded. `onProgress(done, total)` drives progress bars.
@@ -357,7 +393,7 @@ export class SearchIndex {
       version: INDEX_FORMAT_VERSION,
       tokenizer: TOKENIZER_VERSION,
       chunking: this.chunking,
-      files: Object.fromEntries(this.files),
+      files: encodeFiles(this.files),
       keyword: { ...this.baseFiles, delta: snap.delta, fieldLength: snap.fieldLength },
     };
     await writeAtomic(join(this.dir, STATE_FILE), JSON.stringify(state));

@@ -125,14 +125,17 @@ export class KeywordIndex {
       const fieldId = FIELD_IDS[field];
       const words = splitWords(fields[field]);
       lengths.push(new Set(words).size);
+      const counts = new Map<string, number>();
       for (const word of words) {
         const term = processTerm(word);
-        if (term === null) continue;
+        if (term !== null) counts.set(term, (counts.get(term) ?? 0) + 1);
+      }
+      for (const [term, tf] of counts) {
         let posting = this.delta.get(term);
         if (!posting) this.delta.set(term, (posting = new Map()));
-        bump(posting, fieldId, docId);
+        bump(posting, fieldId, docId, tf);
         const loaded = this.loaded.has(term) ? this.ms.termData(term) : undefined;
-        if (loaded) bump(loaded, fieldId, docId);
+        if (loaded) bump(loaded, fieldId, docId, tf);
       }
     }
     this.fieldLength[docId] = lengths;

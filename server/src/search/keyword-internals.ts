@@ -70,10 +70,15 @@ export function topByScore(docs: number[], scores: Float64Array, limit: number):
     .slice(0, limit);
 }
 
-export function bump(posting: Map<number, Map<number, number>>, fieldId: number, docId: number): void {
+export function bump(
+  posting: Map<number, Map<number, number>>,
+  fieldId: number,
+  docId: number,
+  tf: number,
+): void {
   let freqs = posting.get(fieldId);
   if (!freqs) posting.set(fieldId, (freqs = new Map()));
-  freqs.set(docId, (freqs.get(docId) ?? 0) + 1);
+  freqs.set(docId, (freqs.get(docId) ?? 0) + tf);
 }
 
 /** Levenshtein distance <= max, with an early exit once a whole row exceeds it. */

@@ -66,8 +66,7 @@ export async function searchHybrid(
   if (embedder) {
     const cache = await index.vectors(embedder);
     const byHash = index.docsByHash();
-    let missing = 0;
-    for (const h of byHash.keys()) if (!cache.has(h)) missing++;
+    const missing = await index.missingVectors(embedder);
     if (missing > 0 && missing <= (opts.maxEmbedOnSearch ?? 256)) {
       await index.embedMissing(embedder, { signal: opts.signal });
     } else if (missing > 0) {

@@ -7,16 +7,20 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { bodyOffset, type ChunkMeta } from '../core/search/chunk.js';
+import { withoutTitleHeading } from '../core/search/meta.js';
 import { MEMORY_KINDS, type MemoryKind } from '../core/types.js';
 import type { SourceFile } from './index-store.js';
 
 const str = (v: unknown): string | undefined =>
   typeof v === 'string' ? v : v instanceof Date ? v.toISOString() : undefined;
 
-/** The section of a body under `## name`, or ''. */
-function section(body: string, name: string): string {
-  const m = new RegExp(`^#{1,6}\\s+${name}\\s*$([\\s\\S]*?)(?=^#{1,6}\\s|(?![\\s\\S]))`, 'im').exec(body);
-  return m ? m[1].trim() : '';
+/** The bullets of the section under `## name`. */
+function bullets(body: string, name: string): string[] {
+  const m = new RegExp(`^##\\s+${name}:?\\s*$([\\s\\S]*?)(?=^##\\s|(?![\\s\\S]))`, 'im').exec(body);
+  return (m?.[1] ?? '')
+    .split('\n')
+    .map((l) => /^\s*[-*+]\s+(.*)$/.exec(l)?.[1]?.trim())
+    .filter((d): d is string => Boolean(d));
 }
 
 /** Search metadata of a memory file from its front matter and body (minimal reader). */
@@ -38,10 +42,9 @@ export function memoryMeta(text: string, path: string): ChunkMeta {
   }
   const body = text.slice(end);
   const kind = MEMORY_KINDS.includes(fm.kind as MemoryKind) ? (fm.kind as MemoryKind) : null;
-  const decisions = section(body, 'Decisions')
-    .split('\n')
-    .map((l) => /^\s*[-*]\s+(.*)$/.exec(l)?.[1]?.trim())
-    .filter((d): d is string => Boolean(d));
+  const decisions = bullets(body, 'Decisions');
+  // docs/format.md: the context is everything before the first `##` heading.
+  const context = withoutTitleHeading(body.split(/^##\s/m)[0] ?? '');
   const heading = /^#\s+(.+)$/m.exec(body)?.[1];
   return {
     memoryId: str(fm.id) ?? null,
@@ -53,7 +56,7 @@ export function memoryMeta(text: string, path: string): ChunkMeta {
     created: str(fm.created),
     updated: str(fm.updated),
     trust: undefined,
-    summary: section(body, 'Context') || undefined,
+    summary: context || undefined,
     decisions,
   };
 }

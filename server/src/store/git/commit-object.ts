@@ -122,6 +122,8 @@ export interface ParsedTag {
   type: string;
   tag: string;
   message: string;
+  /** Unix seconds of the tagger line; null when the tag has none. */
+  timestamp: number | null;
 }
 
 export function parseTag(body: Buffer): ParsedTag {
@@ -134,5 +136,6 @@ export function parseTag(body: Buffer): ParsedTag {
     type: first('type'),
     tag: first('tag'),
     message: sig < 0 ? message : message.slice(0, sig),
+    timestamp: first('tagger') ? parsePerson(first('tagger')).timestamp : null,
   };
 }

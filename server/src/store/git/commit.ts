@@ -193,7 +193,7 @@ async function mustResolve(ctx: CommitContext, ref: string): Promise<string> {
 
 function refMoved(ref: string, expected: string | null, found: string | null): CairnError {
   return new CairnError(
-    'INTERNAL',
+    'REF_MOVED',
     `${ref} moved (expected ${expected ?? 'no branch'}, found ${found ?? 'no branch'}); reload and retry`,
     {
       reason: 'REF_MOVED',

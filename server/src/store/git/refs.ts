@@ -113,7 +113,7 @@ export class Refs {
       current = await this.read(ref);
       if (expected !== undefined && current !== expected) {
         throw new CairnError(
-          'INTERNAL',
+          'REF_MOVED',
           `${ref} moved while writing (expected ${expected ?? 'no ref'}, found ${current ?? 'no ref'}); retry the operation`,
           { reason: 'REF_MOVED', ref, expected, found: current },
         );

@@ -1,5 +1,6 @@
 // GitRepo: the git adapter. Plain git files on disk through node:fs (no git binary): loose objects
 // written by hand, isomorphic-git for packed objects. See git/commit.ts for the commit path.
+import { scheduleGcIfDue } from './maintenance.js';
 import * as fs from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
@@ -18,6 +19,14 @@ import { lookupPath } from './tree-edit.js';
 import type { Author, CommitInfo, CommitOptions, DiffEntry } from './types.js';
 import { readWorktreeFile, uncommittedReason } from './worktree.js';
 import { withFileLock, type LockOptions } from '../lock.js';
+
+/** An annotated tag's message and tagger time; both null for a lightweight tag. */
+export interface TagInfo {
+  name: string;
+  target: string;
+  message: string | null;
+  timestamp: number | null;
+}
 
 export class GitRepo {
   private readonly store: ObjectStore;
@@ -153,7 +162,9 @@ export class GitRepo {
       // our lock moved it while we were writing objects, build again on the new tip.
       for (let attempt = 1; ; attempt++) {
         try {
-          return await writeCommit(ctx, opts);
+          const oid = await writeCommit(ctx, opts);
+          scheduleGcIfDue(this.root, this.gitdir);
+          return oid;
         } catch (err) {
           const moved = (err as CairnError).data?.reason === 'REF_MOVED';
           if (!moved || opts.expectedTip !== undefined || attempt >= 3) throw err;
@@ -210,14 +221,15 @@ export class GitRepo {
   }
 
   /** Tags starting with `prefix`: target = the commit they peel to, message null for lightweight tags. */
-  async listTags(prefix = ''): Promise<{ name: string; target: string; message: string | null }[]> {
-    const out: { name: string; target: string; message: string | null }[] = [];
+  async listTags(prefix = ''): Promise<TagInfo[]> {
+    const out: TagInfo[] = [];
     for (const { ref, oid } of await this.refs.list(`refs/tags/${prefix}`)) {
       const obj = await this.store.read(oid);
       if (!obj) continue;
-      const message = obj.type === 'tag' ? parseTag(obj.body).message : null;
+      const tag = obj.type === 'tag' ? parseTag(obj.body) : null;
       const target = await this.peel(oid);
-      if (target) out.push({ name: ref.slice('refs/tags/'.length), target, message });
+      if (target)
+        out.push({ name: ref.slice('refs/tags/'.length), target, message: tag?.message ?? null, timestamp: tag?.timestamp ?? null });
     }
     return out;
   }

@@ -41,7 +41,7 @@ export interface CommitOptions {
   extraParents?: string[];
   /** Allow a commit whose tree equals its parent's (feedback commits). */
   allowEmpty?: boolean;
-  /** Compare-and-swap: fail with INTERNAL (data.reason 'REF_MOVED') unless the branch is here. */
+  /** Compare-and-swap: fail with REF_MOVED unless the branch is here. */
   expectedTip?: string;
 }
 

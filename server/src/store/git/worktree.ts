@@ -73,7 +73,9 @@ export class WorktreeWriter {
     const abs = path.join(this.root, ...relPath.split('/'));
     this.written.push({ abs, previous });
     if (content === null) {
-      await fsp.rm(abs, { force: true });
+      await fsp.rm(abs, { force: true }).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOTDIR') throw err; // a parent is a file: nothing to delete
+      });
       await pruneEmptyDirs(this.root, path.dirname(abs));
       return null;
     }
