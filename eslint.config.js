@@ -5,24 +5,79 @@ import tseslint from 'typescript-eslint';
 const ioAndProtocols = [
   {
     // node:crypto stays allowed: hashing is computation, not I/O.
-    group: ['node:fs', 'node:fs/*', 'fs', 'fs/*', 'node:child_process', 'child_process', 'node:net', 'node:http', 'node:https', 'node:os', 'os', 'node:worker_threads', 'node:process', 'proper-lockfile'],
+    group: [
+      'node:fs',
+      'node:fs/*',
+      'fs',
+      'fs/*',
+      'node:child_process',
+      'child_process',
+      'node:net',
+      'node:http',
+      'node:https',
+      'node:os',
+      'os',
+      'node:worker_threads',
+      'node:process',
+      'proper-lockfile',
+    ],
     message: 'server/src/core does no I/O: put it in an adapter (server/src/store) and pass data in.',
   },
-  { group: ['isomorphic-git', 'isomorphic-git/*'], message: 'server/src/core knows no git: use server/src/store/git.' },
-  { group: ['vscode-languageserver*', '@modelcontextprotocol/*'], message: 'server/src/core speaks no protocol.' },
-  { group: ['@huggingface/*', 'onnxruntime-*'], message: 'server/src/core loads no models: use server/src/search/embedder.' },
+  {
+    group: ['isomorphic-git', 'isomorphic-git/*'],
+    message: 'server/src/core knows no git: use server/src/store/git.',
+  },
+  {
+    group: ['vscode-languageserver*', '@modelcontextprotocol/*'],
+    message: 'server/src/core speaks no protocol.',
+  },
+  {
+    group: ['@huggingface/*', 'onnxruntime-*'],
+    message: 'server/src/core loads no models: use server/src/search/embedder.',
+  },
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'clients/**/out/**', 'clients/**/node_modules/**', 'coverage/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'bench/out/**',
+      'node_modules/**',
+      'clients/**/out/**',
+      'clients/**/node_modules/**',
+      'coverage/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     languageOptions: {
-      globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', URL: 'readonly', TextEncoder: 'readonly', TextDecoder: 'readonly', performance: 'readonly', setImmediate: 'readonly', AbortController: 'readonly', AbortSignal: 'readonly', fetch: 'readonly', queueMicrotask: 'readonly' },
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        URL: 'readonly',
+        TextEncoder: 'readonly',
+        TextDecoder: 'readonly',
+        performance: 'readonly',
+        setImmediate: 'readonly',
+        AbortController: 'readonly',
+        AbortSignal: 'readonly',
+        fetch: 'readonly',
+        queueMicrotask: 'readonly',
+        structuredClone: 'readonly',
+        WebAssembly: 'readonly',
+      },
     },
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       '@typescript-eslint/no-explicit-any': 'off',
       'no-control-regex': 'off',
     },

@@ -56,7 +56,9 @@ export function sentence(rand, n) {
 /** A realistic memory file for generated stores. */
 export function memoryFile(id, rand) {
   const title = sentence(rand, 5).replace(/\.$/, '');
-  const body = Array.from({ length: 4 + Math.floor(rand() * 6) }, () => sentence(rand, 10 + Math.floor(rand() * 12))).join(' ');
+  const body = Array.from({ length: 4 + Math.floor(rand() * 6) }, () =>
+    sentence(rand, 10 + Math.floor(rand() * 12)),
+  ).join(' ');
   return `---
 id: ${id}
 title: ${title}

@@ -28,7 +28,13 @@ const { initStore, openStore } = await import(path.join(root, 'dist/store/store.
 const { storeMemory } = await import(path.join(root, 'dist/ops/store-memory.js'));
 
 const author = { name: 'Bench', email: 'bench@example.com' };
-const gitEnv = { ...process.env, GIT_AUTHOR_NAME: 'Bench', GIT_AUTHOR_EMAIL: 'b@x', GIT_COMMITTER_NAME: 'Bench', GIT_COMMITTER_EMAIL: 'b@x' };
+const gitEnv = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 'Bench',
+  GIT_AUTHOR_EMAIL: 'b@x',
+  GIT_COMMITTER_NAME: 'Bench',
+  GIT_COMMITTER_EMAIL: 'b@x',
+};
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'cairn-bench-store-'));
 const dir = path.join(tmp, 'store');
 console.log(`bench:store on ${machine()}`);
@@ -37,7 +43,8 @@ let t = Date.now();
 await initStore(dir, { templateDir: path.join(root, 'memory-template'), author });
 const rand = rng(42);
 const changes = [];
-for (let i = 0; i < MEMORIES; i++) changes.push({ path: `memories/seed-${i}.md`, content: memoryFile(`seed-${i}`, rand) });
+for (let i = 0; i < MEMORIES; i++)
+  changes.push({ path: `memories/seed-${i}.md`, content: memoryFile(`seed-${i}`, rand) });
 let store = await openStore({ store: dir });
 await store.repo.commit({ branch: 'main', changes, message: 'seed: generated memories\n', author });
 console.log(`seeded ${MEMORIES} memories in ${((Date.now() - t) / 1000).toFixed(1)} s`);
@@ -69,10 +76,18 @@ const ours = summarize(lat);
 const procLat = [];
 for (let i = 0; i < PROCESS_STORES; i++) {
   const s = performance.now();
-  const r = spawnSync(process.execPath, [path.join(root, 'bin/cairn.js'), 'store', '--store', dir, '--json'], {
-    input: JSON.stringify({ topic: `Process memory ${i}`, context: 'Stored by a separate cairn process.', confidence: 0.9 }),
-    env: gitEnv,
-  });
+  const r = spawnSync(
+    process.execPath,
+    [path.join(root, 'bin/cairn.js'), 'store', '--store', dir, '--json'],
+    {
+      input: JSON.stringify({
+        topic: `Process memory ${i}`,
+        context: 'Stored by a separate cairn process.',
+        confidence: 0.9,
+      }),
+      env: gitEnv,
+    },
+  );
   procLat.push(performance.now() - s);
   if (r.status !== 0) throw new Error(`cairn store failed: ${r.stderr}`);
 }
@@ -95,7 +110,13 @@ const cli = summarize(cliLat);
 console.log('');
 console.log(`| into a store of ${MEMORIES} memories | n | p50 ms | p95 ms | max ms | per second |`);
 console.log('|---|---|---|---|---|---|');
-console.log(`| cairn storeMemory (in process: validate, scan, route, commit, work tree + index) | ${ours.n} | ${ours.p50} | ${ours.p95} | ${ours.max} | ${ours.perSecond} |`);
-console.log(`| whole \`cairn store\` process | ${proc.n} | ${proc.p50} | ${proc.p95} | ${proc.max} | ${proc.perSecond} |`);
-console.log(`| git CLI: write file + git add + git commit | ${cli.n} | ${cli.p50} | ${cli.p95} | ${cli.max} | ${cli.perSecond} |`);
+console.log(
+  `| cairn storeMemory (in process: validate, scan, route, commit, work tree + index) | ${ours.n} | ${ours.p50} | ${ours.p95} | ${ours.max} | ${ours.perSecond} |`,
+);
+console.log(
+  `| whole \`cairn store\` process | ${proc.n} | ${proc.p50} | ${proc.p95} | ${proc.max} | ${proc.perSecond} |`,
+);
+console.log(
+  `| git CLI: write file + git add + git commit | ${cli.n} | ${cli.p50} | ${cli.p95} | ${cli.max} | ${cli.perSecond} |`,
+);
 rmSync(tmp, { recursive: true, force: true });

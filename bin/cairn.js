@@ -3,9 +3,13 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const entry = new URL('../dist/main.js', import.meta.url);
+// The bundle starts faster; dist/main.js (plain tsc output) works too.
+const bundle = new URL('../dist/bundle/main.mjs', import.meta.url);
+const entry = existsSync(fileURLToPath(bundle)) ? bundle : new URL('../dist/main.js', import.meta.url);
 if (!existsSync(fileURLToPath(entry))) {
-  process.stderr.write('cairn: not built yet. Run `npm install && npm run build` in the Cairn folder first.\n');
+  process.stderr.write(
+    'cairn: not built yet. Run `npm install && npm run build` in the Cairn folder first.\n',
+  );
   process.exit(70);
 }
 const { main } = await import(entry.href);

@@ -1,6 +1,5 @@
 // The composition root: the one place where adapters are built and wired to the CLI, the
 // language server and the MCP server.
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Command, CommandArgs } from './cli/command.js';
 import { resolveAuthor } from './cli/identity.js';
@@ -8,6 +7,7 @@ import { EXIT, UsageError, reportError, type CliIO } from './cli/io.js';
 import { COMMANDS } from './cli/registry.js';
 import type { OpContext } from './ops/context.js';
 import { openStore } from './store/store.js';
+import { packageVersion } from './package-root.js';
 
 const GLOBAL_OPTIONS = {
   json: { type: 'boolean' },
@@ -16,8 +16,7 @@ const GLOBAL_OPTIONS = {
 } as const;
 
 export function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
+  return packageVersion();
 }
 
 function helpText(): string {
@@ -30,12 +29,16 @@ function helpText(): string {
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
     'The store is --store DIR, else $CAIRN_STORE, else found upward from the current folder.',
-    '`cairn help COMMAND` shows a command\'s options. Exit codes: docs/cli.md.',
+    "`cairn help COMMAND` shows a command's options. Exit codes: docs/cli.md.",
   ].join('\n');
 }
 
 /** Builds the operation context for a store: the composition root for the CLI. */
-export async function openContext(opts: { store?: string; env: NodeJS.ProcessEnv; cwd: string }): Promise<OpContext> {
+export async function openContext(opts: {
+  store?: string;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}): Promise<OpContext> {
   const store = await openStore(opts);
   const author = await resolveAuthor(opts.env, store.repo.root);
   return { store, author, now: () => new Date() };
@@ -82,8 +85,13 @@ export async function main(argv: string[], io: CliIO = defaultIO()): Promise<num
       io.stdout.write(`${command.summary}\n\nUsage: ${command.usage}\n`);
       return EXIT.OK;
     }
-    const args: CommandArgs = { positionals: parsed.positionals, values: parsed.values, json: Boolean(parsed.values.json) };
-    const open = () => openContext({ store: parsed.values.store as string | undefined, env: io.env, cwd: io.cwd });
+    const args: CommandArgs = {
+      positionals: parsed.positionals,
+      values: parsed.values,
+      json: Boolean(parsed.values.json),
+    };
+    const open = () =>
+      openContext({ store: parsed.values.store as string | undefined, env: io.env, cwd: io.cwd });
     return await command.run(args, io, open);
   } catch (err) {
     return reportError(io, err, json);

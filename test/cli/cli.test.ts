@@ -45,15 +45,28 @@ describe('cairn CLI', () => {
   });
 
   it('store with flags, found from a subfolder via the upward search', async () => {
-    const r = await cairn(['store', '--topic', 'Lint rules', '--context', 'We use eslint flat config.', '--decision', 'No default exports'], {
-      cwd: path.join(dir, 'memories'),
-    });
+    const r = await cairn(
+      [
+        'store',
+        '--topic',
+        'Lint rules',
+        '--context',
+        'We use eslint flat config.',
+        '--decision',
+        'No default exports',
+      ],
+      {
+        cwd: path.join(dir, 'memories'),
+      },
+    );
     expect(r.stdout).toMatch(/^stored lint-rules \(add, commit [0-9a-f]{8}\)/);
     expect(r.code).toBe(0);
   });
 
   it('a candidate is reviewed and accepted from the terminal', async () => {
-    let r = await cairn(['store', '--store', dir], { input: JSON.stringify({ ...payload, topic: 'Nightly job findings', origin: 'background' }) });
+    let r = await cairn(['store', '--store', dir], {
+      input: JSON.stringify({ ...payload, topic: 'Nightly job findings', origin: 'background' }),
+    });
     expect(r.stdout).toContain('candidate nightly-job-findings on branch candidate/nightly-job-findings');
     r = await cairn(['review', '--store', dir]);
     expect(r.stdout).toContain('1 candidate awaiting review');
@@ -74,7 +87,12 @@ describe('cairn CLI', () => {
   it('log --json carries the audit fields', async () => {
     const r = await cairn(['log', 'deploys-go-through-the-staging-cluster', '--json', '--store', dir]);
     const { entries } = JSON.parse(r.stdout);
-    expect(entries[0]).toMatchObject({ command: 'add', agentName: 'claude', result: 'committed', errorCode: null });
+    expect(entries[0]).toMatchObject({
+      command: 'add',
+      agentName: 'claude',
+      result: 'committed',
+      errorCode: null,
+    });
     expect(entries[0].topicDigest).toMatch(/^[0-9a-f]{8}$/);
     expect(Date.parse(entries[0].timestamp)).not.toBeNaN();
   });
@@ -92,12 +110,18 @@ describe('cairn CLI', () => {
     expect((await cairn(['reject', 'x', '--store', dir])).code).toBe(2);
     const bad = await cairn(['store', '--json', '--store', dir], { input: '{"topic": "x"}' });
     expect(bad.code).toBe(3);
-    expect(JSON.parse(bad.stdout)).toMatchObject({ success: false, errorCode: 'INVALID_PAYLOAD', field: 'context' });
+    expect(JSON.parse(bad.stdout)).toMatchObject({
+      success: false,
+      errorCode: 'INVALID_PAYLOAD',
+      field: 'context',
+    });
     expect((await cairn(['accept', 'nope', '--store', dir])).code).toBe(4);
     const noStore = await cairn(['list'], { cwd: parent });
     expect(noStore.code).toBe(6);
     expect(noStore.stderr).toContain('cairn init');
-    const dropped = await cairn(['store', '--store', dir], { input: JSON.stringify({ ...payload, topic: 'Unsure', confidence: 0.2 }) });
+    const dropped = await cairn(['store', '--store', dir], {
+      input: JSON.stringify({ ...payload, topic: 'Unsure', confidence: 0.2 }),
+    });
     expect(dropped.code).toBe(8);
     expect(dropped.stdout).toContain('dropped unsure: confidence 0.2 is below reviewFloor 0.55');
     const escape = await cairn(['get', '../../etc/passwd', '--store', dir]);
@@ -122,7 +146,19 @@ describe('cairn CLI', () => {
 
   it('help lists every command', async () => {
     const r = await cairn(['help']);
-    for (const c of ['init', 'store', 'review', 'accept', 'reject', 'supersede', 'correct', 'feedback', 'undo', 'log', 'status']) {
+    for (const c of [
+      'init',
+      'store',
+      'review',
+      'accept',
+      'reject',
+      'supersede',
+      'correct',
+      'feedback',
+      'undo',
+      'log',
+      'status',
+    ]) {
       expect(r.stdout).toContain(`  ${c}`);
     }
   });

@@ -44,6 +44,19 @@ describe('references', () => {
     expect(check(files, 'daily/2026-01-02.md')).toEqual([]);
   });
 
+  it('checks the ids named in supersedes and superseded_by', () => {
+    const files = {
+      'memories/a.md': memory('a', { extra: 'supersedes: [b, gone, a]\nsuperseded_by: nope' }),
+      'memories/b.md': memory('b'),
+    };
+    const problems = check(files, 'memories/a.md', { rules: ['references'] });
+    expect(problems.map((p) => `${show(p)} ${p.severity}`)).toEqual([
+      'ref/unknown@4:16-4:20 warning',
+      'ref/self@4:22-4:23 warning',
+      'ref/unknown@5:15-5:19 warning',
+    ]);
+  });
+
   it('ignores refs inside code', () => {
     const files = { 'memories/a.md': memory('a', { body: 'Write `[[id]]` to link.\n\n```\n[[x]]\n```' }) };
     expect(check(files, 'memories/a.md')).toEqual([]);

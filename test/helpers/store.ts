@@ -55,11 +55,20 @@ export interface RunResult {
 }
 
 /** Runs the built CLI (`npm run build` first) as a real process. */
-export function cairn(args: string[], opts: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RunResult> {
+export function cairn(
+  args: string[],
+  opts: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CAIRN_BIN, ...args], {
       cwd: opts.cwd ?? REPO_ROOT,
-      env: { ...process.env, ...GIT_ENV, CAIRN_AUTHOR_NAME: TEST_AUTHOR.name, CAIRN_AUTHOR_EMAIL: TEST_AUTHOR.email, ...opts.env },
+      env: {
+        ...process.env,
+        ...GIT_ENV,
+        CAIRN_AUTHOR_NAME: TEST_AUTHOR.name,
+        CAIRN_AUTHOR_EMAIL: TEST_AUTHOR.email,
+        ...opts.env,
+      },
     });
     let stdout = '';
     let stderr = '';

@@ -303,6 +303,17 @@ describe('code actions and protocol edges', () => {
       // Accepting merges the branch: the file lands on disk and the reference becomes plain.
       await p.conn.sendRequest('cairn/accept', { id: 'cand-idea' });
       await p.waitDiagnostics('daily/2026-01-11.md', (d) => d.length === 0);
+      // cairn/store runs the same operation as `cairn store`; the new memory becomes known at once.
+      const stored = (await p.conn.sendRequest('cairn/store', {
+        topic: 'Queue retry budget',
+        context: 'Workers retry a failed job three times with exponential backoff.',
+        confidence: 0.95,
+      })) as { success: boolean; metadata: { topic_id: string } };
+      expect(stored.success).toBe(true);
+      const def = (await p.conn.sendRequest('workspace/symbol', { query: 'retry budget' })) as {
+        location: Location;
+      }[];
+      expect(def.map((d) => d.location.uri)).toContain(uri(`memories/${stored.metadata.topic_id}.md`));
       await expect(p.conn.sendRequest('cairn/accept', { id: 'cand-idea' })).rejects.toMatchObject({
         data: { code: 'NOT_A_CANDIDATE' },
       });

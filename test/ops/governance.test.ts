@@ -40,8 +40,14 @@ describe('routing', () => {
   it('a confident conversation write becomes active: one commit with trailers, clean git status', async () => {
     const { dir, ctx } = await store();
     const r = await storeMemory(ctx, redis);
-    expect(r).toMatchObject({ success: true, staged: false, metadata: { topic_id: 'use-redis-for-the-session-cache', status: 'active' } });
-    expect(readFileSync(path.join(dir, 'memories/use-redis-for-the-session-cache.md'), 'utf8')).toContain('Redis 7');
+    expect(r).toMatchObject({
+      success: true,
+      staged: false,
+      metadata: { topic_id: 'use-redis-for-the-session-cache', status: 'active' },
+    });
+    expect(readFileSync(path.join(dir, 'memories/use-redis-for-the-session-cache.md'), 'utf8')).toContain(
+      'Redis 7',
+    );
     expect(git(dir, 'log', '-1', '--format=%s')).toBe('memory(add): use-redis-for-the-session-cache\n');
     const trailers = git(dir, 'log', '-1', '--format=%(trailers:only,unfold)');
     expect(trailers).toContain('Memory-Action: add');
@@ -59,7 +65,10 @@ describe('routing', () => {
     const head = git(dir, 'rev-parse', 'HEAD');
     const a = await storeMemory(ctx, { ...redis, origin: 'background' });
     const b = await storeMemory(ctx, { ...redis, topic: 'Cache TTL', confidence: 0.7 });
-    expect(a).toMatchObject({ staged: true, metadata: { status: 'candidate', branch: 'candidate/use-redis-for-the-session-cache' } });
+    expect(a).toMatchObject({
+      staged: true,
+      metadata: { status: 'candidate', branch: 'candidate/use-redis-for-the-session-cache' },
+    });
     expect(a.reason).toContain('background');
     expect(b.staged).toBe(true);
     expect(b.reason).toContain('autoFloor');
@@ -78,7 +87,11 @@ describe('routing', () => {
     expect(r.reason).toContain('reviewFloor');
     expect(git(dir, 'rev-parse', 'HEAD')).toBe(head);
     const log = await readLog(ctx);
-    expect(log.find((e) => e.result === 'dropped')).toMatchObject({ command: 'store', agentName: 'copilot', errorCode: null });
+    expect(log.find((e) => e.result === 'dropped')).toMatchObject({
+      command: 'store',
+      agentName: 'copilot',
+      errorCode: null,
+    });
   });
 
   it('never makes flagged content active, even from a person', async () => {
@@ -132,7 +145,9 @@ describe('review', () => {
     expect(git(dir, 'tag', '-n9', '--list', r.tag)).toContain('we use Memcached');
     expect(git(dir, 'show', `${r.tag}:memories/use-redis-for-the-session-cache.md`)).toContain('Redis 7');
     expect(git(dir, 'branch', '--list', 'candidate/*')).toBe('');
-    expect(statusOf(await listMemories(ctx, { includeRejected: true }), 'use-redis-for-the-session-cache')).toBe('rejected');
+    expect(
+      statusOf(await listMemories(ctx, { includeRejected: true }), 'use-redis-for-the-session-cache'),
+    ).toBe('rejected');
     const again = await storeMemory(ctx, { ...redis, origin: 'background' });
     expect(again.dropped).toBe(true);
     expect(again.reason).toContain('rejected');
@@ -150,7 +165,11 @@ describe('review', () => {
   it('accept refuses when main changed the same memory since, and changes nothing', async () => {
     const { dir, ctx } = await store();
     await storeMemory(ctx, { ...redis, origin: 'background', metadata: { topicId: 'cache' } });
-    await storeMemory(ctx, { ...redis, context: 'Main got a different version of this memory first.', metadata: { topicId: 'cache' } });
+    await storeMemory(ctx, {
+      ...redis,
+      context: 'Main got a different version of this memory first.',
+      metadata: { topicId: 'cache' },
+    });
     const head = git(dir, 'rev-parse', 'HEAD');
     await expect(acceptCandidate(ctx, 'cache')).rejects.toMatchObject({ code: 'MERGE_CONFLICT' });
     expect(git(dir, 'rev-parse', 'HEAD')).toBe(head);
@@ -161,12 +180,18 @@ describe('changes and undo', () => {
   it('supersede, correct, feedback and forget are one commit each and statuses follow', async () => {
     const { dir, ctx } = await store();
     await storeMemory(ctx, { ...redis, metadata: { topicId: 'old-cache' } });
-    await storeMemory(ctx, { ...redis, context: 'We moved the session cache to Valkey.', metadata: { topicId: 'new-cache' } });
+    await storeMemory(ctx, {
+      ...redis,
+      context: 'We moved the session cache to Valkey.',
+      metadata: { topicId: 'new-cache' },
+    });
     await supersede(ctx, 'old-cache', 'new-cache');
     let list = await listMemories(ctx);
     expect(statusOf(list, 'old-cache')).toBe('superseded');
     expect(list.find((m) => m.id === 'old-cache')?.supersededBy).toBe('new-cache');
-    expect(readFileSync(path.join(dir, 'memories/old-cache.md'), 'utf8')).toContain('superseded_by: new-cache');
+    expect(readFileSync(path.join(dir, 'memories/old-cache.md'), 'utf8')).toContain(
+      'superseded_by: new-cache',
+    );
 
     const before = (await showMemory(ctx, 'new-cache')).trust;
     await feedback(ctx, 'new-cache', 'up');
@@ -188,8 +213,16 @@ describe('changes and undo', () => {
   it('undo reverts the last memory commit with a new commit, and understands a plain git revert', async () => {
     const { dir, ctx } = await store();
     await storeMemory(ctx, { ...redis, metadata: { topicId: 'first' } });
-    await storeMemory(ctx, { ...redis, context: 'Second memory about queues.', metadata: { topicId: 'second' } });
-    await storeMemory(ctx, { ...redis, context: 'Third memory about logging.', metadata: { topicId: 'third' } });
+    await storeMemory(ctx, {
+      ...redis,
+      context: 'Second memory about queues.',
+      metadata: { topicId: 'second' },
+    });
+    await storeMemory(ctx, {
+      ...redis,
+      context: 'Third memory about logging.',
+      metadata: { topicId: 'third' },
+    });
     const count = Number(git(dir, 'rev-list', '--count', 'HEAD'));
     const u = await undoLast(ctx);
     expect(u.undone.memoryId).toBe('third');
@@ -210,7 +243,19 @@ describe('changes and undo', () => {
 });
 
 describe('bad input loses nothing', () => {
-  const hostile = ['../escape', '../../etc/passwd', '/abs/path', 'a/b', 'a\\b', '.hidden', 'con', 'UPPER', 'sp ace', 'x'.repeat(120), 'nul\0byte'];
+  const hostile = [
+    '../escape',
+    '../../etc/passwd',
+    '/abs/path',
+    'a/b',
+    'a\\b',
+    '.hidden',
+    'con',
+    'UPPER',
+    'sp ace',
+    'x'.repeat(120),
+    'nul\0byte',
+  ];
   it.each(hostile)('refuses the id %j and commits nothing', async (id) => {
     const { dir, ctx } = await store();
     const head = git(dir, 'rev-parse', 'HEAD');
@@ -245,7 +290,11 @@ describe('bad input loses nothing', () => {
     const file = path.join(dir, 'memories/cache.md');
     writeFileSync(file, readFileSync(file, 'utf8') + '\nA person is editing this.\n');
     const head = git(dir, 'rev-parse', 'HEAD');
-    const err = await storeMemory(ctx, { ...redis, context: 'An agent update.', metadata: { topicId: 'cache' } }).catch((e) => e);
+    const err = await storeMemory(ctx, {
+      ...redis,
+      context: 'An agent update.',
+      metadata: { topicId: 'cache' },
+    }).catch((e) => e);
     expect(err.code).toBe('WORKTREE_DIRTY');
     expect(readFileSync(file, 'utf8')).toContain('A person is editing this.');
     expect(git(dir, 'rev-parse', 'HEAD')).toBe(head);
@@ -255,7 +304,10 @@ describe('bad input loses nothing', () => {
     const { dir, ctx } = await store();
     await storeMemory(ctx, { ...redis, metadata: { topicId: 'cache' } });
     const file = path.join(dir, 'memories/cache.md');
-    const edited = readFileSync(file, 'utf8').replace('kind: decision', 'kind: decision # reviewed by Ana\nowner: platform-team');
+    const edited = readFileSync(file, 'utf8').replace(
+      'kind: decision',
+      'kind: decision # reviewed by Ana\nowner: platform-team',
+    );
     writeFileSync(file, edited);
     git(dir, 'commit', '-am', 'hand edit');
     await storeMemory(ctx, { ...redis, context: 'Updated by the agent.', metadata: { topicId: 'cache' } });

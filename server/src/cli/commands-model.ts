@@ -7,12 +7,17 @@ import { findStoreRoot, CONFIG_FILE } from '../store/store.js';
 import { str, type Command, type CommandArgs } from './command.js';
 import { EXIT, UsageError, writeJson, writeLine, type CliIO } from './io.js';
 
-async function configuredModel(args: CommandArgs, io: CliIO): Promise<{ modelId: string; dtype: 'q8' | 'fp32' }> {
+async function configuredModel(
+  args: CommandArgs,
+  io: CliIO,
+): Promise<{ modelId: string; dtype: 'q8' | 'fp32' }> {
   const storeDir = str(args, 'store') ?? io.env.CAIRN_STORE ?? findStoreRoot(io.cwd);
   let model = { modelId: 'Xenova/all-MiniLM-L6-v2', dtype: 'q8' as 'q8' | 'fp32' };
   if (storeDir) {
     try {
-      const { config } = parseConfig(await readFile(path.join(path.resolve(io.cwd, storeDir), CONFIG_FILE), 'utf8'));
+      const { config } = parseConfig(
+        await readFile(path.join(path.resolve(io.cwd, storeDir), CONFIG_FILE), 'utf8'),
+      );
       model = { modelId: config.search.model, dtype: config.search.dtype };
     } catch {
       // no readable store config: the defaults apply
@@ -34,23 +39,36 @@ export const modelCommand: Command = {
     'cairn model status | cairn model pull | cairn model import DIR   [--model ID] [--dtype q8|fp32] [--models-dir DIR]\n' +
     '  Models live in --models-dir, else $CAIRN_MODELS_DIR, else ~/.cache/cairn/models.\n' +
     '  pull downloads from $CAIRN_REMOTE_HOST (default https://huggingface.co); search itself never does.',
-  options: { model: { type: 'string' }, dtype: { type: 'string' }, 'models-dir': { type: 'string' }, 'remote-host': { type: 'string' } },
+  options: {
+    model: { type: 'string' },
+    dtype: { type: 'string' },
+    'models-dir': { type: 'string' },
+    'remote-host': { type: 'string' },
+  },
   async run(args, io) {
     const [sub, dir] = args.positionals;
     const { modelId, dtype } = await configuredModel(args, io);
     const { modelCacheDir, modelStatus, importModel } = await import('../search/models.js');
-    const cacheDir = str(args, 'models-dir') ? path.resolve(io.cwd, str(args, 'models-dir')!) : modelCacheDir(io.env);
+    const cacheDir = str(args, 'models-dir')
+      ? path.resolve(io.cwd, str(args, 'models-dir')!)
+      : modelCacheDir(io.env);
     if (sub === 'status' || sub === undefined) {
       const s = await modelStatus({ modelId, cacheDir, dtype });
       if (args.json) writeJson(io, { ...s, cacheDir, vector_enabled: s.installed });
       else if (s.installed) {
-        writeLine(io, `${modelId}: installed (${s.dtype}, ${formatBytes(s.sizeBytes)}, ${s.source}) in ${s.path}`);
+        writeLine(
+          io,
+          `${modelId}: installed (${s.dtype}, ${formatBytes(s.sizeBytes)}, ${s.source}) in ${s.path}`,
+        );
         if (s.problem) writeLine(io, `  note: ${s.problem}`);
         writeLine(io, '  search: hybrid (keyword + vectors), offline');
       } else {
         writeLine(io, `${modelId}: not installed${s.problem ? ` (${s.problem})` : ''}`);
         writeLine(io, '  search: keyword only (vector_enabled: false)');
-        writeLine(io, `  install: cairn model pull   (downloads once)   or   cairn model import DIR   (offline)`);
+        writeLine(
+          io,
+          `  install: cairn model pull   (downloads once)   or   cairn model import DIR   (offline)`,
+        );
       }
       return EXIT.OK;
     }
@@ -64,7 +82,9 @@ export const modelCommand: Command = {
     if (sub === 'pull') {
       const { pullModel } = await import('../search/download.js');
       const remoteHost = str(args, 'remote-host') ?? io.env.CAIRN_REMOTE_HOST;
-      io.stderr.write(`cairn: downloading ${modelId} (${dtype}) from ${remoteHost ?? 'https://huggingface.co'} once; search never uses the network\n`);
+      io.stderr.write(
+        `cairn: downloading ${modelId} (${dtype}) from ${remoteHost ?? 'https://huggingface.co'} once; search never uses the network\n`,
+      );
       let lastFile = '';
       const s = await pullModel({
         modelId,
@@ -76,7 +96,9 @@ export const modelCommand: Command = {
           if (p.file !== lastFile && lastFile) io.stderr.write('\n');
           lastFile = p.file;
           const pct = p.total ? ` ${((p.loaded / p.total) * 100).toFixed(0)}%` : '';
-          io.stderr.write(`\r  ${p.file} ${formatBytes(p.loaded)}${p.total ? ` / ${formatBytes(p.total)}` : ''}${pct}   `);
+          io.stderr.write(
+            `\r  ${p.file} ${formatBytes(p.loaded)}${p.total ? ` / ${formatBytes(p.total)}` : ''}${pct}   `,
+          );
         },
       });
       if (io.stderrIsTTY && lastFile) io.stderr.write('\n');

@@ -17,7 +17,10 @@ export const initCommand: Command = {
     const r = await initStore(dir, { author: await resolveAuthor(io.env, null) });
     if (args.json) writeJson(io, { success: true, ...r });
     else {
-      writeLine(io, `Created a Cairn store in ${r.root} (first commit ${r.commit.slice(0, 8)}, ${r.files.length} files).`);
+      writeLine(
+        io,
+        `Created a Cairn store in ${r.root} (first commit ${r.commit.slice(0, 8)}, ${r.files.length} files).`,
+      );
       writeLine(io, `Next: cd ${dir} && cairn store --topic "..." --context "..."`);
     }
     return EXIT.OK;
@@ -70,9 +73,11 @@ export const listCommand: Command = {
   needsStore: true,
   options: { status: { type: 'string', multiple: true }, all: { type: 'boolean' } },
   async run(args, io, open) {
-    const status = (args.values.status as string[] | undefined)?.flatMap((s) => s.split(',')) as MemoryStatus[] | undefined;
+    const status = (args.values.status as string[] | undefined)?.flatMap((s) => s.split(',')) as
+      MemoryStatus[] | undefined;
     const bad = status?.find((s) => !['active', 'superseded', 'candidate', 'rejected'].includes(s));
-    if (bad) throw new UsageError(`--status ${bad} is not a status; use active, superseded, candidate or rejected`);
+    if (bad)
+      throw new UsageError(`--status ${bad} is not a status; use active, superseded, candidate or rejected`);
     const list = await listMemories(await open(), {
       status,
       includeRejected: Boolean(args.values.all) || status?.includes('rejected'),
@@ -81,9 +86,13 @@ export const listCommand: Command = {
       writeJson(io, { memories: list, total: list.length });
       return EXIT.OK;
     }
-    if (!list.length) writeLine(io, 'No memories yet. Add one with: cairn store --topic "..." --context "..."');
+    if (!list.length)
+      writeLine(io, 'No memories yet. Add one with: cairn store --topic "..." --context "..."');
     for (const m of list) {
-      writeLine(io, `${m.status.padEnd(10)} ${m.trust.toFixed(2)}  ${m.id}  ${m.title}${m.problems ? `  (${m.problems} problems)` : ''}`);
+      writeLine(
+        io,
+        `${m.status.padEnd(10)} ${m.trust.toFixed(2)}  ${m.id}  ${m.title}${m.problems ? `  (${m.problems} problems)` : ''}`,
+      );
     }
     return EXIT.OK;
   },
@@ -130,7 +139,11 @@ export const statusCommand: Command = {
       `  ${s.counts.active} active, ${s.counts.superseded} superseded, ${s.counts.candidate} candidates, ${s.counts.rejected} rejected`,
     );
     if (s.candidates.length) writeLine(io, `  awaiting review: ${s.candidates.join(', ')} (cairn review)`);
-    for (const f of s.invalidFiles) writeLine(io, `  ${f.path}: ${f.problems} problems (cairn get ${f.path.replace(/^memories\/|\.md$/g, '')})`);
+    for (const f of s.invalidFiles)
+      writeLine(
+        io,
+        `  ${f.path}: ${f.problems} problems (cairn get ${f.path.replace(/^memories\/|\.md$/g, '')})`,
+      );
     for (const p of s.configProblems) writeLine(io, `  ${p}`);
     return EXIT.OK;
   },

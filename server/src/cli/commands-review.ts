@@ -29,7 +29,10 @@ export const reviewCommand: Command = {
     writeLine(io, `${views.length} candidate${views.length === 1 ? '' : 's'} awaiting review:\n`);
     for (const v of views) {
       writeLine(io, `● ${v.id} — ${v.title}`);
-      writeLine(io, `  branch ${v.branch}, by ${v.author} on ${v.date.slice(0, 10)}${v.origin ? `, origin ${v.origin}` : ''}`);
+      writeLine(
+        io,
+        `  branch ${v.branch}, by ${v.author} on ${v.date.slice(0, 10)}${v.origin ? `, origin ${v.origin}` : ''}`,
+      );
       writeLine(io, `  why a candidate: ${v.reason}`);
       if (v.flagged) writeLine(io, `  flagged: ${v.flagged}`);
       if (!args.values['no-diff']) writeLine(io, v.diff.replace(/^/gm, '  '));
@@ -48,7 +51,8 @@ export const acceptCommand: Command = {
     const [id] = need(args, 1, this.usage);
     const r = await acceptCandidate(await open(), id);
     if (args.json) writeJson(io, { success: true, ...r });
-    else if (r.alreadyMerged) writeLine(io, `${id} was already merged into main (by git or a pull request); removed its branch`);
+    else if (r.alreadyMerged)
+      writeLine(io, `${id} was already merged into main (by git or a pull request); removed its branch`);
     else writeLine(io, `accepted ${id}: merge commit ${r.commit?.slice(0, 8)} (${r.paths.join(', ')})`);
     return EXIT.OK;
   },
@@ -73,7 +77,13 @@ export const rejectCommand: Command = {
 
 function printEdit(io: Parameters<Command['run']>[1], json: boolean, r: EditResult, text: string) {
   if (json) writeJson(io, { success: true, ...r });
-  else writeLine(io, r.staged ? `${text} proposed on ${r.branch} for review: ${r.reason}` : `${text} (commit ${r.commit.slice(0, 8)})`);
+  else
+    writeLine(
+      io,
+      r.staged
+        ? `${text} proposed on ${r.branch} for review: ${r.reason}`
+        : `${text} (commit ${r.commit.slice(0, 8)})`,
+    );
 }
 
 export const supersedeCommand: Command = {
@@ -83,7 +93,12 @@ export const supersedeCommand: Command = {
   needsStore: true,
   async run(args, io, open) {
     const [older, newer] = need(args, 2, this.usage);
-    printEdit(io, args.json, await supersede(await open(), older, newer), `${older} is superseded by ${newer}`);
+    printEdit(
+      io,
+      args.json,
+      await supersede(await open(), older, newer),
+      `${older} is superseded by ${newer}`,
+    );
     return EXIT.OK;
   },
 };
@@ -109,7 +124,12 @@ export const feedbackCommand: Command = {
   async run(args, io, open) {
     const [id, vote] = need(args, 2, this.usage);
     if (vote !== 'up' && vote !== 'down') throw new UsageError('feedback is "up" or "down"');
-    printEdit(io, args.json, await feedback(await open(), id, vote, str(args, 'note')), `recorded ${vote} for ${id}`);
+    printEdit(
+      io,
+      args.json,
+      await feedback(await open(), id, vote, str(args, 'note')),
+      `recorded ${vote} for ${id}`,
+    );
     return EXIT.OK;
   },
 };

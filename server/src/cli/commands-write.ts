@@ -10,8 +10,15 @@ function describe(io: CliIO, r: StoreResult): void {
   if (r.dropped) writeLine(io, `dropped ${id}: ${r.reason}`);
   else if (r.unchanged) writeLine(io, `unchanged ${id}: ${r.reason}`);
   else if (r.staged)
-    writeLine(io, `candidate ${id} on branch ${r.metadata.branch}: ${r.reason}\n  review with: cairn review; approve with: cairn accept ${id}`);
-  else writeLine(io, `stored ${id} (${r.metadata.action}, commit ${r.metadata.commit?.slice(0, 8)}): ${r.reason}`);
+    writeLine(
+      io,
+      `candidate ${id} on branch ${r.metadata.branch}: ${r.reason}\n  review with: cairn review; approve with: cairn accept ${id}`,
+    );
+  else
+    writeLine(
+      io,
+      `stored ${id} (${r.metadata.action}, commit ${r.metadata.commit?.slice(0, 8)}): ${r.reason}`,
+    );
   for (const f of r.findings) writeLine(io, `  flagged line ${f.line + 1}: ${f.code} ${f.message}`);
 }
 
@@ -65,9 +72,13 @@ export const storeCommand: Command = {
       try {
         payload = JSON.parse(text);
       } catch (e) {
-        throw new CairnError('INVALID_PAYLOAD', `stdin is not valid JSON (${(e as Error).message}); send one JSON object`, {
-          field: 'payload',
-        });
+        throw new CairnError(
+          'INVALID_PAYLOAD',
+          `stdin is not valid JSON (${(e as Error).message}); send one JSON object`,
+          {
+            field: 'payload',
+          },
+        );
       }
     }
     const ctx = await open();
@@ -104,7 +115,9 @@ export const importCommand: Command = {
         try {
           payload = JSON.parse(lines[i]);
         } catch (e) {
-          throw new CairnError('INVALID_PAYLOAD', `not valid JSON: ${(e as Error).message}`, { field: 'payload' });
+          throw new CairnError('INVALID_PAYLOAD', `not valid JSON: ${(e as Error).message}`, {
+            field: 'payload',
+          });
         }
         result = await storeMemory(ctx, payload, { defaultOrigin: 'import', command: 'import' });
         if (result.dropped) counts.dropped++;

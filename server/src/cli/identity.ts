@@ -25,10 +25,16 @@ function gitConfigUser(file: string): { name?: string; email?: string } {
   return out;
 }
 
-export async function resolveAuthor(env: NodeJS.ProcessEnv, repoDir: string | null): Promise<{ name: string; email: string }> {
+export async function resolveAuthor(
+  env: NodeJS.ProcessEnv,
+  repoDir: string | null,
+): Promise<{ name: string; email: string }> {
   let name = env.CAIRN_AUTHOR_NAME ?? env.GIT_AUTHOR_NAME;
   let email = env.CAIRN_AUTHOR_EMAIL ?? env.GIT_AUTHOR_EMAIL;
-  const files = [repoDir && path.join(repoDir, '.git', 'config'), env.HOME && path.join(env.HOME, '.gitconfig')];
+  const files = [
+    repoDir && path.join(repoDir, '.git', 'config'),
+    env.HOME && path.join(env.HOME, '.gitconfig'),
+  ];
   for (const file of files) {
     if (!file || (name && email)) continue;
     const user = gitConfigUser(file);

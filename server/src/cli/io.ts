@@ -72,14 +72,16 @@ export function reportError(io: CliIO, err: unknown, json: boolean): number {
     return EXIT_BY_CODE[err.code] ?? EXIT.FAILED;
   }
   const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
-  if (json) writeJson(io, { success: false, errorCode: 'INTERNAL', error: String((err as Error)?.message ?? err) });
+  if (json)
+    writeJson(io, { success: false, errorCode: 'INTERNAL', error: String((err as Error)?.message ?? err) });
   io.stderr.write(`cairn: internal error (please report it): ${message}\n`);
   return EXIT.INTERNAL;
 }
 
 export async function readAllStdin(io: CliIO): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of io.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
+  for await (const chunk of io.stdin)
+    chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
   return Buffer.concat(chunks).toString('utf8');
 }
 

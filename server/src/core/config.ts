@@ -36,7 +36,12 @@ export interface CairnConfig {
 export const DEFAULT_CONFIG: CairnConfig = {
   version: 1,
   mainBranch: 'main',
-  governance: { commitMode: 'selective', autoFloor: 0.8, reviewFloor: 0.55, candidateOrigins: ['background', 'import'] },
+  governance: {
+    commitMode: 'selective',
+    autoFloor: 0.8,
+    reviewFloor: 0.55,
+    candidateOrigins: ['background', 'import'],
+  },
   search: {
     model: 'Xenova/all-MiniLM-L6-v2',
     dtype: 'q8',
@@ -76,19 +81,46 @@ export function parseConfig(text: string): { config: CairnConfig; problems: Prob
   }
   if (doc.errors.length > 0) return { config, problems };
   const raw = (doc.toJS() ?? {}) as Record<string, any>;
-  if (typeof raw !== 'object' || Array.isArray(raw)) return { config, problems: [problem('cairn.yaml must be a mapping')] };
+  if (typeof raw !== 'object' || Array.isArray(raw))
+    return { config, problems: [problem('cairn.yaml must be a mapping')] };
 
-  const take = (section: Record<string, any> | undefined, target: Record<string, any>, key: string, ok: Checker, hint: string, prefix: string) => {
+  const take = (
+    section: Record<string, any> | undefined,
+    target: Record<string, any>,
+    key: string,
+    ok: Checker,
+    hint: string,
+    prefix: string,
+  ) => {
     if (!section || section[key] === undefined) return;
     if (ok(section[key])) target[key] = section[key];
-    else problems.push(problem(`cairn.yaml: ${prefix}${key} must be ${hint}; using the default ${JSON.stringify(target[key])}`));
+    else
+      problems.push(
+        problem(
+          `cairn.yaml: ${prefix}${key} must be ${hint}; using the default ${JSON.stringify(target[key])}`,
+        ),
+      );
   };
   take(raw, config, 'mainBranch', isString, 'a branch name', '');
   const g = raw.governance;
-  take(g, config.governance, 'commitMode', (v) => ['selective', 'manual', 'aggressive'].includes(v as string), 'selective, manual or aggressive', 'governance.');
+  take(
+    g,
+    config.governance,
+    'commitMode',
+    (v) => ['selective', 'manual', 'aggressive'].includes(v as string),
+    'selective, manual or aggressive',
+    'governance.',
+  );
   take(g, config.governance, 'autoFloor', isNumber01, 'a number from 0 to 1', 'governance.');
   take(g, config.governance, 'reviewFloor', isNumber01, 'a number from 0 to 1', 'governance.');
-  take(g, config.governance, 'candidateOrigins', (v) => Array.isArray(v) && v.every((o) => ['human', 'conversation', 'background', 'import'].includes(o)), 'a list of origins', 'governance.');
+  take(
+    g,
+    config.governance,
+    'candidateOrigins',
+    (v) => Array.isArray(v) && v.every((o) => ['human', 'conversation', 'background', 'import'].includes(o)),
+    'a list of origins',
+    'governance.',
+  );
   const s = raw.search;
   take(s, config.search, 'model', isString, 'a model id', 'search.');
   take(s, config.search, 'dtype', (v) => v === 'q8' || v === 'fp32', 'q8 or fp32', 'search.');
@@ -99,7 +131,11 @@ export function parseConfig(text: string): { config: CairnConfig; problems: Prob
   take(raw.memoryMd, config.memoryMd, 'maxChars', isPositive, 'a positive number', 'memoryMd.');
   take(raw.sessions, config.sessions, 'maxAgeDays', isPositive, 'a positive number', 'sessions.');
   if (config.governance.reviewFloor > config.governance.autoFloor) {
-    problems.push(problem('cairn.yaml: governance.reviewFloor is above autoFloor; nothing can become active by confidence'));
+    problems.push(
+      problem(
+        'cairn.yaml: governance.reviewFloor is above autoFloor; nothing can become active by confidence',
+      ),
+    );
   }
   return { config, problems };
 }

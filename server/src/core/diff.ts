@@ -47,7 +47,10 @@ export function unifiedDiff(oldText: string | null, newText: string | null, opts
   const ops = lineOps(splitLines(oldText), splitLines(newText));
   if (ops.every((o) => o.kind === ' ')) return '';
   const context = opts.context ?? 3;
-  const out = [`--- ${oldText === null ? '/dev/null' : 'a/' + opts.oldName}`, `+++ ${newText === null ? '/dev/null' : 'b/' + opts.newName}`];
+  const out = [
+    `--- ${oldText === null ? '/dev/null' : 'a/' + opts.oldName}`,
+    `+++ ${newText === null ? '/dev/null' : 'b/' + opts.newName}`,
+  ];
   let k = 0;
   while (k < ops.length) {
     if (ops[k].kind === ' ') {
@@ -71,7 +74,9 @@ export function unifiedDiff(oldText: string | null, newText: string | null, opts
     const hunk = ops.slice(start, end + 1);
     const oldLen = hunk.filter((o) => o.kind !== '+').length;
     const newLen = hunk.filter((o) => o.kind !== '-').length;
-    out.push(`@@ -${oldLen ? oldStart : oldStart - 1},${oldLen} +${newLen ? newStart : newStart - 1},${newLen} @@`);
+    out.push(
+      `@@ -${oldLen ? oldStart : oldStart - 1},${oldLen} +${newLen ? newStart : newStart - 1},${newLen} @@`,
+    );
     for (const o of hunk) out.push(o.kind + o.line);
     k = end + 1;
     start = k;

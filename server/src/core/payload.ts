@@ -2,7 +2,14 @@
 // the field and the fix, because agents read these errors and retry.
 import { CairnError } from './errors.js';
 import { slugify, validateId } from './format/index.js';
-import { MEMORY_KINDS, ORIGINS, type MemoryDraft, type MemoryKind, type Origin, type Triple } from './types.js';
+import {
+  MEMORY_KINDS,
+  ORIGINS,
+  type MemoryDraft,
+  type MemoryKind,
+  type Origin,
+  type Triple,
+} from './types.js';
 
 export const RECORD_STATUSES = ['Active', 'Superseded', 'DecisionRecord'] as const;
 export type RecordStatus = (typeof RECORD_STATUSES)[number];
@@ -52,7 +59,15 @@ const TOP_KEYS = [
   'metadata',
 ];
 const META_KEYS = ['topicId', 'sessionId', 'planId', 'status', 'createdAt', 'updatedAt'];
-const LIST_KEYS = ['decisions', 'rationale', 'openQuestions', 'nextSteps', 'references', 'tags', 'supersedes'] as const;
+const LIST_KEYS = [
+  'decisions',
+  'rationale',
+  'openQuestions',
+  'nextSteps',
+  'references',
+  'tags',
+  'supersedes',
+] as const;
 
 export const LIMITS = { topic: 200, context: 20_000, listItems: 50, item: 2_000 };
 
@@ -69,7 +84,8 @@ function str(v: unknown, field: string, max: number, required: boolean): string 
     if (required) throw invalid(field, 'is required (a non-empty string)');
     return undefined;
   }
-  if (typeof v !== 'string') throw invalid(field, `must be a string, got ${Array.isArray(v) ? 'an array' : typeof v}`);
+  if (typeof v !== 'string')
+    throw invalid(field, `must be a string, got ${Array.isArray(v) ? 'an array' : typeof v}`);
   const t = v.trim();
   if (required && t.length === 0) throw invalid(field, 'must not be empty');
   if (t.length > max) throw invalid(field, `is ${t.length} characters; the limit is ${max}`);
@@ -81,13 +97,15 @@ function list(v: unknown, field: string): string[] {
   // A lone string is accepted as a one-item list: agents often send `"decisions": "..."`.
   if (typeof v === 'string') return v.trim() ? [str(v, `${field}[0]`, LIMITS.item, true)!] : [];
   if (!Array.isArray(v)) throw invalid(field, 'must be an array of strings');
-  if (v.length > LIMITS.listItems) throw invalid(field, `has ${v.length} items; the limit is ${LIMITS.listItems}`);
+  if (v.length > LIMITS.listItems)
+    throw invalid(field, `has ${v.length} items; the limit is ${LIMITS.listItems}`);
   return v.map((item, i) => str(item, `${field}[${i}]`, LIMITS.item, true)!);
 }
 
 function triples(v: unknown): Triple[] {
   if (v === undefined || v === null) return [];
-  if (!Array.isArray(v)) throw invalid('triples', 'must be an array of [subject, predicate, object] or {s, p, o, from, until}');
+  if (!Array.isArray(v))
+    throw invalid('triples', 'must be an array of [subject, predicate, object] or {s, p, o, from, until}');
   return v.map((t, i) => {
     const field = `triples[${i}]`;
     if (Array.isArray(t)) {
@@ -98,11 +116,17 @@ function triples(v: unknown): Triple[] {
     if (t && typeof t === 'object') {
       const o = t as Record<string, unknown>;
       for (const k of ['s', 'p', 'o'])
-        if (typeof o[k] !== 'string' || !(o[k] as string).trim()) throw invalid(`${field}.${k}`, 'must be a non-empty string');
-      const triple: Triple = { s: (o.s as string).trim(), p: (o.p as string).trim(), o: (o.o as string).trim() };
+        if (typeof o[k] !== 'string' || !(o[k] as string).trim())
+          throw invalid(`${field}.${k}`, 'must be a non-empty string');
+      const triple: Triple = {
+        s: (o.s as string).trim(),
+        p: (o.p as string).trim(),
+        o: (o.o as string).trim(),
+      };
       for (const k of ['from', 'until'] as const) {
         if (o[k] === undefined || o[k] === null) continue;
-        if (typeof o[k] !== 'string' || !isIsoDate(o[k] as string)) throw invalid(`${field}.${k}`, 'must be an ISO 8601 date');
+        if (typeof o[k] !== 'string' || !isIsoDate(o[k] as string))
+          throw invalid(`${field}.${k}`, 'must be an ISO 8601 date');
         triple[k] = o[k] as string;
       }
       return triple;
@@ -122,13 +146,17 @@ export function validateStorePayload(input: unknown, defaults: { origin?: Origin
   const meta = (p.metadata ?? {}) as Record<string, unknown>;
   if (typeof meta !== 'object' || Array.isArray(meta)) throw invalid('metadata', 'must be an object');
   const unknownMeta = Object.keys(meta).filter((k) => !META_KEYS.includes(k));
-  if (unknownMeta.length) throw invalid(`metadata.${unknownMeta[0]}`, `is not a known field; known: ${META_KEYS.join(', ')}`);
+  if (unknownMeta.length)
+    throw invalid(`metadata.${unknownMeta[0]}`, `is not a known field; known: ${META_KEYS.join(', ')}`);
 
   const origin = (p.origin ?? defaults.origin ?? 'conversation') as Origin;
   if (!ORIGINS.includes(origin)) throw invalid('origin', `must be one of ${ORIGINS.join(', ')}`);
   if (p.kind !== undefined && !MEMORY_KINDS.includes(p.kind as MemoryKind))
     throw invalid('kind', `must be one of ${MEMORY_KINDS.join(', ')}`);
-  if (p.confidence !== undefined && (typeof p.confidence !== 'number' || !(p.confidence >= 0 && p.confidence <= 1)))
+  if (
+    p.confidence !== undefined &&
+    (typeof p.confidence !== 'number' || !(p.confidence >= 0 && p.confidence <= 1))
+  )
     throw invalid('confidence', 'must be a number from 0 to 1');
   const status = meta.status as RecordStatus | undefined;
   if (status !== undefined && !RECORD_STATUSES.includes(status))
@@ -139,7 +167,10 @@ export function validateStorePayload(input: unknown, defaults: { origin?: Origin
   }
   const topicId = str(meta.topicId, 'metadata.topicId', 200, false);
   if (topicId !== undefined) assertSafeId(topicId, 'metadata.topicId');
-  const lists = Object.fromEntries(LIST_KEYS.map((k) => [k, list(p[k], k)])) as Record<(typeof LIST_KEYS)[number], string[]>;
+  const lists = Object.fromEntries(LIST_KEYS.map((k) => [k, list(p[k], k)])) as Record<
+    (typeof LIST_KEYS)[number],
+    string[]
+  >;
   lists.supersedes.forEach((id, i) => assertSafeId(id, `supersedes[${i}]`));
 
   return {
@@ -182,7 +213,8 @@ export function payloadId(p: StorePayload): string {
 }
 
 export function draftFromPayload(p: StorePayload, opts: { id: string; now: string }): MemoryDraft {
-  const kind: MemoryKind = p.kind ?? (p.metadata.status === 'DecisionRecord' || p.decisions.length ? 'decision' : 'note');
+  const kind: MemoryKind =
+    p.kind ?? (p.metadata.status === 'DecisionRecord' || p.decisions.length ? 'decision' : 'note');
   const extra: Record<string, unknown> = {};
   if (p.timeScope) extra.time_scope = p.timeScope;
   if (p.metadata.status === 'Superseded') extra.record_status = 'Superseded';

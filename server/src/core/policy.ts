@@ -20,7 +20,11 @@ export interface RouteInput {
   governance: GovernanceConfig;
 }
 
-export function effectiveConfidence(origin: Origin, confidence: number | undefined, autoFloor: number): number {
+export function effectiveConfidence(
+  origin: Origin,
+  confidence: number | undefined,
+  autoFloor: number,
+): number {
   if (confidence !== undefined) return confidence;
   return origin === 'human' ? 1 : autoFloor;
 }

@@ -55,7 +55,9 @@ export function formatCommitMessage(fields: MemoryCommitFields): string {
     ['Memory-Topic-Digest', fields.topic ? topicDigest(fields.topic) : undefined],
     ...Object.entries(fields.extra ?? {}),
   ];
-  const lines = trailers.filter(([, v]) => v !== undefined && v !== '').map(([k, v]) => `${k}: ${oneLine(v!)}`);
+  const lines = trailers
+    .filter(([, v]) => v !== undefined && v !== '')
+    .map(([k, v]) => `${k}: ${oneLine(v!)}`);
   paragraphs.push(lines.join('\n'));
   return paragraphs.join('\n\n') + '\n';
 }
@@ -83,7 +85,8 @@ export function parseCommitMessage(message: string): ParsedCommitMessage {
   if (!action && revertMatch && revertedSubject) action = 'undo';
   return {
     subject,
-    action: action && (MEMORY_ACTIONS as readonly string[]).includes(action) ? (action as MemoryAction) : null,
+    action:
+      action && (MEMORY_ACTIONS as readonly string[]).includes(action) ? (action as MemoryAction) : null,
     memoryId: trailers['Memory-Id'] ?? revertedSubject?.[1] ?? null,
     origin: trailers['Memory-Origin'] ?? null,
     agent: trailers['Agent'] ?? null,

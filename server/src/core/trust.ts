@@ -23,7 +23,13 @@ export const ORIGIN_WEIGHT: Record<Origin, number> = {
 };
 
 /** Weights sum to 1, so the score stays in 0..1. */
-export const TRUST_WEIGHTS = { origin: 0.35, confidence: 0.25, feedback: 0.2, references: 0.1, freshness: 0.1 };
+export const TRUST_WEIGHTS = {
+  origin: 0.35,
+  confidence: 0.25,
+  feedback: 0.2,
+  references: 0.1,
+  freshness: 0.1,
+};
 export const TRUST_HALF_LIFE_DAYS = 365;
 
 export function trustScore(t: TrustInputs): number {

@@ -14,7 +14,7 @@ import {
   type WorkspaceEdit,
 } from 'vscode-languageserver/node';
 import { validateId } from '../core/format/index.js';
-import { headlineRange } from '../core/rules/index.js';
+import { frontMatterIdRanges, headlineRange } from '../core/rules/index.js';
 import type { ServerContext } from './context.js';
 import { idAt, innerRange } from './id-at.js';
 import type { FileEntry, Workspace } from './workspace.js';
@@ -71,19 +71,10 @@ export async function prepareRename(
 
 /** Ranges of `id` inside the front-matter lists of a file (supersedes / superseded_by). */
 function frontMatterMentions(entry: FileEntry, id: string): Range[] {
-  const out: Range[] = [];
-  const lines = entry.doc.text.split(/\r\n|\r|\n/);
-  for (const key of ['supersedes', 'superseded_by']) {
-    const r = entry.doc.keyRanges[key];
-    if (!r) continue;
-    for (let line = r.start.line; line <= r.end.line; line++) {
-      const re = new RegExp(`(?<![\\w.-])${id.replace(/[.]/g, '\\.')}(?![\\w.-])`, 'g');
-      for (let m = re.exec(lines[line] ?? ''); m; m = re.exec(lines[line] ?? '')) {
-        out.push({ start: { line, character: m.index }, end: { line, character: m.index + id.length } });
-      }
-    }
-  }
-  return out;
+  return (['supersedes', 'superseded_by'] as const)
+    .flatMap((key) => frontMatterIdRanges(entry.doc, key))
+    .filter((m) => m.id === id)
+    .map((m) => m.range);
 }
 
 export async function provideRename(ctx: ServerContext, params: RenameParams): Promise<WorkspaceEdit | null> {

@@ -11,13 +11,25 @@ export interface OpContext {
 }
 
 export function isoNow(ctx: OpContext): string {
-  return ctx.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return ctx
+    .now()
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** Agents write under their own name so `git log --author` tells who wrote what. */
 export function authorFor(ctx: OpContext, agentName?: string): Author {
   const timestamp = Math.floor(ctx.now().getTime() / 1000);
   if (!agentName) return { ...ctx.author, timestamp, timezoneOffset: 0 };
-  const slug = agentName.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'agent';
-  return { name: `${agentName} (agent)`, email: `${slug}@agents.cairn.invalid`, timestamp, timezoneOffset: 0 };
+  const slug =
+    agentName
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'agent';
+  return {
+    name: `${agentName} (agent)`,
+    email: `${slug}@agents.cairn.invalid`,
+    timestamp,
+    timezoneOffset: 0,
+  };
 }

@@ -65,9 +65,15 @@ export async function supersede(ctx: OpContext, older: string, newer: string): P
       changes: [
         {
           path: repoPath(store, memoryPath(newer)),
-          content: updateFrontMatter(newText, { supersedes: [...new Set([...current, older])], updated: now }),
+          content: updateFrontMatter(newText, {
+            supersedes: [...new Set([...current, older])],
+            updated: now,
+          }),
         },
-        { path: repoPath(store, memoryPath(older)), content: updateFrontMatter(oldText, { superseded_by: newer }) },
+        {
+          path: repoPath(store, memoryPath(older)),
+          content: updateFrontMatter(oldText, { superseded_by: newer }),
+        },
       ],
       message: formatCommitMessage({
         action: 'supersede',
@@ -77,7 +83,13 @@ export async function supersede(ctx: OpContext, older: string, newer: string): P
         extra: { 'Memory-Superseded-By': newer },
       }),
     });
-    return { id: older, action: 'supersede' as const, commit, branch: store.config.mainBranch, staged: false };
+    return {
+      id: older,
+      action: 'supersede' as const,
+      commit,
+      branch: store.config.mainBranch,
+      staged: false,
+    };
   });
   await audit(ctx, 'supersede', older);
   return res;
@@ -110,7 +122,14 @@ export async function correct(ctx: OpContext, id: string, newContext: string): P
     if (decision.route === 'candidate') {
       const branch = CANDIDATE_PREFIX + id;
       if (await store.repo.resolve(`refs/heads/${branch}`)) await store.repo.deleteBranch(branch);
-      const commit = await store.repo.commit({ branch, startPoint: tip, createOnly: true, changes, message, author: authorFor(ctx) });
+      const commit = await store.repo.commit({
+        branch,
+        startPoint: tip,
+        createOnly: true,
+        changes,
+        message,
+        author: authorFor(ctx),
+      });
       return { id, action: 'correct' as const, commit, branch, staged: true, reason: decision.reason };
     }
     const commit = await store.repo.commit({
@@ -127,7 +146,12 @@ export async function correct(ctx: OpContext, id: string, newContext: string): P
 }
 
 /** An empty commit carrying `Memory-Feedback: up|down`; trust reads it back from history. */
-export async function feedback(ctx: OpContext, id: string, vote: 'up' | 'down', note?: string): Promise<EditResult> {
+export async function feedback(
+  ctx: OpContext,
+  id: string,
+  vote: 'up' | 'down',
+  note?: string,
+): Promise<EditResult> {
   const { store } = ctx;
   if (vote !== 'up' && vote !== 'down') throw new CairnError('INVALID_REQUEST', 'feedback is "up" or "down"');
   const res = await store.repo.withLock(async () => {

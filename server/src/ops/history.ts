@@ -41,7 +41,8 @@ export async function memoryHistories(store: Store, tip: string): Promise<Map<st
     if (vote === 'up') h.feedbackUp++;
     if (vote === 'down') h.feedbackDown++;
     if (msg.action === 'accept') h.reviewed = true;
-    if (vote !== 'down' && msg.action !== 'undo' && h.lastAffirmed === null) h.lastAffirmed = c.author.timestamp;
+    if (vote !== 'down' && msg.action !== 'undo' && h.lastAffirmed === null)
+      h.lastAffirmed = c.author.timestamp;
   }
   cached = { tip, root: store.root, map };
   return map;

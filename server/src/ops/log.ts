@@ -20,7 +20,10 @@ export interface LogEntry {
   source: 'main' | 'candidate' | 'tag' | 'audit';
 }
 
-export async function readLog(ctx: OpContext, opts: { id?: string; limit?: number } = {}): Promise<LogEntry[]> {
+export async function readLog(
+  ctx: OpContext,
+  opts: { id?: string; limit?: number } = {},
+): Promise<LogEntry[]> {
   const { store } = ctx;
   const tip = await requireMainTip(store);
   const entries: LogEntry[] = [];

@@ -35,7 +35,8 @@ function inboundRefs(records: MemoryRecord[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const r of records) {
     if (r.status === 'rejected' || r.status === 'candidate') continue;
-    for (const id of new Set(r.memory.refs.map((x) => x.id))) if (id !== r.id) counts.set(id, (counts.get(id) ?? 0) + 1);
+    for (const id of new Set(r.memory.refs.map((x) => x.id)))
+      if (id !== r.id) counts.set(id, (counts.get(id) ?? 0) + 1);
   }
   return counts;
 }
@@ -75,7 +76,10 @@ function summarize(r: MemoryRecord, trust: number): MemorySummary {
 }
 
 export async function listMemories(ctx: OpContext, opts: ListOptions = {}): Promise<MemorySummary[]> {
-  const records = await loadMemories(ctx.store, { includeCandidates: true, includeRejected: opts.includeRejected });
+  const records = await loadMemories(ctx.store, {
+    includeCandidates: true,
+    includeRejected: opts.includeRejected,
+  });
   const histories = await memoryHistories(ctx.store, await requireMainTip(ctx.store));
   const refs = inboundRefs(records);
   const now = ctx.now();
@@ -122,12 +126,20 @@ export interface FileLines {
 }
 
 /** Exact lines of a file in the store (1-based `from`), refusing paths that leave the store. */
-export async function readStoreLines(ctx: OpContext, file: string, from = 1, count?: number): Promise<FileLines> {
+export async function readStoreLines(
+  ctx: OpContext,
+  file: string,
+  from = 1,
+  count?: number,
+): Promise<FileLines> {
   const root = ctx.store.root;
   const abs = path.resolve(root, file);
   const rel = path.relative(root, abs);
   if (rel.startsWith('..') || path.isAbsolute(rel) || rel.split(path.sep).includes('.git')) {
-    throw new CairnError('INVALID_WORKSPACE_PATH', `${file} is outside the store; give a path like memories/<id>.md`);
+    throw new CairnError(
+      'INVALID_WORKSPACE_PATH',
+      `${file} is outside the store; give a path like memories/<id>.md`,
+    );
   }
   let text: string;
   try {
@@ -138,7 +150,8 @@ export async function readStoreLines(ctx: OpContext, file: string, from = 1, cou
   const lines = text.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
   const start = Math.max(1, Math.floor(from));
-  const end = count === undefined ? lines.length : Math.min(lines.length, start + Math.max(0, Math.floor(count)) - 1);
+  const end =
+    count === undefined ? lines.length : Math.min(lines.length, start + Math.max(0, Math.floor(count)) - 1);
   return {
     path: rel.split(path.sep).join('/'),
     from: start,
@@ -173,7 +186,10 @@ export async function storeStatus(ctx: OpContext): Promise<StoreStatus> {
     candidates: records.filter((r) => r.status === 'candidate').map((r) => r.id),
     invalidFiles: records
       .filter((r) => r.status !== 'rejected' && r.memory.problems.some((p) => p.severity === 'error'))
-      .map((r) => ({ path: r.path, problems: r.memory.problems.filter((p) => p.severity === 'error').length })),
+      .map((r) => ({
+        path: r.path,
+        problems: r.memory.problems.filter((p) => p.severity === 'error').length,
+      })),
     configProblems: store.configProblems.map((p) => p.message),
     commitMode: store.config.governance.commitMode,
   };

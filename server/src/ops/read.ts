@@ -42,7 +42,11 @@ export async function mainTip(store: Store): Promise<string | null> {
 
 export async function requireMainTip(store: Store): Promise<string> {
   const tip = await mainTip(store);
-  if (!tip) throw new CairnError('NOT_A_STORE', `the branch ${store.config.mainBranch} has no commits; run \`cairn init\``);
+  if (!tip)
+    throw new CairnError(
+      'NOT_A_STORE',
+      `the branch ${store.config.mainBranch} has no commits; run \`cairn init\``,
+    );
   return tip;
 }
 
@@ -83,7 +87,10 @@ export async function openCandidates(store: Store, tip: string | null): Promise<
 }
 
 export async function rejectedTags(store: Store) {
-  return (await store.repo.listTags(REJECTED_PREFIX)).map((t) => ({ ...t, id: t.name.slice(REJECTED_PREFIX.length) }));
+  return (await store.repo.listTags(REJECTED_PREFIX)).map((t) => ({
+    ...t,
+    id: t.name.slice(REJECTED_PREFIX.length),
+  }));
 }
 
 export interface LoadOptions {
@@ -116,14 +123,30 @@ export async function loadMemories(store: Store, opts: LoadOptions = {}): Promis
     for (const c of candidates) {
       if (onMain.has(c.id)) continue;
       const m = await readAt(store, c.tip, c.id);
-      if (m) records.push({ id: c.id, path: m.path, status: 'candidate', memory: m, ref: c.branch, commit: c.tip });
+      if (m)
+        records.push({
+          id: c.id,
+          path: m.path,
+          status: 'candidate',
+          memory: m,
+          ref: c.branch,
+          commit: c.tip,
+        });
     }
   }
   if (opts.includeRejected) {
     for (const r of rejected) {
       if (onMain.has(r.id)) continue;
       const m = await readAt(store, r.target, r.id);
-      if (m) records.push({ id: r.id, path: m.path, status: 'rejected', memory: m, ref: r.name, commit: r.target });
+      if (m)
+        records.push({
+          id: r.id,
+          path: m.path,
+          status: 'rejected',
+          memory: m,
+          ref: r.name,
+          commit: r.target,
+        });
     }
   }
   return records;

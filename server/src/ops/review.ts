@@ -55,7 +55,9 @@ export async function reviewCandidates(ctx: OpContext): Promise<CandidateView[]>
       date: new Date(info.author.timestamp * 1000).toISOString(),
       origin: msg.origin,
       agent: msg.agent,
-      reason: reasonLine ? reasonLine.slice('Candidate: '.length).replace(/\.$/, '') : 'proposed on a candidate branch',
+      reason: reasonLine
+        ? reasonLine.slice('Candidate: '.length).replace(/\.$/, '')
+        : 'proposed on a candidate branch',
       flagged: msg.trailers['Memory-Flagged'] ?? null,
       paths: changed.map((d) => d.path.slice(store.prefix.length)),
       diff,

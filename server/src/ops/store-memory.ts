@@ -52,7 +52,11 @@ export interface StoreOptions {
 }
 
 /** Validates, routes and commits one payload. Invalid input throws CairnError (logged). */
-export async function storeMemory(ctx: OpContext, input: unknown, opts: StoreOptions = {}): Promise<StoreResult> {
+export async function storeMemory(
+  ctx: OpContext,
+  input: unknown,
+  opts: StoreOptions = {},
+): Promise<StoreResult> {
   const command = opts.command ?? 'store';
   let payload: StorePayload | undefined;
   try {
@@ -71,7 +75,8 @@ export async function storeMemory(ctx: OpContext, input: unknown, opts: StoreOpt
     });
     return result;
   } catch (err) {
-    const topic = typeof (input as { topic?: unknown })?.topic === 'string' ? (input as { topic: string }).topic : null;
+    const topic =
+      typeof (input as { topic?: unknown })?.topic === 'string' ? (input as { topic: string }).topic : null;
     await appendAudit(ctx.store, {
       timestamp: isoNow(ctx),
       command,
@@ -97,7 +102,8 @@ async function storeLocked(ctx: OpContext, p: StorePayload, isImport: boolean): 
   let text = renderMemory(draftFromPayload(p, { id, now }));
   let action: MemoryAction = isImport ? 'import' : 'add';
   if (existingText !== null) {
-    if (sameContent(existingText, text)) return unchangedResult(id, text, 'the same memory is already stored');
+    if (sameContent(existingText, text))
+      return unchangedResult(id, text, 'the same memory is already stored');
     if (explicitId) {
       text = updatedText(existingText, p, now);
       action = 'update';
@@ -136,7 +142,10 @@ async function storeLocked(ctx: OpContext, p: StorePayload, isImport: boolean): 
   const changes = [{ path: repoPath(store, memoryPath(id)), content: text }];
   for (const old of p.supersedes) {
     const oldText = (await store.repo.readText(tip, repoPath(store, memoryPath(old))))!;
-    changes.push({ path: repoPath(store, memoryPath(old)), content: updateFrontMatter(oldText, { superseded_by: id }) });
+    changes.push({
+      path: repoPath(store, memoryPath(old)),
+      content: updateFrontMatter(oldText, { superseded_by: id }),
+    });
   }
   const message = formatCommitMessage({
     action,
@@ -159,7 +168,14 @@ async function storeLocked(ctx: OpContext, p: StorePayload, isImport: boolean): 
     // A candidate branch holds exactly one commit on top of main: a newer proposal replaces it.
     branch = CANDIDATE_PREFIX + id;
     if (await store.repo.resolve(`refs/heads/${branch}`)) await store.repo.deleteBranch(branch);
-    const commit = await store.repo.commit({ branch, startPoint: tip, createOnly: true, changes, message, author });
+    const commit = await store.repo.commit({
+      branch,
+      startPoint: tip,
+      createOnly: true,
+      changes,
+      message,
+      author,
+    });
     return result(id, text, decision.route, decision.reason, findings, action, branch, commit);
   }
   const commit = await store.repo.commit({ branch, changes, message, author, expectedTip: tip });
@@ -169,7 +185,11 @@ async function storeLocked(ctx: OpContext, p: StorePayload, isImport: boolean): 
 function sameContent(a: string, b: string): boolean {
   // Dates differ between two writes of the same summary; everything else (front matter included:
   // tags, triples, confidence) must match for a write to be a no-op.
-  const strip = (t: string) => t.replace(/^(created|updated):.*$/gm, '').replace(/[ \t]+$/gm, '').trim();
+  const strip = (t: string) =>
+    t
+      .replace(/^(created|updated):.*$/gm, '')
+      .replace(/[ \t]+$/gm, '')
+      .trim();
   return strip(a) === strip(b);
 }
 
@@ -238,7 +258,14 @@ function unchangedResult(id: string, text: string, reason: string): StoreResult 
   return {
     ...result(id, text, 'active', reason, [], 'add', null, ''),
     unchanged: true,
-    metadata: { topic_id: id, status: 'active', action: null, path: memoryPath(id), branch: null, commit: null },
+    metadata: {
+      topic_id: id,
+      status: 'active',
+      action: null,
+      path: memoryPath(id),
+      branch: null,
+      commit: null,
+    },
   };
 }
 
@@ -251,6 +278,13 @@ function droppedResult(id: string, text: string, reason: string, findings: Store
     ingested_chars: text.length,
     reason,
     findings,
-    metadata: { topic_id: id, status: 'dropped', action: null, path: memoryPath(id), branch: null, commit: null },
+    metadata: {
+      topic_id: id,
+      status: 'dropped',
+      action: null,
+      path: memoryPath(id),
+      branch: null,
+      commit: null,
+    },
   };
 }

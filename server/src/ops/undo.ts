@@ -40,7 +40,8 @@ export async function undoLast(ctx: OpContext): Promise<UndoResult> {
     for (const d of await store.repo.diff(parent, target.oid)) {
       const now = await store.repo.readFile(tip, d.path);
       const after = await store.repo.readFile(target.oid, d.path);
-      const same = now === null || after === null ? now === after : Buffer.from(now).equals(Buffer.from(after));
+      const same =
+        now === null || after === null ? now === after : Buffer.from(now).equals(Buffer.from(after));
       if (!same) {
         throw new CairnError(
           'MERGE_CONFLICT',
@@ -50,7 +51,9 @@ export async function undoLast(ctx: OpContext): Promise<UndoResult> {
       }
       changes.push({ path: d.path, content: parent ? await store.repo.readFile(parent, d.path) : null });
     }
-    const trailers = [`Memory-Id: ${msg.memoryId ?? ''}`, 'Memory-Action: undo'].filter((l) => !l.endsWith(': '));
+    const trailers = [`Memory-Id: ${msg.memoryId ?? ''}`, 'Memory-Action: undo'].filter(
+      (l) => !l.endsWith(': '),
+    );
     const commit = await store.repo.commit({
       branch: store.config.mainBranch,
       expectedTip: tip,

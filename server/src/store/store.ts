@@ -5,6 +5,7 @@ import path from 'node:path';
 import { parseConfig, type CairnConfig } from '../core/config.js';
 import { CairnError } from '../core/errors.js';
 import type { Problem } from '../core/types.js';
+import { packageRoot } from '../package-root.js';
 import { GitRepo } from './git.js';
 
 export interface Store {
@@ -79,11 +80,14 @@ export async function openStore(opts: LocateOptions): Promise<Store> {
 }
 
 export function defaultTemplateDir(): string {
-  return path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../memory-template');
+  return path.join(packageRoot(), 'memory-template');
 }
 
 /** Copies memory-template into `dir`, makes it a git repository and commits it. */
-export async function initStore(dir: string, opts: { templateDir?: string; author: { name: string; email: string } }) {
+export async function initStore(
+  dir: string,
+  opts: { templateDir?: string; author: { name: string; email: string } },
+) {
   const root = path.resolve(dir);
   if (existsSync(path.join(root, CONFIG_FILE))) {
     throw new CairnError('ALREADY_EXISTS', `${root} is already a Cairn store (cairn.yaml exists)`);
@@ -99,7 +103,9 @@ export async function initStore(dir: string, opts: { templateDir?: string; autho
     ? await GitRepo.open(root)
     : await GitRepo.init(root, { defaultBranch: config.mainBranch });
   const files = await listFiles(root);
-  const changes = await Promise.all(files.map(async (f) => ({ path: f, content: await readFile(path.join(root, f)) })));
+  const changes = await Promise.all(
+    files.map(async (f) => ({ path: f, content: await readFile(path.join(root, f)) })),
+  );
   const branch = (await repo.currentBranch()) ?? config.mainBranch;
   // The files are already in the work tree: committing them writes the same bytes back.
   const oid = await repo.commit({

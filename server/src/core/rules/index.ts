@@ -23,6 +23,7 @@ export {
   headlineRange,
 } from './content.js';
 export { windowsOverlap } from './conflicts.js';
+export { frontMatterIdRanges } from './references.js';
 export { tripleRanges } from './schema.js';
 
 const SEVERITY_ORDER = { error: 0, warning: 1, information: 2, hint: 3 } as const;

@@ -1,6 +1,6 @@
 // Reference rule: every `[[id]]` must name a memory; pointing at a superseded, candidate or rejected
 // memory is worth knowing while writing.
-import type { ParsedMemory, Problem, RelatedLocation } from '../types.js';
+import type { ParsedMemory, Problem, Range, RelatedLocation } from '../types.js';
 import { headlineRange, idOf } from './content.js';
 import type { MemoryInfo, WorkspaceView } from './types.js';
 
@@ -52,6 +52,65 @@ export function referenceProblems(doc: ParsedMemory, ws: WorkspaceView): Problem
         range: ref.range,
         message: `"${ref.id}" was rejected in review: remove the reference or refer to another memory`,
       });
+    }
+  }
+  out.push(...supersedeProblems(doc, ws));
+  return out;
+}
+
+/** Ranges of each id in the `supersedes` / `superseded_by` values (they may span lines). */
+export function frontMatterIdRanges(
+  doc: ParsedMemory,
+  key: 'supersedes' | 'superseded_by',
+): { id: string; range: Range }[] {
+  const r = doc.keyRanges[key];
+  if (!r) return [];
+  const lines = doc.text.split(/\r\n|\r|\n/);
+  const out: { id: string; range: Range }[] = [];
+  for (let line = r.start.line; line <= r.end.line; line++) {
+    const text = lines[line] ?? '';
+    const from = line === r.start.line ? r.start.character : 0;
+    const to = line === r.end.line ? r.end.character : text.length;
+    const re = /[a-z0-9][a-z0-9._-]*/g;
+    re.lastIndex = from;
+    for (let m = re.exec(text); m && m.index < to; m = re.exec(text)) {
+      out.push({
+        id: m[0],
+        range: { start: { line, character: m.index }, end: { line, character: m.index + m[0].length } },
+      });
+    }
+  }
+  return out;
+}
+
+/** `supersedes: [x]` must name a memory that exists; naming oneself is a mistake too. */
+function supersedeProblems(doc: ParsedMemory, ws: WorkspaceView): Problem[] {
+  const self = idOf(doc);
+  const out: Problem[] = [];
+  for (const key of ['supersedes', 'superseded_by'] as const) {
+    const named =
+      key === 'supersedes'
+        ? doc.frontMatter.supersedes
+        : doc.frontMatter.superseded_by
+          ? [doc.frontMatter.superseded_by]
+          : [];
+    for (const { id, range } of frontMatterIdRanges(doc, key)) {
+      if (!named.includes(id)) continue;
+      if (id === self) {
+        out.push({
+          code: 'ref/self',
+          severity: 'warning',
+          range,
+          message: `a memory cannot be in its own \`${key}\`: remove "${id}"`,
+        });
+      } else if (!ws.memories.has(id)) {
+        out.push({
+          code: 'ref/unknown',
+          severity: 'warning',
+          range,
+          message: `\`${key}\` names "${id}", which is not a memory: fix the id or remove it`,
+        });
+      }
     }
   }
   return out;

@@ -229,7 +229,12 @@ export class GitRepo {
       const tag = obj.type === 'tag' ? parseTag(obj.body) : null;
       const target = await this.peel(oid);
       if (target)
-        out.push({ name: ref.slice('refs/tags/'.length), target, message: tag?.message ?? null, timestamp: tag?.timestamp ?? null });
+        out.push({
+          name: ref.slice('refs/tags/'.length),
+          target,
+          message: tag?.message ?? null,
+          timestamp: tag?.timestamp ?? null,
+        });
     }
     return out;
   }
