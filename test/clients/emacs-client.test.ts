@@ -32,12 +32,9 @@ if (!emacsReady)
 else if (notBuilt)
   console.warn('skipping the Emacs client test: dist/ is not built (npx tsc -p tsconfig.json)');
 
-/** `cairn lsp --stdio` once the CLI has the command; until then the compiled server's stdio entry. */
+/** The real `cairn lsp --stdio`, as a user's editor would start it. */
 function serverCommand(): string[] {
-  const help =
-    spawnSync(process.execPath, [path.join(REPO, 'bin/cairn.js'), 'help'], { encoding: 'utf8' }).stdout ?? '';
-  if (/^\s+lsp\s/m.test(help)) return [process.execPath, path.join(REPO, 'bin/cairn.js'), 'lsp', '--stdio'];
-  return [process.execPath, path.join(REPO, 'test/fixtures/lsp/stdio-server.mjs')];
+  return [process.execPath, path.join(REPO, 'bin/cairn.js'), 'lsp', '--stdio'];
 }
 
 const elispString = (s: string) => JSON.stringify(s); // ASCII paths: JSON escapes are elisp escapes

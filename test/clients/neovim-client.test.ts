@@ -27,15 +27,9 @@ if (nvimMissing)
 else if (notBuilt)
   console.warn('skipping the Neovim client test: dist/ is not built (npx tsc -p tsconfig.json)');
 
-/** `cairn lsp --stdio` once the CLI has the command; until then the compiled server's stdio entry. */
+/** The real `cairn lsp --stdio`, as a user's editor would start it. */
 function serverCommand(): string[] {
-  const help =
-    spawnSync(process.execPath, [path.join(REPO, 'bin/cairn.js'), 'help'], { encoding: 'utf8' }).stdout ?? '';
-  if (/^\s+lsp\s/m.test(help)) return [process.execPath, path.join(REPO, 'bin/cairn.js'), 'lsp', '--stdio'];
-  console.warn(
-    'neovim client test: `cairn lsp` is not in the CLI yet; using test/fixtures/lsp/stdio-server.mjs',
-  );
-  return [process.execPath, path.join(REPO, 'test/fixtures/lsp/stdio-server.mjs')];
+  return [process.execPath, path.join(REPO, 'bin/cairn.js'), 'lsp', '--stdio'];
 }
 
 const memory = (id: string, body: string) =>

@@ -10,7 +10,7 @@ import { makeStore, memoryText } from './lsp-helper.js';
 
 const REPO = path.resolve(import.meta.dirname, '../..');
 const HARNESS = path.resolve(REPO, '../shared/lsp-harness');
-const SERVER = path.join(REPO, 'test/fixtures/lsp/stdio-server.mjs');
+const SERVER_CMD = [process.execPath, path.join(REPO, 'bin/cairn.js'), 'lsp', '--stdio'];
 const BUILT = existsSync(path.join(REPO, 'dist/lsp/index.js'));
 
 function missing(editor: string): string | null {
@@ -38,7 +38,7 @@ function runEditor(script: string): Record<string, any> {
   execFileSync('bash', [path.join(HARNESS, script)], {
     env: {
       ...process.env,
-      LSP_CMD: JSON.stringify([process.execPath, SERVER]),
+      LSP_CMD: JSON.stringify(SERVER_CMD),
       LSP_ROOT: root,
       LSP_FILE: 'memories/current.md',
       COMP_LINE: String(BODY),

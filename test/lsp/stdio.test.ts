@@ -13,7 +13,7 @@ import {
 import { makeStore, memoryText, uriOf } from './lsp-helper.js';
 
 const REPO = path.resolve(import.meta.dirname, '../..');
-const SERVER = path.join(REPO, 'test/fixtures/lsp/stdio-server.mjs');
+const SERVER_CMD = [process.execPath, path.join(REPO, 'bin/cairn.js'), 'lsp', '--stdio'];
 const BUILT = existsSync(path.join(REPO, 'dist/lsp/index.js'));
 if (!BUILT) console.warn('skipping stdio tests: dist/lsp is not built (run `npx tsc -p tsconfig.json`)');
 
@@ -21,7 +21,7 @@ const children: ChildProcess[] = [];
 afterEach(() => children.splice(0).forEach((c) => c.kill()));
 
 function spawnServer() {
-  const child = spawn(process.execPath, [SERVER], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(SERVER_CMD[0], SERVER_CMD.slice(1), { stdio: ['pipe', 'pipe', 'pipe'] });
   children.push(child);
   const conn = createMessageConnection(
     new StreamMessageReader(child.stdout!),

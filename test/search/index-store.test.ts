@@ -126,6 +126,18 @@ describe('SearchIndex refresh and persistence', () => {
     expect((await readdir(join(root, '.cairn', 'index'))).filter((n) => n.endsWith('.tmp'))).toEqual([]);
   });
 
+  it('updates and removes single files without a full listing (language server path)', async () => {
+    const index = await SearchIndex.open(await store());
+    await index.refresh(sources(specs));
+    const [edited] = sources([{ ...specs[1], body: 'We moved to CockroachDB.' }]);
+    expect(await index.updateFile(edited)).toBe(1);
+    expect(await index.updateFile(edited)).toBe(0); // same hash: nothing to do
+    expect(paths(index, 'cockroachdb')).toEqual(['memories/pg-choice.md']);
+    index.removeFile('memories/lint-rules.md');
+    expect(paths(index, 'eslint')).toEqual([]);
+    expect(index.fileCount).toBe(2);
+  });
+
   it('rebuilds when the saved state is damaged', async () => {
     const root = await store();
     const index = await SearchIndex.open(root);

@@ -2,6 +2,7 @@
 import type { Command } from './command.js';
 import { modelCommand } from './commands-model.js';
 import { contextCommand, mcpCommand } from './commands-agent.js';
+import { checkCommand, lspCommand } from './commands-editor.js';
 import { importCommand, storeCommand } from './commands-write.js';
 import { getCommand, initCommand, listCommand, logCommand, statusCommand } from './commands-read.js';
 import {
@@ -34,4 +35,6 @@ export const COMMANDS: Command[] = [
   modelCommand,
   contextCommand,
   mcpCommand,
+  lspCommand,
+  checkCommand,
 ];

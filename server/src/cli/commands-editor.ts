@@ -1,0 +1,32 @@
+// `cairn lsp` and `cairn check`: the language server and the same rules run headless for CI.
+import { str, type Command } from './command.js';
+import { UsageError } from './io.js';
+
+export const lspCommand: Command = {
+  name: 'lsp',
+  summary: 'Run the language server on stdio (diagnostics, completion, navigation, search)',
+  usage: 'cairn lsp --stdio',
+  options: { stdio: { type: 'boolean' } },
+  async run() {
+    const { runLspStdio } = await import('../lsp/index.js');
+    runLspStdio();
+    // The server runs until stdin closes; it ends the process itself.
+    return new Promise<number>(() => {});
+  },
+};
+
+export const checkCommand: Command = {
+  name: 'check',
+  summary: 'Run the language server rules over the store (or the files a branch changes) like a compiler',
+  usage: 'cairn check [--changed BASE] [--format text|json|sarif]',
+  needsStore: true,
+  options: { changed: { type: 'string' }, format: { type: 'string' } },
+  async run(args, io, open) {
+    const format = (args.json ? 'json' : (str(args, 'format') ?? 'text')) as 'text' | 'json' | 'sarif';
+    if (!['text', 'json', 'sarif'].includes(format)) throw new UsageError('--format is text, json or sarif');
+    const { checkStore } = await import('../ops/check.js');
+    const r = await checkStore(await open(), { changed: str(args, 'changed'), format });
+    io.stdout.write(r.output);
+    return r.exitCode;
+  },
+};
