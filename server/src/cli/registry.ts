@@ -3,6 +3,7 @@ import type { Command } from './command.js';
 import { modelCommand } from './commands-model.js';
 import { contextCommand, mcpCommand } from './commands-agent.js';
 import { checkCommand, lspCommand } from './commands-editor.js';
+import { indexCommand, searchCommand } from './commands-search.js';
 import { importCommand, storeCommand } from './commands-write.js';
 import { getCommand, initCommand, listCommand, logCommand, statusCommand } from './commands-read.js';
 import {
@@ -19,6 +20,7 @@ import {
 export const COMMANDS: Command[] = [
   initCommand,
   storeCommand,
+  searchCommand,
   getCommand,
   listCommand,
   reviewCommand,
@@ -32,6 +34,7 @@ export const COMMANDS: Command[] = [
   logCommand,
   statusCommand,
   importCommand,
+  indexCommand,
   modelCommand,
   contextCommand,
   mcpCommand,

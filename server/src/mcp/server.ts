@@ -14,7 +14,6 @@ import { openStore, type LocateOptions } from '../store/store.js';
 import { auditToolCall } from './audit.js';
 import { readLimitsConfig, type PartialLimits } from './limits-config.js';
 import { answerToResult, errorBody, errorToResult, issueToError } from './results.js';
-import { loadEmbedder } from '../search/embedder.js';
 import { hybridSearch, type SearchFn } from './search-port.js';
 import type { AnyTool, ToolEnv } from './tool.js';
 import { ALL_TOOLS } from './tools/index.js';
@@ -45,9 +44,8 @@ export function newSessionId(now: Date): string {
 }
 
 /** Hybrid search with the configured model when it is installed; keyword-only (and said so) otherwise. */
-function defaultSearch(ctx: OpContext, stderr: NodeJS.WritableStream): SearchFn {
-  const { model, dtype } = ctx.store.config.search;
-  const search = hybridSearch({ embedder: () => loadEmbedder({ modelId: model, dtype }) });
+function defaultSearch(stderr: NodeJS.WritableStream): SearchFn {
+  const search = hybridSearch();
   let warned = false;
   return async (c, req) => {
     const answer = await search(c, req);
@@ -70,7 +68,7 @@ export function createCairnMcpServer(ctx: OpContext, opts: McpOptions = {}): Mcp
   const env: ToolEnv = {
     ctx,
     sessionId: opts.sessionId ?? newSessionId(ctx.now()),
-    search: opts.search ?? defaultSearch(ctx, opts.stderr ?? process.stderr),
+    search: opts.search ?? defaultSearch(opts.stderr ?? process.stderr),
   };
   const limiters = createLimiters(opts.clock ?? Date.now, opts.limits);
   const stderr = opts.stderr ?? process.stderr;

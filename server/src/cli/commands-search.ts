@@ -1,0 +1,89 @@
+// `cairn search` and `cairn index`: finding memories by words and by meaning, offline.
+import { num, type Command } from './command.js';
+import { EXIT, UsageError, progressBar, writeJson, writeLine } from './io.js';
+
+export const searchCommand: Command = {
+  name: 'search',
+  summary: 'Search memories by keywords and meaning (hybrid BM25 + local embeddings)',
+  usage:
+    'cairn search QUERY [--limit K] [--max-tokens N] [--half-life DAYS] [--min-score X]\n' +
+    '                   [--include-superseded] [--include-candidates] [--json]',
+  needsStore: true,
+  options: {
+    limit: { type: 'string' },
+    'max-tokens': { type: 'string' },
+    'half-life': { type: 'string' },
+    'min-score': { type: 'string' },
+    'include-superseded': { type: 'boolean' },
+    'include-candidates': { type: 'boolean' },
+  },
+  async run(args, io, open) {
+    const query = args.positionals.join(' ').trim();
+    if (!query) throw new UsageError('search needs a QUERY');
+    const ctx = await open();
+    const { searchOnce } = await import('../ops/search.js');
+    const res = await searchOnce(ctx, {
+      query,
+      maxResults: num(args, 'limit') ?? ctx.store.config.search.maxResults,
+      maxTokens: num(args, 'max-tokens'),
+      halfLifeDays: num(args, 'half-life'),
+      minScore: num(args, 'min-score'),
+      includeSuperseded: Boolean(args.values['include-superseded']),
+      includeCandidates: Boolean(args.values['include-candidates']),
+    });
+    // Said once, on stderr, so a pipe of --json stays clean and nobody mistakes keyword-only for hybrid.
+    for (const w of res.warnings) io.stderr.write(`cairn: ${w}\n`);
+    if (args.json) {
+      const { warnings: _w, ...rest } = res;
+      writeJson(io, rest);
+      return EXIT.OK;
+    }
+    const mode = res.vector_enabled ? `hybrid, ${res.provider}` : 'keyword only';
+    writeLine(
+      io,
+      `# ${res.entries.length} of ${res.totalResults} memories for "${query}" (${mode}, ${res.tokensUsed} tokens)`,
+    );
+    for (const e of res.entries) {
+      writeLine(io, `\n## ${e.topic}`);
+      writeLine(
+        io,
+        `id ${e.topicId} · ${e.status} · score ${e.score.toFixed(3)} · ${e.path}:${e.lines[0]}-${e.lines[1]}`,
+      );
+      if (e.summaryText) writeLine(io, `\n${e.summaryText}`);
+      if (e.decisions.length) writeLine(io, `\nDecisions:\n${e.decisions.map((d) => `- ${d}`).join('\n')}`);
+    }
+    if (!res.entries.length)
+      writeLine(io, '\nNothing matched. Try other words, or --include-superseded / --include-candidates.');
+    return EXIT.OK;
+  },
+};
+
+export const indexCommand: Command = {
+  name: 'index',
+  summary: 'Build or refresh the search index (and embed new chunks when a model is installed)',
+  usage: 'cairn index',
+  needsStore: true,
+  async run(args, io, open) {
+    const ctx = await open();
+    const { buildIndex } = await import('../ops/search.js');
+    const bar = progressBar(io, 'embedding');
+    const started = Date.now();
+    const r = await buildIndex(ctx, { onProgress: (done, total) => bar.update(done, total) });
+    bar.done();
+    if (args.json) writeJson(io, { success: true, ...r, seconds: (Date.now() - started) / 1000 });
+    else {
+      writeLine(
+        io,
+        `indexed ${r.files} files (${r.added} added, ${r.changed} changed, ${r.removed} removed; ${r.chunks} chunks) ` +
+          `in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      );
+      writeLine(
+        io,
+        r.vector_enabled
+          ? `embedded ${r.embedded} new chunks with ${r.provider}`
+          : 'no embedding model installed: keyword-only search (cairn model pull, or cairn model import DIR)',
+      );
+    }
+    return EXIT.OK;
+  },
+};
