@@ -20,7 +20,8 @@ const arg = (name, dflt) => {
 const N = arg('memories', 10_000);
 const EDITS = arg('edits', 200);
 const COMPLETIONS = arg('completions', 200);
-const SERVER = new URL('../test/fixtures/lsp/stdio-server.mjs', import.meta.url).pathname;
+// The real command an editor starts.
+const CAIRN = new URL('../bin/cairn.js', import.meta.url).pathname;
 
 let seed = 42;
 const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
@@ -109,7 +110,7 @@ if (modelArg > 0) {
 }
 
 const t0 = performance.now();
-const child = spawn(process.execPath, [SERVER], { stdio: ['pipe', 'pipe', 'inherit'], env: serverEnv });
+const child = spawn(process.execPath, [CAIRN, 'lsp', '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'], env: serverEnv });
 const conn = createMessageConnection(
   new StreamMessageReader(child.stdout),
   new StreamMessageWriter(child.stdin),

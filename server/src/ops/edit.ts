@@ -9,6 +9,7 @@ import type { MemoryAction } from '../core/types.js';
 import { memoryPath, repoPath, type Store } from '../store/store.js';
 import { appendAudit } from './audit.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
+import { commitRouted } from './commit-routed.js';
 import { CANDIDATE_PREFIX, requireMainTip } from './read.js';
 
 export interface EditResult {
@@ -118,28 +119,23 @@ export async function correct(ctx: OpContext, id: string, newContext: string): P
       origin: 'human',
       extra: flagged.length ? { 'Memory-Flagged': flagged.join(', '), 'Memory-Route': 'candidate' } : {},
     });
-    const changes = [{ path: repoPath(store, memoryPath(id)), content: updated }];
-    if (decision.route === 'candidate') {
-      const branch = CANDIDATE_PREFIX + id;
-      if (await store.repo.resolve(`refs/heads/${branch}`)) await store.repo.deleteBranch(branch);
-      const commit = await store.repo.commit({
-        branch,
-        startPoint: tip,
-        createOnly: true,
-        changes,
-        message,
-        author: authorFor(ctx),
-      });
-      return { id, action: 'correct' as const, commit, branch, staged: true, reason: decision.reason };
-    }
-    const commit = await store.repo.commit({
-      branch: store.config.mainBranch,
-      expectedTip: tip,
-      changes,
+    const { branch, commit } = await commitRouted(store, {
+      route: decision.route === 'candidate' ? 'candidate' : 'active',
+      id,
+      tip,
+      changes: [{ path: repoPath(store, memoryPath(id)), content: updated }],
       message,
       author: authorFor(ctx),
     });
-    return { id, action: 'correct' as const, commit, branch: store.config.mainBranch, staged: false };
+    const staged = decision.route === 'candidate';
+    return {
+      id,
+      action: 'correct' as const,
+      commit,
+      branch,
+      staged,
+      reason: staged ? decision.reason : undefined,
+    };
   });
   await audit(ctx, 'correct', id, res.staged ? 'candidate' : 'committed');
   return res;

@@ -1,5 +1,6 @@
 // knowledge_graph: facts as triples in memory front matter. Adding goes through governance
 // (storeMemory), so a fact may land as a candidate; closing edits front matter in one commit on main.
+import { commitRouted } from './commit-routed.js';
 import { CairnError } from '../core/errors.js';
 import { updateFrontMatter } from '../core/format/index.js';
 import {
@@ -18,7 +19,7 @@ import { formatCommitMessage } from '../core/trailers.js';
 import type { Origin, Triple } from '../core/types.js';
 import { memoryPath, repoPath } from '../store/store.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
-import { CANDIDATE_PREFIX, loadMemories, readMainMemory, requireMainTip } from './read.js';
+import { loadMemories, readMainMemory, requireMainTip } from './read.js';
 import { storeMemory, type StoreResult } from './store-memory.js';
 
 export interface AddFactInput {
@@ -130,36 +131,26 @@ async function addFactToMemory(
         ...(flagged.length ? { 'Memory-Flagged': flagged.join(', ') } : {}),
       },
     });
-    const changes = [{ path: repoPath(store, path), content: updated }];
-    const author = authorFor(ctx, input.agentName);
-    if (decision.route === 'candidate') {
-      const branch = CANDIDATE_PREFIX + id;
-      if (await store.repo.resolve(`refs/heads/${branch}`)) await store.repo.deleteBranch(branch);
-      const commit = await store.repo.commit({
-        branch,
-        startPoint: tip,
-        createOnly: true,
-        changes,
-        message,
-        author,
-      });
-      return {
-        ...base,
-        success: true,
-        metadata: { topic_id: id, status: 'candidate', action: 'update', path, branch, commit },
-      };
-    }
-    const commit = await store.repo.commit({
-      branch: store.config.mainBranch,
-      expectedTip: tip,
-      changes,
+    const staged = decision.route === 'candidate';
+    const { branch, commit } = await commitRouted(store, {
+      route: staged ? 'candidate' : 'active',
+      id,
+      tip,
+      changes: [{ path: repoPath(store, path), content: updated }],
       message,
-      author,
+      author: authorFor(ctx, input.agentName),
     });
     return {
       ...base,
       success: true,
-      metadata: { topic_id: id, status: 'active', action: 'update', path, branch: null, commit },
+      metadata: {
+        topic_id: id,
+        status: staged ? 'candidate' : 'active',
+        action: 'update',
+        path,
+        branch: staged ? branch : null,
+        commit,
+      },
     };
   });
 }

@@ -16,6 +16,7 @@ import type { MemoryAction, Origin } from '../core/types.js';
 import { memoryPath, repoPath, type Store } from '../store/store.js';
 import { appendAudit } from './audit.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
+import { commitRouted } from './commit-routed.js';
 import { CANDIDATE_PREFIX, REJECTED_PREFIX, requireMainTip } from './read.js';
 
 export interface StoreFinding {
@@ -162,24 +163,16 @@ async function storeLocked(ctx: OpContext, p: StorePayload, isImport: boolean): 
       ...(flagged.length ? { 'Memory-Flagged': flagged.join(', ') } : {}),
     },
   });
-  const author = authorFor(ctx, p.agentName);
-  let branch = store.config.mainBranch;
-  if (decision.route === 'candidate') {
-    // A candidate branch holds exactly one commit on top of main: a newer proposal replaces it.
-    branch = CANDIDATE_PREFIX + id;
-    if (await store.repo.resolve(`refs/heads/${branch}`)) await store.repo.deleteBranch(branch);
-    const commit = await store.repo.commit({
-      branch,
-      startPoint: tip,
-      createOnly: true,
-      changes,
-      message,
-      author,
-    });
-    return result(id, text, decision.route, decision.reason, findings, action, branch, commit);
-  }
-  const commit = await store.repo.commit({ branch, changes, message, author, expectedTip: tip });
-  return result(id, text, decision.route, decision.reason, findings, action, null, commit);
+  const { branch, commit } = await commitRouted(store, {
+    route: decision.route,
+    id,
+    tip,
+    changes,
+    message,
+    author: authorFor(ctx, p.agentName),
+  });
+  const staged = decision.route === 'candidate';
+  return result(id, text, decision.route, decision.reason, findings, action, staged ? branch : null, commit);
 }
 
 function sameContent(a: string, b: string): boolean {

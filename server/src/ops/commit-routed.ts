@@ -1,0 +1,43 @@
+// One place that commits a governed write where policy routed it.
+import type { Author, FileChange } from '../store/git/index.js';
+import type { Store } from '../store/store.js';
+import { CANDIDATE_PREFIX } from './read.js';
+
+export interface RoutedCommit {
+  route: 'active' | 'candidate';
+  id: string;
+  /** Main's tip the change was computed against. */
+  tip: string;
+  changes: FileChange[];
+  message: string;
+  author: Author;
+}
+
+/**
+ * Active: one commit on main, compare-and-swap against `tip`. Candidate: the single commit of
+ * `candidate/<id>` on top of main, replacing an older proposal for the same id, work tree untouched.
+ */
+export async function commitRouted(
+  store: Store,
+  c: RoutedCommit,
+): Promise<{ branch: string; commit: string }> {
+  const { changes, message, author } = c;
+  if (c.route === 'active') {
+    const branch = store.config.mainBranch;
+    return {
+      branch,
+      commit: await store.repo.commit({ branch, changes, message, author, expectedTip: c.tip }),
+    };
+  }
+  const branch = CANDIDATE_PREFIX + c.id;
+  if (await store.repo.resolve(`refs/heads/${branch}`)) await store.repo.deleteBranch(branch);
+  const commit = await store.repo.commit({
+    branch,
+    startPoint: c.tip,
+    createOnly: true,
+    changes,
+    message,
+    author,
+  });
+  return { branch, commit };
+}
