@@ -54,6 +54,12 @@ function processTime(argv, runs = 7) {
 }
 
 let embedder = null;
+if (!existsSync(join(args['model-dir'], 'config.json'))) {
+  // A random-weight BERT with MiniLM's shape (384 hidden, 6 layers, 12 heads) has MiniLM's cost.
+  console.log(`generating a MiniLM-cost model in ${args['model-dir']} ...`);
+  const { makeTinyBert } = await import('../test/fixtures/models/make-tiny-bert.mjs');
+  makeTinyBert({ outDir: args['model-dir'], hidden: 384, layers: 6, heads: 12, dtype: 'q8' });
+}
 if (existsSync(join(args['model-dir'], 'config.json'))) {
   const { loadEmbedderFromDir } = await import('../dist/search/embedder.js');
   embedder = await loadEmbedderFromDir(args['model-dir'], {
