@@ -12,5 +12,10 @@ if (!existsSync(fileURLToPath(entry))) {
   );
   process.exit(70);
 }
+// `cairn list | head` closes the pipe early: that is the reader's choice, not an error.
+process.stdout.on('error', (err) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
 const { main } = await import(entry.href);
 process.exitCode = await main(process.argv.slice(2));

@@ -5,6 +5,7 @@ import { CairnError } from '../core/errors.js';
 import { assertSafeId } from '../core/payload.js';
 import { trustScore } from '../core/trust.js';
 import type { MemoryStatus } from '../core/types.js';
+import { repoPath } from '../store/store.js';
 import type { OpContext } from './context.js';
 import { memoryHistories, emptyHistory, type MemoryHistory } from './history.js';
 import { loadMemories, requireMainTip, type MemoryRecord } from './read.js';
@@ -103,9 +104,12 @@ export async function showMemory(ctx: OpContext, id: string): Promise<MemoryDeta
   if (!r) throw new CairnError('NOT_FOUND', `no memory "${id}"; \`cairn list\` shows the ids`);
   const h = (await memoryHistories(ctx.store, await requireMainTip(ctx.store))).get(id) ?? emptyHistory();
   const refs = inboundRefs(records).get(id) ?? 0;
+  // Records come from a cache that keeps no text: read the one file shown.
+  const text =
+    r.memory.text || ((await ctx.store.repo.readText(r.commit, repoPath(ctx.store, r.path))) ?? '');
   return {
     ...summarize(r, trustOf(r, h, refs, ctx.now())),
-    text: r.memory.text,
+    text,
     history: h,
     inboundRefs: refs,
     problemList: r.memory.problems.map((p) => ({

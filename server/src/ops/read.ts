@@ -5,6 +5,7 @@ import { deriveStatuses, type StatusInfo } from '../core/status.js';
 import type { MemoryStatus, ParsedMemory } from '../core/types.js';
 import { CairnError } from '../core/errors.js';
 import { memoryPath, repoPath, type Store } from '../store/store.js';
+import { ParseCache } from './parse-cache.js';
 
 export interface MemoryRecord {
   id: string;
@@ -59,13 +60,15 @@ export async function readMainMemory(store: Store, id: string, tip?: string): Pr
 
 export async function readMainMemories(store: Store, tip: string): Promise<ParsedMemory[]> {
   const entries = await store.repo.listDir(tip, repoPath(store, 'memories').replace(/\/$/, ''));
+  const cache = ParseCache.load(store);
   const out: ParsedMemory[] = [];
   for (const e of entries) {
     if (e.type !== 'blob' || !e.name.endsWith('.md') || e.name.startsWith('.')) continue;
     const p = `memories/${e.name}`;
-    const text = await store.repo.readText(tip, repoPath(store, p));
-    if (text !== null) out.push(parseCached(text, p));
+    const parsed = await cache.get(e.oid, p, () => store.repo.readText(tip, repoPath(store, p)));
+    if (parsed) out.push(parsed);
   }
+  cache.save();
   return out;
 }
 

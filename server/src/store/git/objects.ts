@@ -4,7 +4,6 @@
 // ~0.5 MB to inflate, and the next commit almost always starts from the tree the last one wrote.
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { deflateSync, inflateSync, constants as zlibConstants } from 'node:zlib';
 import { CairnError } from '../../core/errors.js';
@@ -78,9 +77,15 @@ export class ObjectStore {
   /** Read any object; null when it does not exist. */
   async read(oid: string): Promise<GitObject | null> {
     if (!/^[0-9a-f]{40}$/.test(oid)) return null;
+    // After `git gc` most objects are packed: ask the in-memory pack index before the disk.
+    if (this.packs.has(oid)) {
+      const packed = await this.packs.read(oid);
+      if (packed) return packed;
+    }
     let raw: Buffer | null = null;
     try {
-      raw = await fsp.readFile(this.loosePath(oid));
+      // Synchronous: one small file, and no thread-pool round trip per object.
+      raw = fs.readFileSync(this.loosePath(oid));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }

@@ -1,0 +1,77 @@
+// Parsed memories by git blob id, persisted under .cairn/cache/. A blob never changes, so an entry
+// never goes stale; only the parser can, hence the version in the file. With it, `cairn list` on
+// 10,000 memories parses only what changed since the last call instead of every file.
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import v8 from 'node:v8';
+import { parseMemory } from '../core/format/index.js';
+import type { ParsedMemory } from '../core/types.js';
+import { packageVersion } from '../package-root.js';
+import type { Store } from '../store/store.js';
+
+/** Entries keep everything but the text: the one file a command shows is read again. */
+export type CachedMemory = Omit<ParsedMemory, 'text'> & { text: '' };
+
+interface CacheFile {
+  version: string;
+  entries: [string, CachedMemory][];
+}
+
+const MAX_ENTRIES = 200_000;
+
+export class ParseCache {
+  private dirty = false;
+
+  private constructor(
+    private readonly file: string,
+    private readonly version: string,
+    private readonly entries: Map<string, CachedMemory>,
+  ) {}
+
+  static load(store: Store): ParseCache {
+    const file = path.join(store.root, '.cairn', 'cache', 'parsed-memories.v8');
+    const version = `parse-1/${packageVersion()}`;
+    try {
+      const data = v8.deserialize(readFileSync(file)) as CacheFile;
+      if (data.version === version) return new ParseCache(file, version, new Map(data.entries));
+    } catch {
+      // missing or unreadable: start empty (it is only a cache)
+    }
+    return new ParseCache(file, version, new Map());
+  }
+
+  /** The parsed memory for a blob, parsing `text()` only on a miss. */
+  async get(
+    blobOid: string,
+    memoryPath: string,
+    text: () => Promise<string | null>,
+  ): Promise<CachedMemory | null> {
+    const key = `${blobOid}:${memoryPath}`;
+    const hit = this.entries.get(key);
+    if (hit) return hit;
+    const content = await text();
+    if (content === null) return null;
+    const entry: CachedMemory = { ...parseMemory(content, { path: memoryPath }), text: '' };
+    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+    this.entries.set(key, entry);
+    this.dirty = true;
+    return entry;
+  }
+
+  /** Writes the cache if it changed; never fails the command that used it. */
+  save(): void {
+    if (!this.dirty) return;
+    try {
+      mkdirSync(path.dirname(this.file), { recursive: true });
+      const tmp = `${this.file}.${process.pid}.tmp`;
+      writeFileSync(
+        tmp,
+        v8.serialize({ version: this.version, entries: [...this.entries] } satisfies CacheFile),
+      );
+      renameSync(tmp, this.file);
+      this.dirty = false;
+    } catch {
+      // a read-only store still works, just slower
+    }
+  }
+}
