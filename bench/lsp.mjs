@@ -110,7 +110,10 @@ if (modelArg > 0) {
 }
 
 const t0 = performance.now();
-const child = spawn(process.execPath, [CAIRN, 'lsp', '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'], env: serverEnv });
+const child = spawn(process.execPath, [CAIRN, 'lsp', '--stdio'], {
+  stdio: ['pipe', 'pipe', 'inherit'],
+  env: serverEnv,
+});
 const conn = createMessageConnection(
   new StreamMessageReader(child.stdout),
   new StreamMessageWriter(child.stdin),
