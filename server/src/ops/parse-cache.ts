@@ -75,3 +75,63 @@ export class ParseCache {
     }
   }
 }
+
+/** Supersede links of a memory blob: what status derivation needs from every file. */
+export interface BlobLinks {
+  supersedes: string[];
+  superseded_by?: string;
+}
+
+/**
+ * Supersede links by blob id, persisted small (JSON; most memories have none) so a search in a
+ * fresh process derives every status without parsing 10,000 files.
+ */
+export class LinkCache {
+  private dirty = false;
+
+  private constructor(
+    private readonly file: string,
+    private readonly entries: Map<string, BlobLinks | 0>,
+  ) {}
+
+  static load(store: Store): LinkCache {
+    const file = path.join(store.root, '.cairn', 'cache', 'links.json');
+    try {
+      const data = JSON.parse(readFileSync(file, 'utf8')) as {
+        version: string;
+        entries: Record<string, BlobLinks | 0>;
+      };
+      if (data.version === `links-1/${packageVersion()}`)
+        return new LinkCache(file, new Map(Object.entries(data.entries)));
+    } catch {
+      // missing or unreadable: start empty
+    }
+    return new LinkCache(file, new Map());
+  }
+
+  async get(blobOid: string, memoryPath: string, text: () => Promise<string | null>): Promise<BlobLinks> {
+    const hit = this.entries.get(blobOid);
+    if (hit !== undefined) return hit === 0 ? { supersedes: [] } : hit;
+    const fm = parseMemory((await text()) ?? '', { path: memoryPath }).frontMatter;
+    const links: BlobLinks = { supersedes: fm.supersedes, superseded_by: fm.superseded_by };
+    this.entries.set(blobOid, links.supersedes.length || links.superseded_by ? links : 0);
+    this.dirty = true;
+    return links;
+  }
+
+  save(): void {
+    if (!this.dirty) return;
+    try {
+      mkdirSync(path.dirname(this.file), { recursive: true });
+      const tmp = `${this.file}.${process.pid}.tmp`;
+      writeFileSync(
+        tmp,
+        JSON.stringify({ version: `links-1/${packageVersion()}`, entries: Object.fromEntries(this.entries) }),
+      );
+      renameSync(tmp, this.file);
+      this.dirty = false;
+    } catch {
+      // a read-only store still works, just slower
+    }
+  }
+}

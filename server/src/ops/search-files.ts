@@ -1,7 +1,7 @@
 // What search indexes: the files on the main branch as governance sees them (memories with their
 // derived status and trust, MEMORY.md, daily notes), plus open candidates when asked. Files are
 // handed to the index lazily, keyed by git blob id, so only blobs that changed since the last
-// search are read and parsed.
+// search are read and parsed; supersede links come from a small cache by blob id.
 import { parseMemory, parseNote } from '../core/format/index.js';
 import { chunkMetaFromMemory, chunkMetaFromNote } from '../core/search/meta.js';
 import { deriveStatuses, type MainMemoryLinks } from '../core/status.js';
@@ -10,13 +10,8 @@ import type { FrontMatter, MemoryStatus } from '../core/types.js';
 import type { SourceFile } from '../search/index-store.js';
 import { memoryPath, repoPath } from '../store/store.js';
 import type { OpContext } from './context.js';
+import { LinkCache } from './parse-cache.js';
 import { openCandidates, requireMainTip } from './read.js';
-
-type Links = Omit<MainMemoryLinks, 'id'>;
-
-/** Supersede links by blob id: blobs never change, so entries never go stale. */
-const linksByBlob = new Map<string, Links>();
-const MAX_CACHED = 100_000;
 
 /**
  * Trust for ranking from what the file says (origin, confidence, age). The full history-based
@@ -53,19 +48,15 @@ export async function searchFiles(ctx: OpContext, opts: SearchFilesOptions = {})
     );
 
   const memories = await blobs('memories');
+  const linkCache = LinkCache.load(store);
   const links: MainMemoryLinks[] = [];
   for (const e of memories) {
-    let l = linksByBlob.get(e.oid);
-    if (!l) {
-      const fm = parseMemory(await readAt(tip, `memories/${e.name}`), {
-        path: `memories/${e.name}`,
-      }).frontMatter;
-      l = { supersedes: fm.supersedes, superseded_by: fm.superseded_by };
-      if (linksByBlob.size > MAX_CACHED) linksByBlob.clear();
-      linksByBlob.set(e.oid, l);
-    }
+    const l = await linkCache.get(e.oid, `memories/${e.name}`, () =>
+      store.repo.readText(tip, repoPath(store, `memories/${e.name}`)),
+    );
     links.push({ id: e.name.slice(0, -3), ...l });
   }
+  linkCache.save();
   const statuses = deriveStatuses({ main: links, openCandidates: [], rejected: [] });
 
   const memoryFile = (path: string, hash: string, commit: string, status: MemoryStatus): SourceFile => ({
