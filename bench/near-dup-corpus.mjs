@@ -32,17 +32,9 @@ function word(random) {
   return list[Math.floor(random() * list.length)];
 }
 
-/** Mulberry32: small seeded PRNG so every run generates the same corpus. */
-export function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from './lib.mjs';
+
+export { rng };
 
 /** A text of `length` characters or a little more, sentences of 6-14 vocabulary words. */
 export function memoryText(random, length) {

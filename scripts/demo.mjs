@@ -119,6 +119,9 @@ step('Status and the memories');
 cairn(['status']);
 cairn(['list']);
 
+step('Search: keyword-only until a local model is installed, and it says so');
+cairn(['search', 'session cache']);
+
 step('The audit trail is plain git');
 const hasGit = spawnSync('git', ['--version']).status === 0;
 if (hasGit) {

@@ -9,6 +9,19 @@ import type { ParsedMemory } from '../core/types.js';
 import { packageVersion } from '../package-root.js';
 import type { Store } from '../store/store.js';
 
+/** Writes a cache file atomically; a failure (read-only store) only costs speed. */
+function writeCache(file: string, data: Buffer | string): boolean {
+  try {
+    mkdirSync(path.dirname(file), { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, data);
+    renameSync(tmp, file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Entries keep everything but the text: the one file a command shows is read again. */
 export type CachedMemory = Omit<ParsedMemory, 'text'> & { text: '' };
 
@@ -60,19 +73,14 @@ export class ParseCache {
 
   /** Writes the cache if it changed; never fails the command that used it. */
   save(): void {
-    if (!this.dirty) return;
-    try {
-      mkdirSync(path.dirname(this.file), { recursive: true });
-      const tmp = `${this.file}.${process.pid}.tmp`;
-      writeFileSync(
-        tmp,
+    if (
+      this.dirty &&
+      writeCache(
+        this.file,
         v8.serialize({ version: this.version, entries: [...this.entries] } satisfies CacheFile),
-      );
-      renameSync(tmp, this.file);
+      )
+    )
       this.dirty = false;
-    } catch {
-      // a read-only store still works, just slower
-    }
   }
 }
 
@@ -120,18 +128,13 @@ export class LinkCache {
   }
 
   save(): void {
-    if (!this.dirty) return;
-    try {
-      mkdirSync(path.dirname(this.file), { recursive: true });
-      const tmp = `${this.file}.${process.pid}.tmp`;
-      writeFileSync(
-        tmp,
+    if (
+      this.dirty &&
+      writeCache(
+        this.file,
         JSON.stringify({ version: `links-1/${packageVersion()}`, entries: Object.fromEntries(this.entries) }),
-      );
-      renameSync(tmp, this.file);
+      )
+    )
       this.dirty = false;
-    } catch {
-      // a read-only store still works, just slower
-    }
   }
 }
