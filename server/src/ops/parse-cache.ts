@@ -10,7 +10,7 @@ import { packageVersion } from '../package-root.js';
 import type { Store } from '../store/store.js';
 
 /** Writes a cache file atomically; a failure (read-only store) only costs speed. */
-function writeCache(file: string, data: Buffer | string): boolean {
+export function writeCache(file: string, data: Buffer | string): boolean {
   try {
     mkdirSync(path.dirname(file), { recursive: true });
     const tmp = `${file}.${process.pid}.tmp`;

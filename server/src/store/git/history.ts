@@ -21,12 +21,17 @@ export class History {
 
   /**
    * Commits reachable from `start`, newest committer date first (git log's default order), each
-   * once; with `firstParent`, only the first-parent chain.
+   * once; with `firstParent`, only the first-parent chain; `stopAt` skips commits already known.
    */
-  async log(start: string, opts: { limit?: number; firstParent?: boolean } = {}): Promise<CommitInfo[]> {
+  async log(
+    start: string,
+    opts: { limit?: number; firstParent?: boolean; stopAt?: ReadonlySet<string> } = {},
+  ): Promise<CommitInfo[]> {
     const limit = opts.limit ?? Infinity;
     const out: CommitInfo[] = [];
-    const seen = new Set<string>([start]);
+    // Commits in stopAt (and so, usually, their ancestors) are neither listed nor walked through.
+    const seen = new Set<string>([start, ...(opts.stopAt ?? [])]);
+    if (opts.stopAt?.has(start)) return out;
     const queue: ParsedCommit[] = [await this.commit(start)];
     while (queue.length > 0 && out.length < limit) {
       const c = queue.shift()!;

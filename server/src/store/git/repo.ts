@@ -240,7 +240,10 @@ export class GitRepo {
   }
 
   /** Commits reachable from `ref`, newest first, each once. [] when the ref does not exist. */
-  async log(ref: string, opts: { limit?: number; firstParent?: boolean } = {}): Promise<CommitInfo[]> {
+  async log(
+    ref: string,
+    opts: { limit?: number; firstParent?: boolean; stopAt?: ReadonlySet<string> } = {},
+  ): Promise<CommitInfo[]> {
     const start = await this.resolve(ref);
     return start ? this.history.log(start, opts) : [];
   }
