@@ -92,7 +92,7 @@ export async function searchMemories(
     );
     return keywordAnswer(ws, query, limit);
   }
-  searchFn ??= import('../mcp/search-port.js')
+  searchFn ??= import('../ops/search.js')
     .then((m) => m.hybridSearch() as unknown as SearchFn)
     .catch((e: unknown) => {
       sayOnce(
