@@ -22,8 +22,21 @@ export function writeCache(file: string, data: Buffer | string): boolean {
   }
 }
 
-/** Entries keep everything but the text: the one file a command shows is read again. */
-export type CachedMemory = Omit<ParsedMemory, 'text'> & { text: '' };
+/**
+ * Entries keep what listing, status and the graph need (front matter, refs, problems) and drop
+ * the text, the body and key ranges: the one file a command shows is read again. That keeps the
+ * cache of 10,000 memories a few MB, quick to load in every CLI call.
+ */
+export type CachedMemory = ParsedMemory & { text: '' };
+
+const EMPTY_BODY = {
+  context: '',
+  decisions: [],
+  rationale: [],
+  openQuestions: [],
+  nextSteps: [],
+  references: [],
+};
 
 interface CacheFile {
   version: string;
@@ -43,7 +56,7 @@ export class ParseCache {
 
   static load(store: Store): ParseCache {
     const file = path.join(store.root, '.cairn', 'cache', 'parsed-memories.v8');
-    const version = `parse-1/${packageVersion()}`;
+    const version = `parse-2/${packageVersion()}`;
     try {
       const data = v8.deserialize(readFileSync(file)) as CacheFile;
       if (data.version === version) return new ParseCache(file, version, new Map(data.entries));
@@ -64,7 +77,12 @@ export class ParseCache {
     if (hit) return hit;
     const content = await text();
     if (content === null) return null;
-    const entry: CachedMemory = { ...parseMemory(content, { path: memoryPath }), text: '' };
+    const entry: CachedMemory = {
+      ...parseMemory(content, { path: memoryPath }),
+      text: '',
+      body: EMPTY_BODY,
+      keyRanges: {},
+    };
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
     this.entries.set(key, entry);
     this.dirty = true;
