@@ -88,10 +88,12 @@ export const listCommand: Command = {
     }
     if (!list.length)
       writeLine(io, 'No memories yet. Add one with: cairn store --topic "..." --context "..."');
+    const idWidth = Math.min(48, Math.max(0, ...list.map((m) => m.id.length)));
     for (const m of list) {
+      const problems = m.problems ? `  (${m.problems} problems)` : '';
       writeLine(
         io,
-        `${m.status.padEnd(10)} ${m.trust.toFixed(2)}  ${m.id}  ${m.title}${m.problems ? `  (${m.problems} problems)` : ''}`,
+        `${m.status.padEnd(10)} ${m.trust.toFixed(2)}  ${m.id.padEnd(idWidth)}  ${m.title}${problems}`,
       );
     }
     return EXIT.OK;

@@ -14,7 +14,11 @@ import { DiagnosticsPublisher } from './diagnostics.js';
 import { openGovernance } from './governance.js';
 import { SemanticIndex } from './semantic.js';
 import { findStoreFolder, isStoreFile, relativeToStore, uriToPath } from './paths.js';
+import { StartupCache } from './startup-cache.js';
 import { Workspace, type FileEntry } from './workspace.js';
+
+/** How long after indexing the startup cache is written (off the first diagnostics' path). */
+const SAVE_DELAY_MS = 500;
 
 export class Session {
   readonly publisher: DiagnosticsPublisher;
@@ -55,13 +59,14 @@ export class Session {
           ctx.log(`cairn: ${root} without git governance (${gov}); statuses come from files only`);
         else ws.governance = gov;
       });
+      const cache = await StartupCache.load(root);
       await ws.load((done, total) => {
         this.progress = { ...this.progress, done, total };
         this.progress.reporter?.report(
           Math.round((done / Math.max(total, 1)) * 100),
           `${done}/${total} files`,
         );
-      });
+      }, cache);
       await governance;
       await ws.refreshGit();
       ctx.indexed = true;
@@ -71,7 +76,15 @@ export class Session {
       void ws.governance?.histories().catch(() => undefined);
       void this.startSemantic(ws);
       this.progress.reporter?.done();
-      ctx.log(`cairn: indexed ${ws.files.size} files in ${root} in ${Math.round(performance.now() - t0)} ms`);
+      ctx.log(
+        `cairn: indexed ${ws.files.size} files in ${root} in ${Math.round(performance.now() - t0)} ms` +
+          ` (${cache.parsed} parsed, ${cache.reused} from the startup cache)`,
+      );
+      // Serializing 10,000 entries blocks for a few hundred ms: let the first answers go out first.
+      setTimeout(() => {
+        const saved = cache.save(ws);
+        if (saved !== null) ctx.log(`cairn: startup cache saved (${saved} files)`);
+      }, SAVE_DELAY_MS).unref();
     })().catch((e) => ctx.log(`cairn: indexing failed: ${(e as Error).stack}`));
     if (this.initialized) void this.startProgress();
   }

@@ -8,6 +8,7 @@ import { deriveStatuses, type StatusInfo } from '../core/status.js';
 import type { MemoryRef, ParsedMemory } from '../core/types.js';
 import type { GitFacts, Governance } from './governance.js';
 import { isStoreFile, pathToUri } from './paths.js';
+import { contentKeyOf, type CachedFile, type StartupCache } from './startup-cache.js';
 
 export interface FileEntry {
   /** Store-relative path. */
@@ -23,9 +24,16 @@ export interface FileEntry {
   branch?: string;
   /** Modification time of the file when it was read from disk. */
   mtimeMs?: number;
+  /** sha256 of the bytes `doc` was parsed from, when read from disk (the startup cache's key). */
+  contentKey?: string;
 }
 
 export type Logger = (message: string) => void;
+
+type PutOptions = Partial<Pick<FileEntry, 'onDisk' | 'branch' | 'mtimeMs' | 'contentKey'>> & {
+  quiet?: boolean;
+  cached?: CachedFile;
+};
 
 function summaryOf(doc: ParsedMemory): string {
   const line = memoryContent(doc)
@@ -56,8 +64,8 @@ export class Workspace {
     return this.clientUris.get(rel) ?? pathToUri(path.join(this.root, ...rel.split('/')));
   }
 
-  /** Reads every store file from disk (call refreshGit afterwards for candidates and statuses). */
-  async load(onProgress?: (done: number, total: number) => void): Promise<void> {
+  /** Reads every store file from disk (then call refreshGit), reusing `cache` for unchanged bytes. */
+  async load(onProgress?: (done: number, total: number) => void, cache?: StartupCache): Promise<void> {
     const rels = await this.listFiles();
     let done = 0;
     const batch = 64;
@@ -65,8 +73,9 @@ export class Workspace {
       const slice = rels.slice(i, i + batch);
       const texts = await Promise.all(slice.map((rel) => this.readDisk(rel)));
       slice.forEach((rel, j) => {
-        const text = texts[j];
-        if (text !== null) this.put(rel, text.text, { onDisk: true, quiet: true, mtimeMs: text.mtimeMs });
+        const read = texts[j];
+        const cached = read ? cache?.lookup(rel, read.contentKey) : undefined;
+        if (read) this.put(rel, read.text, { ...read, onDisk: true, quiet: true, cached });
       });
       done += slice.length;
       onProgress?.(done, rels.length);
@@ -102,11 +111,11 @@ export class Workspace {
     return out;
   }
 
-  private async readDisk(rel: string): Promise<{ text: string; mtimeMs: number } | null> {
+  private async readDisk(rel: string): Promise<{ text: string; mtimeMs: number; contentKey: string } | null> {
     const abs = path.join(this.root, rel);
     try {
-      const [text, info] = await Promise.all([readFile(abs, 'utf8'), stat(abs)]);
-      return { text, mtimeMs: info.mtimeMs };
+      const [bytes, info] = await Promise.all([readFile(abs), stat(abs)]);
+      return { text: bytes.toString('utf8'), mtimeMs: info.mtimeMs, contentKey: contentKeyOf(bytes) };
     } catch {
       return null;
     }
@@ -127,18 +136,17 @@ export class Workspace {
       const info = await stat(path.join(this.root, rel)).catch(() => null);
       if (!info || (known?.onDisk && known.mtimeMs === info.mtimeMs)) continue;
       const read = await this.readDisk(rel);
-      if (read) this.put(rel, read.text, { onDisk: true, quiet: true, mtimeMs: read.mtimeMs });
+      if (read) this.put(rel, read.text, { ...read, onDisk: true, quiet: true });
     }
     this.recomputeStatuses();
   }
 
-  /** Adds or replaces a file's text (from disk or from the editor). */
-  put(
-    rel: string,
-    text: string,
-    opts: { onDisk?: boolean; branch?: string; quiet?: boolean; mtimeMs?: number } = {},
-  ): FileEntry {
-    const doc = parseStoreFile(text, rel);
+  /**
+   * Adds or replaces a file's text (from disk or from the editor). `cached` is what an earlier run
+   * computed for these exact bytes (StartupCache.lookup), used instead of parsing.
+   */
+  put(rel: string, text: string, opts: PutOptions = {}): FileEntry {
+    const doc = opts.cached ? { ...opts.cached.doc, text } : parseStoreFile(text, rel);
     const previous = this.files.get(rel);
     const entry: FileEntry = {
       rel,
@@ -148,6 +156,7 @@ export class Workspace {
       onDisk: opts.onDisk ?? previous?.onDisk ?? true,
       branch: opts.branch,
       mtimeMs: opts.mtimeMs,
+      contentKey: opts.contentKey,
     };
     if (previous) this.unindexRefs(previous);
     this.files.set(rel, entry);
@@ -157,7 +166,7 @@ export class Workspace {
         !previous ||
         previous.doc.frontMatter.supersedes.join() !== doc.frontMatter.supersedes.join() ||
         previous.doc.frontMatter.superseded_by !== doc.frontMatter.superseded_by;
-      this.model.upsert(doc, this.statusOf(entry));
+      this.model.upsert(doc, this.statusOf(entry), opts.cached?.derived);
       if (linksChanged && !opts.quiet) this.recomputeStatuses();
     }
     return entry;

@@ -12,7 +12,13 @@ import type { CheckOptions, RuleName, WorkspaceView } from './types.js';
 
 export type * from './types.js';
 export { DEFAULT_NEAR_THRESHOLD, DEFAULT_SEMANTIC_THRESHOLD } from './types.js';
-export { WorkspaceModel, memoryInfoOf, type MutableNearIndex } from './model.js';
+export {
+  WorkspaceModel,
+  memoryInfoOf,
+  type DerivedContent,
+  type MutableNearIndex,
+  type NearSignature,
+} from './model.js';
 export { FactIndex, normalizeTerm } from './facts.js';
 export {
   idOf,

@@ -62,13 +62,29 @@ function bandKey(sig: Int32Array, band: number): number {
   return h;
 }
 
-interface Entry {
+/**
+ * What indexing computes from a text, depending on nothing else: a caller may keep it (the language
+ * server's startup cache) and hand it back with addSignature instead of re-hashing every trigram.
+ */
+export interface NearSignature {
   /** Normalized text: the exact trigram set is rebuilt from it for the few candidates verified,
    * which costs less memory than keeping 10,000 sets (about 2 KB per memory instead of 16 KB). */
   normalized: string;
+  /** Number of distinct trigrams. */
   grams: number;
+  /** The MinHash signature (126 values). */
   sig: Int32Array;
+}
+
+interface Entry extends NearSignature {
   keys: Int32Array;
+}
+
+/** The signature `add` would index for `text`. */
+export function nearSignature(text: string): NearSignature {
+  const normalized = normalizeForHash(text);
+  const grams = new TrigramTable(normalized);
+  return { normalized, grams: grams.size, sig: minhashSignature(grams) };
 }
 
 export interface NearDuplicateMatch {
@@ -107,10 +123,23 @@ export class NearDuplicateIndex {
 
   /** Adds or replaces the text for `id`. */
   add(id: string, text: string): void {
+    this.addSignature(id, nearSignature(text));
+  }
+
+  /**
+   * Adds or replaces `id` from a signature computed earlier by nearSignature (or signatureOf).
+   * Returns false, adding nothing, when it is not one (a foreign or damaged cache entry).
+   */
+  addSignature(id: string, signature: NearSignature): boolean {
+    const { normalized, grams, sig } = signature;
+    if (
+      !(sig instanceof Int32Array) ||
+      sig.length !== NUM_HASHES ||
+      typeof normalized !== 'string' ||
+      typeof grams !== 'number'
+    )
+      return false;
     if (this.entries.has(id)) this.remove(id);
-    const normalized = normalizeForHash(text);
-    const grams = new TrigramTable(normalized);
-    const sig = minhashSignature(grams);
     const keys = new Int32Array(BANDS);
     for (let b = 0; b < BANDS; b++) {
       keys[b] = bandKey(sig, b);
@@ -118,7 +147,14 @@ export class NearDuplicateIndex {
       if (bucket) bucket.push(id);
       else this.buckets[b].set(keys[b], [id]);
     }
-    this.entries.set(id, { normalized, grams: grams.size, sig, keys });
+    this.entries.set(id, { normalized, grams, sig, keys });
+    return true;
+  }
+
+  /** The signature indexed for `id`, to persist it (undefined when `id` is not indexed). */
+  signatureOf(id: string): NearSignature | undefined {
+    const entry = this.entries.get(id);
+    return entry && { normalized: entry.normalized, grams: entry.grams, sig: entry.sig };
   }
 
   remove(id: string): void {

@@ -1,0 +1,118 @@
+// The language server's startup cache: what indexing computed for each store file (the parsed memory,
+// its content hash and near-duplicate signature), keyed by path + sha256 of the file's bytes, under
+// .cairn/cache/. Parsing and trigram hashing are most of the time it takes to index 10,000 files;
+// with the cache a restart on an unchanged store only reads and hashes the bytes. A key derived from
+// the bytes cannot go stale (an mtime can lie after a checkout or a copy); hashing all files costs
+// well under a tenth of a second. Only the parser or the signature code can change what an entry
+// means, hence the version with the package version. Missing, damaged or foreign files are ignored.
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import v8 from 'node:v8';
+import type { DerivedContent } from '../core/rules/index.js';
+import type { ParsedMemory } from '../core/types.js';
+import { writeCache } from '../ops/parse-cache.js';
+import { packageVersion } from '../package-root.js';
+
+/** Bump when what an entry holds, or how it is computed outside the package version, changes. */
+const FORMAT = 'lsp-startup-1';
+
+/** The parsed memory without its text: the text is read from disk anyway, and is the key's input. */
+export type CachedDoc = Omit<ParsedMemory, 'text'>;
+
+export interface CachedFile {
+  /** sha256 of the file's bytes. */
+  key: string;
+  doc: CachedDoc;
+  /** For memory files: what the rule model derived (absent for notes). */
+  derived?: DerivedContent;
+}
+
+interface CacheData {
+  version: string;
+  entries: [string, CachedFile][];
+}
+
+/** What the cache needs from the workspace to save it (kept structural to avoid an import cycle). */
+export interface IndexedFiles {
+  files: ReadonlyMap<string, { doc: ParsedMemory; id: string; onDisk: boolean; contentKey?: string }>;
+  model: { derivedOf(id: string): DerivedContent | undefined };
+}
+
+/** The cache key of a file's bytes. */
+export function contentKeyOf(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+export class StartupCache {
+  /** Files looked up and found (reused) or not (parsed), since load: the test and the log read them. */
+  reused = 0;
+  parsed = 0;
+  private readonly loaded: number;
+  private written = false;
+
+  private constructor(
+    private readonly file: string,
+    private readonly version: string,
+    private readonly entries: Map<string, CachedFile>,
+  ) {
+    this.loaded = entries.size;
+  }
+
+  /** The cache of the store at `root`; empty when there is none or it cannot be used. */
+  static async load(root: string): Promise<StartupCache> {
+    const file = path.join(root, '.cairn', 'cache', 'lsp-startup.v8');
+    let version = '';
+    try {
+      version = `${FORMAT}/${packageVersion()}`;
+      const data = v8.deserialize(await readFile(file)) as CacheData;
+      if (data?.version === version && Array.isArray(data.entries))
+        return new StartupCache(file, version, new Map(data.entries));
+    } catch {
+      // missing or unreadable: start empty (it is only a cache)
+    }
+    return new StartupCache(file, version, new Map());
+  }
+
+  /** The entry for `rel` when it was computed from exactly these bytes (`key`), else undefined. */
+  lookup(rel: string, key: string): CachedFile | undefined {
+    const hit = this.entries.get(rel);
+    if (hit && hit.key === key && hit.doc?.path === rel) {
+      this.reused++;
+      return hit;
+    }
+    this.parsed++;
+    return undefined;
+  }
+
+  /** True when saving would change the file: something was parsed, or files went away. */
+  get stale(): boolean {
+    return !this.written && (this.parsed > 0 || this.reused !== this.loaded);
+  }
+
+  /**
+   * Writes every file read from disk whose text is still what was read (open buffers with edits are
+   * left out: they have no key), atomically. Returns the number of entries, or null when nothing
+   * needed writing or the write failed (a read-only store only costs the next start its speed).
+   */
+  save(ws: IndexedFiles): number | null {
+    // Indexing is done: the loaded entries are not looked up again, let them go.
+    this.entries.clear();
+    // Without a version (package.json unreadable) nothing could ever read the file back.
+    if (!this.stale || !this.version) return null;
+    const entries: [string, CachedFile][] = [];
+    for (const [rel, f] of ws.files) {
+      if (!f.onDisk || !f.contentKey) continue;
+      const { text: _text, ...doc } = f.doc;
+      entries.push([rel, { key: f.contentKey, doc, derived: f.id ? ws.model.derivedOf(f.id) : undefined }]);
+    }
+    // Stores made before .cairn/ was git-ignored (or by hand) must not commit this file by `git add -A`.
+    const ignore = path.join(path.dirname(this.file), '.gitignore');
+    if (!existsSync(ignore)) writeCache(ignore, '# Derived by Cairn; safe to delete.\n*\n');
+    const data: CacheData = { version: this.version, entries };
+    if (!writeCache(this.file, v8.serialize(data))) return null;
+    this.written = true;
+    return entries.length;
+  }
+}
