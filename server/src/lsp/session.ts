@@ -82,8 +82,10 @@ export class Session {
       );
       // Serializing 10,000 entries blocks for a few hundred ms: let the first answers go out first.
       setTimeout(() => {
+        const t1 = performance.now();
         const saved = cache.save(ws);
-        if (saved !== null) ctx.log(`cairn: startup cache saved (${saved} files)`);
+        const ms = Math.round(performance.now() - t1);
+        if (saved !== null) ctx.log(`cairn: startup cache saved (${saved} files in ${ms} ms)`);
       }, SAVE_DELAY_MS).unref();
     })().catch((e) => ctx.log(`cairn: indexing failed: ${(e as Error).stack}`));
     if (this.initialized) void this.startProgress();

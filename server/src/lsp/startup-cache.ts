@@ -34,10 +34,28 @@ interface CacheData {
   entries: [string, CachedFile][];
 }
 
-/** What the cache needs from the workspace to save it (kept structural to avoid an import cycle). */
+/** A workspace file as the cache sees it (structural, to avoid an import cycle with workspace.ts). */
+export interface IndexedFile {
+  doc: ParsedMemory;
+  id: string;
+  onDisk: boolean;
+  contentKey?: string;
+}
+
+interface RuleModel {
+  derivedOf(id: string): DerivedContent | undefined;
+}
+
+/** What the cache needs from the workspace to save it. */
 export interface IndexedFiles {
-  files: ReadonlyMap<string, { doc: ParsedMemory; id: string; onDisk: boolean; contentKey?: string }>;
-  model: { derivedOf(id: string): DerivedContent | undefined };
+  files: ReadonlyMap<string, IndexedFile>;
+  model: RuleModel;
+}
+
+function entryOf(file: IndexedFile, model: RuleModel): CachedFile | undefined {
+  if (!file.onDisk || !file.contentKey) return undefined;
+  const { text: _text, ...doc } = file.doc;
+  return { key: file.contentKey, doc, derived: file.id ? model.derivedOf(file.id) : undefined };
 }
 
 /** The cache key of a file's bytes. */
@@ -86,33 +104,45 @@ export class StartupCache {
     return undefined;
   }
 
+  /**
+   * Keeps what was just computed for a file read from disk (a lookup missed). An editor buffer may
+   * replace it before the save; the entry for the bytes on disk stays valid for the next start.
+   */
+  remember(file: IndexedFile, model: RuleModel): void {
+    const entry = entryOf(file, model);
+    if (entry) this.entries.set(file.doc.path, entry);
+  }
+
   /** True when saving would change the file: something was parsed, or files went away. */
   get stale(): boolean {
     return !this.written && (this.parsed > 0 || this.reused !== this.loaded);
   }
 
   /**
-   * Writes every file read from disk whose text is still what was read (open buffers with edits are
-   * left out: they have no key), atomically. Returns the number of entries, or null when nothing
-   * needed writing or the write failed (a read-only store only costs the next start its speed).
+   * Writes an entry for every store file, atomically: from the workspace when its text is what was
+   * read from disk, else (an open buffer with edits) the one kept at load, if any. Files gone from
+   * the workspace are dropped. Returns the number of entries, or null when nothing needed writing or
+   * the write failed (a read-only store only costs the next start its speed).
    */
   save(ws: IndexedFiles): number | null {
-    // Indexing is done: the loaded entries are not looked up again, let them go.
-    this.entries.clear();
+    const known = this.entries;
     // Without a version (package.json unreadable) nothing could ever read the file back.
-    if (!this.stale || !this.version) return null;
+    if (!this.stale || !this.version) {
+      known.clear(); // indexing is over: nothing is looked up again
+      return null;
+    }
     const entries: [string, CachedFile][] = [];
     for (const [rel, f] of ws.files) {
-      if (!f.onDisk || !f.contentKey) continue;
-      const { text: _text, ...doc } = f.doc;
-      entries.push([rel, { key: f.contentKey, doc, derived: f.id ? ws.model.derivedOf(f.id) : undefined }]);
+      const entry = entryOf(f, ws.model) ?? (f.onDisk ? known.get(rel) : undefined);
+      if (entry) entries.push([rel, entry]);
     }
     // Stores made before .cairn/ was git-ignored (or by hand) must not commit this file by `git add -A`.
     const ignore = path.join(path.dirname(this.file), '.gitignore');
     if (!existsSync(ignore)) writeCache(ignore, '# Derived by Cairn; safe to delete.\n*\n');
     const data: CacheData = { version: this.version, entries };
-    if (!writeCache(this.file, v8.serialize(data))) return null;
-    this.written = true;
-    return entries.length;
+    const written = writeCache(this.file, v8.serialize(data));
+    this.written = true; // once per session, even when the store is read-only
+    known.clear();
+    return written ? entries.length : null;
   }
 }

@@ -1,7 +1,8 @@
 // The server's picture of the store: every memory file parsed (disk, or the editor's text when the
 // file is open), statuses derived from git refs, and the rule engine's WorkspaceModel, updated one
 // file at a time so a keystroke costs one parse, not a store scan.
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { idOf, isMemoryPath, memoryContent, parseStoreFile, WorkspaceModel } from '../core/rules/index.js';
 import { deriveStatuses, type StatusInfo } from '../core/status.js';
@@ -67,18 +68,14 @@ export class Workspace {
   /** Reads every store file from disk (then call refreshGit), reusing `cache` for unchanged bytes. */
   async load(onProgress?: (done: number, total: number) => void, cache?: StartupCache): Promise<void> {
     const rels = await this.listFiles();
-    let done = 0;
-    const batch = 64;
-    for (let i = 0; i < rels.length; i += batch) {
-      const slice = rels.slice(i, i + batch);
-      const texts = await Promise.all(slice.map((rel) => this.readDisk(rel)));
-      slice.forEach((rel, j) => {
-        const read = texts[j];
-        const cached = read ? cache?.lookup(rel, read.contentKey) : undefined;
-        if (read) this.put(rel, read.text, { ...read, onDisk: true, quiet: true, cached });
-      });
-      done += slice.length;
-      onProgress?.(done, rels.length);
+    for (const [i, rel] of rels.entries()) {
+      const read = this.readDisk(rel);
+      const cached = read ? cache?.lookup(rel, read.contentKey) : undefined;
+      const entry = read && this.put(rel, read.text, { ...read, onDisk: true, quiet: true, cached });
+      if (entry && !cached) cache?.remember(entry, this.model);
+      if ((i + 1) % 64 && i + 1 < rels.length) continue;
+      onProgress?.(i + 1, rels.length);
+      await new Promise((resolve) => setImmediate(resolve)); // reads are sync: let requests in
     }
   }
 
@@ -111,13 +108,18 @@ export class Workspace {
     return out;
   }
 
-  private async readDisk(rel: string): Promise<{ text: string; mtimeMs: number; contentKey: string } | null> {
-    const abs = path.join(this.root, rel);
+  /** Synchronous on purpose: 10,000 small files read in ~0.1 s so, ~0.7 s through the thread pool. */
+  private readDisk(rel: string): { text: string; mtimeMs: number; contentKey: string } | null {
+    let fd = -1;
     try {
-      const [bytes, info] = await Promise.all([readFile(abs), stat(abs)]);
+      fd = openSync(path.join(this.root, rel), 'r');
+      const bytes = readFileSync(fd);
+      const info = fstatSync(fd);
       return { text: bytes.toString('utf8'), mtimeMs: info.mtimeMs, contentKey: contentKeyOf(bytes) };
     } catch {
       return null;
+    } finally {
+      if (fd >= 0) closeSync(fd);
     }
   }
 
@@ -135,7 +137,7 @@ export class Workspace {
       const known = this.files.get(rel);
       const info = await stat(path.join(this.root, rel)).catch(() => null);
       if (!info || (known?.onDisk && known.mtimeMs === info.mtimeMs)) continue;
-      const read = await this.readDisk(rel);
+      const read = this.readDisk(rel);
       if (read) this.put(rel, read.text, { ...read, onDisk: true, quiet: true });
     }
     this.recomputeStatuses();
