@@ -43,7 +43,13 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
     indexed: true,
     workspace: null,
     semantic: null,
-    log: (m) => connection.console.log(m),
+    log: (m) => {
+      try {
+        connection.console.log(m);
+      } catch {
+        // The client is gone (a late timer after exit): a log line must never crash the server.
+      }
+    },
     fileFor: () => null,
     refresh: async () => {},
     republishAll: () => {},
@@ -140,7 +146,14 @@ export function runLspStdio(): void {
     process.stderr.write(args.map(String).join(' ') + '\n');
   const connection = startLanguageServer({ input: process.stdin, output: process.stdout });
   // A bug must cost one answer, not the editor's session: log it and keep serving.
-  const report = (e: unknown) => connection.console.error(`cairn: ${(e as Error)?.stack ?? String(e)}`);
+  const report = (e: unknown) => {
+    const text = `cairn: ${(e as Error)?.stack ?? String(e)}`;
+    try {
+      connection.console.error(text);
+    } catch {
+      process.stderr.write(text + '\n');
+    }
+  };
   process.on('unhandledRejection', report);
   process.on('uncaughtException', report);
   const exit = () => {

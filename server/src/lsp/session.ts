@@ -71,10 +71,14 @@ export class Session {
       await ws.refreshGit();
       ctx.indexed = true;
       ctx.republishAll();
-      void warmCompletion(ws);
+      void warmCompletion(ws).catch((e) =>
+        ctx.log(`cairn: completion warm-up failed: ${(e as Error).message}`),
+      );
       // The first hover reads main's whole log for trust and last commits: do it now, off the hot path.
       void ws.governance?.histories().catch(() => undefined);
-      void this.startSemantic(ws);
+      void this.startSemantic(ws).catch((e) =>
+        ctx.log(`cairn: duplicate/semantic is off: ${(e as Error).message}`),
+      );
       this.progress.reporter?.done();
       ctx.log(
         `cairn: indexed ${ws.files.size} files in ${root} in ${Math.round(performance.now() - t0)} ms` +
@@ -88,7 +92,7 @@ export class Session {
         if (saved !== null) ctx.log(`cairn: startup cache saved (${saved} files in ${ms} ms)`);
       }, SAVE_DELAY_MS).unref();
     })().catch((e) => ctx.log(`cairn: indexing failed: ${(e as Error).stack}`));
-    if (this.initialized) void this.startProgress();
+    if (this.initialized) void this.startProgress().catch(() => undefined);
   }
 
   /** Loads the embedding model if one is installed, embeds every memory, then turns the rule on. */
@@ -172,7 +176,10 @@ export class Session {
     const ws = this.ctx.workspace;
     const abs = uriToPath(uri);
     const rel = ws && abs ? relativeToStore(ws.root, abs) : null;
-    if (ws && rel && isStoreFile(rel)) void this.reloadFromDisk(ws, rel).then(() => this.ctx.republishAll());
+    if (ws && rel && isStoreFile(rel))
+      void this.reloadFromDisk(ws, rel)
+        .then(() => this.ctx.republishAll())
+        .catch((e) => this.ctx.log(`cairn: reload of ${rel} failed: ${(e as Error).message}`));
   }
 
   async watchedFilesChanged({ changes }: DidChangeWatchedFilesParams): Promise<void> {
