@@ -1,6 +1,7 @@
 // Test helpers: real stores in temp folders, the real git CLI, and the built `cairn` binary.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { afterAll, beforeAll, expect } from 'vitest';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -78,4 +79,20 @@ export function cairn(
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
     child.stdin.end(opts.input ?? '');
   });
+}
+
+/**
+ * A store made by `cairn init` in a temp folder for a whole test file (beforeAll/afterAll).
+ * Read `.dir`/`.parent` inside tests: they are set once the hook has run.
+ */
+export function useCliStore(opts: { env?: () => NodeJS.ProcessEnv } = {}): { dir: string; parent: string } {
+  const s = { dir: '', parent: '' };
+  beforeAll(async () => {
+    s.parent = tempDir();
+    s.dir = path.join(s.parent, 'mem');
+    const r = await cairn(['init', s.dir], { env: opts.env?.() });
+    expect(r.code).toBe(0);
+  });
+  afterAll(() => removeDir(s.parent));
+  return s;
 }

@@ -7,16 +7,22 @@ import { AUTHOR, cleanupTemps, cliRepo, gitCli, snapshot, tempDir } from './git-
 
 afterAll(cleanupTemps);
 
+/** A CLI-made repository plus one commit of m/a.md through the adapter. */
+async function repoWithA() {
+  const dir = cliRepo();
+  const repo = await GitRepo.open(dir);
+  await repo.commit({
+    branch: 'main',
+    changes: [{ path: 'm/a.md', content: 'a\n' }],
+    message: 'a',
+    author: AUTHOR,
+  });
+  return { dir, repo };
+}
+
 describe('GitRepo.commit failure modes: nothing changes', () => {
   it('throws WORKTREE_DIRTY for an uncommitted edit and leaves refs, files and index as they were', async () => {
-    const dir = cliRepo();
-    const repo = await GitRepo.open(dir);
-    await repo.commit({
-      branch: 'main',
-      changes: [{ path: 'm/a.md', content: 'a\n' }],
-      message: 'a',
-      author: AUTHOR,
-    });
+    const { dir, repo } = await repoWithA();
     writeFileSync(path.join(dir, 'm/a.md'), 'edited by a person\n');
     const before = snapshot(dir);
     const err = await repo
@@ -62,14 +68,7 @@ describe('GitRepo.commit failure modes: nothing changes', () => {
   });
 
   it('puts the work tree back when a later write fails, and leaves ref and index untouched', async () => {
-    const dir = cliRepo();
-    const repo = await GitRepo.open(dir);
-    await repo.commit({
-      branch: 'main',
-      changes: [{ path: 'm/a.md', content: 'a\n' }],
-      message: 'a',
-      author: AUTHOR,
-    });
+    const { dir, repo } = await repoWithA();
     // An untracked folder where the commit wants a file: the second write fails (EISDIR).
     mkdirSync(path.join(dir, 'm/in-the-way.md'));
     const before = snapshot(dir);
@@ -92,14 +91,7 @@ describe('GitRepo.commit failure modes: nothing changes', () => {
   });
 
   it('fails with LOCK_TIMEOUT while git holds the branch lock, changing nothing', async () => {
-    const dir = cliRepo();
-    const repo = await GitRepo.open(dir);
-    await repo.commit({
-      branch: 'main',
-      changes: [{ path: 'm/a.md', content: 'a\n' }],
-      message: 'a',
-      author: AUTHOR,
-    });
+    const { dir, repo } = await repoWithA();
     writeFileSync(path.join(dir, '.git/refs/heads/main.lock'), '');
     const before = snapshot(dir);
     await expect(
