@@ -97,13 +97,13 @@ describe('VS Code extension manifest', () => {
       agentName: 'copilot',
     };
     expect(Object.keys(input)).toEqual(Object.keys(tool('cairn_store').inputSchema.properties));
-    const payload = validateStorePayload(toStorePayload(input));
+    const payload = validateStorePayload(toStorePayload(input), { channel: 'agent' });
     expect(payload).toMatchObject({
       origin: 'conversation',
       agentName: 'copilot',
       metadata: { planId: 'plan-7', status: 'Active' },
     });
-    expect(() => validateStorePayload(toStorePayload({ topic: 't', context: 'c' }))).not.toThrow();
+    expect(() => validateStorePayload(toStorePayload({ topic: 't', context: 'c' }), { channel: 'agent' })).not.toThrow();
   });
 
   it('builds the search request and the texts the model reads', () => {

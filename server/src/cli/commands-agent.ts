@@ -1,7 +1,7 @@
 // `cairn mcp` and `cairn context`: what agent runtimes start and inject. The MCP SDK is loaded
 // only when `cairn mcp` runs, so other commands start fast.
 import { num, type Command } from './command.js';
-import { EXIT, writeJson } from './io.js';
+import { EXIT, writeJson, writeText } from './io.js';
 
 export const mcpCommand: Command = {
   name: 'mcp',
@@ -29,9 +29,9 @@ export const contextCommand: Command = {
       hasSearchTool: !args.values['no-search-tool'],
     });
     if (args.json) writeJson(io, { text: block.text, ...block.json });
-    else io.stdout.write(block.text);
+    else writeText(io, block.text);
     for (const w of block.json.withheld) {
-      io.stderr.write(`cairn context: withheld ${w.source} line ${w.line} (${w.rules.join(', ')})\n`);
+      writeText(io, `cairn context: withheld ${w.source} line ${w.line} (${w.rules.join(', ')})\n`, 'stderr');
     }
     return EXIT.OK;
   },

@@ -1,6 +1,6 @@
 // `cairn lsp` and `cairn check`: the language server and the same rules run headless for CI.
 import { str, type Command } from './command.js';
-import { UsageError } from './io.js';
+import { UsageError, writeText } from './io.js';
 
 export const lspCommand: Command = {
   name: 'lsp',
@@ -26,7 +26,7 @@ export const checkCommand: Command = {
     if (!['text', 'json', 'sarif'].includes(format)) throw new UsageError('--format is text, json or sarif');
     const { checkStore } = await import('../ops/check.js');
     const r = await checkStore(await open(), { changed: str(args, 'changed'), format });
-    io.stdout.write(r.output);
+    writeText(io, r.output);
     return r.exitCode;
   },
 };

@@ -4,7 +4,7 @@ import type { MemoryStatus } from '../core/types.js';
 import { readLog } from '../ops/log.js';
 import { listMemories, readStoreLines, showMemory, storeStatus } from '../ops/query.js';
 import { num, str, type Command } from './command.js';
-import { EXIT, UsageError, writeJson, writeLine } from './io.js';
+import { EXIT, UsageError, writeJson, writeLine, writeText } from './io.js';
 import { resolveAuthor } from './identity.js';
 
 export const initCommand: Command = {
@@ -44,7 +44,7 @@ export const getCommand: Command = {
     if (looksLikePath(target) || str(args, 'from') || str(args, 'lines')) {
       const r = await readStoreLines(ctx, target, num(args, 'from') ?? 1, num(args, 'lines'));
       if (args.json) writeJson(io, r);
-      else io.stdout.write(r.text + (r.text ? '\n' : ''));
+      else writeText(io, r.text + (r.text ? '\n' : ''));
       return EXIT.OK;
     }
     const m = await showMemory(ctx, target);
@@ -61,7 +61,7 @@ export const getCommand: Command = {
     );
     for (const p of m.problemList) writeLine(io, `${m.path}:${p.line}: ${p.severity} ${p.code} ${p.message}`);
     writeLine(io, '');
-    io.stdout.write(m.text.endsWith('\n') ? m.text : m.text + '\n');
+    writeText(io, m.text.endsWith('\n') ? m.text : m.text + '\n');
     return EXIT.OK;
   },
 };

@@ -1,6 +1,6 @@
 // `cairn search` and `cairn index`: finding memories by words and by meaning, offline.
 import { num, type Command } from './command.js';
-import { EXIT, UsageError, progressBar, writeJson, writeLine } from './io.js';
+import { EXIT, UsageError, progressBar, writeJson, writeLine, writeText } from './io.js';
 
 export const searchCommand: Command = {
   name: 'search',
@@ -32,7 +32,7 @@ export const searchCommand: Command = {
       includeCandidates: Boolean(args.values['include-candidates']),
     });
     // Said once, on stderr, so a pipe of --json stays clean and nobody mistakes keyword-only for hybrid.
-    for (const w of res.warnings) io.stderr.write(`cairn: ${w}\n`);
+    for (const w of res.warnings) writeText(io, `cairn: ${w}\n`, 'stderr');
     if (args.json) {
       const { warnings: _w, ...rest } = res;
       writeJson(io, rest);

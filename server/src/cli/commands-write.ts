@@ -3,7 +3,16 @@ import { readFile } from 'node:fs/promises';
 import { CairnError, isCairnError } from '../core/errors.js';
 import { storeMemory, type StoreResult } from '../ops/store-memory.js';
 import { num, str, strs, type Command } from './command.js';
-import { EXIT, UsageError, progressBar, readAllStdin, writeJson, writeLine, type CliIO } from './io.js';
+import {
+  EXIT,
+  UsageError,
+  progressBar,
+  readAllStdin,
+  writeJson,
+  writeLine,
+  writeText,
+  type CliIO,
+} from './io.js';
 
 function describe(io: CliIO, r: StoreResult): void {
   const id = r.metadata.topic_id;
@@ -82,7 +91,7 @@ export const storeCommand: Command = {
       }
     }
     const ctx = await open();
-    const result = await storeMemory(ctx, payload, { defaultOrigin: 'human', command: 'store' });
+    const result = await storeMemory(ctx, payload, { channel: 'person', command: 'store' });
     if (args.json) writeJson(io, result);
     else describe(io, result);
     return result.dropped ? EXIT.DROPPED : EXIT.OK;
@@ -119,7 +128,7 @@ export const importCommand: Command = {
             field: 'payload',
           });
         }
-        result = await storeMemory(ctx, payload, { defaultOrigin: 'import', command: 'import' });
+        result = await storeMemory(ctx, payload, { channel: 'import', command: 'import' });
         if (result.dropped) counts.dropped++;
         else if (result.unchanged) counts.unchanged++;
         else counts[result.metadata.status as 'active' | 'candidate']++;
@@ -128,7 +137,7 @@ export const importCommand: Command = {
         if (!isCairnError(err)) throw err;
         counts.failed++;
         items.push({ line: i + 1, success: false, errorCode: err.code, error: err.message });
-        if (!args.json) io.stderr.write(`${file}:${i + 1}: ${err.message} [${err.code}]\n`);
+        if (!args.json) writeText(io, `${file}:${i + 1}: ${err.message} [${err.code}]\n`, 'stderr');
       }
       bar.update(++done, total);
     }

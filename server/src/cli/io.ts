@@ -1,5 +1,6 @@
 // Output and error conventions shared by every command: --json prints one JSON document on stdout;
 // otherwise readable text. Errors go to stderr and map to documented exit codes (docs/cli.md).
+import { escapeForTerminal } from '../core/control-chars.js';
 import { isCairnError, type ErrorCode } from '../core/errors.js';
 
 export interface CliIO {
@@ -55,26 +56,34 @@ export function writeJson(io: CliIO, value: unknown): void {
   io.stdout.write(JSON.stringify(value, null, 2) + '\n');
 }
 
+/**
+ * Text for a person's terminal: control characters from memory files or caller input are shown as
+ * visible escapes (`\x1b`), never sent raw (an escape sequence could hide or recolour text).
+ */
+export function writeText(io: CliIO, text: string, stream: 'stdout' | 'stderr' = 'stdout'): void {
+  io[stream].write(escapeForTerminal(text));
+}
+
 export function writeLine(io: CliIO, text = ''): void {
-  io.stdout.write(text + '\n');
+  writeText(io, text + '\n');
 }
 
 /** Prints an error the way the caller asked for it and returns the exit code. */
 export function reportError(io: CliIO, err: unknown, json: boolean): number {
   if (err instanceof UsageError) {
     if (json) writeJson(io, { success: false, errorCode: 'USAGE', error: err.message });
-    io.stderr.write(`cairn: ${err.message}\nRun \`cairn help\` for usage.\n`);
+    writeText(io, `cairn: ${err.message}\nRun \`cairn help\` for usage.\n`, 'stderr');
     return EXIT.USAGE;
   }
   if (isCairnError(err)) {
     if (json) writeJson(io, { success: false, errorCode: err.code, error: err.message, ...(err.data ?? {}) });
-    io.stderr.write(`cairn: ${err.message} [${err.code}]\n`);
+    writeText(io, `cairn: ${err.message} [${err.code}]\n`, 'stderr');
     return EXIT_BY_CODE[err.code] ?? EXIT.FAILED;
   }
   const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
   if (json)
     writeJson(io, { success: false, errorCode: 'INTERNAL', error: String((err as Error)?.message ?? err) });
-  io.stderr.write(`cairn: internal error (please report it): ${message}\n`);
+  writeText(io, `cairn: internal error (please report it): ${message}\n`, 'stderr');
   return EXIT.INTERNAL;
 }
 

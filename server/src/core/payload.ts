@@ -1,6 +1,8 @@
 // The store payload: a conversation summary as an agent or the CLI hands it in. Validation names
 // the field and the fix, because agents read these errors and retry.
+import { controlCharProblem, normalizeNewlines } from './control-chars.js';
 import { CairnError } from './errors.js';
+import { redactSecrets } from './scan/redact.js';
 import { slugify, validateId } from './format/index.js';
 import {
   MEMORY_KINDS,
@@ -79,6 +81,13 @@ function isIsoDate(v: string): boolean {
   return /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) && !Number.isNaN(Date.parse(v));
 }
 
+/** Refuses control characters (see core/control-chars.ts); CRLF becomes LF. */
+export function cleanText(v: string, field: string): string {
+  const problem = controlCharProblem(field, v);
+  if (problem) throw invalid(field, problem);
+  return normalizeNewlines(v);
+}
+
 function str(v: unknown, field: string, max: number, required: boolean): string | undefined {
   if (v === undefined || v === null) {
     if (required) throw invalid(field, 'is required (a non-empty string)');
@@ -86,7 +95,7 @@ function str(v: unknown, field: string, max: number, required: boolean): string 
   }
   if (typeof v !== 'string')
     throw invalid(field, `must be a string, got ${Array.isArray(v) ? 'an array' : typeof v}`);
-  const t = v.trim();
+  const t = cleanText(v, field).trim();
   if (required && t.length === 0) throw invalid(field, 'must not be empty');
   if (t.length > max) throw invalid(field, `is ${t.length} characters; the limit is ${max}`);
   return t;
@@ -111,7 +120,8 @@ function triples(v: unknown): Triple[] {
     if (Array.isArray(t)) {
       if (t.length !== 3 || !t.every((x) => typeof x === 'string' && x.trim()))
         throw invalid(field, 'must be [subject, predicate, object] with three non-empty strings');
-      return { s: t[0].trim(), p: t[1].trim(), o: t[2].trim() };
+      const [s, p, o] = t.map((x: string, j: number) => cleanText(x, `${field}[${j}]`).trim());
+      return { s, p, o };
     }
     if (t && typeof t === 'object') {
       const o = t as Record<string, unknown>;
@@ -119,9 +129,9 @@ function triples(v: unknown): Triple[] {
         if (typeof o[k] !== 'string' || !(o[k] as string).trim())
           throw invalid(`${field}.${k}`, 'must be a non-empty string');
       const triple: Triple = {
-        s: (o.s as string).trim(),
-        p: (o.p as string).trim(),
-        o: (o.o as string).trim(),
+        s: cleanText(o.s as string, `${field}.s`).trim(),
+        p: cleanText(o.p as string, `${field}.p`).trim(),
+        o: cleanText(o.o as string, `${field}.o`).trim(),
       };
       for (const k of ['from', 'until'] as const) {
         if (o[k] === undefined || o[k] === null) continue;
@@ -135,8 +145,63 @@ function triples(v: unknown): Triple[] {
   });
 }
 
+/**
+ * Who hands a payload in, which decides what `origin` may say. `person`: a person's own CLI write
+ * (`cairn store`); `import`: `cairn import` of lines written elsewhere; `agent`: an MCP client or an
+ * editor command acting for an agent. Only a person's own write may be `origin: human`.
+ */
+export type WriteChannel = 'person' | 'import' | 'agent';
+
+/**
+ * The origin a write is recorded with. An agent (any payload naming `agentName`, any MCP or editor
+ * write) never counts as a person: `human` is refused and a missing origin means `conversation`.
+ * An import line claiming `human` is recorded as `import`: the file was written elsewhere.
+ */
+export function resolveOrigin(
+  requested: Origin | undefined,
+  agentName: string | undefined,
+  channel: WriteChannel,
+): Origin {
+  if (channel === 'import') return requested === undefined || requested === 'human' ? 'import' : requested;
+  if (channel === 'agent' || agentName !== undefined) {
+    if (requested === 'human') {
+      throw invalid(
+        'origin',
+        `"human" is reserved for a person's own writes at the CLI; ${agentName ? `agent "${agentName}"` : 'an agent'} ` +
+          'writes with origin "conversation" (the user said it) or "background" (its own inference)',
+      );
+    }
+    return requested ?? 'conversation';
+  }
+  return requested ?? 'human';
+}
+
+/**
+ * Caller text for a write that is not a payload (a correction, a feedback note, a reason): control
+ * characters refused, secrets replaced by `[redacted: <rule>]`, like every payload field.
+ */
+export function writableText(
+  value: string,
+  field: string,
+): { text: string; redacted: { field: string; code: string }[] } {
+  const r = redactSecrets(cleanText(value, field));
+  return { text: r.text, redacted: r.redactions.map((x) => ({ field, code: x.code })) };
+}
+
+/**
+ * A usable agent name from what a client says about itself (MCP `clientInfo.name`, LSP
+ * `clientInfo.name`): control characters and `<>` removed, at most 100 characters, else `fallback`.
+ */
+export function agentNameOf(name: string | undefined, fallback: string): string {
+  const clean = (name ?? '')
+    .replace(/[\u0000-\u001F\u007F-\u009F<>]/g, '')
+    .trim()
+    .slice(0, 100);
+  return clean || fallback;
+}
+
 /** Validates an untrusted payload. Throws CairnError INVALID_PAYLOAD / INVALID_WORKSPACE_PATH. */
-export function validateStorePayload(input: unknown, defaults: { origin?: Origin } = {}): StorePayload {
+export function validateStorePayload(input: unknown, opts: { channel: WriteChannel }): StorePayload {
   if (!input || typeof input !== 'object' || Array.isArray(input)) {
     throw invalid('payload', 'must be a JSON object with at least "topic" and "context"');
   }
@@ -149,8 +214,14 @@ export function validateStorePayload(input: unknown, defaults: { origin?: Origin
   if (unknownMeta.length)
     throw invalid(`metadata.${unknownMeta[0]}`, `is not a known field; known: ${META_KEYS.join(', ')}`);
 
-  const origin = (p.origin ?? defaults.origin ?? 'conversation') as Origin;
-  if (!ORIGINS.includes(origin)) throw invalid('origin', `must be one of ${ORIGINS.join(', ')}`);
+  if (p.origin !== undefined && !ORIGINS.includes(p.origin as Origin))
+    throw invalid('origin', `must be one of ${ORIGINS.join(', ')}`);
+  // An agent write always names its writer: the MCP client's or editor's name when the payload has none.
+  const agentName =
+    str(p.agentName, 'agentName', 100, false) || (opts.channel === 'agent' ? 'agent' : undefined);
+  if (agentName && /[<>]/.test(agentName))
+    throw invalid('agentName', 'must not contain < or >: it becomes the git author name');
+  const origin = resolveOrigin(p.origin as Origin | undefined, agentName, opts.channel);
   if (p.kind !== undefined && !MEMORY_KINDS.includes(p.kind as MemoryKind))
     throw invalid('kind', `must be one of ${MEMORY_KINDS.join(', ')}`);
   if (
@@ -179,7 +250,7 @@ export function validateStorePayload(input: unknown, defaults: { origin?: Origin
     ...lists,
     kind: p.kind as MemoryKind | undefined,
     timeScope: str(p.timeScope, 'timeScope', 200, false),
-    agentName: str(p.agentName, 'agentName', 100, false),
+    agentName,
     origin,
     confidence: p.confidence as number | undefined,
     triples: triples(p.triples),

@@ -18,6 +18,8 @@ export interface RouteInput {
   /** Scanner findings that must never become active without review (injection, secrets). */
   flaggedBy: string[];
   governance: GovernanceConfig;
+  /** Set when every write of this kind is reviewed (imports): the reason, shown to the writer. */
+  alwaysReview?: string;
 }
 
 export function effectiveConfidence(
@@ -44,6 +46,7 @@ export function routeWrite(input: RouteInput): RouteDecision {
       reason: `the scanner flagged it (${input.flaggedBy.join(', ')}): a person must review it`,
     };
   }
+  if (input.alwaysReview) return { route: 'candidate', reason: input.alwaysReview };
   if (g.commitMode === 'manual' && input.origin !== 'human') {
     return { route: 'candidate', reason: 'commitMode is manual: every agent write is reviewed' };
   }

@@ -13,10 +13,15 @@ export interface SessionItemMeta {
   source_tool: string | null;
   summary: string;
   binary: boolean;
+  /** Secrets replaced by `[redacted: <rule>]` when the item was stored (text items only). */
+  redacted?: number;
 }
 
 /** What answers carry instead of the content. */
-export type SessionItemRef = Pick<SessionItemMeta, 'id' | 'title' | 'summary' | 'file_type' | 'size'> & {
+export type SessionItemRef = Pick<
+  SessionItemMeta,
+  'id' | 'title' | 'summary' | 'file_type' | 'size' | 'redacted'
+> & {
   session: string;
   created_at: string;
   binary: boolean;
@@ -100,5 +105,6 @@ export function refOf(meta: SessionItemMeta, session: string): SessionItemRef {
     session,
     created_at: meta.created_at,
     binary: meta.binary,
+    ...(meta.redacted ? { redacted: meta.redacted } : {}),
   };
 }

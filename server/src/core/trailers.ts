@@ -1,6 +1,7 @@
 // Commit messages are the audit trail: a readable subject plus git trailers that plain
 // `git log` and `git interpret-trailers` understand. This module builds and reads them.
 import { createHash } from 'node:crypto';
+import { stripControlChars } from './control-chars.js';
 import { MEMORY_ACTIONS, type MemoryAction } from './types.js';
 
 export interface MemoryCommitFields {
@@ -36,8 +37,9 @@ export function topicDigest(topic: string): string {
   return createHash('sha256').update(topic, 'utf8').digest('hex').slice(0, 8);
 }
 
+/** Caller text never carries control characters into a commit object (NUL fails `git fsck`). */
 function oneLine(value: string): string {
-  return value.replace(/[\r\n]+/g, ' ').trim();
+  return stripControlChars(value).replace(/\n+/g, ' ').trim();
 }
 
 /** `memory(add): redis-caching` + blank line + summary/details + blank line + trailers. */
@@ -45,7 +47,7 @@ export function formatCommitMessage(fields: MemoryCommitFields): string {
   const subject = `memory(${fields.action}): ${fields.id}`;
   const paragraphs: string[] = [subject];
   if (fields.summary) paragraphs.push(oneLine(fields.summary));
-  if (fields.details) paragraphs.push(fields.details.trim());
+  if (fields.details) paragraphs.push(stripControlChars(fields.details).trim());
   const trailers: [string, string | undefined][] = [
     ['Memory-Id', fields.id],
     ['Memory-Action', fields.action],
@@ -78,7 +80,12 @@ export function parseCommitMessage(message: string): ParsedCommitMessage {
       trailers[m[1]] = m[2].trim();
     }
   }
-  const revertMatch = /This reverts commit ([0-9a-f]{40})/.exec(text);
+  // `git revert` (and `cairn undo`) write `Revert "<subject>"`, a blank line, then
+  // `This reverts commit <oid>.` as the first body line. Only that place counts: the same words in a
+  // topic, a reason or a note are caller text, not a revert.
+  const revertMatch = subject.startsWith('Revert "')
+    ? /^This reverts commit ([0-9a-f]{40})\b/.exec(paragraphs[1] ?? '')
+    : null;
   // A plain `git revert` copies no trailers: the reverted subject still names the memory.
   const revertedSubject = /^Revert "memory\([a-z]+\): (.+)"$/.exec(subject);
   let action: string | undefined = trailers['Memory-Action'];

@@ -1,6 +1,7 @@
 // workspace/executeCommand and the custom requests (cairn/search, cairn/store, cairn/review,
 // cairn/accept, cairn/reject) for agent tools and the VS Code client. Each calls the same operation
 // as the CLI; expected failures come back as ResponseError with the CairnError code in `data`.
+import { agentNameOf } from '../core/payload.js';
 import { ResponseError, type ExecuteCommandParams } from 'vscode-languageserver/node';
 import { isCairnError } from '../core/errors.js';
 import type { OpContext } from '../ops/context.js';
@@ -84,14 +85,25 @@ const store = (ctx: ServerContext, payload: unknown) =>
   guarded(
     ctx,
     async () =>
-      (await import('../ops/store-memory.js')).storeMemory(opContext(ctx), payload, {
-        defaultOrigin: 'human',
+      (await import('../ops/store-memory.js')).storeMemory(opContext(ctx), withAgentName(ctx, payload), {
+        channel: 'agent',
         command: 'lsp',
       }),
     {
       changes: true,
     },
   );
+
+/**
+ * An editor's store command acts for an agent (the VS Code tools call it), never as the person:
+ * without an `agentName`, the editor's own name is the writer.
+ */
+function withAgentName(ctx: ServerContext, payload: unknown): unknown {
+  if (!payload || typeof payload !== 'object' || Array.isArray(payload)) return payload;
+  const p = payload as Record<string, unknown>;
+  if (typeof p.agentName === 'string' && p.agentName.trim()) return p;
+  return { ...p, agentName: agentNameOf(ctx.clientName, 'editor') };
+}
 
 async function openMemory(ctx: ServerContext, id: string): Promise<{ uri: string } | null> {
   await ctx.ready;

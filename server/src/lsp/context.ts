@@ -9,6 +9,8 @@ export interface ServerContext {
   connection: Connection;
   documents: TextDocuments<TextDocument>;
   caps: ClientCapabilities;
+  /** The editor's name from `initialize` (clientInfo), used as the agent name of its store commands. */
+  clientName?: string;
   /** Resolves once the store is indexed (or known to be absent). */
   ready: Promise<void>;
   /** False while the store is being indexed: answers may be partial. */

@@ -71,6 +71,7 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
 
   connection.onInitialize((params: InitializeParams): InitializeResult => {
     ctx.caps = params.capabilities;
+    ctx.clientName = params.clientInfo?.name;
     const roots = [
       ...(params.workspaceFolders ?? []).map((f) => uriToPath(f.uri)),
       params.rootUri ? uriToPath(params.rootUri) : null,

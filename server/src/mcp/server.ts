@@ -7,6 +7,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { CairnError } from '../core/errors.js';
+import { agentNameOf } from '../core/payload.js';
 import { createLimiters } from '../core/limits.js';
 import type { OpContext } from '../ops/context.js';
 import { cleanupSessionItems } from '../ops/session-memory.js';
@@ -91,7 +92,7 @@ export function createCairnMcpServer(ctx: OpContext, opts: McpOptions = {}): Mcp
   // field (INVALID_PAYLOAD / INVALID_REQUEST), so Cairn checks arguments itself with the same schema.
   server.server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const tool = tools.get(request.params.name);
-    const rawArgs = (request.params.arguments ?? {}) as Record<string, unknown>;
+    let rawArgs = (request.params.arguments ?? {}) as Record<string, unknown>;
     if (!tool) {
       const body = errorBody(
         new CairnError(
@@ -100,6 +101,11 @@ export function createCairnMcpServer(ctx: OpContext, opts: McpOptions = {}): Mcp
         ),
       );
       return errorToResult(body);
+    }
+    // An MCP client is never a person: a call that names no agent is written under the client's own
+    // name (from `initialize`), so its commits carry an Agent trailer and an agent author.
+    if ('agentName' in tool.shape && !(typeof rawArgs.agentName === 'string' && rawArgs.agentName.trim())) {
+      rawArgs = { ...rawArgs, agentName: agentNameOf(server.server.getClientVersion()?.name, 'mcp-client') };
     }
     const who = {
       agentName: typeof rawArgs.agentName === 'string' ? rawArgs.agentName : undefined,

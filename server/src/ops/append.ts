@@ -2,6 +2,7 @@
 // Refuses flagged text and duplicates; keeps the file under config.memoryMd.maxChars by evicting the
 // oldest entries, which stay readable in git history.
 import { CairnError } from '../core/errors.js';
+import { writableText } from '../core/payload.js';
 import { appendEntry, findDuplicate, parseMemoryMd } from '../core/memory-md.js';
 import { isFlagged, scanText } from '../core/scan/index.js';
 import { formatCommitMessage } from '../core/trailers.js';
@@ -23,6 +24,8 @@ export interface AppendResult {
   maxChars: number;
   evicted: { timestamp: string; chars: number; preview: string }[];
   findings: { code: string; message: string; line: number }[];
+  /** Secrets replaced by `[redacted: <rule>]` before anything was written. */
+  redacted: { field: string; code: string }[];
 }
 
 export interface AppendOptions {
@@ -37,7 +40,10 @@ export async function appendMemoryMd(
   opts: AppendOptions = {},
 ): Promise<AppendResult> {
   const { store } = ctx;
-  const text = content.trim();
+  // Control characters are refused and secrets redacted here as on every write path; what is left
+  // is scanned below, and flagged text is still refused.
+  const { text: clean, redacted } = writableText(content, 'content');
+  const text = clean.trim();
   if (!text) throw new CairnError('INVALID_PAYLOAD', 'content: must not be empty', { field: 'content' });
   if (text.length > APPEND_LIMIT) {
     throw new CairnError(
@@ -48,7 +54,7 @@ export async function appendMemoryMd(
   }
   const maxChars = store.config.memoryMd.maxChars;
   const timestamp = isoNow(ctx);
-  const base = { timestamp, commit: null, chars: 0, maxChars, evicted: [], findings: [] };
+  const base = { timestamp, commit: null, chars: 0, maxChars, evicted: [], findings: [], redacted };
 
   const findings = scanText(text);
   if (isFlagged(findings)) {
@@ -107,7 +113,9 @@ export async function appendMemoryMd(
       ...base,
       success: true,
       refused: null,
-      reason: evictedNote ? `appended. ${evictedNote}` : 'appended',
+      reason:
+        (evictedNote ? `appended. ${evictedNote}` : 'appended') +
+        (redacted.length ? `; ${redacted.length} secret(s) replaced by [redacted: ...] before writing` : ''),
       commit,
       chars: next.text.length,
       evicted: next.evicted.map((e) => ({

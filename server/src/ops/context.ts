@@ -21,6 +21,8 @@ export function isoNow(ctx: OpContext): string {
 export function authorFor(ctx: OpContext, agentName?: string): Author {
   const timestamp = Math.floor(ctx.now().getTime() / 1000);
   if (!agentName) return { ...ctx.author, timestamp, timezoneOffset: 0 };
+  // A git ident cannot hold <, > or control characters: they would break the commit object.
+  agentName = agentName.replace(/[\u0000-\u001F\u007F-\u009F<>]/g, '').trim() || 'agent';
   const slug =
     agentName
       .toLowerCase()

@@ -1,7 +1,7 @@
 // Changes to active memories: supersede, correct, feedback, forget. Each is one commit on main.
 import { CairnError } from '../core/errors.js';
 import { parseMemory, renderBody, replaceBody, updateFrontMatter } from '../core/format/index.js';
-import { assertSafeId } from '../core/payload.js';
+import { assertSafeId, writableText } from '../core/payload.js';
 import { routeWrite } from '../core/policy.js';
 import { isFlagged, scanText } from '../core/scan/index.js';
 import { formatCommitMessage } from '../core/trailers.js';
@@ -20,6 +20,8 @@ export interface EditResult {
   branch: string;
   staged: boolean;
   reason?: string;
+  /** Secrets replaced by `[redacted: <rule>]` in the caller's text before the write. */
+  redacted?: { field: string; code: string }[];
 }
 
 async function requireText(store: Store, tip: string, id: string): Promise<string> {
@@ -100,6 +102,8 @@ export async function supersede(ctx: OpContext, older: string, newer: string): P
 export async function correct(ctx: OpContext, id: string, newContext: string): Promise<EditResult> {
   const { store } = ctx;
   if (!newContext.trim()) throw new CairnError('INVALID_REQUEST', 'the corrected text is empty');
+  const { text: cleanContext, redacted } = writableText(newContext, 'text');
+  newContext = cleanContext;
   const res = await store.repo.withLock(async () => {
     const tip = await requireMainTip(store);
     const text = await requireText(store, tip, id);
@@ -135,6 +139,7 @@ export async function correct(ctx: OpContext, id: string, newContext: string): P
       branch,
       staged,
       reason: staged ? decision.reason : undefined,
+      ...(redacted.length ? { redacted } : {}),
     };
   });
   await audit(ctx, 'correct', id, res.staged ? 'candidate' : 'committed');
@@ -150,6 +155,8 @@ export async function feedback(
 ): Promise<EditResult> {
   const { store } = ctx;
   if (vote !== 'up' && vote !== 'down') throw new CairnError('INVALID_REQUEST', 'feedback is "up" or "down"');
+  const cleanNote = note === undefined ? undefined : writableText(note, 'note');
+  note = cleanNote?.text;
   const res = await store.repo.withLock(async () => {
     const tip = await requireMainTip(store);
     await requireText(store, tip, id);
@@ -166,7 +173,14 @@ export async function feedback(
         extra: { 'Memory-Feedback': vote },
       }),
     });
-    return { id, action: 'feedback' as const, commit, branch: store.config.mainBranch, staged: false };
+    return {
+      id,
+      action: 'feedback' as const,
+      commit,
+      branch: store.config.mainBranch,
+      staged: false,
+      ...(cleanNote?.redacted.length ? { redacted: cleanNote.redacted } : {}),
+    };
   });
   await audit(ctx, 'feedback', id);
   return res;
@@ -175,6 +189,8 @@ export async function feedback(
 /** Removes a memory from main; it stays in git history (and `cairn undo` brings it back). */
 export async function forget(ctx: OpContext, id: string, why?: string): Promise<EditResult> {
   const { store } = ctx;
+  const cleanWhy = why === undefined ? undefined : writableText(why, 'why');
+  why = cleanWhy?.text;
   const res = await store.repo.withLock(async () => {
     const tip = await requireMainTip(store);
     await requireText(store, tip, id);
@@ -185,7 +201,14 @@ export async function forget(ctx: OpContext, id: string, why?: string): Promise<
       author: authorFor(ctx),
       message: formatCommitMessage({ action: 'forget', id, details: why, origin: 'human' }),
     });
-    return { id, action: 'forget' as const, commit, branch: store.config.mainBranch, staged: false };
+    return {
+      id,
+      action: 'forget' as const,
+      commit,
+      branch: store.config.mainBranch,
+      staged: false,
+      ...(cleanWhy?.redacted.length ? { redacted: cleanWhy.redacted } : {}),
+    };
   });
   await audit(ctx, 'forget', id);
   return res;

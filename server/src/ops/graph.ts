@@ -12,15 +12,15 @@ import {
   type Fact,
   type GraphMemory,
 } from '../core/graph.js';
-import { assertSafeId } from '../core/payload.js';
+import { assertSafeId, cleanText, resolveOrigin } from '../core/payload.js';
 import { routeWrite } from '../core/policy.js';
-import { isFlagged, scanText } from '../core/scan/index.js';
+import { isFlagged, redactSecrets, scanText } from '../core/scan/index.js';
 import { formatCommitMessage } from '../core/trailers.js';
 import type { Origin, Triple } from '../core/types.js';
 import { memoryPath, repoPath } from '../store/store.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
 import { loadMemories, readMainMemory, requireMainTip } from './read.js';
-import { storeMemory, type StoreResult } from './store-memory.js';
+import { storeMemory, type RedactedSecret, type StoreResult } from './store-memory.js';
 
 export interface AddFactInput {
   subject: string;
@@ -46,28 +46,41 @@ function requireDate(value: string | undefined, field: string): void {
 /** Stores a fact as a small `fact` memory, or adds it to `memoryId`; governance routes the write. */
 export async function addFact(ctx: OpContext, input: AddFactInput): Promise<StoreResult> {
   requireDate(input.validFrom, 'valid_from');
-  const triple: Triple = { s: input.subject.trim(), p: input.predicate.trim(), o: input.object.trim() };
-  if (input.validFrom) triple.from = input.validFrom;
-  const common = {
-    origin: input.origin,
-    confidence: input.confidence,
-    agentName: input.agentName,
+  const redacted: RedactedSecret[] = [];
+  const text = (v: string, field: string) => {
+    const r = redactSecrets(cleanText(v, field).trim());
+    for (const x of r.redactions) redacted.push({ field, code: x.code });
+    return r.text;
   };
-  if (input.memoryId) return addFactToMemory(ctx, input.memoryId, triple, input);
+  const triple: Triple = {
+    s: text(input.subject, 'subject'),
+    p: text(input.predicate, 'predicate'),
+    o: text(input.object, 'object'),
+  };
+  if (input.validFrom) triple.from = input.validFrom;
   const sentence = `${triple.s} ${triple.p} ${triple.o}`;
-  return storeMemory(
-    ctx,
-    {
-      topic: sentence.slice(0, 200),
-      context: `Fact: ${sentence}${input.validFrom ? ` (since ${input.validFrom})` : ''}.`,
-      kind: 'fact',
-      tags: ['fact'],
-      triples: [tripleToYaml(triple)],
-      ...common,
-      metadata: { sessionId: input.sessionId },
-    },
-    { defaultOrigin: 'conversation', command: 'knowledge_graph' },
-  );
+  const result = input.memoryId
+    ? await addFactToMemory(ctx, input.memoryId, triple, input)
+    : await storeMemory(
+        ctx,
+        {
+          topic: sentence.slice(0, 200),
+          context: `Fact: ${sentence}${input.validFrom ? ` (since ${input.validFrom})` : ''}.`,
+          kind: 'fact',
+          tags: ['fact'],
+          triples: [tripleToYaml(triple)],
+          origin: input.origin,
+          confidence: input.confidence,
+          agentName: input.agentName,
+          metadata: { sessionId: input.sessionId },
+        },
+        { channel: 'agent', command: 'knowledge_graph' },
+      );
+  if (redacted.length) {
+    result.redacted = [...result.redacted, ...redacted];
+    result.reason += `; ${redacted.length} secret(s) replaced by [redacted: ...] before writing`;
+  }
+  return result;
 }
 
 /**
@@ -83,7 +96,8 @@ async function addFactToMemory(
 ): Promise<StoreResult> {
   assertSafeId(id, 'memory_id');
   const { store } = ctx;
-  const origin = input.origin ?? 'conversation';
+  const origin = resolveOrigin(input.origin, input.agentName, 'agent');
+  const agentName = input.agentName ?? 'agent';
   return store.repo.withLock(async () => {
     const tip = await requireMainTip(store);
     const path = memoryPath(id);
@@ -108,6 +122,7 @@ async function addFactToMemory(
       dropped: decision.route === 'dropped',
       unchanged: false,
       ingested_chars: updated.length,
+      redacted: [],
       reason: decision.reason,
       findings: findings.map((f) => ({ code: f.code, message: f.message, line: f.range.start.line })),
     };
@@ -124,7 +139,7 @@ async function addFactToMemory(
       summary: `add fact: ${triple.s} ${triple.p} ${triple.o}`,
       details: decision.route === 'candidate' ? `Candidate: ${decision.reason}.` : undefined,
       origin,
-      agent: input.agentName,
+      agent: agentName,
       session: input.sessionId,
       extra: {
         'Memory-Route': decision.route,
@@ -138,7 +153,7 @@ async function addFactToMemory(
       tip,
       changes: [{ path: repoPath(store, path), content: updated }],
       message,
-      author: authorFor(ctx, input.agentName),
+      author: authorFor(ctx, agentName),
     });
     return {
       ...base,

@@ -4,6 +4,7 @@ import { parseMemory } from '../core/format/index.js';
 import { deriveStatuses, type StatusInfo } from '../core/status.js';
 import type { MemoryStatus, ParsedMemory } from '../core/types.js';
 import { CairnError } from '../core/errors.js';
+import { parseCommitMessage } from '../core/trailers.js';
 import { memoryPath, repoPath, type Store } from '../store/store.js';
 import { ParseCache } from './parse-cache.js';
 
@@ -89,10 +90,14 @@ export async function openCandidates(store: Store, tip: string | null): Promise<
   return out;
 }
 
+/**
+ * Rejection tags with the id each rejected. A second rejection of an id is tagged
+ * `rejected/<id>--2`, so the id comes from the tag's Memory-Id trailer, not from its name.
+ */
 export async function rejectedTags(store: Store) {
   return (await store.repo.listTags(REJECTED_PREFIX)).map((t) => ({
     ...t,
-    id: t.name.slice(REJECTED_PREFIX.length),
+    id: parseCommitMessage(t.message ?? '').memoryId ?? t.name.slice(REJECTED_PREFIX.length),
   }));
 }
 
@@ -138,8 +143,16 @@ export async function loadMemories(store: Store, opts: LoadOptions = {}): Promis
     }
   }
   if (opts.includeRejected) {
+    // One record per id: an id on main or proposed again is not rejected, and of several
+    // rejections of one id the newest is shown.
+    const open = new Set(candidates.map((c) => c.id));
+    const newest = new Map<string, (typeof rejected)[number]>();
     for (const r of rejected) {
-      if (onMain.has(r.id)) continue;
+      const seen = newest.get(r.id);
+      if (!seen || (r.timestamp ?? 0) >= (seen.timestamp ?? 0)) newest.set(r.id, r);
+    }
+    for (const r of newest.values()) {
+      if (onMain.has(r.id) || open.has(r.id)) continue;
       const m = await readAt(store, r.target, r.id);
       if (m)
         records.push({

@@ -3,6 +3,7 @@
 import { unifiedDiff } from '../core/diff.js';
 import { CairnError } from '../core/errors.js';
 import { parseMemory } from '../core/format/index.js';
+import { writableText } from '../core/payload.js';
 import { formatCommitMessage, parseCommitMessage } from '../core/trailers.js';
 import { memoryPath, repoPath, type Store } from '../store/store.js';
 import { appendAudit } from './audit.js';
@@ -159,6 +160,8 @@ export interface RejectResult {
 export async function rejectCandidate(ctx: OpContext, id: string, why: string): Promise<RejectResult> {
   const { store } = ctx;
   if (!why.trim()) throw new CairnError('INVALID_REQUEST', 'a rejection needs a reason: --why "TEXT"');
+  // The reason goes into the tag object, kept forever: no control characters, no secrets.
+  why = writableText(why, 'why').text;
   const result = await store.repo.withLock(async () => {
     const branch = CANDIDATE_PREFIX + id;
     const cand = await candidateTip(store, id);

@@ -6,6 +6,7 @@ import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { CairnError } from '../core/errors.js';
 import { LIMITS } from '../core/payload.js';
+import { redactSecrets } from '../core/scan/index.js';
 import {
   assertItemId,
   assertSessionName,
@@ -94,6 +95,16 @@ export async function storeSessionItem(ctx: OpContext, input: StoreItemInput): P
     }
   }
   const binary = looksBinary(bytes);
+  // Scratch lives inside the store folder: text items lose their credentials like every write.
+  // Binary items are kept as they are (the secret rules read text); docs/agents.md says so.
+  let redacted = 0;
+  if (!binary) {
+    const r = redactSecrets(Buffer.from(bytes).toString('utf8'));
+    if (r.redactions.length) {
+      bytes = Buffer.from(r.text, 'utf8');
+      redacted = r.redactions.length;
+    }
+  }
   const id = newItemId(ctx.now());
   const meta: SessionItemMeta = {
     id,
@@ -105,6 +116,7 @@ export async function storeSessionItem(ctx: OpContext, input: StoreItemInput): P
     source_tool: input.sourceTool ?? null,
     summary: summarize(bytes, { binary, fileType }),
     binary,
+    ...(redacted ? { redacted } : {}),
   };
   await atomicWriteFile(path.join(dir, `mem_${id}.${fileType}`), bytes, { fsync: false });
   await atomicWriteFile(metaFile(dir, id), JSON.stringify(meta, null, 2) + '\n', { fsync: false });
@@ -271,6 +283,6 @@ export async function promoteSessionItem(ctx: OpContext, input: PromoteInput): P
       ],
       metadata: { sessionId: input.session },
     },
-    { defaultOrigin: 'conversation', command: 'memory_manager' },
+    { channel: 'agent', command: 'memory_manager' },
   );
 }

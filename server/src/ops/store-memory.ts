@@ -8,11 +8,12 @@ import {
   payloadId,
   validateStorePayload,
   type StorePayload,
+  type WriteChannel,
 } from '../core/payload.js';
 import { routeWrite, type Route } from '../core/policy.js';
-import { scanText, isFlagged } from '../core/scan/index.js';
+import { scanText, isFlagged, redactDeep } from '../core/scan/index.js';
 import { formatCommitMessage, topicDigest } from '../core/trailers.js';
-import type { MemoryAction, Origin } from '../core/types.js';
+import type { MemoryAction } from '../core/types.js';
 import { memoryPath, repoPath, type Store } from '../store/store.js';
 import { appendAudit } from './audit.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
@@ -25,6 +26,14 @@ export interface StoreFinding {
   line: number;
 }
 
+/** A credential that was cut from the payload before anything was written (docs/governance.md). */
+export interface RedactedSecret {
+  /** The payload field, e.g. `context` or `decisions[1]`. */
+  field: string;
+  /** The secret rule, e.g. `secret/aws-access-key`. */
+  code: string;
+}
+
 export interface StoreResult {
   success: boolean;
   /** True when the memory waits on a candidate branch for review. */
@@ -35,6 +44,8 @@ export interface StoreResult {
   ingested_chars: number;
   reason: string;
   findings: StoreFinding[];
+  /** Secrets replaced by `[redacted: <rule>]` before the write; empty when there were none. */
+  redacted: RedactedSecret[];
   metadata: {
     topic_id: string;
     status: 'active' | 'candidate' | 'dropped';
@@ -46,8 +57,8 @@ export interface StoreResult {
 }
 
 export interface StoreOptions {
-  /** Default origin when the payload has none: `human` for the CLI, `conversation` for agents. */
-  defaultOrigin?: Origin;
+  /** Who hands the payload in (core/payload.ts WriteChannel): decides what `origin` may say. */
+  channel: WriteChannel;
   /** The audit command name ("store", "import", "memory_store"). */
   command?: string;
 }
@@ -56,14 +67,23 @@ export interface StoreOptions {
 export async function storeMemory(
   ctx: OpContext,
   input: unknown,
-  opts: StoreOptions = {},
+  opts: StoreOptions = { channel: 'agent' },
 ): Promise<StoreResult> {
   const command = opts.command ?? 'store';
   let payload: StorePayload | undefined;
   try {
-    payload = validateStorePayload(input, { origin: opts.defaultOrigin });
-    const p = payload;
-    const result = await ctx.store.repo.withLock(() => storeLocked(ctx, p, opts.command === 'import'));
+    // Secrets go before anything else sees the payload: the id, the file, the commit message and
+    // any cache are all derived from the redacted text.
+    const { value: p, redacted } = redactDeep(validateStorePayload(input, { channel: opts.channel }));
+    payload = p;
+    const result = await ctx.store.repo.withLock(() => storeLocked(ctx, p, opts.channel === 'import'));
+    if (redacted.length) {
+      result.redacted = redacted;
+      const rules = [...new Set(redacted.map((r) => r.code))].join(', ');
+      result.reason +=
+        `; ${redacted.length} secret${redacted.length === 1 ? ' was' : 's were'} replaced by [redacted: ...] ` +
+        `before writing (${rules} in ${redacted.map((r) => r.field).join(', ')}): keep credentials in a secret manager and rotate this one`;
+    }
     await appendAudit(ctx.store, {
       timestamp: isoNow(ctx),
       command,
@@ -137,6 +157,7 @@ async function storeLocked(ctx: OpContext, p: StorePayload, isImport: boolean): 
     confidence: p.confidence,
     flaggedBy: flagged,
     governance: store.config.governance,
+    alwaysReview: isImport ? 'imports are always reviewed' : undefined,
   });
   if (decision.route === 'dropped') return droppedResult(id, text, decision.reason, findings);
 
@@ -236,6 +257,7 @@ function result(
     ingested_chars: text.length,
     reason,
     findings,
+    redacted: [],
     metadata: {
       topic_id: id,
       status: route === 'candidate' ? 'candidate' : 'active',
@@ -271,6 +293,7 @@ function droppedResult(id: string, text: string, reason: string, findings: Store
     ingested_chars: text.length,
     reason,
     findings,
+    redacted: [],
     metadata: {
       topic_id: id,
       status: 'dropped',

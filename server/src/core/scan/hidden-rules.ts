@@ -96,3 +96,23 @@ export const tagCharsRule: ScanRule = {
     return matches;
   },
 };
+
+export const controlCharsRule: ScanRule = {
+  code: 'hidden/control-chars',
+  category: 'hidden',
+  severity: 'error',
+  title: 'Control characters',
+  why:
+    'Terminal escape sequences can hide or recolour text a person reviews in a terminal (ESC[8m hides ' +
+    'what follows), and NUL breaks git objects. Cairn refuses them on every write; remove them from files ' +
+    'written by hand.',
+  find({ text }) {
+    // Tab, newline and carriage return (Windows line endings) are ordinary text.
+    return runsOf(text, /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]+/g).map(([start, end]) => ({
+      start,
+      end,
+      pattern: 'control',
+      shown: codePoints(text.slice(start, end)),
+    }));
+  },
+};

@@ -14,8 +14,10 @@
 //   hidden/bidi               warning  U+202A-202E, U+2066-2069
 //   hidden/html-comment       warning  <!-- --> whose content addresses the agent or holds an injection
 //   hidden/tag-chars          warning  U+E0000-E007F outside flag emoji (error when the hidden text is an injection)
+//   hidden/control-chars      error    C0/C1 controls other than tab, newline and CR (ANSI escapes, NUL)
 //   secret/*                  error    AWS, GitHub, Slack, OpenAI, Anthropic, Google, Stripe, JWT, PEM keys,
 //                                      passwords in URLs, high-entropy `password|secret|token|api_key = "..."`
 export type { ScanFinding, ScanCategory } from './types.js';
 export { scanText, isFlagged, SCAN_RULES } from './scan.js';
-export { isPlaceholder, redact } from './secret-rules.js';
+export { isPlaceholder, redact, findSecretValues } from './secret-rules.js';
+export { redactSecrets, redactDeep, redactionMarker, type Redaction } from './redact.js';

@@ -4,7 +4,7 @@ import type { RuleMatch, ScanFinding, ScanRule } from './types.js';
 import { makeScanInput } from './text-utils.js';
 import { PHRASE_RULES } from './phrase-rules.js';
 import { exfiltrationRule, htmlCommentRule, templateTagsRule } from './markup-rules.js';
-import { bidiRule, tagCharsRule, zeroWidthRule } from './hidden-rules.js';
+import { bidiRule, controlCharsRule, tagCharsRule, zeroWidthRule } from './hidden-rules.js';
 import { encodedRule } from './encoded-rule.js';
 import { SECRET_RULES } from './secret-rules.js';
 
@@ -18,6 +18,7 @@ export const SCAN_RULES: readonly ScanRule[] = [
   zeroWidthRule,
   bidiRule,
   tagCharsRule,
+  controlCharsRule,
   ...SECRET_RULES,
 ];
 

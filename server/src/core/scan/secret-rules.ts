@@ -141,3 +141,45 @@ function secretRule(p: SecretPattern): ScanRule {
 }
 
 export const SECRET_RULES: readonly ScanRule[] = SECRET_PATTERNS.map(secretRule);
+
+/** A secret's value inside a text: UTF-16 offsets of just the credential (not its `password =`). */
+export interface SecretSpan {
+  start: number;
+  end: number;
+  /** Rule code, e.g. `secret/aws-access-key`. */
+  code: string;
+}
+
+const withIndices = new Map<RegExp, RegExp>();
+
+/** Every credential value the secret rules find, sorted and merged where they overlap. */
+export function findSecretValues(text: string): SecretSpan[] {
+  const spans: SecretSpan[] = [];
+  for (const p of SECRET_PATTERNS) {
+    if (p.quick && !p.quick.test(text)) continue;
+    let re = withIndices.get(p.re);
+    if (!re) {
+      // The `d` flag gives each group's offsets, so only the value is cut, not the key name.
+      re = new RegExp(p.re.source, p.re.flags.replace(/[gd]/g, '') + 'gd');
+      withIndices.set(p.re, re);
+    }
+    for (const m of text.matchAll(re)) {
+      const group = p.group ?? 0;
+      const value = m[group] ?? m[0];
+      if (p.accept && !p.accept(value)) continue;
+      const [start, end] = m.indices?.[group] ?? [m.index, m.index + m[0].length];
+      spans.push({ start, end, code: p.code });
+    }
+  }
+  spans.sort((a, b) => a.start - b.start || b.end - a.end);
+  const merged: SecretSpan[] = [];
+  for (const s of spans) {
+    const last = merged[merged.length - 1];
+    if (last && s.start < last.end) {
+      // A specific rule explains a value better than the generic assignment rule.
+      if (last.code === 'secret/generic' && s.code !== 'secret/generic') last.code = s.code;
+      last.end = Math.max(last.end, s.end);
+    } else merged.push({ ...s });
+  }
+  return merged;
+}

@@ -63,9 +63,19 @@ export const memoryStore = defineTool({
     references: list('Files, links or [[memory-id]] references'),
     tags: list('Keywords'),
     kind: z.enum(MEMORY_KINDS).optional(),
-    origin: z.enum(ORIGINS).optional().describe('Default "conversation"'),
+    origin: z
+      .enum(ORIGINS)
+      .optional()
+      .describe(
+        'Default "conversation" (the user said it); "background" for your own inference. "human" is refused: only a person\'s own CLI writes are human',
+      ),
     confidence: z.number().min(0).max(1).optional(),
-    agentName: z.string().optional().describe('Your name, e.g. "claude-code"; commits are authored under it'),
+    agentName: z
+      .string()
+      .optional()
+      .describe(
+        'Your name, e.g. "claude-code"; commits are authored under it (default: the MCP client name)',
+      ),
     timeScope: z.string().optional(),
     supersedes: list('Ids of memories this one replaces'),
     triples: z.array(z.unknown()).optional().describe('Facts as [subject, predicate, object]'),
@@ -83,7 +93,7 @@ export const memoryStore = defineTool({
   limiter: () => 'ingestion',
   handler: async (args, env) => {
     const payload = normalizeMetadata(args as Record<string, unknown>, env.sessionId);
-    const r = await storeMemory(env.ctx, payload, { defaultOrigin: 'conversation', command: 'memory_store' });
+    const r = await storeMemory(env.ctx, payload, { channel: 'agent', command: 'memory_store' });
     const result = r.dropped ? 'dropped' : r.unchanged ? 'unchanged' : r.metadata.status;
     return { text: storeSentence(r), json: { ...r, message: storeSentence(r) }, result };
   },

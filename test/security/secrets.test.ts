@@ -1,0 +1,188 @@
+// Issue 8 item 5: a detected secret never reaches .git/objects or any file in the store. Every write
+// path (CLI, MCP, language server) is driven through its real front end, and after each one every
+// git object (`git cat-file --batch-all-objects --batch`) and every file under the store is searched
+// for the credential's value.
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cairn, git, removeDir, tempDir } from '../helpers/store.js';
+import { buildDist, call, connect, type Connected } from '../mcp/helpers.js';
+import { startClient, type TestClient } from '../lsp/lsp-helper.js';
+
+// Shaped like real credentials (and not like documentation placeholders), each written once.
+let n = 0;
+const awsKey = () => `AKIAQ7XWZ3J4K5L6M${String(100 + n++).slice(-3)}`;
+const githubToken = () => `ghp_R8fT2kLm9QwZx4Vb7Nc1Hy6Jp3Sd5Ga0Ue${String(10 + n++).slice(-2)}`;
+
+/** Every place a secret could persist: git objects (decompressed), and every file under the store. */
+function leaks(dir: string, secret: string): string[] {
+  const found: string[] = [];
+  const objects = execFileSync('git', ['cat-file', '--batch-all-objects', '--batch'], {
+    cwd: dir,
+    maxBuffer: 1 << 28,
+  });
+  if (objects.includes(secret)) found.push('.git/objects');
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile() && readFileSync(p).includes(secret)) found.push(path.relative(dir, p));
+    }
+  };
+  walk(dir);
+  return found;
+}
+
+describe('no secret enters git or the store, on any write path', () => {
+  let parent: string;
+  let dir: string;
+  let mcp: Connected;
+  let lsp: TestClient;
+
+  beforeAll(async () => {
+    buildDist();
+    parent = tempDir();
+    dir = path.join(parent, 'mem');
+    expect((await cairn(['init', dir])).code).toBe(0);
+    mcp = await connect(dir);
+    lsp = await startClient(dir);
+  });
+  afterAll(async () => {
+    lsp?.close();
+    await mcp?.close();
+    removeDir(parent);
+  });
+
+  const run = (args: string[], input?: string) => cairn([...args, '--store', dir], { input });
+
+  it('cairn store (flags and stdin JSON, topic included) redacts and says so', async () => {
+    const key = awsKey();
+    const r = await run([
+      'store',
+      '--topic',
+      'Deploy credentials',
+      '--context',
+      `The CI user has key ${key}.`,
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/redacted/);
+    expect(readFileSync(path.join(dir, 'memories/deploy-credentials.md'), 'utf8')).toContain(
+      '[redacted: aws-access-key]',
+    );
+    expect(leaks(dir, key)).toEqual([]);
+
+    const token = githubToken();
+    const json = await run(
+      ['store', '--json'],
+      JSON.stringify({
+        topic: `Token ${token}`,
+        context: 'The release bot token.',
+        decisions: [`use ${token} for releases`],
+      }),
+    );
+    expect(json.code).toBe(0);
+    const out = JSON.parse(json.stdout);
+    expect(out.redacted.map((x: { field: string }) => x.field)).toEqual(['topic', 'decisions[0]']);
+    expect(leaks(dir, token)).toEqual([]);
+  });
+
+  it('an update, correct, feedback note, forget reason and reject reason redact', async () => {
+    const keys = [awsKey(), awsKey(), awsKey(), awsKey(), awsKey()];
+    await run([
+      'store',
+      '--topic',
+      'Cache policy',
+      '--context',
+      'Redis with a 30 minute TTL.',
+      '--id',
+      'cache',
+    ]);
+    expect(
+      (
+        await run([
+          'store',
+          '--topic',
+          'Cache policy',
+          '--context',
+          `Redis, key ${keys[0]}.`,
+          '--id',
+          'cache',
+        ])
+      ).code,
+    ).toBe(0);
+    expect((await run(['correct', 'cache', `Redis; the admin key is ${keys[1]}`])).code).toBe(0);
+    expect((await run(['feedback', 'cache', 'down', '--note', `leaked ${keys[2]}`])).code).toBe(0);
+    const cand = await run(
+      ['store', '--json'],
+      JSON.stringify({ topic: 'Guess', context: 'A guess.', confidence: 0.6, agentName: 'bot' }),
+    );
+    expect(JSON.parse(cand.stdout).metadata.status).toBe('candidate');
+    expect((await run(['reject', 'guess', '--why', `it contains ${keys[3]}`])).code).toBe(0);
+    expect((await run(['forget', 'cache', '--why', `it had ${keys[4]}`])).code).toBe(0);
+    for (const k of keys) expect(leaks(dir, k)).toEqual([]);
+    expect(git(dir, 'log', '-1', '--format=%B', 'main')).toContain('[redacted: aws-access-key]');
+  });
+
+  it('cairn import redacts every line', async () => {
+    const key = awsKey();
+    const file = path.join(parent, 'import.jsonl');
+    writeFileSync(file, JSON.stringify({ topic: 'Imported key', context: `key ${key}` }) + '\n');
+    const r = await run(['import', file, '--format', 'jsonl']);
+    expect(r.code).toBe(0);
+    expect(leaks(dir, key)).toEqual([]);
+  });
+
+  it('MCP memory_store, memory_append, knowledge_graph and memory_manager redact', async () => {
+    const keys = [awsKey(), awsKey(), awsKey(), awsKey(), awsKey()];
+    const stored = await call(mcp.client, 'memory_store', {
+      topic: 'Staging access',
+      context: `Staging uses ${keys[0]} for the deploy user.`,
+      confidence: 0.9,
+    });
+    expect(stored.isError).toBe(false);
+    expect(stored.json.redacted).toEqual([{ field: 'context', code: 'secret/aws-access-key' }]);
+    const appended = await call(mcp.client, 'memory_append', { content: `The deploy key is ${keys[1]}` });
+    expect(appended.isError).toBe(false);
+    const fact = await call(mcp.client, 'knowledge_graph', {
+      operation: 'add',
+      subject: 'deploy-user',
+      predicate: 'has-key',
+      object: keys[2],
+      confidence: 0.9,
+    });
+    expect(fact.json.redacted).toEqual([{ field: 'object', code: 'secret/aws-access-key' }]);
+    const onMemory = await call(mcp.client, 'knowledge_graph', {
+      operation: 'add',
+      subject: 'staging',
+      predicate: 'key',
+      object: keys[3],
+      memory_id: 'staging-access',
+      confidence: 0.9,
+    });
+    expect(onMemory.isError).toBe(false);
+    const item = await call(mcp.client, 'memory_manager', {
+      operation: 'store',
+      title: 'env dump',
+      content: `AWS_ACCESS_KEY_ID=${keys[4]}\nPATH=/usr/bin\n`,
+    });
+    const promoted = await call(mcp.client, 'memory_manager', {
+      operation: 'promote',
+      memory_id: item.json.item.id,
+      topic: 'Environment of the build',
+    });
+    expect(promoted.isError).toBe(false);
+    for (const k of keys) expect(leaks(dir, k)).toEqual([]);
+  });
+
+  it('the language server store command redacts', async () => {
+    const key = awsKey();
+    const stored = (await lsp.conn.sendRequest('cairn/store', {
+      topic: 'Editor stored key',
+      context: `Stored from the editor with ${key}.`,
+      confidence: 0.95,
+    })) as { redacted: unknown[] };
+    expect(stored.redacted).toHaveLength(1);
+    expect(leaks(dir, key)).toEqual([]);
+  });
+});
