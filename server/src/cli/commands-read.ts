@@ -1,6 +1,7 @@
 // init, get, list, log, status: looking at a store.
 import { initStore } from '../store/store.js';
 import type { MemoryStatus } from '../core/types.js';
+import { flaggedFindings, markFlaggedLines } from '../core/withhold.js';
 import { readLog } from '../ops/log.js';
 import { listMemories, readStoreLines, showMemory, storeStatus } from '../ops/query.js';
 import { num, str, type Command } from './command.js';
@@ -48,8 +49,12 @@ export const getCommand: Command = {
       return EXIT.OK;
     }
     const m = await showMemory(ctx, target);
+    // A person may read flagged text, marked; agents get it withheld (ops/withhold.ts). Allowances
+    // recorded on main do not cover a candidate's new text.
+    const notOnMain = m.status === 'candidate' || m.status === 'rejected';
+    const flagged = flaggedFindings(m.text, notOnMain ? [] : m.history.allowed);
     if (args.json) {
-      writeJson(io, m);
+      writeJson(io, { ...m, flagged });
       return EXIT.OK;
     }
     const h = m.history.lastCommit;
@@ -60,8 +65,15 @@ export const getCommand: Command = {
         (h ? ` · last ${h.action ?? 'commit'} by ${h.author} ${h.date.slice(0, 10)}` : ''),
     );
     for (const p of m.problemList) writeLine(io, `${m.path}:${p.line}: ${p.severity} ${p.code} ${p.message}`);
+    const held = flagged.filter((f) => !f.allowed).length;
+    if (held)
+      writeLine(
+        io,
+        `${held} flagged finding${held === 1 ? '' : 's'}, marked "! flagged" below: withheld from agents`,
+      );
     writeLine(io, '');
-    writeText(io, m.text.endsWith('\n') ? m.text : m.text + '\n');
+    const text = markFlaggedLines(m.text, flagged, m.id);
+    writeText(io, text.endsWith('\n') ? text : text + '\n');
     return EXIT.OK;
   },
 };

@@ -1,8 +1,9 @@
-// review, accept, reject, supersede, correct, feedback, forget, undo: what people do to memories.
+// review, accept, reject, allow, supersede, correct, feedback, forget, undo: what people do to memories.
+import { allowFindings } from '../ops/allow.js';
 import { acceptCandidate, rejectCandidate, reviewCandidates } from '../ops/review.js';
 import { correct, feedback, forget, supersede, type EditResult } from '../ops/edit.js';
 import { undoLast } from '../ops/undo.js';
-import { str, type Command } from './command.js';
+import { str, strs, type Command } from './command.js';
 import { EXIT, UsageError, writeJson, writeLine } from './io.js';
 
 function need(args: { positionals: string[] }, n: number, usage: string): string[] {
@@ -45,15 +46,42 @@ export const reviewCommand: Command = {
 export const acceptCommand: Command = {
   name: 'accept',
   summary: 'Accept a candidate: merge its branch into main',
-  usage: 'cairn accept ID',
+  usage: 'cairn accept ID [--allow RULE[,RULE...]]',
   needsStore: true,
+  options: { allow: { type: 'string', multiple: true } },
   async run(args, io, open) {
     const [id] = need(args, 1, this.usage);
-    const r = await acceptCandidate(await open(), id);
+    const r = await acceptCandidate(await open(), id, { allow: strs(args, 'allow') });
     if (args.json) writeJson(io, { success: true, ...r });
     else if (r.alreadyMerged)
       writeLine(io, `${id} was already merged into main (by git or a pull request); removed its branch`);
-    else writeLine(io, `accepted ${id}: merge commit ${r.commit?.slice(0, 8)} (${r.paths.join(', ')})`);
+    else
+      writeLine(
+        io,
+        `accepted ${id}: merge commit ${r.commit?.slice(0, 8)} (${r.paths.join(', ')})` +
+          (r.allowed.length ? `; agents may read what ${r.allowed.join(', ')} flags in it` : ''),
+      );
+    return EXIT.OK;
+  },
+};
+
+export const allowCommand: Command = {
+  name: 'allow',
+  summary: 'Let agents read what a scanner rule flags in one memory (recorded as a commit)',
+  usage: 'cairn allow ID RULE [RULE...] [--why TEXT]',
+  needsStore: true,
+  options: { why: { type: 'string' } },
+  async run(args, io, open) {
+    const [id, ...rules] = need(args, 2, this.usage);
+    const r = await allowFindings(await open(), id, rules, str(args, 'why'));
+    if (args.json) writeJson(io, { success: true, ...r });
+    else if (!r.commit) writeLine(io, `${r.rules.join(', ')} already allowed on ${id}; nothing changed`);
+    else
+      writeLine(
+        io,
+        `allowed ${r.rules.join(', ')} on ${id} (commit ${r.commit.slice(0, 8)}): agents now read that text; ` +
+          'reverting that commit (`cairn undo` while it is the newest) takes it back',
+      );
     return EXIT.OK;
   },
 };

@@ -52,6 +52,13 @@ export const searchCommand: Command = {
       if (e.summaryText) writeLine(io, `\n${e.summaryText}`);
       if (e.decisions.length) writeLine(io, `\nDecisions:\n${e.decisions.map((d) => `- ${d}`).join('\n')}`);
     }
+    // Agents run this command too: flagged passages are withheld (ops/withhold.ts); say how many.
+    if (res.withheld)
+      writeLine(
+        io,
+        `\n${res.withheld} flagged passage${res.withheld === 1 ? ' was' : 's were'} withheld (prompt injection, ` +
+          'secrets or hidden instructions); `cairn get ID` shows them to a person, `cairn allow ID RULE` lets agents read one.',
+      );
     if (!res.entries.length)
       writeLine(io, '\nNothing matched. Try other words, or --include-superseded / --include-candidates.');
     return EXIT.OK;

@@ -24,6 +24,7 @@ export const EXIT = {
   BUSY: 7,
   DROPPED: 8,
   MODEL: 9,
+  NEEDS_ALLOWANCE: 10,
   INTERNAL: 70,
 } as const;
 
@@ -48,6 +49,7 @@ const EXIT_BY_CODE: Partial<Record<ErrorCode, number>> = {
   MODEL_NOT_INSTALLED: EXIT.MODEL,
   MODEL_INVALID: EXIT.MODEL,
   NETWORK_UNAVAILABLE: EXIT.MODEL,
+  NEEDS_ALLOWANCE: EXIT.NEEDS_ALLOWANCE,
 };
 
 export class UsageError extends Error {}

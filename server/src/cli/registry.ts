@@ -8,6 +8,7 @@ import { importCommand, storeCommand } from './commands-write.js';
 import { getCommand, initCommand, listCommand, logCommand, statusCommand } from './commands-read.js';
 import {
   acceptCommand,
+  allowCommand,
   correctCommand,
   feedbackCommand,
   forgetCommand,
@@ -26,6 +27,7 @@ export const COMMANDS: Command[] = [
   reviewCommand,
   acceptCommand,
   rejectCommand,
+  allowCommand,
   supersedeCommand,
   correctCommand,
   feedbackCommand,

@@ -16,6 +16,8 @@ export const ERROR_CODES = [
   'REF_MOVED',
   'LOCK_TIMEOUT',
   'NOTHING_TO_UNDO',
+  /** Accepting flagged content needs a person's explicit allowance of each flagged rule (--allow). */
+  'NEEDS_ALLOWANCE',
   'CONFIG_INVALID',
   'MODEL_NOT_INSTALLED',
   'MODEL_INVALID',

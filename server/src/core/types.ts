@@ -21,6 +21,7 @@ export const MEMORY_ACTIONS = [
   'forget',
   'import',
   'undo',
+  'allow',
 ] as const;
 export type MemoryAction = (typeof MEMORY_ACTIONS)[number];
 

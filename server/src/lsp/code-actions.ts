@@ -11,6 +11,7 @@ import {
   type WorkspaceEdit,
 } from 'vscode-languageserver/node';
 import { updateFrontMatter } from '../core/format/index.js';
+import { flaggedFindings } from '../core/withhold.js';
 import type { ServerContext } from './context.js';
 import { relativeToStore, uriToPath } from './paths.js';
 import type { FileEntry, Workspace } from './workspace.js';
@@ -115,18 +116,32 @@ function actionsFor(
       });
   } else if (code === 'ref/candidate') {
     const id = /"([^"]+)"/.exec(messageOf(d))?.[1];
-    if (id) out.push(...reviewActions(id));
+    if (id) out.push(...reviewActions(id, flaggedRulesOf(ws, id)));
   }
   return out;
 }
 
-function reviewActions(id: string): CodeAction[] {
+/** Rules the scanner flags in a candidate's text: accepting it needs them allowed by name. */
+function flaggedRulesOf(ws: Workspace, id: string): string[] {
+  const text = ws.memory(id)?.doc.text;
+  return text ? [...new Set(flaggedFindings(text).map((f) => f.rule))] : [];
+}
+
+function reviewActions(id: string, flagged: string[]): CodeAction[] {
+  // Flagged text is accepted only with the rules named: the action says so and passes them.
+  const accept: CodeAction = flagged.length
+    ? {
+        title: `Accept candidate "${id}", allowing agents to read what ${flagged.join(', ')} flags`,
+        kind: CodeActionKind.QuickFix,
+        command: { title: 'Accept and allow', command: 'cairn.accept', arguments: [id, flagged] },
+      }
+    : {
+        title: `Accept candidate "${id}"`,
+        kind: CodeActionKind.QuickFix,
+        command: { title: 'Accept', command: 'cairn.accept', arguments: [id] },
+      };
   return [
-    {
-      title: `Accept candidate "${id}"`,
-      kind: CodeActionKind.QuickFix,
-      command: { title: 'Accept', command: 'cairn.accept', arguments: [id] },
-    },
+    accept,
     {
       title: `Reject candidate "${id}"`,
       kind: CodeActionKind.QuickFix,
@@ -149,7 +164,7 @@ export async function provideCodeActions(
     .filter((d) => d.source === 'cairn')
     .flatMap((d) => actionsFor(ctx, ws, uri, entry, d));
   if (entry.id && ws.model.memories.get(entry.id)?.status === 'candidate')
-    actions.push(...reviewActions(entry.id));
+    actions.push(...reviewActions(entry.id, flaggedRulesOf(ws, entry.id)));
   if (ctx.caps.textDocument?.codeAction?.codeActionLiteralSupport) return actions;
   return actions
     .filter((a) => a.command)

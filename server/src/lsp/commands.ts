@@ -47,27 +47,38 @@ export interface SearchRequest {
 async function search(ctx: ServerContext, req: SearchRequest) {
   await ctx.ready;
   const ws = ctx.workspace;
-  if (!ws) return { provider: 'none', vector_enabled: false, engine: 'keyword', results: [] };
+  if (!ws) return { provider: 'none', vector_enabled: false, engine: 'keyword', results: [], withheld: 0 };
   const answer = await searchMemories(ctx, ws, String(req?.query ?? ''), req?.limit ?? 10);
   return {
     provider: answer.provider,
     vector_enabled: answer.vector_enabled,
     engine: answer.engine,
+    withheld: answer.withheld,
     results: answer.hits.map((h) => ({
       ...h,
       status: ws.model.memories.get(h.id)?.status,
       uri: ws.uriOf(h.path),
-      summary: ws.memory(h.id)?.summary ?? '',
     })),
   };
 }
 
 const review = (ctx: ServerContext) =>
   guarded(ctx, async () => (await import('../ops/review.js')).reviewCandidates(opContext(ctx)));
-const accept = (ctx: ServerContext, id: string) =>
-  guarded(ctx, async () => (await import('../ops/review.js')).acceptCandidate(opContext(ctx), String(id)), {
-    changes: true,
-  });
+/** `allow`: the scanner rules the person explicitly allows (a list or "a,b"); flagged content needs them. */
+function allowList(allow: unknown): string[] {
+  if (Array.isArray(allow)) return allow.map(String);
+  return typeof allow === 'string' ? [allow] : [];
+}
+
+const accept = (ctx: ServerContext, id: string, allow?: unknown) =>
+  guarded(
+    ctx,
+    async () =>
+      (await import('../ops/review.js')).acceptCandidate(opContext(ctx), String(id), {
+        allow: allowList(allow),
+      }),
+    { changes: true },
+  );
 const reject = (ctx: ServerContext, id: string, why?: string) =>
   guarded(
     ctx,
@@ -132,7 +143,7 @@ export async function executeCommand(ctx: ServerContext, params: ExecuteCommandP
     case 'cairn.review':
       return review(ctx);
     case 'cairn.accept':
-      return accept(ctx, a as string);
+      return accept(ctx, a as string, b);
     case 'cairn.reject':
       return reject(ctx, a as string, b as string | undefined);
     case 'cairn.openMemory':
@@ -159,7 +170,7 @@ export async function handleCustomRequest(
     case 'cairn/review':
       return review(ctx);
     case 'cairn/accept':
-      return accept(ctx, p?.id);
+      return accept(ctx, p?.id, p?.allow);
     case 'cairn/reject':
       return reject(ctx, p?.id, p?.why);
   }

@@ -31,6 +31,7 @@ async function describe(ctx: ServerContext, ws: Workspace, id: string, markdown:
           reviewed: false,
           lastCommit: null,
           lastAffirmed: null,
+          allowed: [],
         },
         inboundRefs: ws.inboundCount(id),
       });

@@ -1,14 +1,21 @@
 // The language server's one door into search (issue 3): the warm hybrid index used by the agent
 // tools when it loads, else a keyword match over ids, titles, tags and first lines. Which one
-// answered is logged once, and every answer carries its `provider`.
+// answered is logged once, and every answer carries its `provider`. Agents call it too: titles and
+// summaries come with flagged passages withheld (core/withhold.ts), as in every agent-facing answer.
+import { parseStoreFile } from '../core/rules/index.js';
+import { withholdText } from '../core/withhold.js';
 import type { ServerContext } from './context.js';
-import type { Workspace } from './workspace.js';
+import { summaryOf, type Workspace } from './workspace.js';
 
 export interface SearchHit {
   id: string;
   path: string;
   score: number;
   title: string;
+  /** The first lines (keyword match) or the memory's context (index), flagged passages withheld. */
+  summary: string;
+  /** Flagged passages of this memory replaced by a note. */
+  withheld: number;
 }
 
 export interface SearchAnswer {
@@ -17,13 +24,22 @@ export interface SearchAnswer {
   engine: 'index' | 'keyword';
   provider: string;
   vector_enabled: boolean;
+  /** Flagged passages withheld across the hits. */
+  withheld: number;
 }
 
 type SearchFn = (
   ctx: import('../ops/context.js').OpContext,
   req: { query: string; maxResults: number },
 ) => Promise<{
-  entries: { topicId: string; path: string; score: number; topic: string }[];
+  entries: {
+    topicId: string;
+    path: string;
+    score: number;
+    topic: string;
+    summaryText: string;
+    withheldPassages?: unknown[];
+  }[];
   provider: string;
   vector_enabled: boolean;
 }>;
@@ -41,10 +57,10 @@ function sayOnce(ctx: ServerContext, key: string, message: string): void {
 }
 
 /** Keyword fallback: every query word must prefix-match a word of the id, title, tags or summary. */
-export function keywordSearch(ws: Workspace, query: string, limit: number): SearchHit[] {
+export function keywordSearch(ws: Workspace, query: string, limit: number): Omit<SearchHit, 'withheld'>[] {
   const words = (s: string) => s.toLowerCase().match(/[a-z0-9]+/g) ?? [];
   const q = words(query);
-  const out: SearchHit[] = [];
+  const out: Omit<SearchHit, 'withheld'>[] = [];
   for (const e of ws.files.values()) {
     if (!e.id || q.length === 0) continue;
     const fm = e.doc.frontMatter;
@@ -62,17 +78,49 @@ export function keywordSearch(ws: Workspace, query: string, limit: number): Sear
     if (score === -Infinity) continue;
     const status = ws.model.memories.get(e.id)?.status;
     if (status === 'superseded' || status === 'rejected') score -= 1;
-    out.push({ id: e.id, path: e.rel, score, title: fm.title || e.id });
+    out.push({ id: e.id, path: e.rel, score, title: fm.title || e.id, summary: e.summary });
   }
   return out.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id)).slice(0, limit);
 }
 
-function keywordAnswer(ws: Workspace, query: string, limit: number): SearchAnswer {
+/** The first non-empty line, cut at 120 characters like the workspace's summaries. */
+function firstLine(text: string): string {
+  const line =
+    text
+      .split('\n')
+      .find((l) => l.trim())
+      ?.trim() ?? '';
+  return line.length > 120 ? line.slice(0, 117) + '...' : line;
+}
+
+/** Title and summary of a keyword hit as agents may read them, from the file's withheld text. */
+async function withheldHit(ws: Workspace, hit: Omit<SearchHit, 'withheld'>): Promise<SearchHit> {
+  const text = ws.files.get(hit.path)?.doc.text;
+  if (text === undefined || !withholdText(text, { id: hit.id }).passages.length)
+    return { ...hit, withheld: 0 };
+  let allowed: string[] = [];
+  if (ws.governance && ws.model.memories.get(hit.id)?.status !== 'candidate')
+    allowed = (await ws.governance.histories().catch(() => null))?.get(hit.id)?.allowed ?? [];
+  const w = withholdText(text, { id: hit.id, allowed });
+  if (!w.passages.length) return { ...hit, withheld: 0 };
+  const doc = parseStoreFile(w.text, hit.path);
   return {
-    hits: keywordSearch(ws, query, limit),
+    ...hit,
+    title: doc.frontMatter.title || hit.id,
+    summary: summaryOf(doc),
+    withheld: w.passages.length,
+  };
+}
+
+async function keywordAnswer(ws: Workspace, query: string, limit: number): Promise<SearchAnswer> {
+  const hits: SearchHit[] = [];
+  for (const h of keywordSearch(ws, query, limit)) hits.push(await withheldHit(ws, h));
+  return {
+    hits,
     engine: 'keyword',
     provider: 'none',
     vector_enabled: false,
+    withheld: hits.reduce((n, h) => n + h.withheld, 0),
   };
 }
 
@@ -131,8 +179,22 @@ export async function searchMemories(
     'index',
     `cairn: search uses the search index (provider ${r.provider}, vectors ${r.vector_enabled ? 'on' : 'off'})`,
   );
+  // The index answer comes withheld already (ops/search.ts).
   const hits = r.entries
     .filter((e) => e.path.startsWith('memories/'))
-    .map((e) => ({ id: e.topicId, path: e.path, score: e.score, title: e.topic || e.topicId }));
-  return { hits, engine: 'index', provider: r.provider, vector_enabled: r.vector_enabled };
+    .map((e) => ({
+      id: e.topicId,
+      path: e.path,
+      score: e.score,
+      title: e.topic || e.topicId,
+      summary: firstLine(e.summaryText),
+      withheld: e.withheldPassages?.length ?? 0,
+    }));
+  return {
+    hits,
+    engine: 'index',
+    provider: r.provider,
+    vector_enabled: r.vector_enabled,
+    withheld: hits.reduce((n, h) => n + h.withheld, 0),
+  };
 }

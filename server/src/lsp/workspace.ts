@@ -36,7 +36,8 @@ type PutOptions = Partial<Pick<FileEntry, 'onDisk' | 'branch' | 'mtimeMs' | 'con
   cached?: CachedFile;
 };
 
-function summaryOf(doc: ParsedMemory): string {
+/** The first body line that is not a heading, cut at 120 characters. */
+export function summaryOf(doc: ParsedMemory): string {
   const line = memoryContent(doc)
     .split('\n')
     .map((l) => l.trim())

@@ -17,10 +17,24 @@ export interface MemoryHistory {
   lastCommit: { oid: string; author: string; date: string; action: string | null; subject: string } | null;
   /** Unix seconds of the newest write or positive feedback. */
   lastAffirmed: number | null;
+  /** Scanner rules a person allowed on this memory (`Memory-Allow` on an accept or allow commit). */
+  allowed: string[];
 }
 
 export function emptyHistory(): MemoryHistory {
-  return { feedbackUp: 0, feedbackDown: 0, reviewed: false, lastCommit: null, lastAffirmed: null };
+  return {
+    feedbackUp: 0,
+    feedbackDown: 0,
+    reviewed: false,
+    lastCommit: null,
+    lastAffirmed: null,
+    allowed: [],
+  };
+}
+
+/** `Memory-Allow: injection/override, secret/generic` -> the rule codes. */
+export function parseAllowTrailer(value: string | undefined): string[] {
+  return (value ?? '').split(/[\s,]+/).filter(Boolean);
 }
 
 interface HistoryState {
@@ -35,8 +49,10 @@ function tally(commits: CommitInfo[], reverted: Set<string>): Map<string, Memory
   const map = new Map<string, MemoryHistory>();
   for (const c of commits) {
     const msg = parseCommitMessage(c.message);
+    // A reverted revert undoes nothing: its own target still counts.
+    if (reverted.has(c.oid)) continue;
     if (msg.reverts) reverted.add(msg.reverts);
-    if (!msg.memoryId || reverted.has(c.oid)) continue;
+    if (!msg.memoryId) continue;
     let h = map.get(msg.memoryId);
     if (!h) map.set(msg.memoryId, (h = emptyHistory()));
     h.lastCommit ??= {
@@ -50,6 +66,10 @@ function tally(commits: CommitInfo[], reverted: Set<string>): Map<string, Memory
     if (vote === 'up') h.feedbackUp++;
     if (vote === 'down') h.feedbackDown++;
     if (msg.action === 'accept') h.reviewed = true;
+    // Only a person's accept or allow commit carries an allowance; an agent's write never does.
+    if (msg.action === 'accept' || msg.action === 'allow')
+      for (const rule of parseAllowTrailer(msg.trailers['Memory-Allow']))
+        if (!h.allowed.includes(rule)) h.allowed.push(rule);
     if (vote !== 'down' && msg.action !== 'undo' && h.lastAffirmed === null)
       h.lastAffirmed = c.author.timestamp;
   }
@@ -70,6 +90,7 @@ function merge(
       reviewed: o.reviewed || n.reviewed,
       lastCommit: n.lastCommit ?? o.lastCommit,
       lastAffirmed: n.lastAffirmed ?? o.lastAffirmed,
+      allowed: [...new Set([...o.allowed, ...n.allowed])],
     });
   }
   return out;
@@ -90,7 +111,7 @@ function loadState(file: string, version: string): HistoryState | null {
 export async function memoryHistories(store: Store, tip: string): Promise<Map<string, MemoryHistory>> {
   if (memo && memo.root === store.root && memo.state.tip === tip) return memo.map;
   const file = path.join(store.root, '.cairn', 'cache', 'history.v8');
-  const version = `history-1/${packageVersion()}`;
+  const version = `history-2/${packageVersion()}`;
   const cached = memo?.root === store.root ? memo.state : loadState(file, version);
   let map: Map<string, MemoryHistory>;
   let seen: Set<string>;

@@ -5,7 +5,9 @@ import { CairnError } from '../core/errors.js';
 import { parseMemory } from '../core/format/index.js';
 import { writableText } from '../core/payload.js';
 import { formatCommitMessage, parseCommitMessage } from '../core/trailers.js';
+import { flaggedFindings } from '../core/withhold.js';
 import { memoryPath, repoPath, type Store } from '../store/store.js';
+import { checkAllowance, ruleList, type FileFinding } from './allow.js';
 import { appendAudit } from './audit.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
 import { CANDIDATE_PREFIX, REJECTED_PREFIX, openCandidates, requireMainTip } from './read.js';
@@ -85,17 +87,32 @@ export interface AcceptResult {
   /** True when the branch was already merged with plain git or a pull request. */
   alreadyMerged: boolean;
   paths: string[];
+  /** Scanner rules the reviewer allowed agents to read (the `Memory-Allow` trailer). */
+  allowed: string[];
 }
 
-export async function acceptCandidate(ctx: OpContext, id: string): Promise<AcceptResult> {
+export interface AcceptOptions {
+  /**
+   * Rules the reviewer explicitly allows (e.g. `injection/override`). Flagged content is accepted
+   * only when every flagged rule is named; otherwise NEEDS_ALLOWANCE names the findings.
+   */
+  allow?: readonly string[];
+}
+
+export async function acceptCandidate(
+  ctx: OpContext,
+  id: string,
+  opts: AcceptOptions = {},
+): Promise<AcceptResult> {
   const { store } = ctx;
+  const allow = ruleList(opts.allow ?? []);
   const result = await store.repo.withLock(async () => {
     const branch = CANDIDATE_PREFIX + id;
     const cand = await candidateTip(store, id);
     const main = await requireMainTip(store);
     if (await store.repo.isAncestor(cand, main)) {
       await store.repo.deleteBranch(branch);
-      return { id, commit: null, alreadyMerged: true, paths: [] };
+      return { id, commit: null, alreadyMerged: true, paths: [], allowed: [] };
     }
     const base = await store.repo.mergeBase(cand, main);
     const changes: { path: string; content: Uint8Array | null }[] = [];
@@ -113,6 +130,19 @@ export async function acceptCandidate(ctx: OpContext, id: string): Promise<Accep
       }
       changes.push({ path: d.path, content: theirs });
     }
+    // The content itself is scanned, not only the Memory-Flagged trailer: a branch may have been
+    // pushed or amended by hand. Checked before any ref moves.
+    const findings: FileFinding[] = changes.flatMap((c) =>
+      c.content && c.path.startsWith(store.prefix) && c.path.endsWith('.md')
+        ? flaggedFindings(Buffer.from(c.content).toString('utf8')).map((f) => ({
+            path: c.path.slice(store.prefix.length),
+            rule: f.rule,
+            line: f.line,
+            message: f.message,
+          }))
+        : [],
+    );
+    const allowed = checkAllowance(id, findings, allow);
     const msg = parseCommitMessage((await store.repo.log(cand, { limit: 1 }))[0].message);
     const commit = await store.repo.commit({
       branch: store.config.mainBranch,
@@ -128,11 +158,20 @@ export async function acceptCandidate(ctx: OpContext, id: string): Promise<Accep
         origin: msg.origin ?? undefined,
         agent: msg.agent ?? undefined,
         session: msg.session ?? undefined,
-        extra: { 'Reviewed-By': `${ctx.author.name} <${ctx.author.email}>` },
+        extra: {
+          'Reviewed-By': `${ctx.author.name} <${ctx.author.email}>`,
+          ...(allowed.length ? { 'Memory-Allow': allowed.join(', ') } : {}),
+        },
       }),
     });
     await store.repo.deleteBranch(branch);
-    return { id, commit, alreadyMerged: false, paths: changes.map((c) => c.path.slice(store.prefix.length)) };
+    return {
+      id,
+      commit,
+      alreadyMerged: false,
+      paths: changes.map((c) => c.path.slice(store.prefix.length)),
+      allowed,
+    };
   });
   await appendAudit(store, {
     timestamp: isoNow(ctx),

@@ -1,13 +1,15 @@
 // Search as every front end uses it (CLI, MCP, language server): the persisted index under
 // .cairn/index, refreshed from the store's files, ranked by BM25 plus cosine when a local model is
-// installed. Without a model the answer says so: provider "none", vector_enabled false.
+// installed. Without a model the answer says so: provider "none", vector_enabled false. Every
+// answer is agent-facing: flagged passages come back withheld (ops/withhold.ts), `withheld` counts them.
 import type { Embedder } from '../search/embedder.js';
 import { SearchIndex } from '../search/index-store.js';
 import { searchStore, type SearchEntry, type SearchResponse } from '../search/search.js';
 import type { OpContext } from './context.js';
 import { searchFiles } from './search-files.js';
+import { withholdSearchAnswer, type AgentEntry, type WithheldSearch } from './withhold.js';
 
-export type { SearchEntry, SearchResponse };
+export type { SearchEntry, SearchResponse, AgentEntry };
 
 export interface SearchRequest {
   query: string;
@@ -20,7 +22,8 @@ export interface SearchRequest {
   minScore?: number;
 }
 
-export type SearchAnswer = Omit<SearchResponse, 'warnings'> & { warnings?: string[] };
+/** What every front end gets: entries and results with flagged passages withheld, and how many. */
+export type SearchAnswer = Omit<WithheldSearch<SearchResponse>, 'warnings'> & { warnings?: string[] };
 
 export type SearchFn = (ctx: OpContext, req: SearchRequest) => Promise<SearchAnswer>;
 
@@ -36,9 +39,14 @@ export async function configuredEmbedder(ctx: OpContext): Promise<Embedder | nul
   }
 }
 
-async function runSearch(ctx: OpContext, index: SearchIndex, embedder: Embedder | null, req: SearchRequest) {
+async function runSearch(
+  ctx: OpContext,
+  index: SearchIndex,
+  embedder: Embedder | null,
+  req: SearchRequest,
+): Promise<WithheldSearch<SearchResponse>> {
   const cfg = ctx.store.config.search;
-  return searchStore({
+  const answer = await searchStore({
     storeRoot: ctx.store.root,
     index,
     query: req.query,
@@ -51,6 +59,7 @@ async function runSearch(ctx: OpContext, index: SearchIndex, embedder: Embedder 
     minScore: req.minScore ?? cfg.minScore,
     embedder,
   });
+  return withholdSearchAnswer(ctx, answer);
 }
 
 /** One search in a short-lived process (the CLI): open, refresh, rank, save, close. */
@@ -58,7 +67,7 @@ export async function searchOnce(
   ctx: OpContext,
   req: SearchRequest,
   embedder?: Embedder | null,
-): Promise<SearchResponse> {
+): Promise<WithheldSearch<SearchResponse>> {
   const index = await SearchIndex.open(ctx.store.root);
   try {
     return await runSearch(

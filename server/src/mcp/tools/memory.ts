@@ -2,9 +2,9 @@
 import { z } from 'zod';
 import { ORIGINS, MEMORY_KINDS } from '../../core/types.js';
 import { RECORD_STATUSES } from '../../core/payload.js';
-import { readStoreLines } from '../../ops/query.js';
 import { reviewCandidates } from '../../ops/review.js';
 import { storeMemory, type StoreResult } from '../../ops/store-memory.js';
+import { readLinesForAgent } from '../../ops/withhold.js';
 import { retrievalNarrative } from '../narrative.js';
 import { defineTool } from '../tool.js';
 
@@ -105,8 +105,9 @@ export const memoryRetrieve = defineTool({
   description:
     'Find the stored memories relevant to a task. Call it at the start of a task and before a decision. ' +
     'Answers a markdown section per memory (context, decisions, id, created, score) and the JSON ' +
-    '(entries, totalResults, tokensUsed). Only active memories unless includeSuperseded; candidates awaiting ' +
-    'review are never returned.',
+    '(entries, totalResults, tokensUsed, withheld). Only active memories unless includeSuperseded; candidates ' +
+    'awaiting review are never returned. Passages the scanner flags (prompt injection, secrets, hidden ' +
+    'instructions) read "[withheld by Cairn: ...]" unless a person allowed them.',
   shape: {
     query: z.string().min(1).describe('What you need to know, in words'),
     maxResults: z.number().int().min(1).max(10).optional().describe('Default 3, at most 10'),
@@ -138,6 +139,7 @@ export const memoryRetrieve = defineTool({
       tokensUsed: answer.tokensUsed,
       provider: answer.provider,
       vector_enabled: answer.vector_enabled,
+      withheld: answer.withheld,
     };
     return { text: retrievalNarrative(answer), json, result: `${answer.entries.length} results` };
   },
@@ -148,7 +150,8 @@ export const memorySearch = defineTool({
   title: 'Search memory files',
   description:
     'Search every memory file, MEMORY.md and daily notes for passages; returns results {path, lines, score, ' +
-    'snippet}, the provider and whether vectors were used. Follow up with memory_get for exact lines.',
+    'snippet}, the provider, whether vectors were used and how many flagged passages were withheld. Follow ' +
+    'up with memory_get for exact lines.',
   shape: {
     query: z.string().min(1),
     max_results: z.number().int().min(1).max(50).optional().describe('Default 6'),
@@ -161,7 +164,12 @@ export const memorySearch = defineTool({
   handler: async (a, env) => {
     const answer = await env.search(env.ctx, { query: a.query, maxResults: a.max_results ?? 6 });
     return {
-      json: { results: answer.results, provider: answer.provider, vector_enabled: answer.vector_enabled },
+      json: {
+        results: answer.results,
+        provider: answer.provider,
+        vector_enabled: answer.vector_enabled,
+        withheld: answer.withheld,
+      },
       result: `${answer.results.length} results`,
     };
   },
@@ -171,7 +179,9 @@ export const memoryGet = defineTool({
   name: 'memory_get',
   title: 'Read lines of a memory file',
   description:
-    'Exact lines of a file in the store, e.g. after memory_search: path "memories/<id>.md", from_line (1-based), lines.',
+    'Exact lines of a file in the store, e.g. after memory_search: path "memories/<id>.md", from_line (1-based), ' +
+    'lines. A passage the scanner flags reads "[withheld by Cairn: ...]" unless a person allowed it; line ' +
+    'numbers are kept and `withheld` counts such passages.',
   shape: {
     path: z.string().min(1),
     from_line: z.number().int().min(1).optional(),
@@ -181,7 +191,7 @@ export const memoryGet = defineTool({
   invalidCode: 'INVALID_REQUEST',
   readOnly: true,
   handler: async (a, env) => {
-    const r = await readStoreLines(env.ctx, a.path, a.from_line ?? 1, a.lines);
+    const r = await readLinesForAgent(env.ctx, a.path, a.from_line ?? 1, a.lines);
     return { json: { ...r }, result: 'ok' };
   },
 });

@@ -1,0 +1,144 @@
+// Agent-facing answers through core/withhold: search entries and snippets (CLI, MCP, language
+// server) and the lines memory_get returns. A flagged passage becomes a visible note unless a person
+// allowed that rule on that memory; the allowances are read back from main's history.
+import { memoryIdFromPath, parseMemory, parseNote } from '../core/format/index.js';
+import { chunkMetaFromMemory, chunkMetaFromNote } from '../core/search/meta.js';
+import type { MemoryStatus } from '../core/types.js';
+import { withholdText, type WithheldPassage, type WithholdResult } from '../core/withhold.js';
+import type { SearchEntry, SearchResponse, SearchResultItem } from '../search/search.js';
+import { repoPath } from '../store/store.js';
+import type { OpContext } from './context.js';
+import { memoryHistories } from './history.js';
+import { readStoreLines, type FileLines } from './query.js';
+import { openCandidates, requireMainTip } from './read.js';
+
+export type { WithheldPassage };
+
+/** Rule codes a person allowed on each memory, from main's history (cached per tip). */
+export async function allowedRules(ctx: OpContext): Promise<(id: string) => string[]> {
+  const histories = await memoryHistories(ctx.store, await requireMainTip(ctx.store));
+  return (id) => histories.get(id)?.allowed ?? [];
+}
+
+/**
+ * The text an agent may read: flagged passages withheld unless allowed. Allowances are looked up
+ * only when something is flagged, and never apply to a candidate (a person allows it on accept).
+ */
+export async function withholdForAgent(
+  ctx: OpContext,
+  text: string,
+  where: { path: string; status?: MemoryStatus },
+): Promise<WithholdResult> {
+  const id = memoryIdFromPath(where.path);
+  const strict = withholdText(text, { id });
+  if (!strict.passages.length || !id || where.status === 'candidate') return strict;
+  return withholdText(text, { id, allowed: (await allowedRules(ctx))(id) });
+}
+
+export type AgentEntry = SearchEntry & { withheldPassages?: WithheldPassage[] };
+export type AgentResult = SearchResultItem & { withheldPassages?: WithheldPassage[] };
+
+/** A search answer as agents get it: `withheld` counts the passages replaced by notes. */
+export type WithheldSearch<T extends Pick<SearchResponse, 'entries' | 'results'>> = Omit<
+  T,
+  'entries' | 'results'
+> & { entries: AgentEntry[]; results: AgentResult[]; withheld: number };
+
+const SNIPPET_CHARS = 700;
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`;
+}
+
+/**
+ * Re-derives every text field of the entries and results whose file holds a withheld passage from
+ * the withheld text (title, context, decisions, snippet), so nothing flagged survives in a field the
+ * index cut from the original, and a snippet boundary cannot split a passage open.
+ */
+export async function withholdSearchAnswer<T extends Pick<SearchResponse, 'entries' | 'results'>>(
+  ctx: OpContext,
+  answer: T,
+): Promise<WithheldSearch<T>> {
+  const { store } = ctx;
+  const status = new Map(answer.entries.map((e) => [e.path, e.status]));
+  const paths = [...new Set([...answer.entries, ...answer.results].map((x) => x.path))];
+  const safe = new Map<string, WithholdResult>();
+  if (paths.length) {
+    const tip = await requireMainTip(store);
+    let candidates: Map<string, string> | undefined;
+    for (const path of paths) {
+      let commit = tip;
+      if (status.get(path) === 'candidate') {
+        candidates ??= new Map((await openCandidates(store, tip)).map((c) => [`memories/${c.id}.md`, c.tip]));
+        commit = candidates.get(path) ?? tip;
+      }
+      const text = await store.repo.readText(commit, repoPath(store, path));
+      if (text === null) continue;
+      const w = await withholdForAgent(ctx, text, { path, status: status.get(path) });
+      if (w.passages.length) safe.set(path, w);
+    }
+  }
+  const snippet = (w: WithholdResult, lines: [number, number]) =>
+    clip(
+      w.text
+        .split('\n')
+        .slice(lines[0] - 1, lines[1])
+        .join('\n')
+        .trim(),
+      SNIPPET_CHARS,
+    );
+  const entries = answer.entries.map((e): AgentEntry => {
+    const w = safe.get(e.path);
+    if (!w) return e;
+    const meta = memoryIdFromPath(e.path)
+      ? chunkMetaFromMemory(parseMemory(w.text, { path: e.path }), { status: e.status })
+      : chunkMetaFromNote(parseNote(w.text, { path: e.path }), { status: e.status });
+    return {
+      ...e,
+      topic: meta.title,
+      summaryText: meta.summary?.trim() || snippet(w, e.lines),
+      decisions: meta.decisions ?? [],
+      withheldPassages: w.passages,
+    };
+  });
+  const results = answer.results.map((r): AgentResult => {
+    const w = safe.get(r.path);
+    return w ? { ...r, snippet: snippet(w, r.lines), withheldPassages: w.passages } : r;
+  });
+  const withheld = [...safe.values()].reduce((n, w) => n + w.passages.length, 0);
+  return { ...answer, entries, results, withheld };
+}
+
+export interface AgentLines extends FileLines {
+  /** Flagged passages replaced by notes within the returned lines. */
+  withheld: number;
+  withheldPassages: WithheldPassage[];
+}
+
+/** memory_get: exact lines of a store file, with flagged passages withheld (line numbers kept). */
+export async function readLinesForAgent(
+  ctx: OpContext,
+  file: string,
+  from = 1,
+  count?: number,
+): Promise<AgentLines> {
+  // The whole file is scanned: a passage that starts before `from` still counts.
+  const whole = await readStoreLines(ctx, file, 1);
+  const w = await withholdForAgent(ctx, whole.text, { path: whole.path });
+  const lines = w.text.split('\n');
+  const start = Math.max(1, Math.floor(from));
+  const end =
+    count === undefined
+      ? whole.totalLines
+      : Math.min(whole.totalLines, start + Math.max(0, Math.floor(count)) - 1);
+  const passages = w.passages.filter((p) => p.endLine >= start && p.line <= end);
+  return {
+    path: whole.path,
+    from: start,
+    to: end,
+    totalLines: whole.totalLines,
+    text: lines.slice(start - 1, end).join('\n'),
+    withheld: passages.length,
+    withheldPassages: passages,
+  };
+}
