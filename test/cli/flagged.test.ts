@@ -94,6 +94,17 @@ describe('cairn search withholds flagged passages', () => {
     ]);
   });
 
+  it('withholds it from the exact lines an agent reads with `cairn get PATH`', async () => {
+    const r = await run('get', 'memories/zeppelin-build.md', '--from', '10', '--lines', '1');
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toMatch(LEAK);
+    expect(r.stdout).toContain('[withheld by Cairn:');
+    expect(r.stderr).toMatch(/1 flagged passage withheld/);
+    const json = JSON.parse((await run('get', 'memories/zeppelin-build.md', '--json')).stdout);
+    expect(json.withheld).toBe(1);
+    expect(JSON.stringify(json)).not.toMatch(LEAK);
+  });
+
   it('lets agents read it once a person allows it, and withholds it again after undo', async () => {
     const bad = await run('allow', 'zeppelin-build', 'injection/overide');
     expect(bad.code).toBe(3);

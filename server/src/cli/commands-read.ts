@@ -3,7 +3,8 @@ import { initStore } from '../store/store.js';
 import type { MemoryStatus } from '../core/types.js';
 import { flaggedFindings, markFlaggedLines } from '../core/withhold.js';
 import { readLog } from '../ops/log.js';
-import { listMemories, readStoreLines, showMemory, storeStatus } from '../ops/query.js';
+import { listMemories, showMemory, storeStatus } from '../ops/query.js';
+import { readLinesForAgent } from '../ops/withhold.js';
 import { num, str, type Command } from './command.js';
 import { EXIT, UsageError, writeJson, writeLine, writeText } from './io.js';
 import { resolveAuthor } from './identity.js';
@@ -43,9 +44,20 @@ export const getCommand: Command = {
     if (!target) throw new UsageError(`usage: ${this.usage}`);
     const ctx = await open();
     if (looksLikePath(target) || str(args, 'from') || str(args, 'lines')) {
-      const r = await readStoreLines(ctx, target, num(args, 'from') ?? 1, num(args, 'lines'));
+      // Exact lines are what an agent in a shell reads after `cairn search`: the same as MCP
+      // memory_get, flagged passages withheld. `cairn get ID` shows a person everything, marked.
+      const r = await readLinesForAgent(ctx, target, num(args, 'from') ?? 1, num(args, 'lines'));
       if (args.json) writeJson(io, r);
-      else writeText(io, r.text + (r.text ? '\n' : ''));
+      else {
+        writeText(io, r.text + (r.text ? '\n' : ''));
+        if (r.withheld)
+          writeText(
+            io,
+            `cairn: ${r.withheld} flagged passage${r.withheld === 1 ? '' : 's'} withheld; a person sees ` +
+              'them marked with `cairn get ID`\n',
+            'stderr',
+          );
+      }
       return EXIT.OK;
     }
     const m = await showMemory(ctx, target);
