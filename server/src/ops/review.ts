@@ -3,6 +3,7 @@
 import { unifiedDiff } from '../core/diff.js';
 import { CairnError } from '../core/errors.js';
 import { parseMemory } from '../core/format/index.js';
+import { assertSafeId } from '../core/payload.js';
 import { formatCommitMessage, parseCommitMessage } from '../core/trailers.js';
 import { memoryPath, repoPath, type Store } from '../store/store.js';
 import { appendAudit } from './audit.js';
@@ -87,6 +88,7 @@ export interface AcceptResult {
 }
 
 export async function acceptCandidate(ctx: OpContext, id: string): Promise<AcceptResult> {
+  assertSafeId(id); // before any ref name is built from it
   const { store } = ctx;
   const result = await store.repo.withLock(async () => {
     const branch = CANDIDATE_PREFIX + id;
@@ -157,6 +159,7 @@ export interface RejectResult {
 }
 
 export async function rejectCandidate(ctx: OpContext, id: string, why: string): Promise<RejectResult> {
+  assertSafeId(id); // before any ref name is built from it
   const { store } = ctx;
   if (!why.trim()) throw new CairnError('INVALID_REQUEST', 'a rejection needs a reason: --why "TEXT"');
   const result = await store.repo.withLock(async () => {
