@@ -3,14 +3,17 @@
 // and no id can name another ref. Real links, real git, real processes.
 import { lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { cairn, git, tempDir, type RunResult } from '../helpers/store.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cairn, git, removeDir, tempDir, type RunResult } from '../helpers/store.js';
 
 const MARKER = 'OUTSIDE-MARKER-7f3a9c';
+const parents: string[] = [];
+afterAll(() => parents.forEach(removeDir));
 
 /** A fresh store made by `cairn init`, and a folder beside it (outside the store) holding a secret. */
 async function setup(): Promise<{ parent: string; dir: string; outside: string; secret: string }> {
   const parent = tempDir();
+  parents.push(parent);
   const dir = path.join(parent, 'mem');
   expect((await cairn(['init', dir])).code).toBe(0);
   const outside = path.join(parent, 'outside');
