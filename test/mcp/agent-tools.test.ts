@@ -112,7 +112,8 @@ describe('cairn mcp: append, graph, session memory', () => {
 
   it('memory_manager stores, reads (binary intact), lists, promotes and cleans up', async () => {
     const bytes = Buffer.from(Array.from({ length: 300 }, (_, i) => (i * 7) % 256));
-    const binPath = path.join(path.dirname(store), 'dump.bin');
+    // Inside the store: without declared roots, memory_manager reads no file outside it.
+    const binPath = path.join(store, 'dump.bin');
     await writeFile(binPath, bytes);
     const bin = await call(conn.client, 'memory_manager', {
       operation: 'store',

@@ -4,8 +4,10 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } fr
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { initStore } from '../../server/src/store/store.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -72,8 +74,11 @@ function serverArgs(storeDir: string): string[] {
     : [path.join(ROOT, 'test/mcp/serve.mjs'), storeDir];
 }
 
-/** Spawns the server over stdio and connects the SDK's own client to it. */
-export async function connect(storeDir: string): Promise<Connected> {
+/**
+ * Spawns the server over stdio and connects the SDK's own client to it. `roots` (folders) makes the
+ * client declare the roots capability and answer roots/list with them.
+ */
+export async function connect(storeDir: string, opts: { roots?: string[] } = {}): Promise<Connected> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: serverArgs(storeDir),
@@ -85,7 +90,14 @@ export async function connect(storeDir: string): Promise<Connected> {
   });
   let err = '';
   transport.stderr?.on('data', (d: Buffer) => (err += d.toString()));
-  const client = new Client({ name: 'cairn-test', version: '0.0.0' });
+  const client = new Client(
+    { name: 'cairn-test', version: '0.0.0' },
+    opts.roots ? { capabilities: { roots: { listChanged: true } } } : {},
+  );
+  if (opts.roots) {
+    const roots = opts.roots.map((dir) => ({ uri: pathToFileURL(dir).href, name: path.basename(dir) }));
+    client.setRequestHandler(ListRootsRequestSchema, () => ({ roots }));
+  }
   await client.connect(transport);
   return { client, stderr: () => err, close: () => client.close() };
 }

@@ -40,7 +40,13 @@ describe('session memory', () => {
 
     const png = path.join(dir, '..', 'shot.png');
     await writeFile(png, BINARY);
-    const bin = await storeSessionItem(ctx, { session: 's1', title: 'screenshot', filePath: png });
+    // Outside the store: allowed only because it is in a declared root (the MCP client's roots).
+    const bin = await storeSessionItem(ctx, {
+      session: 's1',
+      title: 'screenshot',
+      filePath: png,
+      roots: [path.dirname(png)],
+    });
     expect(bin).toMatchObject({ file_type: 'png', size: BINARY.length, binary: true });
 
     const files = (await readdir(path.join(dir, '.cairn', 'sessions', 's1'))).sort();

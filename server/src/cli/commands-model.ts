@@ -1,8 +1,8 @@
 // `cairn model status|pull|import`: the local embedding model. Only `pull` touches the network,
 // and it says so before it starts.
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseConfig } from '../core/config.js';
+import { readStoreFile } from '../store/safe-fs.js';
 import { findStoreRoot, CONFIG_FILE } from '../store/store.js';
 import { str, type Command, type CommandArgs } from './command.js';
 import { EXIT, UsageError, writeJson, writeLine, type CliIO } from './io.js';
@@ -16,7 +16,7 @@ async function configuredModel(
   if (storeDir) {
     try {
       const { config } = parseConfig(
-        await readFile(path.join(path.resolve(io.cwd, storeDir), CONFIG_FILE), 'utf8'),
+        readStoreFile(path.resolve(io.cwd, storeDir), CONFIG_FILE)?.toString('utf8') ?? '',
       );
       model = { modelId: config.search.model, dtype: config.search.dtype };
     } catch {

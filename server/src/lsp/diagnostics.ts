@@ -1,6 +1,6 @@
 // Push diagnostics: no editor we target pulls them. Each change schedules one publish per document
 // after a short pause, so a burst of keystrokes costs one rule run.
-import { checkMemory, type WorkspaceModel, type WorkspaceView } from '../core/rules/index.js';
+import { checkMemory, symlinkProblem, type WorkspaceModel, type WorkspaceView } from '../core/rules/index.js';
 import type { ServerContext } from './context.js';
 import { toDiagnostic } from './convert.js';
 
@@ -57,11 +57,10 @@ export class DiagnosticsPublisher {
       return;
     }
     const relatedSupport = !!this.ctx.caps.textDocument?.publishDiagnostics?.relatedInformation;
-    const problems = checkMemory(
-      entry.doc,
-      ws.model,
-      this.ctx.indexed ? {} : { rules: ['schema', 'scanner'] },
-    );
+    // A linked path holds only its target's name: the one thing to say is that it is a link.
+    const problems = entry.link
+      ? [symlinkProblem(entry.link.at, entry.link.target)]
+      : checkMemory(entry.doc, ws.model, this.ctx.indexed ? {} : { rules: ['schema', 'scanner'] });
     const diagnostics = problems.map((p) =>
       toDiagnostic(p, { uriOf: (rel) => ws.uriOf(rel), relatedSupport }),
     );
@@ -71,7 +70,7 @@ export class DiagnosticsPublisher {
     // Semantic neighbours need an embedding of the edited text: they follow in a second publish,
     // only when there is something to add.
     const semantic = this.ctx.semantic;
-    if (!semantic || !this.ctx.indexed) return;
+    if (!semantic || !this.ctx.indexed || entry.link) return;
     const neighbours = await semantic.neighbours(entry.doc);
     const view: WorkspaceView = { ...viewOf(ws.model), semanticNeighbours: () => neighbours };
     const extra = checkMemory(entry.doc, view, { rules: ['duplicates'] }).filter(

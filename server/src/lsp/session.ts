@@ -1,8 +1,6 @@
 // One server session over a store: finds the store (from the root folders or the first opened file),
 // indexes it with $/progress, keeps the workspace in step with open documents and the disk, and
 // publishes diagnostics. Loaded lazily by server.ts so `initialize` is answered before the parser loads.
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import {
   FileChangeType,
   type DidChangeWatchedFilesParams,
@@ -60,6 +58,8 @@ export class Session {
         else ws.governance = gov;
       });
       const cache = await StartupCache.load(root);
+      if (cache.problem)
+        ctx.log(`cairn: ${cache.problem}: the startup cache, search index and logs are not kept there`);
       await ws.load((done, total) => {
         this.progress = { ...this.progress, done, total };
         this.progress.reporter?.report(
@@ -149,9 +149,7 @@ export class Session {
   }
 
   private async reloadFromDisk(ws: Workspace, rel: string): Promise<void> {
-    const text = await readFile(path.join(ws.root, rel), 'utf8').catch(() => null);
-    if (text === null) ws.delete(rel);
-    else if (ws.files.get(rel)?.doc.text !== text) ws.put(rel, text, { onDisk: true });
+    ws.reload(rel);
   }
 
   /** After an operation (or an applied rename) changed the store: sync files and git, republish. */

@@ -6,17 +6,16 @@
 // well under a tenth of a second. Only the parser or the signature code can change what an entry
 // means, hence the version with the package version. Missing, damaged or foreign files are ignored.
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import v8 from 'node:v8';
 import type { DerivedContent } from '../core/rules/index.js';
 import type { ParsedMemory } from '../core/types.js';
-import { writeCache } from '../ops/parse-cache.js';
 import { packageVersion } from '../package-root.js';
+import { openCairnDir, type CairnDir } from '../store/cairn-dir.js';
 
 /** Bump when what an entry holds, or how it is computed outside the package version, changes. */
 const FORMAT = 'lsp-startup-1';
+const CACHE_FILE = 'cache/lsp-startup.v8';
+const IGNORE_FILE = 'cache/.gitignore';
 
 /** The parsed memory without its text: the text is read from disk anyway, and is the key's input. */
 export type CachedDoc = Omit<ParsedMemory, 'text'>;
@@ -71,26 +70,32 @@ export class StartupCache {
   private written = false;
 
   private constructor(
-    private readonly file: string,
+    private readonly dir: CairnDir,
     private readonly version: string,
     private readonly entries: Map<string, CachedFile>,
   ) {
     this.loaded = entries.size;
   }
 
+  /** Why the cache is neither read nor written (.cairn is a link or tracked by git), or null. */
+  get problem(): string | null {
+    return this.dir.problem;
+  }
+
   /** The cache of the store at `root`; empty when there is none or it cannot be used. */
   static async load(root: string): Promise<StartupCache> {
-    const file = path.join(root, '.cairn', 'cache', 'lsp-startup.v8');
+    const dir = await openCairnDir(root);
     let version = '';
     try {
       version = `${FORMAT}/${packageVersion()}`;
-      const data = v8.deserialize(await readFile(file)) as CacheData;
-      if (data?.version === version && Array.isArray(data.entries))
-        return new StartupCache(file, version, new Map(data.entries));
+      const bytes = dir.read(CACHE_FILE);
+      const data = bytes && (v8.deserialize(bytes) as CacheData);
+      if (data && data.version === version && Array.isArray(data.entries))
+        return new StartupCache(dir, version, new Map(data.entries));
     } catch {
       // missing or unreadable: start empty (it is only a cache)
     }
-    return new StartupCache(file, version, new Map());
+    return new StartupCache(dir, version, new Map());
   }
 
   /** The entry for `rel` when it was computed from exactly these bytes (`key`), else undefined. */
@@ -137,10 +142,10 @@ export class StartupCache {
       if (entry) entries.push([rel, entry]);
     }
     // Stores made before .cairn/ was git-ignored (or by hand) must not commit this file by `git add -A`.
-    const ignore = path.join(path.dirname(this.file), '.gitignore');
-    if (!existsSync(ignore)) writeCache(ignore, '# Derived by Cairn; safe to delete.\n*\n');
+    if (this.dir.usable && !this.dir.read(IGNORE_FILE))
+      this.dir.write(IGNORE_FILE, '# Derived by Cairn; safe to delete.\n*\n');
     const data: CacheData = { version: this.version, entries };
-    const written = writeCache(this.file, v8.serialize(data));
+    const written = this.dir.write(CACHE_FILE, v8.serialize(data));
     this.written = true; // once per session, even when the store is read-only
     known.clear();
     return written ? entries.length : null;

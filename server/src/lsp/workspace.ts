@@ -1,12 +1,14 @@
 // The server's picture of the store: every memory file parsed (disk, or the editor's text when the
 // file is open), statuses derived from git refs, and the rule engine's WorkspaceModel, updated one
-// file at a time so a keystroke costs one parse, not a store scan.
-import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+// file at a time so a keystroke costs one parse, not a store scan. Files are read without following
+// symbolic links (safe-fs.ts): a linked path holds its link's target path, as git stores it, never
+// the text of a file outside the store, whatever the editor sends for it.
+import { readdir, lstat } from 'node:fs/promises';
 import path from 'node:path';
 import { idOf, isMemoryPath, memoryContent, parseStoreFile, WorkspaceModel } from '../core/rules/index.js';
 import { deriveStatuses, type StatusInfo } from '../core/status.js';
 import type { MemoryRef, ParsedMemory } from '../core/types.js';
+import { findLink, findStoreLinks, readStoreEntry, type FoundLink } from '../store/safe-fs.js';
 import type { GitFacts, Governance } from './governance.js';
 import { isStoreFile, pathToUri } from './paths.js';
 import { contentKeyOf, type CachedFile, type StartupCache } from './startup-cache.js';
@@ -27,11 +29,13 @@ export interface FileEntry {
   mtimeMs?: number;
   /** sha256 of the bytes `doc` was parsed from, when read from disk (the startup cache's key). */
   contentKey?: string;
+  /** The symbolic link this path is (or is inside): reported as store/symlink, never read through. */
+  link?: FoundLink;
 }
 
 export type Logger = (message: string) => void;
 
-type PutOptions = Partial<Pick<FileEntry, 'onDisk' | 'branch' | 'mtimeMs' | 'contentKey'>> & {
+type PutOptions = Partial<Pick<FileEntry, 'onDisk' | 'branch' | 'mtimeMs' | 'contentKey' | 'link'>> & {
   quiet?: boolean;
   cached?: CachedFile;
 };
@@ -51,6 +55,8 @@ export class Workspace {
   private readonly refIndex = new Map<string, Set<string>>();
   private statuses = new Map<string, StatusInfo>();
   private gitFacts: GitFacts = { candidates: [], rejected: [] };
+  /** Symbolic links where the store is read (files and folders), from the last look at the disk. */
+  private links = new Map<string, FoundLink>();
 
   constructor(
     readonly root: string,
@@ -68,10 +74,13 @@ export class Workspace {
 
   /** Reads every store file from disk (then call refreshGit), reusing `cache` for unchanged bytes. */
   async load(onProgress?: (done: number, total: number) => void, cache?: StartupCache): Promise<void> {
+    this.scanLinks();
+    for (const link of this.links.values())
+      this.log(`cairn: ${link.at} is a symbolic link; it is not read (store/symlink)`);
     const rels = await this.listFiles();
     for (const [i, rel] of rels.entries()) {
       const read = this.readDisk(rel);
-      const cached = read ? cache?.lookup(rel, read.contentKey) : undefined;
+      const cached = read?.contentKey ? cache?.lookup(rel, read.contentKey) : undefined;
       const entry = read && this.put(rel, read.text, { ...read, onDisk: true, quiet: true, cached });
       if (entry && !cached) cache?.remember(entry, this.model);
       if ((i + 1) % 64 && i + 1 < rels.length) continue;
@@ -97,10 +106,20 @@ export class Workspace {
     this.recomputeStatuses();
   }
 
+  private scanLinks(): void {
+    this.links = new Map(findStoreLinks(this.root).map((l) => [l.at, l]));
+  }
+
+  /** The link `rel` is, or the linked folder it is in. */
+  linkOf(rel: string): FoundLink | undefined {
+    return this.links.get(rel) ?? this.links.get(rel.split('/')[0]);
+  }
+
   private async listFiles(): Promise<string[]> {
     const out: string[] = [];
     const add = (rel: string) => isStoreFile(rel) && out.push(rel);
     for (const dir of ['memories', 'daily']) {
+      if (this.links.has(dir)) continue; // its files are elsewhere
       const names = await readdir(path.join(this.root, dir)).catch(() => [] as string[]);
       for (const n of names.sort()) add(`${dir}/${n}`);
     }
@@ -109,19 +128,36 @@ export class Workspace {
     return out;
   }
 
-  /** Synchronous on purpose: 10,000 small files read in ~0.1 s so, ~0.7 s through the thread pool. */
-  private readDisk(rel: string): { text: string; mtimeMs: number; contentKey: string } | null {
-    let fd = -1;
-    try {
-      fd = openSync(path.join(this.root, rel), 'r');
-      const bytes = readFileSync(fd);
-      const info = fstatSync(fd);
-      return { text: bytes.toString('utf8'), mtimeMs: info.mtimeMs, contentKey: contentKeyOf(bytes) };
-    } catch {
-      return null;
-    } finally {
-      if (fd >= 0) closeSync(fd);
+  /**
+   * A store file as on disk, never through a link (a link reads as its target path, like git).
+   * Synchronous on purpose: 10,000 small files read in ~0.1 s so, ~0.7 s through the thread pool.
+   */
+  private readDisk(
+    rel: string,
+  ): { text: string; mtimeMs?: number; contentKey?: string; link?: FoundLink } | null {
+    const known = this.linkOf(rel);
+    const entry = known ? null : readStoreEntry(this.root, rel);
+    if (known || entry?.kind === 'link') {
+      const link = known ?? (entry as { link: FoundLink }).link;
+      this.links.set(link.at, link);
+      return { text: link.target, link };
     }
+    if (entry?.kind !== 'file') return null;
+    return {
+      text: entry.bytes.toString('utf8'),
+      mtimeMs: entry.mtimeMs,
+      contentKey: contentKeyOf(entry.bytes),
+    };
+  }
+
+  /** Re-reads one closed file from disk (gone: forgotten). */
+  reload(rel: string): void {
+    const link = findLink(this.root, rel);
+    if (link) this.links.set(link.at, link);
+    else this.links.delete(rel);
+    const read = this.readDisk(rel);
+    if (!read) this.delete(rel);
+    else if (this.files.get(rel)?.doc.text !== read.text) this.put(rel, read.text, { ...read, onDisk: true });
   }
 
   /**
@@ -130,14 +166,15 @@ export class Workspace {
    * re-read. `isOpen` files belong to the editor and are left alone.
    */
   async syncWithDisk(isOpen: (rel: string) => boolean): Promise<void> {
+    this.scanLinks();
     const present = new Set(await this.listFiles());
     for (const [rel, entry] of this.files)
       if (entry.onDisk && !present.has(rel) && !isOpen(rel)) this.dropEntry(rel);
     for (const rel of present) {
       if (isOpen(rel)) continue;
       const known = this.files.get(rel);
-      const info = await stat(path.join(this.root, rel)).catch(() => null);
-      if (!info || (known?.onDisk && known.mtimeMs === info.mtimeMs)) continue;
+      const info = await lstat(path.join(this.root, rel)).catch(() => null);
+      if (!info || (known?.onDisk && !known.link && known.mtimeMs === info.mtimeMs)) continue;
       const read = this.readDisk(rel);
       if (read) this.put(rel, read.text, { ...read, onDisk: true, quiet: true });
     }
@@ -149,8 +186,12 @@ export class Workspace {
    * computed for these exact bytes (StartupCache.lookup), used instead of parsing.
    */
   put(rel: string, text: string, opts: PutOptions = {}): FileEntry {
-    const doc = opts.cached ? { ...opts.cached.doc, text } : parseStoreFile(text, rel);
     const previous = this.files.get(rel);
+    // A linked path: whatever the editor sends (it reads through links), only the link's target path.
+    const link = opts.link ?? (opts.branch ? undefined : this.linkOf(rel));
+    if (link && previous?.link && previous.doc.text === link.target) return previous;
+    if (link) text = link.target;
+    const doc = opts.cached && !link ? { ...opts.cached.doc, text } : parseStoreFile(text, rel);
     const entry: FileEntry = {
       rel,
       doc,
@@ -160,6 +201,7 @@ export class Workspace {
       branch: opts.branch,
       mtimeMs: opts.mtimeMs,
       contentKey: opts.contentKey,
+      link,
     };
     if (previous) this.unindexRefs(previous);
     this.files.set(rel, entry);

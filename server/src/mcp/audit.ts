@@ -1,9 +1,11 @@
 // The agent audit log: one JSON line per tool call in `.cairn/agent_audit.log` (git-ignored) and
 // one readable line on stderr, so a person watching an agent host's log sees what the agent did.
-// Writes to the store are commits as well; this log also covers reads and refusals.
-import { appendFile, mkdir } from 'node:fs/promises';
+// Writes to the store are commits as well; this log also covers reads and refusals. The file is
+// skipped when .cairn cannot be used (cairn-dir.ts); the stderr line always goes out.
 import path from 'node:path';
 import { topicDigest } from '../core/trailers.js';
+import { CAIRN_DIR, openCairnDir } from '../store/cairn-dir.js';
+import type { Store } from '../store/store.js';
 
 export interface AgentAuditEntry {
   timestamp: string;
@@ -14,8 +16,11 @@ export interface AgentAuditEntry {
   errorCode: string | null;
 }
 
+const AGENT_AUDIT_LOG = 'agent_audit.log';
+
+/** Where the log is when .cairn is usable (for tests and docs). */
 export function agentAuditPath(storeRoot: string): string {
-  return path.join(storeRoot, '.cairn', 'agent_audit.log');
+  return path.join(storeRoot, CAIRN_DIR, AGENT_AUDIT_LOG);
 }
 
 export interface AuditCall {
@@ -29,7 +34,7 @@ export interface AuditCall {
 
 /** Best effort: a failed audit write never fails the tool call it records. */
 export async function auditToolCall(
-  storeRoot: string,
+  store: Store,
   call: AuditCall,
   stderr: NodeJS.WritableStream,
 ): Promise<void> {
@@ -45,8 +50,7 @@ export async function auditToolCall(
   const code = entry.errorCode ? ` error=${entry.errorCode}` : '';
   stderr.write(`cairn mcp: ${entry.tool}${who} result=${entry.result}${code}\n`);
   try {
-    await mkdir(path.dirname(agentAuditPath(storeRoot)), { recursive: true });
-    await appendFile(agentAuditPath(storeRoot), JSON.stringify(entry) + '\n', 'utf8');
+    await (await openCairnDir(store.root, store.repo)).append(AGENT_AUDIT_LOG, JSON.stringify(entry) + '\n');
   } catch {
     // The answer already went to the agent; stderr carries the line.
   }

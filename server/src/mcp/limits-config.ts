@@ -1,9 +1,8 @@
 // Agent-tool limits from cairn.yaml (`mcp.retrieval` / `mcp.ingestion`), until core/config.ts
 // carries them. Unknown or wrong values fall back to the defaults; RequestLimiter clamps the rest.
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { parse } from 'yaml';
 import type { LimitsConfig } from '../core/limits.js';
+import { readStoreFile } from '../store/safe-fs.js';
 
 export type PartialLimits = {
   retrieval?: Partial<LimitsConfig['retrieval']>;
@@ -26,7 +25,7 @@ function numbers(section: unknown, keys: string[]): Record<string, number> | und
  */
 export async function readLimitsConfig(storeRoot: string): Promise<PartialLimits> {
   try {
-    const raw = parse(await readFile(path.join(storeRoot, 'cairn.yaml'), 'utf8')) as {
+    const raw = parse(readStoreFile(storeRoot, 'cairn.yaml')?.toString('utf8') ?? '') as {
       mcp?: Record<string, unknown>;
     };
     return {

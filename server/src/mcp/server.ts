@@ -4,7 +4,12 @@ import { randomBytes } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  RootsListChangedNotificationSchema,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { CairnError } from '../core/errors.js';
 import { agentNameOf } from '../core/payload.js';
@@ -56,6 +61,33 @@ function defaultSearch(stderr: NodeJS.WritableStream): SearchFn {
   };
 }
 
+/**
+ * The folders the client declares through roots/list (only file: URIs), asked once and again after
+ * notifications/roots/list_changed; none when the client lacks the roots capability or does not answer.
+ */
+function clientRoots(server: McpServer): () => Promise<string[]> {
+  let cached: Promise<string[]> | null = null;
+  server.server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
+    cached = null;
+  });
+  const ask = async () => {
+    if (!server.server.getClientCapabilities()?.roots) return [];
+    const { roots } = await server.server.listRoots(undefined, { timeout: 10_000 });
+    return roots.flatMap((r) => {
+      try {
+        return r.uri.startsWith('file:') ? [fileURLToPath(r.uri)] : [];
+      } catch {
+        return [];
+      }
+    });
+  };
+  return () =>
+    (cached ??= ask().catch(() => {
+      cached = null;
+      return [];
+    }));
+}
+
 /** Builds the MCP server with every Cairn tool registered. */
 export function createCairnMcpServer(ctx: OpContext, opts: McpOptions = {}): McpServer {
   const server = new McpServer(
@@ -70,6 +102,7 @@ export function createCairnMcpServer(ctx: OpContext, opts: McpOptions = {}): Mcp
     ctx,
     sessionId: opts.sessionId ?? newSessionId(ctx.now()),
     search: opts.search ?? defaultSearch(opts.stderr ?? process.stderr),
+    roots: clientRoots(server),
   };
   const limiters = createLimiters(opts.clock ?? Date.now, opts.limits);
   const stderr = opts.stderr ?? process.stderr;
@@ -123,7 +156,7 @@ export function createCairnMcpServer(ctx: OpContext, opts: McpOptions = {}): Mcp
       const run = () => tool.handler(args, env);
       const answer = limiterClass ? await limiters[limiterClass].run(run) : await run();
       await auditToolCall(
-        ctx.store.root,
+        ctx.store,
         { tool: tool.name, ...who, result: answer.result, now: ctx.now() },
         stderr,
       );
@@ -131,7 +164,7 @@ export function createCairnMcpServer(ctx: OpContext, opts: McpOptions = {}): Mcp
     } catch (err) {
       const body = errorBody(err);
       await auditToolCall(
-        ctx.store.root,
+        ctx.store,
         { tool: tool.name, ...who, result: 'error', errorCode: body.errorCode, now: ctx.now() },
         stderr,
       );

@@ -12,6 +12,8 @@ export interface ToolEnv {
   /** The MCP session: memory_manager's default session folder, and the Session trailer. */
   sessionId: string;
   search: SearchFn;
+  /** Folders the client declares (MCP roots/list), where memory_manager may read a file_path. */
+  roots(): Promise<string[]>;
 }
 
 /** A handler's answer: optional narrative text for the model, the JSON, and the audit result word. */

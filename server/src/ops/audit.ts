@@ -1,8 +1,8 @@
 // The audit log for what leaves no commit: dropped writes, refused payloads, errors.
 // Commits are the audit trail for everything that changed the store; this file (under the
-// git-ignored .cairn/) covers the rest, in JSON lines.
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
-import path from 'node:path';
+// git-ignored .cairn/) covers the rest, in JSON lines. It is skipped when .cairn cannot be used
+// (cairn-dir.ts): a log must never be appended to a file a link or a commit chose.
+import { openCairnDir } from '../store/cairn-dir.js';
 import type { Store } from '../store/store.js';
 
 export interface AuditEntry {
@@ -16,29 +16,23 @@ export interface AuditEntry {
   reason?: string;
 }
 
-export function auditLogPath(store: Store): string {
-  return path.join(store.root, '.cairn', 'audit.log');
-}
+/** The log's path inside .cairn. */
+export const AUDIT_LOG = 'audit.log';
 
 /** Best effort: an audit write must never fail the operation it records. */
 export async function appendAudit(store: Store, entry: AuditEntry): Promise<void> {
   try {
-    await mkdir(path.dirname(auditLogPath(store)), { recursive: true });
-    await appendFile(auditLogPath(store), JSON.stringify(entry) + '\n', 'utf8');
+    await (await openCairnDir(store.root, store.repo)).append(AUDIT_LOG, JSON.stringify(entry) + '\n');
   } catch {
     // The operation's own result already reached the caller.
   }
 }
 
 export async function readAudit(store: Store): Promise<AuditEntry[]> {
-  let text: string;
-  try {
-    text = await readFile(auditLogPath(store), 'utf8');
-  } catch {
-    return [];
-  }
+  const bytes = (await openCairnDir(store.root, store.repo)).read(AUDIT_LOG);
+  if (!bytes) return [];
   const entries: AuditEntry[] = [];
-  for (const line of text.split('\n')) {
+  for (const line of bytes.toString('utf8').split('\n')) {
     if (!line.trim()) continue;
     try {
       entries.push(JSON.parse(line) as AuditEntry);

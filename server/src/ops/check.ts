@@ -1,17 +1,21 @@
 // `cairn check`: the language server's rules, headless, over the store's files (as checked out) or
 // only the files a branch changes against a base branch, for CI on pull requests.
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import {
+  cairnTrackedProblem,
   checkWorkspace,
   isMemoryPath,
   isStoreFilePath,
   parseStoreFile,
+  symlinkProblem,
   WorkspaceModel,
 } from '../core/rules/index.js';
 import { deriveStatuses } from '../core/status.js';
 import type { ParsedMemory, Problem } from '../core/types.js';
 import { CairnError } from '../core/errors.js';
+import { openCairnDir } from '../store/cairn-dir.js';
+import { findStoreLinks, readStoreEntry } from '../store/safe-fs.js';
 import type { OpContext } from './context.js';
 import { formatFindings, type CheckFinding, type CheckFormat } from './check-format.js';
 import { mainTip, openCandidates, rejectedTags } from './read.js';
@@ -34,14 +38,30 @@ export interface CheckResult {
   exitCode: number;
 }
 
-async function storeFiles(root: string): Promise<string[]> {
-  const out: string[] = [];
+/**
+ * The store's memory files as checked out, never read through a symbolic link, and findings about
+ * the store's paths themselves: links (store/symlink) and a .cairn that git tracks.
+ */
+async function readStore(ctx: OpContext): Promise<{ docs: ParsedMemory[]; pathFindings: CheckFinding[] }> {
+  const root = ctx.store.root;
+  const names: string[] = [];
   for (const dir of ['memories', 'daily']) {
     for (const name of (await readdir(path.join(root, dir)).catch(() => [] as string[])).sort())
-      out.push(`${dir}/${name}`);
+      names.push(`${dir}/${name}`);
   }
-  if ((await readdir(root)).includes('MEMORY.md')) out.push('MEMORY.md');
-  return out.filter(isStoreFilePath);
+  if ((await readdir(root)).includes('MEMORY.md')) names.push('MEMORY.md');
+  const docs: ParsedMemory[] = [];
+  for (const rel of names.filter(isStoreFilePath)) {
+    const entry = readStoreEntry(root, rel);
+    if (entry.kind === 'file') docs.push(parseStoreFile(entry.bytes.toString('utf8'), rel));
+  }
+  const links = findStoreLinks(root);
+  const pathFindings = links.map((l) => toFinding(l.at, symlinkProblem(l.at, l.target)));
+  const cairn = await openCairnDir(root, ctx.store.repo);
+  const tracked = cairn.problem?.match(/^git tracks (.+)$/)?.[1];
+  if (tracked && !links.some((l) => l.at === tracked))
+    pathFindings.push(toFinding(tracked, cairnTrackedProblem(tracked)));
+  return { docs, pathFindings };
 }
 
 /** Store-relative files changed on HEAD since the merge base with `base`. */
@@ -73,10 +93,7 @@ async function changedFiles(ctx: OpContext, base: string): Promise<Set<string>> 
  */
 export async function checkStore(ctx: OpContext, opts: CheckOptions): Promise<CheckResult> {
   const { store } = ctx;
-  const docs: ParsedMemory[] = [];
-  for (const rel of await storeFiles(store.root)) {
-    docs.push(parseStoreFile(await readFile(path.join(store.root, rel), 'utf8'), rel));
-  }
+  const { docs, pathFindings } = await readStore(ctx);
   const tip = await mainTip(store);
   const candidates = await openCandidates(store, tip);
   const rejected = (await rejectedTags(store)).map((t) => t.id);
@@ -103,9 +120,11 @@ export async function checkStore(ctx: OpContext, opts: CheckOptions): Promise<Ch
 
   const only = opts.changed ? await changedFiles(ctx, opts.changed) : null;
   const selected = only ? docs.filter((d) => only.has(d.path)) : docs;
-  const findings = checkWorkspace(selected, model).flatMap((f) =>
-    f.problems.map((p) => toFinding(f.path, p)),
-  );
+  const inChange = (p: string) => !only || [...only].some((c) => c === p || c.startsWith(`${p}/`));
+  const findings = [
+    ...pathFindings.filter((f) => inChange(f.path)),
+    ...checkWorkspace(selected, model).flatMap((f) => f.problems.map((p) => toFinding(f.path, p))),
+  ];
   const exitCode = findings.some((f) => f.severity === 'error') ? 1 : 0;
   const checked = selected.map((d) => d.path);
   return {

@@ -1,14 +1,14 @@
 // What history says about each memory: feedback votes, review, last change. Read from main's log,
 // incrementally: a cache under .cairn/cache/ remembers the commits already counted, so a new
 // process walks only the commits made since (a store with 10,000 commits costs a few ms, not 1 s).
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import v8 from 'node:v8';
 import { parseCommitMessage } from '../core/trailers.js';
 import { packageVersion } from '../package-root.js';
 import type { CommitInfo } from '../store/git/index.js';
+import { openCairnDir, type CairnDir } from '../store/cairn-dir.js';
 import type { Store } from '../store/store.js';
-import { writeCache } from './parse-cache.js';
+
+const HISTORY_FILE = 'cache/history.v8';
 
 export interface MemoryHistory {
   feedbackUp: number;
@@ -99,9 +99,11 @@ function merge(
 // A long-lived process (language server, MCP) keeps the last answer until main moves.
 let memo: { root: string; state: HistoryState; map: Map<string, MemoryHistory> } | null = null;
 
-function loadState(file: string, version: string): HistoryState | null {
+function loadState(dir: CairnDir, version: string): HistoryState | null {
+  const bytes = dir.read(HISTORY_FILE);
+  if (!bytes) return null;
   try {
-    const state = v8.deserialize(readFileSync(file)) as HistoryState;
+    const state = v8.deserialize(bytes) as HistoryState;
     return state.version === version ? state : null;
   } catch {
     return null;
@@ -110,9 +112,9 @@ function loadState(file: string, version: string): HistoryState | null {
 
 export async function memoryHistories(store: Store, tip: string): Promise<Map<string, MemoryHistory>> {
   if (memo && memo.root === store.root && memo.state.tip === tip) return memo.map;
-  const file = path.join(store.root, '.cairn', 'cache', 'history.v8');
+  const dir = await openCairnDir(store.root, store.repo);
   const version = `history-2/${packageVersion()}`;
-  const cached = memo?.root === store.root ? memo.state : loadState(file, version);
+  const cached = memo?.root === store.root ? memo.state : loadState(dir, version);
   let map: Map<string, MemoryHistory>;
   let seen: Set<string>;
   const known = cached ? new Set(cached.seen) : null;
@@ -130,7 +132,7 @@ export async function memoryHistories(store: Store, tip: string): Promise<Map<st
     seen = new Set(all.map((c) => c.oid));
   }
   const state: HistoryState = { version, tip, seen: [...seen], map: [...map] };
-  if (cached?.tip !== tip) writeCache(file, v8.serialize(state));
+  if (cached?.tip !== tip) dir.write(HISTORY_FILE, v8.serialize(state));
   memo = { root: store.root, state, map };
   return map;
 }

@@ -1,26 +1,13 @@
 // Parsed memories by git blob id, persisted under .cairn/cache/. A blob never changes, so an entry
 // never goes stale; only the parser can, hence the version in the file. With it, `cairn list` on
-// 10,000 memories parses only what changed since the last call instead of every file.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+// 10,000 memories parses only what changed since the last call instead of every file. Read and
+// written only through the .cairn accessor: a cache git tracks, or behind a link, is never used.
 import v8 from 'node:v8';
 import { parseMemory } from '../core/format/index.js';
 import type { ParsedMemory } from '../core/types.js';
 import { packageVersion } from '../package-root.js';
+import { openCairnDir, type CairnDir } from '../store/cairn-dir.js';
 import type { Store } from '../store/store.js';
-
-/** Writes a cache file atomically; a failure (read-only store) only costs speed. */
-export function writeCache(file: string, data: Buffer | string): boolean {
-  try {
-    mkdirSync(path.dirname(file), { recursive: true });
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, data);
-    renameSync(tmp, file);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * Entries keep what listing, status and the graph need (front matter, refs, problems) and drop
@@ -44,26 +31,29 @@ interface CacheFile {
 }
 
 const MAX_ENTRIES = 200_000;
+const PARSE_FILE = 'cache/parsed-memories.v8';
+const LINKS_FILE = 'cache/links.json';
 
 export class ParseCache {
   private dirty = false;
 
   private constructor(
-    private readonly file: string,
+    private readonly dir: CairnDir,
     private readonly version: string,
     private readonly entries: Map<string, CachedMemory>,
   ) {}
 
-  static load(store: Store): ParseCache {
-    const file = path.join(store.root, '.cairn', 'cache', 'parsed-memories.v8');
+  static async load(store: Store): Promise<ParseCache> {
+    const dir = await openCairnDir(store.root, store.repo);
     const version = `parse-2/${packageVersion()}`;
+    const bytes = dir.read(PARSE_FILE);
     try {
-      const data = v8.deserialize(readFileSync(file)) as CacheFile;
-      if (data.version === version) return new ParseCache(file, version, new Map(data.entries));
+      const data = bytes && (v8.deserialize(bytes) as CacheFile);
+      if (data && data.version === version) return new ParseCache(dir, version, new Map(data.entries));
     } catch {
       // missing or unreadable: start empty (it is only a cache)
     }
-    return new ParseCache(file, version, new Map());
+    return new ParseCache(dir, version, new Map());
   }
 
   /** The parsed memory for a blob, parsing `text()` only on a miss. */
@@ -93,8 +83,8 @@ export class ParseCache {
   save(): void {
     if (
       this.dirty &&
-      writeCache(
-        this.file,
+      this.dir.write(
+        PARSE_FILE,
         v8.serialize({ version: this.version, entries: [...this.entries] } satisfies CacheFile),
       )
     )
@@ -116,23 +106,23 @@ export class LinkCache {
   private dirty = false;
 
   private constructor(
-    private readonly file: string,
+    private readonly dir: CairnDir,
     private readonly entries: Map<string, BlobLinks | 0>,
   ) {}
 
-  static load(store: Store): LinkCache {
-    const file = path.join(store.root, '.cairn', 'cache', 'links.json');
+  static async load(store: Store): Promise<LinkCache> {
+    const dir = await openCairnDir(store.root, store.repo);
     try {
-      const data = JSON.parse(readFileSync(file, 'utf8')) as {
+      const data = JSON.parse(dir.read(LINKS_FILE)?.toString('utf8') ?? '') as {
         version: string;
         entries: Record<string, BlobLinks | 0>;
       };
       if (data.version === `links-1/${packageVersion()}`)
-        return new LinkCache(file, new Map(Object.entries(data.entries)));
+        return new LinkCache(dir, new Map(Object.entries(data.entries)));
     } catch {
       // missing or unreadable: start empty
     }
-    return new LinkCache(file, new Map());
+    return new LinkCache(dir, new Map());
   }
 
   async get(blobOid: string, memoryPath: string, text: () => Promise<string | null>): Promise<BlobLinks> {
@@ -148,8 +138,8 @@ export class LinkCache {
   save(): void {
     if (
       this.dirty &&
-      writeCache(
-        this.file,
+      this.dir.write(
+        LINKS_FILE,
         JSON.stringify({ version: `links-1/${packageVersion()}`, entries: Object.fromEntries(this.entries) }),
       )
     )

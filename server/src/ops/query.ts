@@ -1,10 +1,11 @@
 // Read-only views: list, show one memory, store status.
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CairnError } from '../core/errors.js';
 import { assertSafeId } from '../core/payload.js';
 import { trustScore } from '../core/trust.js';
 import type { MemoryStatus } from '../core/types.js';
+import { CAIRN_DIR } from '../store/cairn-dir.js';
+import { readStoreFile } from '../store/safe-fs.js';
 import { repoPath } from '../store/store.js';
 import type { OpContext } from './context.js';
 import { memoryHistories, emptyHistory, type MemoryHistory } from './history.js';
@@ -129,7 +130,10 @@ export interface FileLines {
   text: string;
 }
 
-/** Exact lines of a file in the store (1-based `from`), refusing paths that leave the store. */
+/**
+ * Exact lines of a file in the store's work tree (1-based `from`), refusing paths that leave the
+ * store, point into .git or .cairn, or pass through a symbolic link (safe-fs.ts).
+ */
 export async function readStoreLines(
   ctx: OpContext,
   file: string,
@@ -137,27 +141,30 @@ export async function readStoreLines(
   count?: number,
 ): Promise<FileLines> {
   const root = ctx.store.root;
-  const abs = path.resolve(root, file);
-  const rel = path.relative(root, abs);
-  if (rel.startsWith('..') || path.isAbsolute(rel) || rel.split(path.sep).includes('.git')) {
+  const segs = path.relative(root, path.resolve(root, file)).split(path.sep);
+  if (segs[0] === '..' || segs[0] === '' || path.isAbsolute(segs.join('/'))) {
     throw new CairnError(
       'INVALID_WORKSPACE_PATH',
       `${file} is outside the store; give a path like memories/<id>.md`,
     );
   }
-  let text: string;
-  try {
-    text = await readFile(abs, 'utf8');
-  } catch {
-    throw new CairnError('NOT_FOUND', `no file ${rel} in the store`);
+  if (segs.some((s) => s.toLowerCase() === '.git' || s.toLowerCase() === CAIRN_DIR)) {
+    throw new CairnError(
+      'INVALID_WORKSPACE_PATH',
+      `${file} is in .git or .cairn, which hold no memories; give a path like memories/<id>.md`,
+    );
   }
+  const rel = segs.join('/');
+  const bytes = readStoreFile(root, rel);
+  if (bytes === null) throw new CairnError('NOT_FOUND', `no file ${rel} in the store`);
+  const text = bytes.toString('utf8');
   const lines = text.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
   const start = Math.max(1, Math.floor(from));
   const end =
     count === undefined ? lines.length : Math.min(lines.length, start + Math.max(0, Math.floor(count)) - 1);
   return {
-    path: rel.split(path.sep).join('/'),
+    path: rel,
     from: start,
     to: end,
     totalLines: lines.length,

@@ -61,7 +61,7 @@ export async function readMainMemory(store: Store, id: string, tip?: string): Pr
 
 export async function readMainMemories(store: Store, tip: string): Promise<ParsedMemory[]> {
   const entries = await store.repo.listDir(tip, repoPath(store, 'memories').replace(/\/$/, ''));
-  const cache = ParseCache.load(store);
+  const cache = await ParseCache.load(store);
   const out: ParsedMemory[] = [];
   for (const e of entries) {
     if (e.type !== 'blob' || !e.name.endsWith('.md') || e.name.startsWith('.')) continue;

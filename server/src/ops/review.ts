@@ -3,7 +3,7 @@
 import { unifiedDiff } from '../core/diff.js';
 import { CairnError } from '../core/errors.js';
 import { parseMemory } from '../core/format/index.js';
-import { writableText } from '../core/payload.js';
+import { assertSafeId, writableText } from '../core/payload.js';
 import { formatCommitMessage, parseCommitMessage } from '../core/trailers.js';
 import { flaggedFindings } from '../core/withhold.js';
 import { memoryPath, repoPath, type Store } from '../store/store.js';
@@ -104,6 +104,7 @@ export async function acceptCandidate(
   id: string,
   opts: AcceptOptions = {},
 ): Promise<AcceptResult> {
+  assertSafeId(id); // before any ref name is built from it
   const { store } = ctx;
   const allow = ruleList(opts.allow ?? []);
   const result = await store.repo.withLock(async () => {
@@ -197,6 +198,7 @@ export interface RejectResult {
 }
 
 export async function rejectCandidate(ctx: OpContext, id: string, why: string): Promise<RejectResult> {
+  assertSafeId(id); // before any ref name is built from it
   const { store } = ctx;
   if (!why.trim()) throw new CairnError('INVALID_REQUEST', 'a rejection needs a reason: --why "TEXT"');
   // The reason goes into the tag object, kept forever: no control characters, no secrets.

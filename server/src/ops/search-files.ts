@@ -48,7 +48,7 @@ export async function searchFiles(ctx: OpContext, opts: SearchFilesOptions = {})
     );
 
   const memories = await blobs('memories');
-  const linkCache = LinkCache.load(store);
+  const linkCache = await LinkCache.load(store);
   const links: MainMemoryLinks[] = [];
   for (const e of memories) {
     const l = await linkCache.get(e.oid, `memories/${e.name}`, () =>

@@ -5,6 +5,7 @@
 import type { Embedder } from '../search/embedder.js';
 import { SearchIndex } from '../search/index-store.js';
 import { searchStore, type SearchEntry, type SearchResponse } from '../search/search.js';
+import { openCairnDir } from '../store/cairn-dir.js';
 import type { OpContext } from './context.js';
 import { searchFiles } from './search-files.js';
 import { withholdSearchAnswer, type AgentEntry, type WithheldSearch } from './withhold.js';
@@ -39,6 +40,15 @@ export async function configuredEmbedder(ctx: OpContext): Promise<Embedder | nul
   }
 }
 
+/**
+ * The persisted index under .cairn/index; when .cairn cannot be used (a link, tracked by git), a
+ * throw-away one in a private temporary folder, rebuilt by each process (cairn-dir.ts warns once).
+ */
+async function openIndex(ctx: OpContext): Promise<SearchIndex> {
+  const dir = (await openCairnDir(ctx.store.root, ctx.store.repo)).folder('index');
+  return SearchIndex.open(ctx.store.root, { dir });
+}
+
 async function runSearch(
   ctx: OpContext,
   index: SearchIndex,
@@ -68,7 +78,7 @@ export async function searchOnce(
   req: SearchRequest,
   embedder?: Embedder | null,
 ): Promise<WithheldSearch<SearchResponse>> {
-  const index = await SearchIndex.open(ctx.store.root);
+  const index = await openIndex(ctx);
   try {
     return await runSearch(
       ctx,
@@ -95,7 +105,7 @@ export function hybridSearch(
   return (ctx, req) => {
     const run = async () => {
       embedder ??= (opts.embedder ?? configuredEmbedder)(ctx).catch(() => null);
-      index ??= SearchIndex.open(ctx.store.root).catch((e: unknown) => {
+      index ??= openIndex(ctx).catch((e: unknown) => {
         index = undefined; // a broken index file: the next call tries again
         throw e;
       });
@@ -123,7 +133,7 @@ export async function buildIndex(
   ctx: OpContext,
   opts: { onProgress?: (done: number, total: number) => void; signal?: AbortSignal } = {},
 ): Promise<IndexResult> {
-  const index = await SearchIndex.open(ctx.store.root);
+  const index = await openIndex(ctx);
   try {
     const files = await searchFiles(ctx);
     const stats = await index.refresh(files);

@@ -1,8 +1,10 @@
 // memory_manager: session scratch for large tool output, under `<store>/.cairn/sessions/<session>/`
-// (git-ignored). Items are `mem_<id>.<ext>` plus `mem_<id>_metadata.json`; answers carry a reference,
-// not the content. An item can be promoted into a real memory, which goes through governance.
+// (git-ignored, folders 0700 and files 0600: scratch is private to this machine's user). Items are
+// `mem_<id>.<ext>` plus `mem_<id>_metadata.json`; answers carry a reference, not the content. An item
+// can be promoted into a real memory, which goes through governance. A file_path is read only inside
+// the store or a root the MCP client declared, never in .git/ or .cairn/ (safe-fs.ts).
 import { randomBytes } from 'node:crypto';
-import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { CairnError } from '../core/errors.js';
 import { LIMITS } from '../core/payload.js';
@@ -19,6 +21,8 @@ import {
 } from '../core/session-items.js';
 import type { Origin } from '../core/types.js';
 import { atomicWriteFile } from '../store/atomic.js';
+import { openCairnDir } from '../store/cairn-dir.js';
+import { readConfinedFile, readNoFollow } from '../store/safe-fs.js';
 import type { OpContext } from './context.js';
 import { storeMemory, type StoreResult } from './store-memory.js';
 
@@ -27,14 +31,18 @@ export const MAX_ITEM_BYTES = 50 * 1024 * 1024;
 /** A whole read returns at most this much; read the rest with offset/length. */
 export const MAX_READ = 256 * 1024;
 
-export function sessionsRoot(ctx: OpContext): string {
-  return path.join(ctx.store.root, '.cairn', 'sessions');
+/** `.cairn/sessions`, or a private temporary folder for this process when .cairn is unusable. */
+export async function sessionsRoot(ctx: OpContext): Promise<string> {
+  return (await openCairnDir(ctx.store.root, ctx.store.repo)).folder('sessions');
 }
 
-function sessionDir(ctx: OpContext, session: string): string {
+async function sessionDir(ctx: OpContext, session: string): Promise<string> {
   assertSessionName(session);
-  return path.join(sessionsRoot(ctx), session);
+  return path.join(await sessionsRoot(ctx), session);
 }
+
+/** Private scratch: the owner alone reads it, whatever the source file's mode was. */
+const PRIVATE_FILE = 0o600;
 
 let sequence = 0;
 
@@ -53,12 +61,14 @@ export interface StoreItemInput {
   /** Text content; or give `filePath` (any type, binary included). */
   content?: string;
   filePath?: string;
+  /** Folders besides the store where `filePath` may be (the MCP client's declared roots). */
+  roots?: string[];
   sourceTool?: string;
 }
 
 /** Saves text or a file's bytes as a session item; returns its reference. */
 export async function storeSessionItem(ctx: OpContext, input: StoreItemInput): Promise<SessionItemRef> {
-  const dir = sessionDir(ctx, input.session);
+  assertSessionName(input.session);
   if ((input.content === undefined) === (input.filePath === undefined)) {
     throw new CairnError(
       'INVALID_REQUEST',
@@ -71,21 +81,10 @@ export async function storeSessionItem(ctx: OpContext, input: StoreItemInput): P
   let bytes: Uint8Array;
   let fileType = 'txt';
   if (input.filePath !== undefined) {
-    const abs = path.resolve(input.filePath);
-    const info = await stat(abs).catch(() => null);
-    if (!info?.isFile())
-      throw new CairnError('NOT_FOUND', `file_path: no file ${abs}`, { field: 'file_path' });
-    if (info.size > MAX_ITEM_BYTES) {
-      throw new CairnError(
-        'INVALID_REQUEST',
-        `file_path: ${info.size} bytes is over the ${MAX_ITEM_BYTES}-byte limit`,
-        {
-          field: 'file_path',
-        },
-      );
-    }
-    bytes = await readFile(abs);
-    fileType = fileTypeOf(abs);
+    const roots = [ctx.store.root, ...(input.roots ?? [])];
+    const read = readConfinedFile(input.filePath, roots, { field: 'file_path', maxBytes: MAX_ITEM_BYTES });
+    bytes = read.bytes;
+    fileType = fileTypeOf(path.resolve(input.filePath));
   } else {
     bytes = Buffer.from(input.content!, 'utf8');
     if (bytes.length > MAX_ITEM_BYTES) {
@@ -118,17 +117,36 @@ export async function storeSessionItem(ctx: OpContext, input: StoreItemInput): P
     binary,
     ...(redacted ? { redacted } : {}),
   };
-  await atomicWriteFile(path.join(dir, `mem_${id}.${fileType}`), bytes, { fsync: false });
-  await atomicWriteFile(metaFile(dir, id), JSON.stringify(meta, null, 2) + '\n', { fsync: false });
+  const dir = await privateDir(ctx, input.session);
+  await atomicWriteFile(path.join(dir, `mem_${id}.${fileType}`), bytes, { fsync: false, mode: PRIVATE_FILE });
+  await atomicWriteFile(metaFile(dir, id), JSON.stringify(meta, null, 2) + '\n', {
+    fsync: false,
+    mode: PRIVATE_FILE,
+  });
   return refOf(meta, input.session);
+}
+
+/** The session's folder, created 0700 (its parent .cairn/sessions too). */
+async function privateDir(ctx: OpContext, session: string): Promise<string> {
+  const dir = await sessionDir(ctx, session);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  return dir;
 }
 
 async function readMeta(dir: string, id: string): Promise<SessionItemMeta | null> {
   try {
-    return JSON.parse(await readFile(metaFile(dir, id), 'utf8')) as SessionItemMeta;
+    return JSON.parse(readNoFollow(metaFile(dir, id))?.toString('utf8') ?? '') as SessionItemMeta;
   } catch {
     return null;
   }
+}
+
+/** An item's bytes, never through a link. */
+function readItem(dir: string, meta: SessionItemMeta): Buffer {
+  const bytes = readNoFollow(path.join(dir, `mem_${meta.id}.${meta.file_type}`));
+  if (!bytes)
+    throw new CairnError('NOT_FOUND', `memory_id: item ${meta.id} has no content`, { field: 'memory_id' });
+  return bytes;
 }
 
 async function requireMeta(
@@ -137,7 +155,7 @@ async function requireMeta(
   id: string,
 ): Promise<{ dir: string; meta: SessionItemMeta }> {
   assertItemId(id);
-  const dir = sessionDir(ctx, session);
+  const dir = await sessionDir(ctx, session);
   const meta = await readMeta(dir, id);
   if (!meta)
     throw new CairnError('NOT_FOUND', `memory_id: no item ${id} in session ${session}`, {
@@ -164,7 +182,7 @@ export async function readSessionItem(
   input: { session: string; id: string; offset?: number; length?: number },
 ): Promise<ReadItemResult> {
   const { dir, meta } = await requireMeta(ctx, input.session, input.id);
-  const bytes = await readFile(path.join(dir, `mem_${meta.id}.${meta.file_type}`));
+  const bytes = readItem(dir, meta);
   const offset = Math.min(Math.max(0, input.offset ?? 0), bytes.length);
   const wanted = input.length ?? MAX_READ;
   const part = bytes.subarray(offset, Math.min(bytes.length, offset + Math.min(wanted, MAX_READ)));
@@ -185,7 +203,7 @@ export async function readSessionItem(
 
 /** The items of one session, oldest first. */
 export async function listSessionItems(ctx: OpContext, session: string): Promise<SessionItemRef[]> {
-  const dir = sessionDir(ctx, session);
+  const dir = await sessionDir(ctx, session);
   const names = await readdir(dir).catch(() => [] as string[]);
   const metas: SessionItemMeta[] = [];
   for (const name of names) {
@@ -220,12 +238,12 @@ export async function cleanupSessionItems(
   }
   if (!input.expired && input.session !== undefined) {
     const removed = await listSessionItems(ctx, input.session);
-    await rm(sessionDir(ctx, input.session), { recursive: true, force: true });
+    await rm(await sessionDir(ctx, input.session), { recursive: true, force: true });
     return { removed };
   }
   const cutoff = ctx.now().getTime() - ctx.store.config.sessions.maxAgeDays * 86_400_000;
   const removed: SessionItemRef[] = [];
-  for (const session of await readdir(sessionsRoot(ctx)).catch(() => [] as string[])) {
+  for (const session of await readdir(await sessionsRoot(ctx)).catch(() => [] as string[])) {
     try {
       assertSessionName(session);
     } catch {
@@ -261,7 +279,7 @@ export async function promoteSessionItem(ctx: OpContext, input: PromoteInput): P
       },
     );
   }
-  const text = (await readFile(path.join(dir, `mem_${meta.id}.${meta.file_type}`), 'utf8')).trim();
+  const text = readItem(dir, meta).toString('utf8').trim();
   if (text.length > LIMITS.context) {
     throw new CairnError(
       'INVALID_REQUEST',

@@ -2,14 +2,20 @@
 // working tree, every file `active`. The CLI's real provider (git status, candidate branches,
 // trust) replaces it; tests and benchmarks use this one. The front-matter reading here is minimal
 // and stands in for core/format's parseMemory until that is wired.
-import { statSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { bodyOffset, type ChunkMeta } from '../core/search/chunk.js';
 import { withoutTitleHeading } from '../core/search/meta.js';
 import { MEMORY_KINDS, type MemoryKind } from '../core/types.js';
+import { findLink, readStoreFile } from '../store/safe-fs.js';
 import type { SourceFile } from './index-store.js';
+
+/** A store file's text, never through a symbolic link (safe-fs.ts). */
+function readText(root: string, path: string): string {
+  return readStoreFile(root, path)?.toString('utf8') ?? '';
+}
 
 const str = (v: unknown): string | undefined =>
   typeof v === 'string' ? v : v instanceof Date ? v.toISOString() : undefined;
@@ -62,8 +68,12 @@ export function memoryMeta(text: string, path: string): ChunkMeta {
 }
 
 async function listMarkdown(root: string, dir: string): Promise<string[]> {
-  const names = await readdir(join(root, dir)).catch(() => [] as string[]);
-  return names.filter((n) => n.endsWith('.md')).map((n) => (dir ? `${dir}/${n}` : n));
+  const entries = await readdir(join(root, dir), { withFileTypes: true }).catch(() => []);
+  // Regular files only: a link is never read (cairn check reports it as store/symlink).
+  if (dir && findLink(root, dir)) return [];
+  return entries
+    .filter((e) => e.isFile() && e.name.endsWith('.md'))
+    .map((e) => (dir ? `${dir}/${e.name}` : e.name));
 }
 
 /** Store-relative paths of the indexed files: memories/*.md, MEMORY.md, daily/*.md. */
@@ -83,7 +93,7 @@ export function folderFiles(root: string): () => Promise<SourceFile[]> {
     // Bounded parallelism: one Promise.all over 50,000 files runs out of file descriptors.
     for (let i = 0; i < paths.length; i += 64) {
       const batch = paths.slice(i, i + 64).map(async (path) => {
-        const text = await readFile(join(root, path), 'utf8');
+        const text = readText(root, path);
         return { path, text, meta: memoryMeta(text, path) };
       });
       out.push(...(await Promise.all(batch)));
@@ -100,9 +110,9 @@ export function statFolderFiles(root: string): () => Promise<SourceFile[]> {
   // Synchronous stats: 10,000 promise round trips cost more than the stats themselves.
   return async () =>
     (await listStoreFiles(root)).map((path) => {
-      const info = statSync(join(root, path));
+      const info = lstatSync(join(root, path));
       const load = async () => {
-        const text = await readFile(join(root, path), 'utf8');
+        const text = readText(root, path);
         return { text, meta: memoryMeta(text, path) };
       };
       return { path, hash: `${info.mtimeMs}:${info.size}`, load };

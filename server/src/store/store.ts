@@ -7,6 +7,7 @@ import { CairnError } from '../core/errors.js';
 import type { Problem } from '../core/types.js';
 import { packageRoot } from '../package-root.js';
 import { GitRepo } from './git.js';
+import { readStoreFile } from './safe-fs.js';
 
 export interface Store {
   /** Absolute path of the folder holding cairn.yaml. */
@@ -75,7 +76,10 @@ export async function openStore(opts: LocateOptions): Promise<Store> {
   const root = locateStore(opts);
   const repo = await GitRepo.open(root);
   const rel = path.relative(repo.root, root).split(path.sep).join('/');
-  const { config, problems } = parseConfig(await readFile(path.join(root, CONFIG_FILE), 'utf8'));
+  // Never through a link: a committed cairn.yaml -> /etc/passwd would print its lines as problems.
+  const text = readStoreFile(root, CONFIG_FILE);
+  if (text === null) throw new CairnError('NOT_A_STORE', `${root}/${CONFIG_FILE} is not a readable file`);
+  const { config, problems } = parseConfig(text.toString('utf8'));
   return { root, repo, prefix: rel ? `${rel}/` : '', config, configProblems: problems };
 }
 

@@ -28,6 +28,7 @@ export {
   parseStoreFile,
   headlineRange,
 } from './content.js';
+export { cairnTrackedProblem, symlinkProblem } from './store-files.js';
 export { windowsOverlap } from './conflicts.js';
 export { frontMatterIdRanges } from './references.js';
 export { tripleRanges } from './schema.js';

@@ -29,7 +29,8 @@ export const memoryManager = defineTool({
     '"list" shows this session\'s items; "cleanup" removes one item (memory_id), the whole session, or with ' +
     'expired_only the items older than the configured age; "promote" turns a text item into a real memory ' +
     '(reviewed like memory_store). Items are private to this machine (git-ignored) and belong to the MCP ' +
-    'session unless you name another session.',
+    'session unless you name another session. file_path must be inside the store or a root your client ' +
+    'declares (roots/list), never in .git/ or .cairn/.',
   shape: {
     operation: z.enum(['store', 'read', 'list', 'cleanup', 'promote']),
     title: z.string().optional(),
@@ -60,6 +61,7 @@ export const memoryManager = defineTool({
           title: a.title,
           content: a.content,
           filePath: a.file_path,
+          roots: a.file_path === undefined ? [] : await env.roots(),
           sourceTool: a.source_tool,
         });
         return { json: { operation: 'store', item }, result: 'stored' };

@@ -75,6 +75,8 @@ export class GitRepo {
   /** Branch, tag, full ref, `HEAD` or (abbreviated) oid -> commit oid, tags peeled; null if missing. */
   async resolve(ref: string): Promise<string | null> {
     if (/^[0-9a-f]{40}$/.test(ref)) return this.peel(ref);
+    // A ref name is a path under .git: `refs/heads/candidate/../../tags/x` must not reach another ref.
+    if (/(^|\/)\.{1,2}(\/|$)|\/\/|^\/|\\|\0/.test(ref)) return null;
     const candidates =
       ref === 'HEAD' || ref.startsWith('refs/')
         ? [ref]

@@ -5,6 +5,18 @@ import type { ObjectStore } from './objects.js';
 import { FILE_MODE, Tree, TREE_MODE, isTreeMode, type TreeEdit } from './tree.js';
 
 const GITLINK_MODE = '160000';
+const SYMLINK_MODE = '120000';
+
+/**
+ * The mode of a path Cairn writes: an existing file keeps its mode (executable stays executable),
+ * but Cairn writes only regular files, so a symlink (or submodule) entry becomes 100644: its
+ * content is the new file, not a link target.
+ */
+function keptMode(previous: { mode: string } | null): string {
+  return previous && previous.mode !== GITLINK_MODE && previous.mode !== SYMLINK_MODE
+    ? previous.mode
+    : FILE_MODE;
+}
 
 export interface BlobChange {
   path: string;
@@ -15,7 +27,7 @@ export interface BlobChange {
 export interface AppliedChange {
   path: string;
   oid: string | null;
-  /** Mode of the new entry (an existing file keeps its mode, e.g. executable). */
+  /** Mode of the new entry (an existing file keeps its mode, e.g. executable; a symlink becomes 100644). */
   mode: string;
   /** The entry this path had before, null if it had none. */
   previous: { oid: string; mode: string } | null;
@@ -79,7 +91,7 @@ async function editLevel(
       );
     }
     const previous = existing ? { oid: existing.oid, mode: existing.mode } : null;
-    const mode = previous && previous.mode !== GITLINK_MODE ? previous.mode : FILE_MODE;
+    const mode = keptMode(previous);
     applied.push({ path: change.path, oid: change.oid, mode, previous });
     if (change.oid === null) {
       if (existing) edits.push({ name, entry: null });

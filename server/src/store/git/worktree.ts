@@ -4,6 +4,7 @@ import type { BigIntStats } from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { atomicWriteFile } from '../atomic.js';
+import { refuseLinks } from '../safe-fs.js';
 import type { GitIndex } from './index-file.js';
 import { hashObject } from './objects.js';
 
@@ -14,8 +15,13 @@ export interface WorktreeFile {
   oid: string | null;
 }
 
-/** Read a work-tree file (a symlink as its target text, like git). */
+/**
+ * Read a work-tree file (a symlink as its target text, like git). A folder on the way that is a
+ * symlink is refused (INVALID_WORKSPACE_PATH): a commit reads every path it touches before writing
+ * any, so nothing is written through a linked folder such as `memories -> /elsewhere`.
+ */
 export async function readWorktreeFile(root: string, relPath: string): Promise<WorktreeFile> {
+  refuseLinks(root, relPath, { parentsOnly: true });
   const abs = path.join(root, ...relPath.split('/'));
   let content: Buffer;
   try {
@@ -55,6 +61,8 @@ export function uncommittedReason(
 interface Written {
   abs: string;
   previous: Buffer | null;
+  /** `previous` is a symlink's target (a committed link being replaced): put the link back. */
+  wasLink: boolean;
 }
 
 /** Writes files into the work tree and remembers what was there, to put it back on failure. */
@@ -63,15 +71,21 @@ export class WorktreeWriter {
 
   constructor(private readonly root: string) {}
 
-  /** Write (or delete, content null) one file; returns its stat for the index (null when deleted). */
+  /**
+   * Write (or delete, content null) one file; returns its stat for the index (null when deleted).
+   * Never through a linked folder; a link at the path itself is replaced (rename) or removed, never
+   * followed.
+   */
   async apply(
     relPath: string,
     content: Uint8Array | null,
     previous: Buffer | null,
     mode: string,
   ): Promise<BigIntStats | null> {
+    refuseLinks(this.root, relPath, { parentsOnly: true });
     const abs = path.join(this.root, ...relPath.split('/'));
-    this.written.push({ abs, previous });
+    const wasLink = previous !== null && !!(await fsp.lstat(abs).catch(() => null))?.isSymbolicLink();
+    this.written.push({ abs, previous, wasLink });
     if (content === null) {
       await fsp.rm(abs, { force: true }).catch((err: NodeJS.ErrnoException) => {
         if (err.code !== 'ENOTDIR') throw err; // a parent is a file: nothing to delete
@@ -95,6 +109,9 @@ export class WorktreeWriter {
         if (w.previous === null) {
           await fsp.rm(w.abs, { force: true });
           await pruneEmptyDirs(this.root, path.dirname(w.abs));
+        } else if (w.wasLink) {
+          await fsp.rm(w.abs, { force: true });
+          await fsp.symlink(w.previous.toString(), w.abs);
         } else {
           await atomicWriteFile(w.abs, w.previous, { fsync: false });
         }

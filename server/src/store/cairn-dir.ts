@@ -1,0 +1,229 @@
+// The one door to `<store>/.cairn`, the git-ignored folder of derived, machine-local state: the
+// search index, caches (read back with v8.deserialize), audit logs and session scratch. Every path
+// under it comes from here. Cairn does not use a .cairn that is a symbolic link, is not a folder, or
+// is tracked by git: a committed .cairn (or a link in it) is checked out by every clone, and would
+// make Cairn read caches someone else wrote and append to whatever file a link names. A link inside
+// .cairn is never followed either. Then derived features degrade, with one warning per process:
+// caches and logs are skipped; the search index and session scratch live in a private temporary
+// folder removed at exit. Governance (commits, branches, tags) never depends on .cairn.
+import { createHash } from 'node:crypto';
+import {
+  closeSync,
+  constants,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { open } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { GitRepo } from './git.js';
+import { findLink, readStoreEntry } from './safe-fs.js';
+
+export const CAIRN_DIR = '.cairn';
+
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+const WRITE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW;
+const APPEND = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | NOFOLLOW;
+
+type Warn = (message: string) => void;
+let warnSink: Warn = (message) => process.stderr.write(`cairn: ${message}\n`);
+const warned = new Set<string>();
+
+/** Where the one warning about an unusable .cairn goes (default: stderr, which every front end keeps free). */
+export function setCairnDirWarning(sink: Warn): void {
+  warnSink = sink;
+}
+
+function warnOnce(root: string, message: string): void {
+  const key = `${root}\0${message}`;
+  if (warned.has(key)) return;
+  warned.add(key);
+  warnSink(message);
+}
+
+let scratchRoot: string | null = null;
+
+/** One private folder (0700) per process for what cannot be skipped; removed at exit. */
+function processScratch(): string {
+  if (!scratchRoot) {
+    scratchRoot = mkdtempSync(path.join(os.tmpdir(), 'cairn-derived-'));
+    const dir = scratchRoot;
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
+  return scratchRoot;
+}
+
+export class CairnDir {
+  constructor(
+    /** The store folder. */
+    readonly root: string,
+    /** Why .cairn is not used (e.g. "git tracks .cairn/audit.log"), or null when it is. */
+    readonly problem: string | null,
+  ) {}
+
+  get usable(): boolean {
+    return this.problem === null;
+  }
+
+  /**
+   * `.cairn/<rel>` ready to use: .cairn is usable, no link on the way or at `rel`, and its folder
+   * exists (created 0700). Null otherwise (one warning): the caller skips what it wanted to keep.
+   */
+  path(rel: string): string | null {
+    if (this.problem) {
+      warnOnce(this.root, degraded(this.problem));
+      return null;
+    }
+    const link = findLink(this.root, `${CAIRN_DIR}/${rel}`);
+    if (link) {
+      warnOnce(
+        this.root,
+        degraded(`${link.at} is a symbolic link${link.target ? ` (to ${link.target})` : ''}`),
+      );
+      return null;
+    }
+    const abs = path.join(this.root, CAIRN_DIR, ...rel.split('/'));
+    try {
+      mkdirSync(path.dirname(abs), { recursive: true, mode: 0o700 });
+    } catch {
+      return null; // a read-only store: derived state only costs speed
+    }
+    return abs;
+  }
+
+  /** A folder under .cairn (created 0700), or the same folder in the process's private scratch. */
+  folder(rel: string): string {
+    const abs = this.path(rel);
+    if (abs) {
+      try {
+        mkdirSync(abs, { recursive: true, mode: 0o700 });
+        return abs;
+      } catch {
+        // fall through to scratch
+      }
+    }
+    // One sub-folder per store: a long-lived process may serve several.
+    const store = createHash('sha256').update(this.root).digest('hex').slice(0, 16);
+    const scratch = path.join(processScratch(), store, ...rel.split('/'));
+    mkdirSync(scratch, { recursive: true, mode: 0o700 });
+    return scratch;
+  }
+
+  /** The bytes of `.cairn/<rel>`, never through a link; null when missing or unusable. */
+  read(rel: string): Buffer | null {
+    if (this.problem) {
+      warnOnce(this.root, degraded(this.problem));
+      return null;
+    }
+    const entry = readStoreEntry(this.root, `${CAIRN_DIR}/${rel}`);
+    if (entry.kind === 'link') this.path(rel); // warns once
+    return entry.kind === 'file' ? entry.bytes : null;
+  }
+
+  /** Replaces `.cairn/<rel>` atomically (temp file 0600 + rename); false when skipped or failed. */
+  write(rel: string, data: Buffer | string): boolean {
+    const abs = this.path(rel);
+    if (!abs) return false;
+    const tmp = `${abs}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+    try {
+      const fd = openSync(tmp, WRITE_NEW, 0o600);
+      try {
+        writeFileSync(fd, data);
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(tmp, abs); // replaces a link at `abs`, never writes through one
+      return true;
+    } catch {
+      rmSync(tmp, { force: true });
+      return false;
+    }
+  }
+
+  /** Appends to `.cairn/<rel>` (created 0600), never through a link; skipped when unusable. */
+  async append(rel: string, text: string): Promise<void> {
+    const abs = this.path(rel);
+    if (!abs) return;
+    const handle = await open(abs, APPEND, 0o600);
+    try {
+      await handle.writeFile(text, 'utf8');
+    } finally {
+      await handle.close();
+    }
+  }
+}
+
+const trackedMemo = new Map<string, { head: string; tracked: string | null }>();
+
+/** The first path under .cairn that HEAD's tree holds ('.cairn' itself for a committed file or link). */
+async function trackedPath(root: string, repo: GitRepo): Promise<string | null> {
+  const head = await repo.resolve('HEAD');
+  if (!head) return null;
+  const memo = trackedMemo.get(root);
+  if (memo?.head === head) return memo.tracked;
+  let rel = path.relative(repo.root, realOrSelf(root)).split(path.sep).join('/');
+  rel = rel ? `${rel}/${CAIRN_DIR}` : CAIRN_DIR;
+  const entries = await repo.listDir(head, rel);
+  const tracked = entries.length
+    ? `${CAIRN_DIR}/${entries[0].name}`
+    : (await repo.readFile(head, rel)) !== null
+      ? CAIRN_DIR
+      : null;
+  trackedMemo.set(root, { head, tracked });
+  return tracked;
+}
+
+function realOrSelf(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+/** The warning: what is wrong, what Cairn does instead, and how to fix it. */
+function degraded(problem: string): string {
+  const fix = problem.startsWith('git tracks')
+    ? 'remove it from git (git rm -r --cached .cairn, commit) and delete the folder'
+    : 'remove it (Cairn recreates .cairn as a plain folder)';
+  return (
+    `${problem}, so Cairn keeps no derived state there: caches and logs are skipped, the search index ` +
+    `and session scratch live in a temporary folder for this process. To fix: ${fix}.`
+  );
+}
+
+/** Why `<root>/.cairn` itself cannot be used, or null. */
+function dirProblem(root: string): string | null {
+  const abs = path.join(root, CAIRN_DIR);
+  try {
+    const st = lstatSync(abs);
+    if (st.isSymbolicLink()) {
+      const link = findLink(root, CAIRN_DIR);
+      return `${CAIRN_DIR} is a symbolic link${link?.target ? ` (to ${link.target})` : ''}`;
+    }
+    if (!st.isDirectory()) return `${CAIRN_DIR} is not a folder`;
+  } catch {
+    // missing: created on first use
+  }
+  return null;
+}
+
+/**
+ * The .cairn accessor of the store at `root`. `repo` (opened when not given) tells whether git
+ * tracks .cairn at HEAD; outside a git repository only the folder itself is checked.
+ */
+export async function openCairnDir(root: string, repo?: GitRepo | null): Promise<CairnDir> {
+  let problem = dirProblem(root);
+  if (!problem) {
+    const git = repo === undefined ? await GitRepo.open(root).catch(() => null) : repo;
+    const tracked = git ? await trackedPath(root, git).catch(() => null) : null;
+    if (tracked) problem = `git tracks ${tracked}`;
+  }
+  return new CairnDir(root, problem);
+}
