@@ -66,9 +66,10 @@ export async function searchHybrid(
   if (embedder) {
     const cache = await index.vectors(embedder);
     const byHash = index.docsByHash();
-    const missing = await index.missingVectors(embedder);
+    let missing = await index.missingVectors(embedder);
     if (missing > 0 && missing <= (opts.maxEmbedOnSearch ?? 256)) {
       await index.embedMissing(embedder, { signal: opts.signal });
+      missing = 0;
     } else if (missing > 0) {
       warnings.push(
         `${missing} chunks have no embedding yet: semantic matches among them are missed; run \`cairn index\``,
@@ -83,7 +84,17 @@ export async function searchHybrid(
         vector.push({ key: docId, score });
       }
     };
-    for (const s of cache.topK(q, undefined, CANDIDATES)) take(s.hash, s.score);
+    // The cache may also hold vectors of chunks no longer indexed (kept for when they come back):
+    // ask for that many more, and take the best CANDIDATES live ones, as a fresh index would.
+    // Beyond CANDIDATES of them, they are dropped (saved with the index) to keep top-k cheap.
+    const staleCount = () => Math.max(0, cache.size - (byHash.size - missing));
+    if (staleCount() > CANDIDATES) cache.retain(new Set(byHash.keys()));
+    const stale = staleCount();
+    let live = 0;
+    for (const s of cache.topK(q, undefined, CANDIDATES + stale)) {
+      if (!byHash.has(s.hash) || live++ >= CANDIDATES) continue;
+      take(s.hash, s.score);
+    }
     // Keyword hits get their cosine too, so fusion compares both scores of the same chunks.
     const kwHashes = keyword.map((k) => index.fileOf(k.key)).filter((f) => f !== undefined);
     const hashes = keyword.map((k, i) => kwHashes[i]?.hashes[kwHashes[i].docs.indexOf(k.key)] ?? '');
