@@ -123,6 +123,15 @@ describe('a damaged index is rebuilt from git with one warning', () => {
     });
   }
 
+  it('a damaged supersede-link cache (.cairn/cache/links.json) is re-read from git', async () => {
+    await search('alpha');
+    const file = path.join(dir, '.cairn', 'cache', 'links.json');
+    const cache = JSON.parse(readFileSync(file, 'utf8'));
+    for (const blob of Object.keys(cache.entries)) cache.entries[blob] = 'garbage';
+    writeFileSync(file, JSON.stringify(cache));
+    expect((await search('alpha')).entries).toEqual(expected.entries);
+  });
+
   it('cairn index rebuilds a damaged index too, and says so', async () => {
     await run(['index']);
     writeFileSync(path.join(indexDir(), 'state.json'), 'not json');
