@@ -207,6 +207,27 @@ export function checkState(state: IndexState): void {
   if (live !== used.size) fail(`${live - used.size} keyword documents belong to no file`);
 }
 
+/** The base term list: sorted terms and their byte offsets into the postings file. */
+export async function readTerms(dir: string, name: string): Promise<{ terms: string[]; offsets: number[] }> {
+  let base: { terms?: unknown; offsets?: unknown };
+  try {
+    base = JSON.parse(await readFile(join(dir, name), 'utf8')) ?? {};
+  } catch (e) {
+    throw new IndexDamagedError(
+      `${name} is ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'unreadable'}`,
+    );
+  }
+  const { terms, offsets } = base;
+  const ok =
+    isStrings(terms) &&
+    terms.every((t, i) => i === 0 || terms[i - 1] < t) &&
+    Array.isArray(offsets) &&
+    offsets.length === terms.length + 1 &&
+    offsets.every((o, i) => isInt(o) && o >= (offsets[i - 1] ?? 0));
+  if (!ok) throw new IndexDamagedError(`${name} does not match its postings`);
+  return { terms, offsets: offsets as number[] };
+}
+
 export async function ensureDir(dir: string): Promise<void> {
   await mkdir(dir, { recursive: true });
 }

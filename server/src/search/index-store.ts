@@ -2,7 +2,6 @@
 // Refresh re-chunks only files whose content hash changed; save writes new immutable segments and
 // then state.json by rename. Layout and trade-offs: docs/search.md.
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chunkDocument, embeddingText, type ChunkMeta, type ChunkOptions } from '../core/search/chunk.js';
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_TOKENS } from '../core/search/chunk.js';
@@ -21,6 +20,7 @@ import {
   INDEX_FORMAT_VERSION,
   newGeneration,
   readState,
+  readTerms,
   removeUnreferenced,
   SegmentReader,
   STATE_FILE,
@@ -144,18 +144,7 @@ export class SearchIndex {
     if (state.chunking?.maxTokens !== chunking.maxTokens || state.chunking?.overlap !== chunking.overlap)
       throw new IndexDamagedError('made with another chunk size');
     checkState(state);
-    let base: { terms: string[]; offsets: number[] };
-    try {
-      base = JSON.parse(await readFile(join(dir, state.keyword.terms), 'utf8'));
-    } catch (e) {
-      const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
-      throw new IndexDamagedError(`${state.keyword.terms} is ${missing ? 'missing' : 'unreadable'}`);
-    }
-    const { terms, offsets } = base ?? {};
-    const sorted =
-      Array.isArray(offsets) && offsets.every((o, i) => Number.isInteger(o) && o >= (offsets[i - 1] ?? 0));
-    if (!Array.isArray(terms) || !sorted || offsets.length !== terms.length + 1)
-      throw new IndexDamagedError(`${state.keyword.terms} does not match its postings`);
+    const { terms, offsets } = await readTerms(dir, state.keyword.terms);
     // Open every file now: a later compaction by another process may delete them, and a missing
     // or truncated one is found here rather than in the middle of a search.
     const name = state.keyword.postings;
