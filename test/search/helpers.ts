@@ -1,8 +1,10 @@
 // Builds small memory stores in temp folders for the search tests.
+import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { ChunkMeta } from '../../server/src/core/search/chunk.js';
+import type { Embedder } from '../../server/src/search/embedder.js';
 import type { SourceFile } from '../../server/src/search/index-store.js';
 import { memoryMeta } from '../../server/src/search/source-files.js';
 
@@ -38,4 +40,21 @@ export async function tempStore(files: Record<string, string> = {}): Promise<str
     await writeFile(join(root, path), text);
   }
   return root;
+}
+
+/**
+ * A deterministic bag-of-words embedder (each word adds a fixed direction from its SHA-256), for
+ * tests of the vector plumbing (cache, fusion, refresh) where what a model means does not matter.
+ */
+export function wordHashEmbedder(dims = 16, modelId = 'test/word-hash'): Embedder {
+  const embedOne = (text: string) => {
+    const v = new Float32Array(dims);
+    for (const word of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
+      const h = createHash('sha256').update(word).digest();
+      for (let i = 0; i < dims; i++) v[i] += h[i] / 255 - 0.5;
+    }
+    const norm = Math.hypot(...v) || 1;
+    return v.map((x) => x / norm);
+  };
+  return { modelId, dims, embed: async (texts) => texts.map(embedOne) };
 }

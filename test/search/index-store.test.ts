@@ -146,7 +146,65 @@ describe('SearchIndex refresh and persistence', () => {
     await writeFile(join(root, '.cairn', 'index', 'state.json'), '{ broken');
     const reopened = await SearchIndex.open(root);
     expect(reopened.fileCount).toBe(0);
+    expect(reopened.takeRepairNote()).toBe('search index rebuilt from git: state.json is not valid JSON');
+    expect(reopened.takeRepairNote()).toBeNull(); // said once
     expect(await reopened.refresh(sources(specs))).toMatchObject({ added: 3 });
+  });
+
+  it('a missing index is built without a warning', async () => {
+    const index = await SearchIndex.open(await store());
+    expect(index.takeRepairNote()).toBeNull();
+  });
+
+  it('never gives a docId twice, also after the newest chunks were removed and the index reloaded', async () => {
+    // Issue 8 item 12: a candidate indexed last, then dropped, left its docId in the keyword index
+    // but not in any file; the reloaded index handed it out again ("docId 3 is already used").
+    const root = await store();
+    const extra: MemorySpec = { id: 'cand', title: 'Beta candidate', body: 'beta text', status: 'candidate' };
+    let index = await SearchIndex.open(root);
+    await index.refresh(sources([...specs, extra]));
+    await index.save();
+    index.close();
+    index = await SearchIndex.open(root);
+    await index.refresh(sources(specs));
+    await index.save();
+    index.close();
+    index = await SearchIndex.open(root);
+    await index.refresh(sources([...specs, { id: 'gamma', title: 'Gamma new', body: 'gamma text' }]));
+    await index.save();
+    index.close();
+    index = await SearchIndex.open(root);
+    expect(index.takeRepairNote()).toBeNull();
+    expect(paths(index, 'gamma')).toEqual(['memories/gamma.md']);
+    expect(paths(index, 'redis')).toEqual(['memories/redis-cache.md']);
+    index.close();
+  });
+
+  it('a warm index finds a word queried before any memory had it (language server path)', async () => {
+    const index = await SearchIndex.open(await store());
+    await index.refresh(sources(specs));
+    expect(paths(index, 'kafka')).toEqual([]);
+    await index.refresh(
+      sources([...specs, { id: 'kafka', title: 'Kafka events', body: 'Events go to Kafka.' }]),
+    );
+    expect(paths(index, 'kafka')).toEqual(['memories/kafka.md']);
+    expect(await index.updateFile(sources([{ ...specs[0], body: 'Kafka too.' }])[0])).toBe(1);
+    expect(paths(index, 'kafka').sort()).toEqual(['memories/kafka.md', 'memories/redis-cache.md']);
+  });
+
+  it('a warm index keeps reading segments another process deleted', async () => {
+    const root = await store();
+    const writer = await SearchIndex.open(root);
+    await writer.refresh(sources(specs));
+    await writer.save({ compact: true });
+    writer.close();
+    const warm = await SearchIndex.open(root);
+    for (const name of await readdir(join(root, '.cairn', 'index')))
+      if (name !== 'state.json') await rm(join(root, '.cairn', 'index', name));
+    const [hit] = warm.searchKeyword('postgres');
+    expect(warm.chunk(hit.docId)).toMatchObject({ path: 'memories/pg-choice.md' });
+    expect(warm.chunk(hit.docId)?.text).toContain('Relational data');
+    warm.close();
   });
 
   it('indexes a plain folder: memories, MEMORY.md and daily notes', async () => {

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { searchStore } from '../../server/src/search/search.js';
-import type { LoadedEmbedder } from '../../server/src/search/embedder.js';
+import type { Embedder, LoadedEmbedder } from '../../server/src/search/embedder.js';
 import { sources, tempStore, type MemorySpec } from './helpers.js';
 
 const roots: string[] = [];
@@ -159,6 +159,49 @@ describe('searchStore', () => {
     });
     expect(loose.entries.map((e) => e.topicId)).toEqual(['strong', 'weak']);
   });
+});
+
+describe('searchStore with cached vectors of removed chunks', () => {
+  // Vectors outlive their chunks in the cache (a candidate searched again reuses its vector), so
+  // they could take the vector side's 200 candidate places from live chunks.
+  const embedder: Embedder = {
+    modelId: 'test/two-d',
+    dims: 2,
+    embed: async (texts) =>
+      texts.map((t) =>
+        Float32Array.from(t.includes('stale') ? [1, 0.1] : t.includes('live') ? [0.8, 0.6] : [1, 0]),
+      ),
+  };
+  const notes = (word: string, n: number): MemorySpec[] =>
+    Array.from({ length: n }, (_, i) => ({
+      id: `${word}-${i}`,
+      title: `${word} ${i}`,
+      body: `${word} note ${i}`,
+    }));
+  const ask = async (storeRoot: string, specs: MemorySpec[]) => {
+    const res = await searchStore({
+      storeRoot,
+      query: 'moon',
+      files: sources(specs),
+      now: NOW,
+      embedder,
+      limit: 500,
+    });
+    return res.entries.map((e) => e.path).sort();
+  };
+
+  for (const [stale, live] of [
+    [230, 1],
+    [150, 100],
+  ]) {
+    it(`answers as a fresh index does after ${stale} chunks with the closest vectors were removed`, async () => {
+      const storeRoot = await root();
+      await ask(storeRoot, [...notes('stale', stale), ...notes('live', live)]); // embeds every chunk
+      const fresh = await ask(await root(), notes('live', live));
+      expect(fresh).toHaveLength(live);
+      expect(await ask(storeRoot, notes('live', live))).toEqual(fresh);
+    });
+  }
 });
 
 const GLOVE = '/work/shared/models/glove-sif-50k';

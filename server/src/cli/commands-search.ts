@@ -77,7 +77,9 @@ export const indexCommand: Command = {
     const started = Date.now();
     const r = await buildIndex(ctx, { onProgress: (done, total) => bar.update(done, total) });
     bar.done();
-    if (args.json) writeJson(io, { success: true, ...r, seconds: (Date.now() - started) / 1000 });
+    const { warnings, ...counts } = r;
+    for (const w of warnings) io.stderr.write(`cairn: ${w}\n`);
+    if (args.json) writeJson(io, { success: true, ...counts, seconds: (Date.now() - started) / 1000 });
     else {
       writeLine(
         io,

@@ -98,6 +98,17 @@ export interface BlobLinks {
   superseded_by?: string;
 }
 
+/** A cache entry as `get` stores it; anything else (a hand-edited or damaged file) is a miss. */
+function isLinks(v: unknown): v is BlobLinks {
+  if (!v || typeof v !== 'object') return false;
+  const { supersedes, superseded_by } = v as Partial<BlobLinks>;
+  return (
+    Array.isArray(supersedes) &&
+    supersedes.every((s) => typeof s === 'string') &&
+    (superseded_by === undefined || typeof superseded_by === 'string')
+  );
+}
+
 /**
  * Supersede links by blob id, persisted small (JSON; most memories have none) so a search in a
  * fresh process derives every status without parsing 10,000 files.
@@ -127,7 +138,8 @@ export class LinkCache {
 
   async get(blobOid: string, memoryPath: string, text: () => Promise<string | null>): Promise<BlobLinks> {
     const hit = this.entries.get(blobOid);
-    if (hit !== undefined) return hit === 0 ? { supersedes: [] } : hit;
+    if (hit === 0) return { supersedes: [] };
+    if (isLinks(hit)) return hit;
     const fm = parseMemory((await text()) ?? '', { path: memoryPath }).frontMatter;
     const links: BlobLinks = { supersedes: fm.supersedes, superseded_by: fm.superseded_by };
     this.entries.set(blobOid, links.supersedes.length || links.superseded_by ? links : 0);

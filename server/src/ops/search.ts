@@ -126,6 +126,8 @@ export interface IndexResult {
   embedded: number;
   provider: string;
   vector_enabled: boolean;
+  /** Said on stderr: the index was found damaged and rebuilt. */
+  warnings: string[];
 }
 
 /** `cairn index`: bring the keyword index up to date and embed every chunk that has no vector yet. */
@@ -135,18 +137,22 @@ export async function buildIndex(
 ): Promise<IndexResult> {
   const index = await openIndex(ctx);
   try {
-    const files = await searchFiles(ctx);
-    const stats = await index.refresh(files);
-    const embedder = await configuredEmbedder(ctx);
-    const embedded = embedder ? await index.embedMissing(embedder, opts) : 0;
-    await index.save({ compact: true });
-    return {
-      files: files.length,
-      ...stats,
-      embedded,
-      provider: embedder?.modelId ?? 'none',
-      vector_enabled: embedder !== null,
-    };
+    const result = await index.withRepair(async () => {
+      const files = await searchFiles(ctx);
+      const stats = await index.refresh(files);
+      const embedder = await configuredEmbedder(ctx);
+      const embedded = embedder ? await index.embedMissing(embedder, opts) : 0;
+      await index.save({ compact: true });
+      return {
+        files: files.length,
+        ...stats,
+        embedded,
+        provider: embedder?.modelId ?? 'none',
+        vector_enabled: embedder !== null,
+      };
+    });
+    const note = index.takeRepairNote();
+    return { ...result, warnings: note ? [note] : [] };
   } finally {
     index.close();
   }

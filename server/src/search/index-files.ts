@@ -2,7 +2,7 @@
 // is immutable and named by a random generation, so a writer never changes a file a reader has
 // open; state.json (replaced by rename) is the single commit point that names the current files.
 import { randomBytes } from 'node:crypto';
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Posting } from './keyword-index.js';
@@ -131,35 +131,151 @@ export async function writeAtomic(path: string, data: string | Buffer): Promise<
   }
 }
 
+/**
+ * The persisted index is derived state: when a file is missing, truncated or inconsistent, the
+ * index is rebuilt from git (SearchIndex.withRepair) and the answer says so once, never fails.
+ */
+export class IndexDamagedError extends Error {
+  override name = 'IndexDamagedError';
+}
+
+/** state.json, or null when there is none (a new store, or .cairn deleted: not damage). */
 export async function readState(dir: string): Promise<IndexState | null> {
+  let text: string;
   try {
-    return JSON.parse(await readFile(join(dir, STATE_FILE), 'utf8')) as IndexState;
-  } catch {
-    return null;
+    text = await readFile(join(dir, STATE_FILE), 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new IndexDamagedError(`${STATE_FILE} is unreadable (${(e as Error).message})`);
   }
+  try {
+    return JSON.parse(text) as IndexState;
+  } catch {
+    throw new IndexDamagedError(`${STATE_FILE} is not valid JSON`);
+  }
+}
+
+function fail(what: string): never {
+  throw new IndexDamagedError(`${STATE_FILE}: ${what}`);
+}
+
+const isInt = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 0;
+const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+
+/**
+ * Checks that state.json holds what SearchIndex relies on: columns of one length, every chunk's
+ * docId used by one chunk only and live in the keyword index, and no live keyword document
+ * without a chunk (its postings would count in every score). Throws IndexDamagedError.
+ */
+export function checkState(state: IndexState): void {
+  if (!state || typeof state !== 'object') fail('not an object');
+  const { files: cols, keyword } = state;
+  if (!cols || typeof cols !== 'object' || !keyword || typeof keyword !== 'object') fail('missing sections');
+  const n = Array.isArray(cols.paths) ? cols.paths.length : -1;
+  const sameLength = [cols.hashes, cols.status, cols.dates, cols.trust, cols.docs].every(
+    (c) => Array.isArray(c) && c.length === n,
+  );
+  if (!isStrings(cols.paths) || !sameLength || !Array.isArray(cols.rec) || cols.rec.length !== 3 * n)
+    fail('file columns of different lengths');
+  if (new Set(cols.paths).size !== n) fail('a file is listed twice');
+  if (!isStrings(cols.segments) || !cols.rec.every(isInt)) fail('bad record locations');
+  for (let i = 0; i < n; i++) {
+    const [seg, start, end] = cols.rec.slice(3 * i, 3 * i + 3);
+    if (seg >= cols.segments.length || start > end) fail(`bad record location of ${cols.paths[i]}`);
+  }
+  const { fieldLength } = keyword;
+  if (!Array.isArray(fieldLength) || typeof keyword.delta !== 'object' || keyword.delta === null)
+    fail('bad keyword section');
+  if (typeof keyword.terms !== 'string' || typeof keyword.postings !== 'string') fail('bad keyword files');
+  const used = new Set<number>();
+  for (const docs of cols.docs) {
+    if (!Array.isArray(docs)) fail('bad chunk list');
+    for (const d of docs) {
+      if (!isInt(d) || !Array.isArray(fieldLength[d])) fail(`chunk ${d} is not in the keyword index`);
+      if (used.has(d)) fail(`docId ${d} belongs to two chunks`);
+      used.add(d);
+    }
+  }
+  if (typeof cols.chunkHashes !== 'string' || cols.chunkHashes.length !== 64 * used.size)
+    fail('chunk hashes do not match the chunks');
+  let live = 0;
+  for (const fl of fieldLength) {
+    if (fl === null) continue;
+    if (!Array.isArray(fl) || fl.length !== 4 || !fl.every(isInt)) fail('bad field lengths');
+    live++;
+  }
+  if (live !== used.size) fail(`${live - used.size} keyword documents belong to no file`);
+}
+
+/** The base term list: sorted terms and their byte offsets into the postings file. */
+export async function readTerms(dir: string, name: string): Promise<{ terms: string[]; offsets: number[] }> {
+  let base: { terms?: unknown; offsets?: unknown };
+  try {
+    base = JSON.parse(await readFile(join(dir, name), 'utf8')) ?? {};
+  } catch (e) {
+    throw new IndexDamagedError(
+      `${name} is ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'unreadable'}`,
+    );
+  }
+  const { terms, offsets } = base;
+  const ok =
+    isStrings(terms) &&
+    terms.every((t, i) => i === 0 || terms[i - 1] < t) &&
+    Array.isArray(offsets) &&
+    offsets.length === terms.length + 1 &&
+    offsets.every((o, i) => isInt(o) && o >= (offsets[i - 1] ?? 0));
+  if (!ok) throw new IndexDamagedError(`${name} does not match its postings`);
+  return { terms, offsets: offsets as number[] };
 }
 
 export async function ensureDir(dir: string): Promise<void> {
   await mkdir(dir, { recursive: true });
 }
 
-/** Reads byte ranges of segment files through descriptors kept open (a reader of old files keeps them). */
+/**
+ * Reads byte ranges of segment files through descriptors kept open: a file a reader has open stays
+ * readable after another process's clean-up unlinks it.
+ */
 export class SegmentReader {
   private fds = new Map<string, number>();
   constructor(private readonly dir: string) {}
 
+  /** Opens a segment now, checking it holds at least `minSize` bytes. */
+  open(name: string, minSize = 0): number {
+    let fd = this.fds.get(name);
+    if (fd === undefined) {
+      try {
+        fd = openSync(join(this.dir, name), 'r');
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        throw new IndexDamagedError(`${name} is ${code === 'ENOENT' ? 'missing' : `unreadable (${code})`}`);
+      }
+      this.fds.set(name, fd);
+    }
+    if (minSize > 0 && fstatSync(fd).size < minSize) throw new IndexDamagedError(`${name} is truncated`);
+    return fd;
+  }
+
   read(rec: [string, number, number]): string {
     const [name, start, end] = rec;
-    let fd = this.fds.get(name);
-    if (fd === undefined) this.fds.set(name, (fd = openSync(join(this.dir, name), 'r')));
+    const fd = this.open(name);
     const buf = Buffer.alloc(end - start);
-    readSync(fd, buf, 0, buf.length, start);
+    if (readSync(fd, buf, 0, buf.length, start) !== buf.length)
+      throw new IndexDamagedError(`${name} is truncated`);
     return buf.toString('utf8');
   }
 
+  /** Closes segments not in `keep` (a long-lived index would otherwise hold every old one open). */
+  retain(keep: Set<string>): void {
+    for (const [name, fd] of this.fds) {
+      if (keep.has(name)) continue;
+      closeSync(fd);
+      this.fds.delete(name);
+    }
+  }
+
   close(): void {
-    for (const fd of this.fds.values()) closeSync(fd);
-    this.fds.clear();
+    this.retain(new Set());
   }
 }
 

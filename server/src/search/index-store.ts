@@ -2,7 +2,6 @@
 // Refresh re-chunks only files whose content hash changed; save writes new immutable segments and
 // then state.json by rename. Layout and trade-offs: docs/search.md.
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chunkDocument, embeddingText, type ChunkMeta, type ChunkOptions } from '../core/search/chunk.js';
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_TOKENS } from '../core/search/chunk.js';
@@ -13,12 +12,15 @@ import type { VectorCache } from './vectors.js';
 import type { Embedder } from './embedder.js';
 import {
   buildSegment,
+  checkState,
   decodeFiles,
   encodeFiles,
   ensureDir,
+  IndexDamagedError,
   INDEX_FORMAT_VERSION,
   newGeneration,
   readState,
+  readTerms,
   removeUnreferenced,
   SegmentReader,
   STATE_FILE,
@@ -27,6 +29,8 @@ import {
   type FileState,
   type IndexState,
 } from './index-files.js';
+
+export { IndexDamagedError };
 
 /** A file to index: given eagerly, or lazily so unchanged files are never read or parsed. */
 export type SourceFile =
@@ -89,8 +93,9 @@ export class SearchIndex {
   ) {}
 
   /**
-   * Opens the index under `<storeRoot>/.cairn/index/` (or `opts.dir`). A missing, unreadable or
-   * outdated index (other format, tokenizer or chunk size) opens empty and is rebuilt by refresh.
+   * Opens the index under `<storeRoot>/.cairn/index/` (or `opts.dir`). A missing index opens empty
+   * and is built by refresh; a damaged or outdated one (other format, tokenizer or chunk size, a
+   * missing or truncated file, inconsistent state) opens empty too, and `takeRepairNote()` says why.
    */
   static async open(
     storeRoot: string,
@@ -101,30 +106,21 @@ export class SearchIndex {
       maxTokens: opts.chunking?.maxTokens ?? DEFAULT_CHUNK_TOKENS,
       overlap: opts.chunking?.overlap ?? DEFAULT_CHUNK_OVERLAP,
     };
-    const state = await readState(dir);
-    const usable =
-      state &&
-      state.version === INDEX_FORMAT_VERSION &&
-      state.tokenizer === TOKENIZER_VERSION &&
-      state.chunking.maxTokens === chunking.maxTokens &&
-      state.chunking.overlap === chunking.overlap;
-    if (usable) {
-      const reader = new SegmentReader(dir);
-      try {
-        const { terms, offsets } = JSON.parse(await readFile(join(dir, state.keyword.terms), 'utf8'));
-        const name = state.keyword.postings;
-        const postings = (start: number, end: number) => reader.read([name, start, end]);
-        reader.read([name, 0, 0]); // open it now: a later compaction by another process may delete it
-        const { delta, fieldLength } = state.keyword;
-        const keyword = KeywordIndex.fromSnapshot({ terms, offsets, postings, delta, fieldLength });
-        const index = new SearchIndex(dir, chunking, keyword, state.keyword, reader);
-        for (const [path, f] of decodeFiles(state.files)) index.setFile(path, f);
-        return index;
-      } catch {
-        // A damaged index is a cache miss: fall through and rebuild.
-        reader.close();
-      }
+    const reader = new SegmentReader(dir);
+    try {
+      const state = await readState(dir);
+      if (state) return await SearchIndex.load(dir, chunking, state, reader);
+    } catch (e) {
+      // Derived state: a damaged index is rebuilt, never a failed command.
+      reader.close();
+      const index = SearchIndex.empty(dir, chunking);
+      index.repairs.push(e instanceof IndexDamagedError ? e.message : `unreadable (${String(e)})`);
+      return index;
     }
+    return SearchIndex.empty(dir, chunking);
+  }
+
+  private static empty(dir: string, chunking: Required<ChunkOptions>): SearchIndex {
     const index = new SearchIndex(
       dir,
       chunking,
@@ -134,6 +130,77 @@ export class SearchIndex {
     );
     index.dirty = true;
     return index;
+  }
+
+  private static async load(
+    dir: string,
+    chunking: Required<ChunkOptions>,
+    state: IndexState,
+    reader: SegmentReader,
+  ): Promise<SearchIndex> {
+    if (state.version !== INDEX_FORMAT_VERSION)
+      throw new IndexDamagedError(`index format ${state.version}, this Cairn writes ${INDEX_FORMAT_VERSION}`);
+    if (state.tokenizer !== TOKENIZER_VERSION) throw new IndexDamagedError('made with another tokenizer');
+    if (state.chunking?.maxTokens !== chunking.maxTokens || state.chunking?.overlap !== chunking.overlap)
+      throw new IndexDamagedError('made with another chunk size');
+    checkState(state);
+    const { terms, offsets } = await readTerms(dir, state.keyword.terms);
+    // Open every file now: a later compaction by another process may delete them, and a missing
+    // or truncated one is found here rather than in the middle of a search.
+    const name = state.keyword.postings;
+    reader.open(name, offsets[offsets.length - 1]);
+    const files = decodeFiles(state.files);
+    const ends = new Map<string, number>();
+    for (const [, f] of files) ends.set(f.rec[0], Math.max(ends.get(f.rec[0]) ?? 0, f.rec[2]));
+    for (const [segment, end] of ends) reader.open(segment, end);
+    const postings = (start: number, end: number) => reader.read([name, start, end]);
+    const { delta, fieldLength } = state.keyword;
+    const keyword = KeywordIndex.fromSnapshot({ terms, offsets, postings, delta, fieldLength });
+    const index = new SearchIndex(dir, chunking, keyword, state.keyword, reader);
+    for (const [path, f] of files) index.setFile(path, f);
+    return index;
+  }
+
+  /** Why the persisted index was discarded since the last note (damage, another version). */
+  private repairs: string[] = [];
+
+  /**
+   * One plain-language warning when the index (or an embedding cache) was found damaged and rebuilt
+   * since the last call, else null. Said once: the note is cleared.
+   */
+  takeRepairNote(): string | null {
+    if (this.repairs.length === 0) return null;
+    const note = `search index rebuilt from git: ${[...new Set(this.repairs)].join('; ')}`;
+    this.repairs = [];
+    return note;
+  }
+
+  /**
+   * Runs `work` (which must refresh the index from the store first); when it finds the index
+   * damaged, empties the index and runs it once more, so it rebuilds from the store's files.
+   */
+  async withRepair<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (e) {
+      if (!(e instanceof IndexDamagedError)) throw e;
+      this.reset(e.message);
+      return await work();
+    }
+  }
+
+  /** Forgets everything indexed; the next refresh re-indexes every file and save() writes anew. */
+  private reset(reason: string): void {
+    this.repairs.push(reason);
+    this.reader.close();
+    this.keyword = KeywordIndex.empty();
+    this.baseFiles = { terms: '', postings: '' };
+    this.files.clear();
+    this.docFile = [];
+    this.pending.clear();
+    this.byHash = null;
+    this.generation++;
+    this.dirty = true;
   }
 
   get fileCount(): number {
@@ -228,7 +295,9 @@ export class SearchIndex {
     const docs: number[] = [];
     const tags = meta.tags.join(' ');
     for (const c of chunks) {
-      const docId = this.docFile.length;
+      // Not docFile.length: a reloaded index knows only live files' docIds, while the keyword
+      // index remembers every docId it gave, removed ones included (issue 8 item 12).
+      const docId = this.keyword.nextDocId;
       this.docFile[docId] = path;
       this.keyword.add(docId, { title: meta.title, tags, heading: c.heading, text: c.text });
       docs.push(docId);
@@ -280,7 +349,12 @@ export class SearchIndex {
     if (pending) return pending;
     const f = this.files.get(path);
     if (!f) throw new Error(`search index: ${path} is not indexed`);
-    return JSON.parse(this.reader.read(f.rec)) as FileRecord;
+    const text = this.reader.read(f.rec);
+    try {
+      return JSON.parse(text) as FileRecord;
+    } catch {
+      throw new IndexDamagedError(`the record of ${path} in ${f.rec[0]} is unreadable`);
+    }
   }
 
   /** A chunk with its text and file metadata (reads the file's record). */
@@ -290,7 +364,8 @@ export class SearchIndex {
     if (!f || path === undefined) return undefined;
     const i = f.docs.indexOf(docId);
     const rec = this.record(path);
-    const c = rec.chunks[i];
+    const c = rec.chunks?.[i];
+    if (!c) throw new IndexDamagedError(`the record of ${path} lacks chunk ${i}`);
     const meta = { ...rec.meta, status: f.status, trust: f.trust };
     return { docId, path, ...c, hash: f.hashes[i], meta };
   }
@@ -317,6 +392,7 @@ export class SearchIndex {
       const { VectorCache, vectorCachePath } = await import('./vectors.js');
       const path = vectorCachePath(join(this.dir, '..'), embedder.modelId);
       cache = await VectorCache.load(path, { modelId: embedder.modelId, dims: embedder.dims });
+      if (cache.damage) this.repairs.push(`the embedding cache of ${embedder.modelId} ${cache.damage}`);
       this.vectorCaches.set(embedder.modelId, cache);
     }
     return cache;
@@ -378,6 +454,7 @@ export class SearchIndex {
         rewrite.map((p) => this.record(p)),
       );
       await writeAtomic(join(this.dir, name), data);
+      this.reader.open(name); // held open from now on, like every segment this index names
       rewrite.forEach((p, i) => ((this.files.get(p) as FileState).rec = ranges[i]));
     }
     const snap = this.keyword.snapshot({ compact });
@@ -388,6 +465,7 @@ export class SearchIndex {
         JSON.stringify({ terms: snap.terms, offsets: snap.offsets }),
       );
       await writeAtomic(join(this.dir, this.baseFiles.postings), snap.postings as Buffer);
+      this.reader.open(this.baseFiles.postings);
     }
     const state: IndexState = {
       version: INDEX_FORMAT_VERSION,
@@ -401,6 +479,7 @@ export class SearchIndex {
     this.dirty = false;
     const keep = new Set([this.baseFiles.terms, this.baseFiles.postings]);
     for (const f of this.files.values()) keep.add(f.rec[0]);
+    this.reader.retain(keep);
     await removeUnreferenced(this.dir, keep);
   }
 

@@ -3,6 +3,7 @@
 // query over just the postings that query touches. So a cold `cairn search` parses a few terms
 // instead of the whole index (SPIKES.md: loading a full minisearch index costs 0.3-0.9 s at 10k).
 import { processTerm, splitWords, tokenize } from '../core/search/tokenize.js';
+import { IndexDamagedError } from './index-files.js';
 import {
   bump,
   byScore,
@@ -116,10 +117,18 @@ export class KeywordIndex {
     return docs.size;
   }
 
-  /** Indexes a document under a docId never used before in this index. */
+  /**
+   * The next docId never used in this index. A removed document keeps its docId (its postings stay
+   * in the base until compaction), so a docId is never given twice.
+   */
+  get nextDocId(): number {
+    return this.fieldLength.length;
+  }
+
+  /** Indexes a document under a docId never used before in this index (see nextDocId). */
   add(docId: number, fields: KeywordFields): void {
     if (this.fieldLength[docId] !== undefined)
-      throw new Error(`keyword index: docId ${docId} is already used`);
+      throw new IndexDamagedError(`keyword index: docId ${docId} is already used`);
     const lengths: number[] = [];
     for (const field of KEYWORD_FIELDS) {
       const fieldId = FIELD_IDS[field];
@@ -134,8 +143,13 @@ export class KeywordIndex {
         let posting = this.delta.get(term);
         if (!posting) this.delta.set(term, (posting = new Map()));
         bump(posting, fieldId, docId, tf);
-        const loaded = this.loaded.has(term) ? this.ms.termData(term) : undefined;
-        if (loaded) bump(loaded, fieldId, docId, tf);
+        // A materialized term gets the new document too; a term queried before any document had
+        // it is materialized with none, so it is created here rather than missed until a reload.
+        if (this.loaded.has(term)) {
+          let loaded = this.ms.termData(term);
+          if (!loaded) this.ms.putTerm(term, (loaded = new Map()));
+          bump(loaded, fieldId, docId, tf);
+        }
       }
     }
     this.fieldLength[docId] = lengths;
@@ -309,7 +323,11 @@ export class KeywordIndex {
       typeof this.postings === 'function'
         ? this.postings(start, end)
         : this.postings.toString('latin1', start, end);
-    return JSON.parse(json) as Posting;
+    try {
+      return JSON.parse(json) as Posting;
+    } catch {
+      throw new IndexDamagedError(`keyword index: the posting of "${term}" is unreadable`);
+    }
   }
 
   private lowerBound(term: string): number {

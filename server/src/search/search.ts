@@ -66,9 +66,10 @@ export async function searchHybrid(
   if (embedder) {
     const cache = await index.vectors(embedder);
     const byHash = index.docsByHash();
-    const missing = await index.missingVectors(embedder);
+    let missing = await index.missingVectors(embedder);
     if (missing > 0 && missing <= (opts.maxEmbedOnSearch ?? 256)) {
       await index.embedMissing(embedder, { signal: opts.signal });
+      missing = 0;
     } else if (missing > 0) {
       warnings.push(
         `${missing} chunks have no embedding yet: semantic matches among them are missed; run \`cairn index\``,
@@ -83,7 +84,17 @@ export async function searchHybrid(
         vector.push({ key: docId, score });
       }
     };
-    for (const s of cache.topK(q, undefined, CANDIDATES)) take(s.hash, s.score);
+    // The cache may also hold vectors of chunks no longer indexed (kept for when they come back):
+    // ask for that many more, and take the best CANDIDATES live ones, as a fresh index would.
+    // Beyond CANDIDATES of them, they are dropped (saved with the index) to keep top-k cheap.
+    const staleCount = () => Math.max(0, cache.size - (byHash.size - missing));
+    if (staleCount() > CANDIDATES) cache.retain(new Set(byHash.keys()));
+    const stale = staleCount();
+    let live = 0;
+    for (const s of cache.topK(q, undefined, CANDIDATES + stale)) {
+      if (!byHash.has(s.hash) || live++ >= CANDIDATES) continue;
+      take(s.hash, s.score);
+    }
     // Keyword hits get their cosine too, so fusion compares both scores of the same chunks.
     const kwHashes = keyword.map((k) => index.fileOf(k.key)).filter((f) => f !== undefined);
     const hashes = keyword.map((k, i) => kwHashes[i]?.hashes[kwHashes[i].docs.indexOf(k.key)] ?? '');
@@ -161,60 +172,73 @@ function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`;
 }
 
-/** Searches a store: refresh the index, rank, group chunks into memories, trim to the budget. */
+/**
+ * Searches a store: refresh the index, rank, group chunks into memories, trim to the budget. An
+ * index found damaged on the way is rebuilt from `files` and the answer's warnings say so once.
+ */
 export async function searchStore(opts: SearchStoreOptions): Promise<SearchResponse> {
-  const defaults = SEARCH_DEFAULTS;
   const index = opts.index ?? (await SearchIndex.open(opts.storeRoot));
   try {
-    if (opts.files) await index.refresh(opts.files);
-    const ranking = await searchHybrid(index, opts.query, opts.embedder ?? null, {
-      minScore: defaults.minScore,
-      halfLifeDays: defaults.halfLifeDays,
-      ...opts,
-    });
-    await index.save();
-    const best = new Map<string, RankedKey>();
-    for (const hit of ranking.hits) {
-      const path = index.pathOf(hit.key);
-      if (path !== undefined && !best.has(path)) best.set(path, hit);
-    }
-    const candidates = [...best.values()].map((hit) => {
-      const c = index.chunk(hit.key);
-      if (!c) throw new Error(`search index: chunk ${hit.key} vanished`);
-      const entry: SearchEntry = {
-        topicId: c.meta.memoryId ?? c.path,
-        topic: c.meta.title,
-        summaryText: c.meta.summary?.trim() || clip(c.text, SNIPPET_CHARS),
-        path: c.path,
-        lines: [c.startLine, c.endLine],
-        score: Math.round(hit.score * 1000) / 1000,
-        status: c.meta.status,
-        createdAt: c.meta.created ?? null,
-        decisions: c.meta.decisions ?? [],
-      };
-      const result: SearchResultItem = {
-        path: c.path,
-        lines: entry.lines,
-        score: entry.score,
-        snippet: clip(c.text, SNIPPET_CHARS),
-      };
-      return { entry, result };
-    });
-    const { kept, tokensUsed } = applyBudget(candidates, {
-      maxResults: opts.limit ?? defaults.maxResults,
-      maxTokens: opts.maxTokens ?? defaults.maxTokens,
-      cost: ({ entry }) => estimateTokens([entry.topic, entry.summaryText, ...entry.decisions].join('\n')),
-    });
-    return {
-      entries: kept.map((k) => k.entry),
-      totalResults: candidates.length,
-      tokensUsed,
-      results: kept.map((k) => k.result),
-      provider: ranking.provider,
-      vector_enabled: ranking.vectorEnabled,
-      warnings: ranking.warnings,
-    };
+    // Without `files` there is nothing to rebuild from: damage is the caller's to handle.
+    const res = opts.files
+      ? await index.withRepair(() => searchIndex(index, opts))
+      : await searchIndex(index, opts);
+    const note = index.takeRepairNote();
+    if (note) res.warnings.unshift(note);
+    return res;
   } finally {
     if (!opts.index) index.close();
   }
+}
+
+async function searchIndex(index: SearchIndex, opts: SearchStoreOptions): Promise<SearchResponse> {
+  const defaults = SEARCH_DEFAULTS;
+  if (opts.files) await index.refresh(opts.files);
+  const ranking = await searchHybrid(index, opts.query, opts.embedder ?? null, {
+    minScore: defaults.minScore,
+    halfLifeDays: defaults.halfLifeDays,
+    ...opts,
+  });
+  await index.save();
+  const best = new Map<string, RankedKey>();
+  for (const hit of ranking.hits) {
+    const path = index.pathOf(hit.key);
+    if (path !== undefined && !best.has(path)) best.set(path, hit);
+  }
+  const candidates = [...best.values()].map((hit) => {
+    const c = index.chunk(hit.key);
+    if (!c) throw new Error(`search index: chunk ${hit.key} vanished`);
+    const entry: SearchEntry = {
+      topicId: c.meta.memoryId ?? c.path,
+      topic: c.meta.title,
+      summaryText: c.meta.summary?.trim() || clip(c.text, SNIPPET_CHARS),
+      path: c.path,
+      lines: [c.startLine, c.endLine],
+      score: Math.round(hit.score * 1000) / 1000,
+      status: c.meta.status,
+      createdAt: c.meta.created ?? null,
+      decisions: c.meta.decisions ?? [],
+    };
+    const result: SearchResultItem = {
+      path: c.path,
+      lines: entry.lines,
+      score: entry.score,
+      snippet: clip(c.text, SNIPPET_CHARS),
+    };
+    return { entry, result };
+  });
+  const { kept, tokensUsed } = applyBudget(candidates, {
+    maxResults: opts.limit ?? defaults.maxResults,
+    maxTokens: opts.maxTokens ?? defaults.maxTokens,
+    cost: ({ entry }) => estimateTokens([entry.topic, entry.summaryText, ...entry.decisions].join('\n')),
+  });
+  return {
+    entries: kept.map((k) => k.entry),
+    totalResults: candidates.length,
+    tokensUsed,
+    results: kept.map((k) => k.result),
+    provider: ranking.provider,
+    vector_enabled: ranking.vectorEnabled,
+    warnings: ranking.warnings,
+  };
 }

@@ -56,20 +56,32 @@ export class VectorCache {
   }
 
   /**
+   * Why an existing cache file could not be used (damaged, truncated, another model or vector
+   * size), or null. The cache then starts empty and chunks are embedded again.
+   */
+  damage: string | null = null;
+
+  /**
    * Reads the cache file; a missing, corrupt or truncated file, or one written for another model
-   * or vector size, gives an empty cache (it will be rebuilt), never an error. (The header and
-   * exact length are checked; vector bytes are not checksummed, and a NaN vector never ranks.)
+   * or vector size, gives an empty cache (it will be rebuilt, and `damage` says why), never an
+   * error. (The header and exact length are checked; vector bytes are not checksummed, and a NaN
+   * vector never ranks.)
    */
   static async load(path: string, opts: { modelId: string; dims: number }): Promise<VectorCache> {
     const file = await open(path, 'r').catch(() => null);
     if (!file) return new VectorCache(path, opts.modelId, opts.dims);
+    let loaded: VectorCache | null = null;
     try {
-      return (await VectorCache.read(path, file, opts)) ?? new VectorCache(path, opts.modelId, opts.dims);
+      loaded = await VectorCache.read(path, file, opts);
     } catch {
-      return new VectorCache(path, opts.modelId, opts.dims);
+      // unreadable: treated as damaged below
     } finally {
       await file.close();
     }
+    if (loaded) return loaded;
+    const empty = new VectorCache(path, opts.modelId, opts.dims);
+    empty.damage = 'was damaged or written for another model';
+    return empty;
   }
 
   /** Reads header and keys, then the vectors straight into the matrix (one copy, no big Buffer). */
