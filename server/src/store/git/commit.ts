@@ -11,6 +11,7 @@ import type { ObjectStore } from './objects.js';
 import { checkRefName, checkRepoPath } from './paths.js';
 import type { Refs } from './refs.js';
 import { editTree, listFiles, type AppliedChange } from './tree-edit.js';
+import { testDelay } from './test-delay.js';
 import type { CommitOptions } from './types.js';
 import { readWorktreeFile, uncommittedReason, WorktreeWriter, type WorktreeFile } from './worktree.js';
 
@@ -69,6 +70,7 @@ export async function writeCommit(ctx: CommitContext, opts: CommitOptions): Prom
     message: opts.message,
   });
   const commitOid = await ctx.store.write('commit', body);
+  await testDelay('objects');
 
   const checkedOut = (await ctx.refs.headTarget()) === ref;
   const refLock = await ctx.refs.lock(ref, tip);
@@ -82,6 +84,7 @@ export async function writeCommit(ctx: CommitContext, opts: CommitOptions): Prom
         (await GitIndex.read(indexFile)) ??
         GitIndex.fromFiles(baseTree ? await listFiles(ctx.store, baseTree) : []);
       const byPath = new Map(opts.changes.map((c, i) => [c.path, contents[i]]));
+      await testDelay('locks');
       const files = await checkClean(ctx.root, index, applied, opts.branch);
       const updates: IndexUpdate[] = [];
       for (const change of applied) {
@@ -93,6 +96,7 @@ export async function writeCommit(ctx: CommitContext, opts: CommitOptions): Prom
             : await writer.apply(change.path, content, file.content, change.mode);
         updates.push({ path: change.path, oid: change.oid, mode: change.mode, stat });
       }
+      await testDelay('worktree');
       await indexLock.write(index.serializeWith(updates));
     }
     await refLock.commit(commitOid);
