@@ -119,6 +119,7 @@ export async function acceptCandidate(ctx: OpContext, id: string): Promise<Accep
       extraParents: [cand],
       allowEmpty: true,
       expectedTip: main,
+      thenDeleteBranch: branch,
       author: authorFor(ctx),
       message: formatCommitMessage({
         action: 'accept',
@@ -130,7 +131,6 @@ export async function acceptCandidate(ctx: OpContext, id: string): Promise<Accep
         extra: { 'Reviewed-By': `${ctx.author.name} <${ctx.author.email}>` },
       }),
     });
-    await store.repo.deleteBranch(branch);
     return { id, commit, alreadyMerged: false, paths: changes.map((c) => c.path.slice(store.prefix.length)) };
   });
   await appendAudit(store, {
@@ -178,8 +178,8 @@ export async function rejectCandidate(ctx: OpContext, id: string, why: string): 
         extra: { 'Reviewed-By': `${ctx.author.name} <${ctx.author.email}>` },
       }),
       authorFor(ctx),
+      { thenDeleteBranch: branch },
     );
-    await store.repo.deleteBranch(branch);
     return { id, tag, reason: why.trim() };
   });
   await appendAudit(store, {
