@@ -96,7 +96,11 @@ export async function main(argv: string[], io: CliIO = defaultIO()): Promise<num
       json: Boolean(parsed.values.json),
     };
     const open = async () => {
-      const ctx = await openContext({ store: parsed.values.store as string | undefined, env: io.env, cwd: io.cwd });
+      const ctx = await openContext({
+        store: parsed.values.store as string | undefined,
+        env: io.env,
+        cwd: io.cwd,
+      });
       reportRecoveries(ctx, (line) => io.stderr.write(line));
       await ctx.store.repo.recoverIfInterrupted();
       return ctx;

@@ -33,7 +33,11 @@ const ENV = {
 };
 
 /** Run `cairn args` and kill -9 it as `plan` says. */
-export function runAndKill(args: string[], plan: KillPlan, opts: { cwd: string; input?: string }): Promise<KilledRun> {
+export function runAndKill(
+  args: string[],
+  plan: KillPlan,
+  opts: { cwd: string; input?: string },
+): Promise<KilledRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CAIRN_BIN, ...args], {
       cwd: opts.cwd,

@@ -23,7 +23,10 @@ async function newStore(): Promise<string> {
 const env = { CAIRN_NO_GC: '1' };
 
 async function store(dir: string, topic: string, extra: string[] = []) {
-  return cairn(['store', '--topic', topic, '--context', `${topic}: the context text`, ...extra], { cwd: dir, env });
+  return cairn(['store', '--topic', topic, '--context', `${topic}: the context text`, ...extra], {
+    cwd: dir,
+    env,
+  });
 }
 
 async function candidate(dir: string, topic: string): Promise<string> {
@@ -47,6 +50,7 @@ function expectClean(dir: string) {
   execFileSync('git', ['diff', '--cached', '--quiet'], { cwd: dir });
   execFileSync('git', ['fsck', '--strict', '--no-progress'], { cwd: dir, stdio: 'pipe' });
   expect(leftovers(dir)).toEqual([]);
+  expect(existsSync(path.join(dir, '.git/cairn-journal'))).toBe(false);
 }
 
 /** A person's own commit of an unrelated file must keep every memory on main. */
@@ -137,7 +141,9 @@ describe('locks and files a killed Cairn process left (item 11)', () => {
     expect(next.code, next.stderr).toBe(0);
     expect(refsUnder(dir, 'refs/heads/candidate/')).toEqual([]);
     const list = JSON.parse((await cairn(['list', '--all', '--json'], { cwd: dir, env })).stdout);
-    const statuses = list.memories.filter((m: { id: string }) => m.id === id).map((m: { status: string }) => m.status);
+    const statuses = list.memories
+      .filter((m: { id: string }) => m.id === id)
+      .map((m: { status: string }) => m.status);
     expect(statuses).toEqual(['rejected']);
     expectClean(dir);
   });
@@ -159,9 +165,14 @@ describe('locks and files a killed Cairn process left (item 11)', () => {
     const dir = await newStore();
     const lock = path.join(dir, '.git/cairn.lock');
     writeFileSync(lock, '');
+    const repo = await GitRepo.open(dir);
+    // Just made: an older Cairn may be writing its content right now, so it is waited for...
+    await expect(repo.withLock(async () => 'early', { timeoutMs: 300 })).rejects.toMatchObject({
+      code: 'LOCK_TIMEOUT',
+    });
+    // ...but a few seconds later nobody is: it no longer holds anyone for 10 minutes.
     const earlier = new Date(Date.now() - 10_000);
     utimesSync(lock, earlier, earlier);
-    const repo = await GitRepo.open(dir);
     await expect(repo.withLock(async () => 'got it', { timeoutMs: 1_000 })).resolves.toBe('got it');
     expect(existsSync(lock)).toBe(false);
   });
@@ -176,7 +187,9 @@ describe('locks and files a killed Cairn process left (item 11)', () => {
 
   it('sweeps temp objects and temp files of a dead Cairn process, and says so', async () => {
     const dir = await newStore();
-    const dead = Number(execFileSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' }));
+    const dead = Number(
+      execFileSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' }),
+    );
     writeFileSync(
       path.join(dir, '.git/cairn.lock'),
       JSON.stringify({ pid: dead, hostname: os.hostname(), time: new Date().toISOString() }),
@@ -200,5 +213,11 @@ describe('locks and files a killed Cairn process left (item 11)', () => {
     expect(r.stderr).toMatch(/rm /);
     expect(existsSync(lock)).toBe(true);
     expect(existsSync(path.join(dir, 'memories/blocked-by-git.md'))).toBe(false);
+    // A clean failure leaves no journal: the next command has nothing to recover.
+    expect(existsSync(path.join(dir, '.git/cairn-journal'))).toBe(false);
+    rmSync(lock);
+    const next = await store(dir, 'Not blocked');
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).not.toMatch(/recovered/);
   });
 });

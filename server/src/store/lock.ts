@@ -113,7 +113,10 @@ async function waitWithTimeout(p: Promise<void>, deadline: number, lockPath: str
 async function acquireFile(lockPath: string, deadline: number, staleMs: number): Promise<boolean> {
   const me: LockOwner = { pid: process.pid, hostname: os.hostname(), time: new Date().toISOString() };
   const dir = path.dirname(lockPath);
-  const temp = path.join(dir, `.${path.basename(lockPath)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const temp = path.join(
+    dir,
+    `.${path.basename(lockPath)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
+  );
   await fsp.writeFile(temp, JSON.stringify(me) + '\n', { flag: 'wx' });
   let tookOver = false;
   let delay = 1;

@@ -11,9 +11,16 @@ import type { History } from './history.js';
 import { GitIndex, IndexLock, type IndexUpdate } from './index-file.js';
 import type { ObjectStore } from './objects.js';
 import { checkRefName, checkRepoPath } from './paths.js';
-import { applyRefChange, clearJournal, newJournal, writeJournal, type Journal, type RefChange } from './journal.js';
+import {
+  applyRefChange,
+  clearJournal,
+  newJournal,
+  writeJournal,
+  type Journal,
+  type RefChange,
+} from './journal.js';
 import { recoverWrite } from './recovery.js';
-import type { Refs } from './refs.js';
+import type { RefLock, Refs } from './refs.js';
 import { editTree, listFiles, type AppliedChange } from './tree-edit.js';
 import { testDelay } from './test-delay.js';
 import type { CommitOptions } from './types.js';
@@ -124,7 +131,13 @@ interface Publication {
  * next `git commit` delete them. A failure puts everything back and removes the journal.
  */
 async function publish(ctx: CommitContext, opts: CommitOptions, p: Publication): Promise<void> {
-  const refLock = await ctx.refs.lock(p.ref, p.tip);
+  let refLock: RefLock;
+  try {
+    refLock = await ctx.refs.lock(p.ref, p.tip);
+  } catch (err) {
+    await clearJournal(ctx.gitdir); // REF_MOVED or a git lock in the way: nothing changed
+    throw err;
+  }
   let indexLock: IndexLock | null = null;
   let indexPublished = false;
   const writer = new WorktreeWriter(ctx.root);

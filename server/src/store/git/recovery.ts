@@ -31,7 +31,11 @@ type Outcome = 'finished' | 'undone' | 'moved';
  * writing the journal, so an older lock file is someone else's and stays.
  * Returns one line for people saying what was done.
  */
-export async function recoverWrite(ctx: RecoveryContext, journal: Journal, journalMtimeMs: number): Promise<string> {
+export async function recoverWrite(
+  ctx: RecoveryContext,
+  journal: Journal,
+  journalMtimeMs: number,
+): Promise<string> {
   const removed = await removeOwnLocks(ctx, journal, journalMtimeMs);
   const [first, ...rest] = journal.refs;
   const now = await ctx.refs.read(first.ref);
@@ -47,17 +51,23 @@ export async function recoverWrite(ctx: RecoveryContext, journal: Journal, journ
         : `the write to ${name} was not made; undid it`,
     );
     if (journal.checkedOut && journal.files.length > 0) {
-      if ((await ctx.refs.headTarget()) === first.ref) notes.push(...(await syncWorktree(ctx, journal, outcome, now)));
+      if ((await ctx.refs.headTarget()) === first.ref)
+        notes.push(...(await syncWorktree(ctx, journal, outcome, now)));
       else notes.push(`${name} is no longer checked out: left the work tree as it is`);
     }
-    if (outcome === 'finished') for (const change of rest) notes.push(await finishRefChange(ctx.refs, change));
+    if (outcome === 'finished')
+      for (const change of rest) notes.push(await finishRefChange(ctx.refs, change));
   }
   if (removed.length > 0) notes.push(`removed ${removed.join(', ')}`);
   return notes.filter(Boolean).join('; ');
 }
 
 /** Remove the git locks the journal names that were created after it (ours); returns their names. */
-async function removeOwnLocks(ctx: RecoveryContext, journal: Journal, journalMtimeMs: number): Promise<string[]> {
+async function removeOwnLocks(
+  ctx: RecoveryContext,
+  journal: Journal,
+  journalMtimeMs: number,
+): Promise<string[]> {
   const removed: string[] = [];
   for (const lock of journalLocks(ctx.gitdir, journal)) {
     const st = await fsp.stat(lock).catch(() => null);
@@ -132,7 +142,10 @@ function indexMatches(index: GitIndex, u: IndexUpdate): boolean {
   const entries = index.lookup(u.path);
   if (u.oid === null) return entries.length === 0;
   return (
-    entries.length === 1 && entries[0].stage === 0 && entries[0].oid === u.oid && entries[0].mode === parseInt(u.mode, 8)
+    entries.length === 1 &&
+    entries[0].stage === 0 &&
+    entries[0].oid === u.oid &&
+    entries[0].mode === parseInt(u.mode, 8)
   );
 }
 
@@ -145,7 +158,9 @@ async function finishRefChange(refs: Refs, change: RefChange): Promise<string> {
   }
   if (now !== change.old) return `left ${shortRef(change.ref)} as it is (moved since)`;
   await applyRefChange(refs, change);
-  return change.new === null ? `deleted ${shortRef(change.ref)}` : `moved ${shortRef(change.ref)} to ${short(change.new)}`;
+  return change.new === null
+    ? `deleted ${shortRef(change.ref)}`
+    : `moved ${shortRef(change.ref)} to ${short(change.new)}`;
 }
 
 const TEMP_FILE = /^\..+\.(\d+)\.[0-9a-f]+\.tmp$/;

@@ -364,9 +364,16 @@ export class GitRepo {
     if (found === 'unreadable') {
       notes.push('removed an unreadable .git/cairn-journal (no lock or file touched)');
     } else if (found) {
-      const ctx = { root: this.root, gitdir: this.gitdir, store: this.store, refs: this.refs, history: this.history };
+      const ctx = {
+        root: this.root,
+        gitdir: this.gitdir,
+        store: this.store,
+        refs: this.refs,
+        history: this.history,
+      };
       notes.push(await recoverWrite(ctx, found.journal, found.mtimeMs));
-      for (const f of found.journal.files) dirs.push(path.dirname(path.join(this.root, ...f.path.split('/'))));
+      for (const f of found.journal.files)
+        dirs.push(path.dirname(path.join(this.root, ...f.path.split('/'))));
     }
     const swept = await sweepTemps(this.gitdir, dirs);
     if (swept > 0) notes.push(`removed ${swept} temporary file${swept === 1 ? '' : 's'} of a dead process`);
