@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GitRepo } from '../../server/src/store/git.js';
 import { cairn, git, removeDir, tempDir } from '../helpers/store.js';
+import { call, connect } from '../mcp/helpers.js';
 import { leftovers, memoriesOn, refsUnder, runAndKill } from './crash-helpers.js';
 
 const parents: string[] = [];
@@ -159,6 +160,25 @@ describe('locks and files a killed Cairn process left (item 11)', () => {
     expect(existsSync(path.join(dir, `memories/${id}.md`))).toBe(true);
     expectClean(dir);
     expectPersonCommitKeeps(dir);
+  });
+
+  it('the MCP server recovers at start-up and says so once on stderr', async () => {
+    const dir = await newStore();
+    await killAt(dir, ['store', '--topic', 'Killed three', '--context', 'killed context'], 'ref-rename');
+    const mcp = await connect(dir);
+    try {
+      const stored = await call(mcp.client, 'memory_store', {
+        topic: 'Stored over MCP',
+        context: 'after a crash',
+        agentName: 'tester',
+        confidence: 0.9,
+      });
+      expect(stored.isError).toBe(false);
+      expect(mcp.stderr().match(/cairn: recovered from an interrupted write/g)).toHaveLength(1);
+    } finally {
+      await mcp.close();
+    }
+    expectClean(dir);
   });
 
   it('an empty .git/cairn.lock left by a crash does not hold the store (short lock timeout)', async () => {
