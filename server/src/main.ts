@@ -44,6 +44,11 @@ export async function openContext(opts: {
   return { store, author, now: () => new Date() };
 }
 
+/** A write interrupted by a crash is finished or undone by the next command, which says so once. */
+export function reportRecoveries(ctx: OpContext, write: (line: string) => void): void {
+  ctx.store.repo.onRecovered = (summary) => write(`cairn: recovered from an interrupted write: ${summary}\n`);
+}
+
 function defaultIO(): CliIO {
   return {
     stdout: process.stdout,
@@ -90,8 +95,16 @@ export async function main(argv: string[], io: CliIO = defaultIO()): Promise<num
       values: parsed.values,
       json: Boolean(parsed.values.json),
     };
-    const open = () =>
-      openContext({ store: parsed.values.store as string | undefined, env: io.env, cwd: io.cwd });
+    const open = async () => {
+      const ctx = await openContext({
+        store: parsed.values.store as string | undefined,
+        env: io.env,
+        cwd: io.cwd,
+      });
+      reportRecoveries(ctx, (line) => io.stderr.write(line));
+      await ctx.store.repo.recoverIfInterrupted();
+      return ctx;
+    };
     return await command.run(args, io, open);
   } catch (err) {
     return reportError(io, err, json);

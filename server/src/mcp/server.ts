@@ -183,6 +183,11 @@ export async function runMcpStdio(opts: McpOptions = {}): Promise<number> {
       now: () => new Date(),
       author: { name: 'Cairn', email: 'cairn@localhost' },
     } satisfies OpContext);
+  // A write a crash interrupted is finished or undone under the store lock; say so on stderr.
+  const stderr = opts.stderr ?? process.stderr;
+  ctx.store.repo.onRecovered ??= (summary) =>
+    stderr.write(`cairn: recovered from an interrupted write: ${summary}\n`);
+  await ctx.store.repo.recoverIfInterrupted();
   // Scratch items past sessions.maxAgeDays go at start-up; a failure here must not stop serving.
   await cleanupSessionItems(ctx, { expired: true }).catch(() => undefined);
   const limits = opts.limits ?? (await readLimitsConfig(ctx.store.root));
@@ -194,7 +199,7 @@ export async function runMcpStdio(opts: McpOptions = {}): Promise<number> {
     stdin.once('end', () => void server.close().then(resolve, resolve));
   });
   await server.connect(transport);
-  (opts.stderr ?? process.stderr).write(`cairn mcp: serving ${ctx.store.root} on stdio\n`);
+  stderr.write(`cairn mcp: serving ${ctx.store.root} on stdio\n`);
   await closed;
   return 0;
 }

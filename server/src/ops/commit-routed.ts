@@ -30,11 +30,11 @@ export async function commitRouted(
     };
   }
   const branch = CANDIDATE_PREFIX + c.id;
-  if (await store.repo.resolve(`refs/heads/${branch}`)) await store.repo.deleteBranch(branch);
+  // One ref move (no delete first), so a crash never leaves the id without its proposal.
   const commit = await store.repo.commit({
     branch,
     startPoint: c.tip,
-    createOnly: true,
+    replace: true,
     changes,
     message,
     author,

@@ -151,6 +151,7 @@ export async function acceptCandidate(
       extraParents: [cand],
       allowEmpty: true,
       expectedTip: main,
+      thenDeleteBranch: branch,
       author: authorFor(ctx),
       message: formatCommitMessage({
         action: 'accept',
@@ -165,7 +166,6 @@ export async function acceptCandidate(
         },
       }),
     });
-    await store.repo.deleteBranch(branch);
     return {
       id,
       commit,
@@ -222,8 +222,8 @@ export async function rejectCandidate(ctx: OpContext, id: string, why: string): 
         extra: { 'Reviewed-By': `${ctx.author.name} <${ctx.author.email}>` },
       }),
       authorFor(ctx),
+      { thenDeleteBranch: branch },
     );
-    await store.repo.deleteBranch(branch);
     return { id, tag, reason: why.trim() };
   });
   await appendAudit(store, {

@@ -1,9 +1,14 @@
-// A cross-process exclusive lock: a file created with O_EXCL ('wx') holding pid, host and time.
+// A cross-process exclusive lock: a file holding pid, host and time, created with its content in
+// one step (a temp file hard-linked to the lock path, EEXIST when held), so a lock is never empty.
 // Processes on the same host whose holder died steal the lock at once; anything else waits until
 // the lock is older than `staleMs` (holders refresh its mtime, so a live holder never goes stale).
+// An unreadable lock (an empty one left by an older version killed mid-write) is stale after a
+// few seconds.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
+import * as path from 'node:path';
 import { CairnError } from '../core/errors.js';
 
 export interface LockOptions {
@@ -22,6 +27,14 @@ interface LockOwner {
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_STALE_MS = 10 * 60_000;
 const HEARTBEAT_MS = 60_000;
+/** An empty or unparseable lock older than this is stale (new locks are never empty). */
+const UNREADABLE_STALE_MS = 5_000;
+
+/** What the caller of withFileLock learns about the acquisition. */
+export interface Acquired {
+  /** The lock was taken over from a holder that died: it may have left work half done. */
+  tookOver: boolean;
+}
 
 /**
  * Locks the current async context holds (path -> token), so nested calls do not deadlock on
@@ -46,10 +59,10 @@ export function holdsLock(lockPath: string): boolean {
  */
 export async function withFileLock<T>(
   lockPath: string,
-  fn: () => Promise<T>,
+  fn: (acquired: Acquired) => Promise<T>,
   options: LockOptions = {},
 ): Promise<T> {
-  if (holdsLock(lockPath)) return fn();
+  if (holdsLock(lockPath)) return fn({ tookOver: false });
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const staleMs = options.staleMs ?? DEFAULT_STALE_MS;
   const deadline = Date.now() + timeoutMs;
@@ -61,7 +74,7 @@ export async function withFileLock<T>(
   localTails.set(lockPath, tail);
   try {
     await waitWithTimeout(previous, deadline, lockPath);
-    await acquireFile(lockPath, deadline, staleMs);
+    const tookOver = await acquireFile(lockPath, deadline, staleMs);
     const heartbeat = setInterval(() => {
       const now = new Date();
       fsp.utimes(lockPath, now, now).catch(() => undefined);
@@ -72,7 +85,7 @@ export async function withFileLock<T>(
     try {
       const inner = new Map(held.getStore() ?? []);
       inner.set(lockPath, token);
-      return await held.run(inner, fn);
+      return await held.run(inner, () => fn({ tookOver }));
     } finally {
       active.delete(lockPath);
       clearInterval(heartbeat);
@@ -96,22 +109,52 @@ async function waitWithTimeout(p: Promise<void>, deadline: number, lockPath: str
   }
 }
 
-async function acquireFile(lockPath: string, deadline: number, staleMs: number): Promise<void> {
+/** Take the lock file; true when a dead holder's lock had to be removed first. */
+async function acquireFile(lockPath: string, deadline: number, staleMs: number): Promise<boolean> {
   const me: LockOwner = { pid: process.pid, hostname: os.hostname(), time: new Date().toISOString() };
+  const dir = path.dirname(lockPath);
+  const temp = path.join(
+    dir,
+    `.${path.basename(lockPath)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
+  );
+  await fsp.writeFile(temp, JSON.stringify(me) + '\n', { flag: 'wx' });
+  let tookOver = false;
   let delay = 1;
-  for (;;) {
-    try {
-      await fsp.writeFile(lockPath, JSON.stringify(me) + '\n', { flag: 'wx' });
-      return;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  try {
+    for (;;) {
+      if (await createFrom(temp, lockPath)) return tookOver;
+      if (await removeIfStale(lockPath, staleMs)) {
+        tookOver = true;
+        continue;
+      }
+      if (Date.now() >= deadline) throw timeoutError(lockPath, await readOwner(lockPath));
+      // Jittered exponential backoff, capped so a released lock is picked up quickly.
+      const wait = Math.min(delay, Math.max(1, deadline - Date.now()));
+      await sleep(wait / 2 + Math.random() * wait);
+      delay = Math.min(delay * 2, 25);
     }
-    if (await removeIfStale(lockPath, staleMs)) continue;
-    if (Date.now() >= deadline) throw timeoutError(lockPath, await readOwner(lockPath));
-    // Jittered exponential backoff, capped so a released lock is picked up quickly.
-    const wait = Math.min(delay, Math.max(1, deadline - Date.now()));
-    await sleep(wait / 2 + Math.random() * wait);
-    delay = Math.min(delay * 2, 25);
+  } finally {
+    await fsp.rm(temp, { force: true });
+  }
+}
+
+/** Create `lockPath` with the content of `temp` in one step; false when it exists. */
+async function createFrom(temp: string, lockPath: string): Promise<boolean> {
+  try {
+    await fsp.link(temp, lockPath);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw err;
+  }
+  // A file system without hard links: exclusive create, then write (an instant of emptiness).
+  try {
+    await fsp.writeFile(lockPath, await fsp.readFile(temp), { flag: 'wx' });
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
   }
 }
 
@@ -146,7 +189,8 @@ async function removeIfStale(lockPath: string, staleMs: number): Promise<boolean
 
 function isStale(owner: LockOwner | null, mtimeMs: number, staleMs: number): boolean {
   if (Date.now() - mtimeMs > staleMs) return true;
-  if (!owner || owner.hostname !== os.hostname() || !Number.isInteger(owner.pid)) return false;
+  if (!owner) return Date.now() - mtimeMs > UNREADABLE_STALE_MS;
+  if (owner.hostname !== os.hostname() || !Number.isInteger(owner.pid)) return false;
   if (owner.pid === process.pid) return false;
   try {
     process.kill(owner.pid, 0);
@@ -175,9 +219,15 @@ function parseOwner(raw: string): LockOwner | null {
       return { pid: v.pid, hostname: v.hostname, time: String(v.time ?? '') };
     }
   } catch {
-    // A lock being written right now is empty or partial: treat as a live unknown holder.
+    // Empty or partial: an older version was writing it (or died doing so); see isStale.
   }
   return null;
+}
+
+/** True when `lockPath` exists and its holder is alive as far as we can tell. */
+export async function lockHeld(lockPath: string, staleMs = DEFAULT_STALE_MS): Promise<boolean> {
+  const seen = await readLockFile(lockPath).catch(() => null);
+  return seen !== null && !isStale(seen.owner, seen.mtimeMs, staleMs);
 }
 
 async function readOwner(lockPath: string): Promise<LockOwner | null> {

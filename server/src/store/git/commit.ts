@@ -1,7 +1,9 @@
 // The commit hot path: blobs, spliced trees and the commit object are written as loose objects
-// first (harmless if we fail later: they are just unreachable), then, holding git's ref lock (and
-// the index lock when the branch is checked out), the work tree and the index are brought along and
-// the ref is moved by compare-and-swap. Any failure before the ref moves puts the files back.
+// first (harmless if we fail later: they are just unreachable); then the intent journal
+// (journal.ts) says what is about to change; then, holding git's ref lock (and the index lock when
+// the branch is checked out), the work tree and the index are brought along and the ref is moved
+// by compare-and-swap. A failure puts everything back; a crash is finished or undone by the next
+// Cairn process from the journal (recovery.ts).
 import * as path from 'node:path';
 import { CairnError } from '../../core/errors.js';
 import { completeAuthor, formatPerson, serializeCommit } from './commit-object.js';
@@ -9,8 +11,18 @@ import type { History } from './history.js';
 import { GitIndex, IndexLock, type IndexUpdate } from './index-file.js';
 import type { ObjectStore } from './objects.js';
 import { checkRefName, checkRepoPath } from './paths.js';
-import type { Refs } from './refs.js';
+import {
+  applyRefChange,
+  clearJournal,
+  newJournal,
+  writeJournal,
+  type Journal,
+  type RefChange,
+} from './journal.js';
+import { recoverWrite } from './recovery.js';
+import type { RefLock, Refs } from './refs.js';
 import { editTree, listFiles, type AppliedChange } from './tree-edit.js';
+import { testDelay } from './test-delay.js';
 import type { CommitOptions } from './types.js';
 import { readWorktreeFile, uncommittedReason, WorktreeWriter, type WorktreeFile } from './worktree.js';
 
@@ -39,7 +51,8 @@ export async function writeCommit(ctx: CommitContext, opts: CommitOptions): Prom
     );
   }
   if (opts.expectedTip !== undefined && tip !== opts.expectedTip) throw refMoved(ref, opts.expectedTip, tip);
-  const parent = tip ?? (opts.startPoint ? await mustResolve(ctx, opts.startPoint) : null);
+  const fromStart = opts.startPoint !== undefined && (tip === null || opts.replace === true);
+  const parent = fromStart ? await mustResolve(ctx, opts.startPoint!) : tip;
   const extraParents = await Promise.all((opts.extraParents ?? []).map((p) => mustResolve(ctx, p)));
   const baseTree = parent ? (await ctx.history.commit(parent)).tree : null;
 
@@ -69,23 +82,78 @@ export async function writeCommit(ctx: CommitContext, opts: CommitOptions): Prom
     message: opts.message,
   });
   const commitOid = await ctx.store.write('commit', body);
+  await testDelay('objects');
 
   const checkedOut = (await ctx.refs.headTarget()) === ref;
-  const refLock = await ctx.refs.lock(ref, tip);
+  const files = checkedOut ? await readFiles(ctx.root, applied) : new Map<string, WorktreeFile>();
+  const changes: RefChange[] = [{ ref, old: tip, new: commitOid }];
+  if (opts.thenDeleteBranch) {
+    const other = `refs/heads/${checkRefName(opts.thenDeleteBranch, 'branch')}`;
+    const oid = await ctx.refs.read(other);
+    if (oid) changes.push({ ref: other, old: oid, new: null });
+  }
+  const intents = applied
+    .filter((c) => files.has(c.path))
+    .map((c) => ({ path: c.path, before: files.get(c.path)!.oid, after: c.oid, mode: c.mode }));
+  const journal = newJournal(changes, checkedOut, intents);
+  await writeJournal(ctx.gitdir, journal);
+  await publish(ctx, opts, { ref, tip, baseTree, commitOid, applied, contents, files, checkedOut, journal });
+  await testDelay('committed');
+  try {
+    for (const change of changes.slice(1)) await applyRefChange(ctx.refs, change);
+    await clearJournal(ctx.gitdir);
+  } catch {
+    // The commit is made; the next holder of the store lock finishes what the journal still lists.
+  }
+  const who = formatPerson(person);
+  const subject = `commit${parents.length > 1 ? ' (merge)' : tip ? '' : ' (initial)'}: ${opts.message.trim().split('\n')[0]}`;
+  await ctx.refs.appendReflog(ref, tip, commitOid, who, subject);
+  if (checkedOut) await ctx.refs.appendReflog('HEAD', tip, commitOid, who, subject);
+  return commitOid;
+}
+
+interface Publication {
+  ref: string;
+  tip: string | null;
+  baseTree: string | null;
+  commitOid: string;
+  applied: AppliedChange[];
+  contents: (Buffer | null)[];
+  files: Map<string, WorktreeFile>;
+  checkedOut: boolean;
+  journal: Journal;
+}
+
+/**
+ * Move the ref, holding git's ref lock (and the index lock when the branch is checked out): the
+ * work tree is written, then the index is published, then the ref moves. Index before ref: a
+ * crash between the two leaves the new files staged, never an index that would make a person's
+ * next `git commit` delete them. A failure puts everything back and removes the journal.
+ */
+async function publish(ctx: CommitContext, opts: CommitOptions, p: Publication): Promise<void> {
+  let refLock: RefLock;
+  try {
+    refLock = await ctx.refs.lock(p.ref, p.tip);
+  } catch (err) {
+    await clearJournal(ctx.gitdir); // REF_MOVED or a git lock in the way: nothing changed
+    throw err;
+  }
   let indexLock: IndexLock | null = null;
+  let indexPublished = false;
   const writer = new WorktreeWriter(ctx.root);
   try {
-    if (checkedOut) {
+    if (p.checkedOut) {
       const indexFile = path.join(ctx.gitdir, 'index');
       indexLock = await IndexLock.acquire(indexFile);
+      await testDelay('locks');
       const index =
         (await GitIndex.read(indexFile)) ??
-        GitIndex.fromFiles(baseTree ? await listFiles(ctx.store, baseTree) : []);
-      const byPath = new Map(opts.changes.map((c, i) => [c.path, contents[i]]));
-      const files = await checkClean(ctx.root, index, applied, opts.branch);
+        GitIndex.fromFiles(p.baseTree ? await listFiles(ctx.store, p.baseTree) : []);
+      const byPath = new Map(opts.changes.map((c, i) => [c.path, p.contents[i]]));
+      checkClean(index, p.applied, p.files, opts.branch);
       const updates: IndexUpdate[] = [];
-      for (const change of applied) {
-        const file = files.get(change.path)!;
+      for (const change of p.applied) {
+        const file = p.files.get(change.path)!;
         const content = change.oid === null ? null : byPath.get(change.path)!;
         const stat =
           file.oid === change.oid && change.oid !== null
@@ -93,23 +161,25 @@ export async function writeCommit(ctx: CommitContext, opts: CommitOptions): Prom
             : await writer.apply(change.path, content, file.content, change.mode);
         updates.push({ path: change.path, oid: change.oid, mode: change.mode, stat });
       }
+      await testDelay('worktree');
       await indexLock.write(index.serializeWith(updates));
+      await indexLock.commit();
+      indexPublished = true;
     }
-    await refLock.commit(commitOid);
+    await refLock.commit(p.commitOid);
   } catch (err) {
-    await writer.rollback();
-    await indexLock?.release();
     await refLock.release();
+    if (indexPublished) {
+      // Only a failing disk gets here: recovery undoes the work tree and the index as after a crash.
+      // No lock of ours is left (Infinity: remove none).
+      await recoverWrite(ctx, p.journal, Infinity).catch(() => undefined);
+    } else {
+      await writer.rollback();
+      await indexLock?.release();
+    }
+    await clearJournal(ctx.gitdir);
     throw err;
   }
-  // The ref has moved: the commit is made. Publishing the index can only fail on a broken disk, and
-  // then `git status` shows the files as changed, which `git read-tree HEAD` repairs.
-  await indexLock?.commit();
-  const who = formatPerson(person);
-  const subject = `commit${parents.length > 1 ? ' (merge)' : tip ? '' : ' (initial)'}: ${opts.message.trim().split('\n')[0]}`;
-  await ctx.refs.appendReflog(ref, tip, commitOid, who, subject);
-  if (checkedOut) await ctx.refs.appendReflog('HEAD', tip, commitOid, who, subject);
-  return commitOid;
 }
 
 /** Validate paths and turn contents into bytes (null = delete). */
@@ -150,22 +220,27 @@ function checkChanges(opts: CommitOptions): (Buffer | null)[] {
   );
 }
 
+/** The work-tree files a commit touches, as they are now. */
+async function readFiles(root: string, applied: AppliedChange[]): Promise<Map<string, WorktreeFile>> {
+  const files = new Map<string, WorktreeFile>();
+  for (const change of applied) files.set(change.path, await readWorktreeFile(root, change.path));
+  return files;
+}
+
 /**
- * Read the work-tree files a commit touches and refuse (WORKTREE_DIRTY, nothing written) when one
- * holds changes that are not committed, unless it already holds exactly what we are about to write.
+ * Refuse (WORKTREE_DIRTY, nothing written) when a work-tree file the commit touches holds changes
+ * that are not committed, unless it already holds exactly what we are about to write.
  */
-async function checkClean(
-  root: string,
+function checkClean(
   index: GitIndex,
   applied: AppliedChange[],
+  files: Map<string, WorktreeFile>,
   branch: string,
-): Promise<Map<string, WorktreeFile>> {
-  const files = new Map<string, WorktreeFile>();
+): void {
   const dirty: string[] = [];
   const dirtyPaths: string[] = [];
   for (const change of applied) {
-    const file = await readWorktreeFile(root, change.path);
-    files.set(change.path, file);
+    const file = files.get(change.path)!;
     const reason = uncommittedReason(file, change.previous?.oid ?? null, index, change.path);
     const conflict = index.lookup(change.path).some((e) => e.stage !== 0);
     if (reason && (conflict || file.oid !== change.oid)) {
@@ -181,7 +256,6 @@ async function checkClean(
       { paths: dirtyPaths },
     );
   }
-  return files;
 }
 
 async function mustResolve(ctx: CommitContext, ref: string): Promise<string> {

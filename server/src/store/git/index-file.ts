@@ -8,6 +8,7 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { CairnError } from '../../core/errors.js';
 import { openGitLockFile } from './lockfile.js';
+import { testDelay } from './test-delay.js';
 
 export interface IndexUpdate {
   path: string;
@@ -255,6 +256,7 @@ export class IndexLock {
 
   /** Make the written index the real one. */
   async commit(): Promise<void> {
+    await testDelay('index-rename');
     await this.handle.close();
     this.done = true;
     await fsp.rename(this.file + '.lock', this.file);

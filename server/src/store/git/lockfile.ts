@@ -1,5 +1,6 @@
 // git's "<file>.lock" files: created exclusively; a git process holds one for milliseconds, so a
-// short retry rides out a concurrent git CLI, and a lock that stays is reported, not broken.
+// short retry rides out a concurrent git CLI, and a lock that stays is reported, not broken
+// (unless a crashed Cairn write made it: recovery.ts removes those).
 import { promises as fsp } from 'node:fs';
 import { CairnError } from '../../core/errors.js';
 
@@ -14,10 +15,11 @@ export async function openGitLockFile(lockPath: string, what: string): Promise<f
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       if (Date.now() > deadline) {
+        // Cairn removes the locks its own crashed writes left (recovery.ts); this one is git's.
         throw new CairnError(
           'LOCK_TIMEOUT',
           `${lockPath} exists: another git process is updating ${what}. Retry; if no git process is ` +
-            'running, delete that file.',
+            `running (one may have crashed), remove it: rm '${lockPath}'`,
           { lockPath },
         );
       }

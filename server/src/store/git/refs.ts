@@ -5,6 +5,7 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { CairnError } from '../../core/errors.js';
 import { openGitLockFile } from './lockfile.js';
+import { testDelay } from './test-delay.js';
 
 export interface RefLock {
   /** The ref's value when the lock was taken (null: the ref does not exist). */
@@ -127,6 +128,7 @@ export class Refs {
       release,
       commit: async (oid: string) => {
         if (done) throw new Error(`lock on ${ref} already released`);
+        await testDelay('ref-rename');
         await handle.writeFile(`${oid}\n`);
         await handle.close();
         done = true;
@@ -176,6 +178,7 @@ export class Refs {
   async delete(ref: string): Promise<void> {
     const lock = await this.lock(ref);
     try {
+      await testDelay('ref-delete');
       const packed = await this.readPacked();
       if (packed.has(ref)) await this.rewritePacked(ref);
       await fsp.rm(this.file(ref), { force: true });

@@ -10,15 +10,17 @@ import { writeCommit, type CommitContext } from './commit.js';
 import { diffTrees } from './diff.js';
 import { History } from './history.js';
 import { GitIndex } from './index-file.js';
+import { changeRefs, clearJournal, journalPath, readJournal, type RefChange } from './journal.js';
 import { ObjectStore } from './objects.js';
 import { checkRefName, checkRepoPath, findRepo } from './paths.js';
+import { recoverWrite, sweepTemps } from './recovery.js';
 import { Refs } from './refs.js';
 import { isoGit } from './iso.js';
 import { isTreeMode } from './tree.js';
 import { lookupPath } from './tree-edit.js';
 import type { Author, CommitInfo, CommitOptions, DiffEntry } from './types.js';
 import { readWorktreeFile, uncommittedReason } from './worktree.js';
-import { withFileLock, type LockOptions } from '../lock.js';
+import { holdsLock, lockHeld, withFileLock, type LockOptions } from '../lock.js';
 
 /** An annotated tag's message and tagger time; both null for a lightweight tag. */
 export interface TagInfo {
@@ -32,6 +34,11 @@ export class GitRepo {
   private readonly store: ObjectStore;
   private readonly refs: Refs;
   private readonly history: History;
+  /**
+   * Told, in one line, what was recovered when a write interrupted by a crash was finished or
+   * undone (see journal.ts). The front ends print it; the store layer never does.
+   */
+  onRecovered: ((summary: string) => void) | null = null;
 
   private constructor(
     /** Work tree root (absolute). */
@@ -191,13 +198,34 @@ export class GitRepo {
         branch: name,
       });
     }
-    if (!(await this.refs.read(ref)))
-      throw new CairnError('NOT_FOUND', `branch ${name} does not exist`, { branch: name });
-    await this.refs.delete(ref);
+    await this.withLock(async () => {
+      const oid = await this.refs.read(ref);
+      if (!oid) throw new CairnError('NOT_FOUND', `branch ${name} does not exist`, { branch: name });
+      await changeRefs(this.gitdir, this.refs, [{ ref, old: oid, new: null }]);
+    });
   }
 
-  /** Create the annotated tag `name` on `target`; ALREADY_EXISTS if the tag exists. Returns the tag object oid. */
-  async createTag(name: string, target: string, message: string, tagger: Author): Promise<string> {
+  /**
+   * Create the annotated tag `name` on `target`; ALREADY_EXISTS if the tag exists. Returns the tag
+   * object oid. `thenDeleteBranch` is deleted in the same recoverable step (rejecting a candidate).
+   */
+  async createTag(
+    name: string,
+    target: string,
+    message: string,
+    tagger: Author,
+    opts: { thenDeleteBranch?: string } = {},
+  ): Promise<string> {
+    return this.withLock(() => this.createTagLocked(name, target, message, tagger, opts.thenDeleteBranch));
+  }
+
+  private async createTagLocked(
+    name: string,
+    target: string,
+    message: string,
+    tagger: Author,
+    thenDeleteBranch: string | undefined,
+  ): Promise<string> {
     const ref = `refs/tags/${checkRefName(name, 'tag')}`;
     const commit = await this.resolve(target);
     if (!commit) throw new CairnError('NOT_FOUND', `cannot tag ${target}: no such commit`, { target });
@@ -211,8 +239,14 @@ export class GitRepo {
       message,
     });
     const oid = await this.store.write('tag', body);
+    const changes: RefChange[] = [{ ref, old: null, new: oid }];
+    if (thenDeleteBranch) {
+      const branch = `refs/heads/${checkRefName(thenDeleteBranch, 'branch')}`;
+      const tip = await this.refs.read(branch);
+      if (tip) changes.push({ ref: branch, old: tip, new: null });
+    }
     try {
-      await this.refs.update(ref, oid, null);
+      await changeRefs(this.gitdir, this.refs, changes);
     } catch (err) {
       if ((err as CairnError).data?.reason === 'REF_MOVED') {
         throw new CairnError('ALREADY_EXISTS', `tag ${name} already exists`, { tag: name });
@@ -291,8 +325,61 @@ export class GitRepo {
     return differing;
   }
 
-  /** Run `fn` holding the repository's cross-process lock (.git/cairn.lock). Re-entrant. */
+  /**
+   * Run `fn` holding the repository's cross-process lock (.git/cairn.lock). Re-entrant. Taking
+   * the lock first recovers what a holder killed mid-write left (see recover).
+   */
   async withLock<T>(fn: () => Promise<T>, opts: LockOptions = {}): Promise<T> {
-    return withFileLock(path.join(this.gitdir, 'cairn.lock'), fn, opts);
+    const lockPath = path.join(this.gitdir, 'cairn.lock');
+    if (holdsLock(lockPath)) return fn();
+    return withFileLock(
+      lockPath,
+      async ({ tookOver }) => {
+        await this.recover(tookOver);
+        return fn();
+      },
+      opts,
+    );
+  }
+
+  /**
+   * For commands that do not write: when a write was interrupted (a journal is left) and no live
+   * process holds the store lock, take it, which recovers. A busy lock is left to its holder.
+   */
+  async recoverIfInterrupted(): Promise<void> {
+    if (!fs.existsSync(journalPath(this.gitdir))) return;
+    if (await lockHeld(path.join(this.gitdir, 'cairn.lock'))) return;
+    await this.withLock(async () => undefined, { timeoutMs: 2_000 }).catch((err: unknown) => {
+      if ((err as CairnError).code !== 'LOCK_TIMEOUT') throw err;
+    });
+  }
+
+  /**
+   * Holding the lock: a journal means its writer died mid-write (every writer holds this lock), so
+   * finish or undo that write; a lock taken over from a dead holder may also have left temp files.
+   */
+  private async recover(tookOver: boolean): Promise<void> {
+    const found = await readJournal(this.gitdir);
+    if (found === null && !tookOver) return;
+    const notes: string[] = [];
+    const dirs: string[] = [];
+    if (found === 'unreadable') {
+      notes.push('removed an unreadable .git/cairn-journal (no lock or file touched)');
+    } else if (found) {
+      const ctx = {
+        root: this.root,
+        gitdir: this.gitdir,
+        store: this.store,
+        refs: this.refs,
+        history: this.history,
+      };
+      notes.push(await recoverWrite(ctx, found.journal, found.mtimeMs));
+      for (const f of found.journal.files)
+        dirs.push(path.dirname(path.join(this.root, ...f.path.split('/'))));
+    }
+    const swept = await sweepTemps(this.gitdir, dirs);
+    if (swept > 0) notes.push(`removed ${swept} temporary file${swept === 1 ? '' : 's'} of a dead process`);
+    if (found !== null) await clearJournal(this.gitdir);
+    if (notes.length > 0) this.onRecovered?.(notes.join('; '));
   }
 }

@@ -35,6 +35,13 @@ export interface CommitOptions {
   author: Author;
   /** Commit (or ref) a branch that does not exist yet starts from; ignored when the branch exists. */
   startPoint?: string;
+  /** Start from `startPoint` even when the branch exists, moving it there (compare-and-swap). */
+  replace?: boolean;
+  /**
+   * Delete this branch once the commit is made, as part of the same recoverable write: a crash
+   * in between is finished by the next Cairn process (accepting a candidate deletes its branch).
+   */
+  thenDeleteBranch?: string;
   /** Fail with ALREADY_EXISTS if the branch exists. */
   createOnly?: boolean;
   /** More parents (merge commits); the tree is still "first parent's tree + changes". */
