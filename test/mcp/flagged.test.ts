@@ -2,7 +2,7 @@
 // item 9): a person's hand commit and a flagged candidate merged as a pull request are withheld
 // until a person allows the rule on that memory; undoing the allowance withholds them again.
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allowFindings } from '../../server/src/ops/allow.js';
@@ -38,6 +38,8 @@ describe('cairn mcp: flagged passages are withheld', () => {
         `The zeppelin build runs on Node 20 with the bundler. ${PHRASE}. The zeppelin cache lives under build.\n\n` +
         'A second zeppelin paragraph stays readable.\n',
     );
+    // Many reads in one minute: the retrieval rate is raised to its ceiling (memory_get counts too).
+    appendFileSync(path.join(store, 'cairn.yaml'), '\nmcp:\n  retrieval:\n    perMinute: 30\n');
     git(store, 'add', '-A');
     git(store, 'commit', '-qm', 'zeppelin notes');
     ctx = {

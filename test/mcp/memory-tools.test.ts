@@ -209,6 +209,22 @@ describe('cairn mcp: limits', () => {
     }
   });
 
+  it('holds memory_get to the retrieval limits, as docs/agents.md says (issue 9 item 10)', async () => {
+    const store = await makeStore();
+    const conn = await connect(store);
+    try {
+      const burst = await Promise.all(
+        Array.from({ length: 200 }, () => call(conn.client, 'memory_get', { path: 'MEMORY.md', lines: 1 })),
+      );
+      const refused = burst.filter((r) => r.isError);
+      expect(burst.length - refused.length).toBeLessThanOrEqual(10);
+      for (const r of refused)
+        expect(['QUEUE_FULL', 'RATE_LIMIT_EXCEEDED', '429_BACKLOG']).toContain(r.json.errorCode);
+    } finally {
+      await conn.close();
+    }
+  });
+
   it('takes its limits from cairn.yaml (mcp.retrieval.perMinute)', async () => {
     const store = await makeStore();
     await appendFile(path.join(store, 'cairn.yaml'), '\nmcp:\n  retrieval:\n    perMinute: 2\n');

@@ -315,12 +315,18 @@ describe('bad input loses nothing', () => {
     );
     writeFileSync(file, edited);
     git(dir, 'commit', '-am', 'hand edit');
-    await storeMemory(ctx, { ...redis, context: 'Updated by the agent.', metadata: { topicId: 'cache' } });
-    const after = readFileSync(file, 'utf8');
+    // A person wrote the current text last: the agent's update waits for review (issue 9 item 3).
+    const r = await storeMemory(ctx, {
+      ...redis,
+      context: 'Updated by the agent.',
+      metadata: { topicId: 'cache' },
+    });
+    expect(r.metadata).toMatchObject({ status: 'candidate', action: 'update', branch: 'candidate/cache' });
+    const after = git(dir, 'show', 'candidate/cache:memories/cache.md');
     expect(after).toContain('# reviewed by Ana');
     expect(after).toContain('owner: platform-team');
     expect(after).toContain('Updated by the agent.');
-    expect(git(dir, 'log', '-1', '--format=%s')).toBe('memory(update): cache\n');
+    expect(git(dir, 'log', '-1', '--format=%s', 'candidate/cache')).toBe('memory(update): cache\n');
   });
 
   it('storing the same summary twice changes nothing the second time', async () => {

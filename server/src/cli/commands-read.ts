@@ -137,11 +137,13 @@ export const logCommand: Command = {
       return EXIT.OK;
     }
     for (const e of entries) {
+      const who = e.agentName ?? e.author;
       writeLine(
         io,
         `${e.timestamp.slice(0, 19).replace('T', ' ')}  ${e.result.padEnd(9)} ${e.command.padEnd(9)} ${e.id ?? '-'}` +
-          `${e.agentName ? `  by ${e.agentName}` : e.author ? `  by ${e.author}` : ''}${e.errorCode ? `  [${e.errorCode}]` : ''}` +
-          `${e.source === 'audit' && e.subject ? `  ${e.subject}` : ''}`,
+          `${who ? `  by ${who}` : ''}${e.proposedBy ? ` (proposed by ${e.proposedBy})` : ''}` +
+          `${e.errorCode ? `  [${e.errorCode}]` : ''}` +
+          `${e.reason ? `: ${e.reason}` : ''}`,
       );
     }
     return EXIT.OK;

@@ -46,12 +46,15 @@ export const reviewCommand: Command = {
 export const acceptCommand: Command = {
   name: 'accept',
   summary: 'Accept a candidate: merge its branch into main',
-  usage: 'cairn accept ID [--allow RULE[,RULE...]]',
+  usage: 'cairn accept ID [--allow RULE[,RULE...]] [--override-rejection]',
   needsStore: true,
-  options: { allow: { type: 'string', multiple: true } },
+  options: { allow: { type: 'string', multiple: true }, 'override-rejection': { type: 'boolean' } },
   async run(args, io, open) {
     const [id] = need(args, 1, this.usage);
-    const r = await acceptCandidate(await open(), id, { allow: strs(args, 'allow') });
+    const r = await acceptCandidate(await open(), id, {
+      allow: strs(args, 'allow'),
+      overrideRejection: Boolean(args.values['override-rejection']),
+    });
     if (args.json) writeJson(io, { success: true, ...r });
     else if (r.alreadyMerged)
       writeLine(io, `${id} was already merged into main (by git or a pull request); removed its branch`);

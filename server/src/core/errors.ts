@@ -10,6 +10,8 @@ export const ERROR_CODES = [
   'NOT_A_STORE',
   'ALREADY_EXISTS',
   'NOT_A_CANDIDATE',
+  /** The candidate branch is the very proposal a person rejected (a stale copy). */
+  'ALREADY_REJECTED',
   'MERGE_CONFLICT',
   'WORKTREE_DIRTY',
   /** A branch moved underneath a write (another git process); nothing was changed: retry. */

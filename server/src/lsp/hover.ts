@@ -5,6 +5,7 @@ import { memoryContent } from '../core/rules/index.js';
 import type { ServerContext } from './context.js';
 import { idAt } from './id-at.js';
 import type { Workspace } from './workspace.js';
+import { emptyHistory } from '../ops/history.js';
 
 const FIRST_LINES = 6;
 
@@ -25,14 +26,7 @@ async function describe(ctx: ServerContext, ws: Workspace, id: string, markdown:
         path: entry.rel,
         status: info.status,
         memory: entry.doc,
-        history: history ?? {
-          feedbackUp: 0,
-          feedbackDown: 0,
-          reviewed: false,
-          lastCommit: null,
-          lastAffirmed: null,
-          allowed: [],
-        },
+        history: history ?? emptyHistory(),
         inboundRefs: ws.inboundCount(id),
       });
       facts.push(`trust: ${trust.toFixed(2)}`);

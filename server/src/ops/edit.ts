@@ -3,6 +3,7 @@ import { CairnError } from '../core/errors.js';
 import { parseMemory, renderBody, replaceBody, updateFrontMatter } from '../core/format/index.js';
 import { assertSafeId, writableText } from '../core/payload.js';
 import { routeWrite } from '../core/policy.js';
+import { idOf, supersedeCycle } from '../core/rules/index.js';
 import { isFlagged, scanText } from '../core/scan/index.js';
 import { formatCommitMessage } from '../core/trailers.js';
 import type { MemoryAction } from '../core/types.js';
@@ -10,7 +11,7 @@ import { memoryPath, repoPath, type Store } from '../store/store.js';
 import { appendAudit } from './audit.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
 import { commitRouted } from './commit-routed.js';
-import { CANDIDATE_PREFIX, requireMainTip } from './read.js';
+import { CANDIDATE_PREFIX, readMainMemories, requireMainTip } from './read.js';
 
 export interface EditResult {
   id: string;
@@ -39,6 +40,30 @@ async function requireText(store: Store, tip: string, id: string): Promise<strin
   return text;
 }
 
+/**
+ * `newer` superseding each of `olders` must not close a loop (A supersedes B supersedes A): every
+ * memory in a cycle would drop out of search. INVALID_REQUEST naming the chain.
+ */
+export async function refuseSupersedeCycle(
+  store: Store,
+  tip: string,
+  newer: string,
+  olders: readonly string[],
+): Promise<void> {
+  const links = new Map((await readMainMemories(store, tip)).map((m) => [idOf(m), m.frontMatter.supersedes]));
+  for (const older of olders) {
+    const chain = supersedeCycle((id) => links.get(id) ?? [], older, newer);
+    if (chain) {
+      throw new CairnError(
+        'INVALID_REQUEST',
+        `"${newer}" cannot supersede "${older}": ${chain.join(' supersedes ')} already, and the cycle ` +
+          'would drop every memory in it out of search',
+        { field: 'supersedes', chain },
+      );
+    }
+  }
+}
+
 async function audit(ctx: OpContext, command: string, id: string, result = 'committed') {
   await appendAudit(ctx.store, {
     timestamp: isoNow(ctx),
@@ -59,6 +84,7 @@ export async function supersede(ctx: OpContext, older: string, newer: string): P
     const tip = await requireMainTip(store);
     const oldText = await requireText(store, tip, older);
     const newText = await requireText(store, tip, newer);
+    await refuseSupersedeCycle(store, tip, newer, [older]);
     const current = parseMemory(newText, { path: memoryPath(newer) }).frontMatter.supersedes;
     const now = isoNow(ctx);
     const commit = await store.repo.commit({

@@ -7,6 +7,7 @@ import { packageVersion } from '../package-root.js';
 import type { CommitInfo } from '../store/git/index.js';
 import { openCairnDir, type CairnDir } from '../store/cairn-dir.js';
 import type { Store } from '../store/store.js';
+import { meaningOf } from './commit-meaning.js';
 
 const HISTORY_FILE = 'cache/history.v8';
 
@@ -19,6 +20,11 @@ export interface MemoryHistory {
   lastAffirmed: number | null;
   /** Scanner rules a person allowed on this memory (`Memory-Allow` on an accept or allow commit). */
   allowed: string[];
+  /**
+   * Who wrote the current content: `person` for a person's own write or hand edit, `agent` for an
+   * agent's write, also once a person accepted it; null when unknown.
+   */
+  lastWriter: 'person' | 'agent' | null;
 }
 
 export function emptyHistory(): MemoryHistory {
@@ -29,6 +35,7 @@ export function emptyHistory(): MemoryHistory {
     lastCommit: null,
     lastAffirmed: null,
     allowed: [],
+    lastWriter: null,
   };
 }
 
@@ -44,34 +51,52 @@ interface HistoryState {
   map: [string, MemoryHistory][];
 }
 
-/** Counts commits newest first; `reverted` collects the commits that a later revert undid. */
-function tally(commits: CommitInfo[], reverted: Set<string>): Map<string, MemoryHistory> {
+/** Actions that change no memory text: they say nothing about who wrote it. */
+const CONTENTLESS = new Set(['feedback', 'allow', 'supersede']);
+
+/**
+ * Counts commits newest first; `reverted` collects the commits that a later revert undid. Commits
+ * are read through `meaningOf`, so a hand edit names its author as the last writer and a merge of a
+ * candidate by plain git or a pull request counts as reviewed, like `cairn accept`.
+ */
+async function tally(
+  store: Store,
+  commits: CommitInfo[],
+  reverted: Set<string>,
+): Promise<Map<string, MemoryHistory>> {
   const map = new Map<string, MemoryHistory>();
   for (const c of commits) {
-    const msg = parseCommitMessage(c.message);
     // A reverted revert undoes nothing: its own target still counts.
     if (reverted.has(c.oid)) continue;
-    if (msg.reverts) reverted.add(msg.reverts);
-    if (!msg.memoryId) continue;
-    let h = map.get(msg.memoryId);
-    if (!h) map.set(msg.memoryId, (h = emptyHistory()));
-    h.lastCommit ??= {
-      oid: c.oid,
-      author: c.author.name,
-      date: new Date(c.author.timestamp * 1000).toISOString(),
-      action: msg.action,
-      subject: c.subject,
-    };
-    const vote = msg.trailers['Memory-Feedback'];
-    if (vote === 'up') h.feedbackUp++;
-    if (vote === 'down') h.feedbackDown++;
-    if (msg.action === 'accept') h.reviewed = true;
-    // Only a person's accept or allow commit carries an allowance; an agent's write never does.
-    if (msg.action === 'accept' || msg.action === 'allow')
-      for (const rule of parseAllowTrailer(msg.trailers['Memory-Allow']))
-        if (!h.allowed.includes(rule)) h.allowed.push(rule);
-    if (vote !== 'down' && msg.action !== 'undo' && h.lastAffirmed === null)
-      h.lastAffirmed = c.author.timestamp;
+    const meaning = await meaningOf(store, c);
+    if (meaning.reverts) reverted.add(meaning.reverts);
+    const msg = parseCommitMessage(c.message);
+    for (const id of meaning.memoryIds) {
+      let h = map.get(id);
+      if (!h) map.set(id, (h = emptyHistory()));
+      h.lastCommit ??= {
+        oid: c.oid,
+        author: c.author.name,
+        date: new Date(c.author.timestamp * 1000).toISOString(),
+        action: meaning.action,
+        subject: c.subject,
+      };
+      const vote = msg.trailers['Memory-Feedback'];
+      if (vote === 'up') h.feedbackUp++;
+      if (vote === 'down') h.feedbackDown++;
+      if (meaning.reviewed) h.reviewed = true;
+      // Only a person's accept or allow commit carries an allowance; an agent's write never does.
+      if (msg.action === 'accept' || msg.action === 'allow')
+        for (const rule of parseAllowTrailer(msg.trailers['Memory-Allow']))
+          if (!h.allowed.includes(rule)) h.allowed.push(rule);
+      if (vote !== 'down' && meaning.action !== 'undo' && h.lastAffirmed === null)
+        h.lastAffirmed = c.author.timestamp;
+      if (h.lastWriter === null && !CONTENTLESS.has(meaning.action ?? '')) {
+        const agentMade =
+          meaning.action === 'accept' ? meaning.agent !== null : /\(agent\)$/.test(c.author.name);
+        h.lastWriter = agentMade ? 'agent' : 'person';
+      }
+    }
   }
   return map;
 }
@@ -91,6 +116,7 @@ function merge(
       lastCommit: n.lastCommit ?? o.lastCommit,
       lastAffirmed: n.lastAffirmed ?? o.lastAffirmed,
       allowed: [...new Set([...o.allowed, ...n.allowed])],
+      lastWriter: n.lastWriter ?? o.lastWriter,
     });
   }
   return out;
@@ -113,14 +139,14 @@ function loadState(dir: CairnDir, version: string): HistoryState | null {
 export async function memoryHistories(store: Store, tip: string): Promise<Map<string, MemoryHistory>> {
   if (memo && memo.root === store.root && memo.state.tip === tip) return memo.map;
   const dir = await openCairnDir(store.root, store.repo);
-  const version = `history-2/${packageVersion()}`;
+  const version = `history-4/${packageVersion()}`;
   const cached = memo?.root === store.root ? memo.state : loadState(dir, version);
   let map: Map<string, MemoryHistory>;
   let seen: Set<string>;
   const known = cached ? new Set(cached.seen) : null;
   const fresh = known ? await store.repo.log(tip, { stopAt: known }) : null;
   const reverted = new Set<string>();
-  const delta = fresh ? tally(fresh, reverted) : null;
+  const delta = fresh ? await tally(store, fresh, reverted) : null;
   if (cached && known && fresh && delta && ![...reverted].some((oid) => known.has(oid))) {
     map = merge(new Map(cached.map), delta);
     seen = known;
@@ -128,7 +154,7 @@ export async function memoryHistories(store: Store, tip: string): Promise<Map<st
   } else {
     // First run, another version, or a new revert of an already counted commit: count it all again.
     const all = await store.repo.log(tip);
-    map = tally(all, new Set());
+    map = await tally(store, all, new Set());
     seen = new Set(all.map((c) => c.oid));
   }
   const state: HistoryState = { version, tip, seen: [...seen], map: [...map] };

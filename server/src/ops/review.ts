@@ -10,7 +10,7 @@ import { memoryPath, repoPath, type Store } from '../store/store.js';
 import { checkAllowance, ruleList, type FileFinding } from './allow.js';
 import { appendAudit } from './audit.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
-import { CANDIDATE_PREFIX, REJECTED_PREFIX, openCandidates, requireMainTip } from './read.js';
+import { CANDIDATE_PREFIX, REJECTED_PREFIX, openCandidates, rejectedTags, requireMainTip } from './read.js';
 
 export interface CandidateView {
   id: string;
@@ -97,6 +97,8 @@ export interface AcceptOptions {
    * only when every flagged rule is named; otherwise NEEDS_ALLOWANCE names the findings.
    */
   allow?: readonly string[];
+  /** Accept even though a person rejected this very proposal (a stale branch, e.g. in another clone). */
+  overrideRejection?: boolean;
 }
 
 export async function acceptCandidate(
@@ -115,6 +117,7 @@ export async function acceptCandidate(
       await store.repo.deleteBranch(branch);
       return { id, commit: null, alreadyMerged: true, paths: [], allowed: [] };
     }
+    if (!opts.overrideRejection) await refuseRejected(store, id, cand);
     const base = await store.repo.mergeBase(cand, main);
     const changes: { path: string; content: Uint8Array | null }[] = [];
     for (const d of await store.repo.diff(base, cand)) {
@@ -184,6 +187,23 @@ export async function acceptCandidate(
     id,
   });
   return result;
+}
+
+/**
+ * A branch whose tip a person already rejected (the tag points at it or past it) is a stale copy of
+ * the rejected proposal, e.g. a local branch in a clone that has not synced: it is not accepted
+ * without an explicit override. A new proposal made after the rejection is a new commit and passes.
+ */
+async function refuseRejected(store: Store, id: string, cand: string): Promise<void> {
+  for (const tag of await rejectedTags(store)) {
+    if (tag.id !== id || !(await store.repo.isAncestor(cand, tag.target))) continue;
+    throw new CairnError(
+      'ALREADY_REJECTED',
+      `${CANDIDATE_PREFIX}${id} is the proposal a person rejected (tag ${tag.name}); delete the branch ` +
+        `(git branch -D ${CANDIDATE_PREFIX}${id}), or accept it anyway with --override-rejection`,
+      { id, tag: tag.name },
+    );
+  }
 }
 
 function sameBytes(a: Uint8Array | null, b: Uint8Array | null): boolean {

@@ -1,7 +1,7 @@
 // `cairn store` / memory_store: a conversation summary becomes a memory file, routed by policy to
 // the main branch (active), a candidate branch (awaiting review) or nowhere (dropped, logged).
 import { CairnError, isCairnError } from '../core/errors.js';
-import { renderMemory, updateFrontMatter, replaceBody, renderBody } from '../core/format/index.js';
+import { renderMemory, updateFrontMatter, updateSections } from '../core/format/index.js';
 import {
   assertSafeId,
   draftFromPayload,
@@ -18,7 +18,9 @@ import { memoryPath, repoPath, type Store } from '../store/store.js';
 import { appendAudit } from './audit.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
 import { commitRouted } from './commit-routed.js';
-import { CANDIDATE_PREFIX, REJECTED_PREFIX, requireMainTip } from './read.js';
+import { refuseSupersedeCycle } from './edit.js';
+import { memoryHistories } from './history.js';
+import { CANDIDATE_PREFIX, rejectedTags, requireMainTip } from './read.js';
 
 export interface StoreFinding {
   code: string;
@@ -76,7 +78,10 @@ export async function storeMemory(
     // any cache are all derived from the redacted text.
     const { value: p, redacted } = redactDeep(validateStorePayload(input, { channel: opts.channel }));
     payload = p;
-    const result = await ctx.store.repo.withLock(() => storeLocked(ctx, p, opts.channel === 'import'));
+    const agentWrite = opts.channel === 'agent' || p.agentName !== undefined;
+    const result = await ctx.store.repo.withLock(() =>
+      storeLocked(ctx, p, opts.channel === 'import', agentWrite),
+    );
     if (redacted.length) {
       result.redacted = redacted;
       const rules = [...new Set(redacted.map((r) => r.code))].join(', ');
@@ -111,7 +116,12 @@ export async function storeMemory(
   }
 }
 
-async function storeLocked(ctx: OpContext, p: StorePayload, isImport: boolean): Promise<StoreResult> {
+async function storeLocked(
+  ctx: OpContext,
+  p: StorePayload,
+  isImport: boolean,
+  agentWrite: boolean,
+): Promise<StoreResult> {
   const { store } = ctx;
   const tip = await requireMainTip(store);
   const now = isoNow(ctx);
@@ -123,12 +133,13 @@ async function storeLocked(ctx: OpContext, p: StorePayload, isImport: boolean): 
   let text = renderMemory(draftFromPayload(p, { id, now }));
   let action: MemoryAction = isImport ? 'import' : 'add';
   if (existingText !== null) {
-    if (sameContent(existingText, text))
-      return unchangedResult(id, text, 'the same memory is already stored');
     if (explicitId) {
       text = updatedText(existingText, p, now);
       action = 'update';
-    } else {
+    }
+    if (sameContent(existingText, text))
+      return unchangedResult(id, text, 'the same memory is already stored');
+    if (!explicitId) {
       id = await freeId(store, tip, id);
       text = renderMemory(draftFromPayload(p, { id, now }));
     }
@@ -141,13 +152,27 @@ async function storeLocked(ctx: OpContext, p: StorePayload, isImport: boolean): 
     }
   }
 
-  const rejected = await store.repo.resolve(`refs/tags/${REJECTED_PREFIX}${id}`);
-  if (rejected) {
-    const old = await store.repo.readText(rejected, repoPath(store, memoryPath(id)));
-    if (old !== null && sameContent(old, text)) {
-      return droppedResult(id, text, 'a person already rejected this memory (tag rejected/' + id + ')', []);
-    }
+  if (p.supersedes.length) await refuseSupersedeCycle(store, tip, id, p.supersedes);
+
+  // The same proposal twice changes nothing: the branch and its review stay as they are.
+  const openBranch = await store.repo.resolve(`refs/heads/${CANDIDATE_PREFIX}${id}`);
+  if (openBranch && !(await store.repo.isAncestor(openBranch, tip))) {
+    const proposed = await store.repo.readText(openBranch, repoPath(store, memoryPath(id)));
+    if (proposed !== null && sameContent(proposed, text))
+      return unchangedResult(id, text, `the same proposal already awaits review on ${CANDIDATE_PREFIX}${id}`);
   }
+
+  const rejection = await priorRejection(store, id, text, existingText !== null);
+  if (rejection?.identical) {
+    return droppedResult(id, text, `a person already rejected this memory (tag ${rejection.tag})`, []);
+  }
+  const review = isImport
+    ? 'imports are always reviewed'
+    : rejection
+      ? `a person rejected ${rejection.what} before (tag ${rejection.tag}${rejection.reason ? `: "${rejection.reason}"` : ''}); a new proposal waits for review`
+      : action === 'update' && agentWrite && (await lastWrittenByPerson(store, tip, id))
+        ? 'an agent update of a memory a person last wrote is reviewed'
+        : undefined;
 
   const scan = scanText(`${p.topic}\n${text}`);
   const flagged = isFlagged(scan) ? [...new Set(scan.map((f) => f.code))] : [];
@@ -157,7 +182,7 @@ async function storeLocked(ctx: OpContext, p: StorePayload, isImport: boolean): 
     confidence: p.confidence,
     flaggedBy: flagged,
     governance: store.config.governance,
-    alwaysReview: isImport ? 'imports are always reviewed' : undefined,
+    alwaysReview: review,
   });
   if (decision.route === 'dropped') return droppedResult(id, text, decision.reason, findings);
 
@@ -182,6 +207,7 @@ async function storeLocked(ctx: OpContext, p: StorePayload, isImport: boolean): 
       'Memory-Route': decision.route,
       ...(p.confidence !== undefined ? { 'Memory-Confidence': String(p.confidence) } : {}),
       ...(flagged.length ? { 'Memory-Flagged': flagged.join(', ') } : {}),
+      ...(rejection ? { 'Memory-Rejected-Before': rejection.tag } : {}),
     },
   });
   const { branch, commit } = await commitRouted(store, {
@@ -207,7 +233,10 @@ function sameContent(a: string, b: string): boolean {
   return strip(a) === strip(b);
 }
 
-/** An update keeps what a person wrote in the front matter (comments, unknown keys) and replaces the summary. */
+/**
+ * An update keeps what a person wrote: front matter comments and keys it does not set, and every
+ * body section it does not restate (a hand-written `## Notes`, a Rationale left out).
+ */
 function updatedText(existing: string, p: StorePayload, now: string): string {
   const patch: Record<string, unknown> = { title: p.topic, updated: now };
   if (p.tags.length) patch.tags = p.tags;
@@ -215,18 +244,60 @@ function updatedText(existing: string, p: StorePayload, now: string): string {
   if (p.triples.length) patch.triples = p.triples.map((t) => (t.from || t.until ? t : [t.s, t.p, t.o]));
   if (p.supersedes.length) patch.supersedes = p.supersedes;
   if (p.kind) patch.kind = p.kind;
-  const withMeta = updateFrontMatter(existing, patch);
-  return replaceBody(
-    withMeta,
-    renderBody({
-      context: p.context,
-      decisions: p.decisions,
-      rationale: p.rationale,
-      openQuestions: p.openQuestions,
-      nextSteps: p.nextSteps,
-      references: p.references,
-    }),
-  );
+  return updateSections(updateFrontMatter(existing, patch), {
+    context: p.context,
+    decisions: p.decisions,
+    rationale: p.rationale,
+    openQuestions: p.openQuestions,
+    nextSteps: p.nextSteps,
+    references: p.references,
+  });
+}
+
+interface PriorRejection {
+  tag: string;
+  reason: string;
+  /** "this id" or "the same text (as <id>)" */
+  what: string;
+  /** Exactly the content a person rejected: dropped rather than proposed again. */
+  identical: boolean;
+}
+
+/**
+ * A rejection that still speaks about this write: a rejection of the id (while the id is not on
+ * main), or of the same body under any id. Confidence or other front matter cannot get round it.
+ */
+async function priorRejection(
+  store: Store,
+  id: string,
+  text: string,
+  onMain: boolean,
+): Promise<PriorRejection | null> {
+  const body = bodyOf(text);
+  let found: PriorRejection | null = null;
+  for (const tag of await rejectedTags(store)) {
+    const old = await store.repo.readText(tag.target, repoPath(store, memoryPath(tag.id)));
+    const sameId = tag.id === id && !onMain;
+    const sameBody = old !== null && bodyOf(old) === body;
+    if (!sameId && !sameBody) continue;
+    const reason = (tag.message ?? '').split('\n\n')[1]?.trim() ?? '';
+    const identical = old !== null && tag.id === id && sameContent(old, text);
+    const what = sameId ? `"${id}"` : `the same text (as "${tag.id}")`;
+    if (!found || identical) found = { tag: tag.name, reason, what, identical };
+    if (identical) break;
+  }
+  return found;
+}
+
+/** The body (after front matter), whitespace-normalized: what a proposal says. */
+function bodyOf(text: string): string {
+  const m = /^---\r?\n[\s\S]*?\r?\n---\r?\n/.exec(text);
+  return (m ? text.slice(m[0].length) : text).replace(/\s+/g, ' ').trim();
+}
+
+/** Whether the newest change of the memory's content was a person's (not an agent's, not accepted from one). */
+async function lastWrittenByPerson(store: Store, tip: string, id: string): Promise<boolean> {
+  return (await memoryHistories(store, tip)).get(id)?.lastWriter === 'person';
 }
 
 async function freeId(store: Store, tip: string, base: string): Promise<string> {

@@ -1,8 +1,10 @@
-// `cairn undo`: reverts the newest memory commit on main with a new commit, the way `git revert`
-// would. History is never rewritten. Reverts made with plain `git revert` count as undone too.
+// `cairn undo`: reverts the newest memory change on main with a new commit, the way `git revert`
+// would, whatever made the change (Cairn, a plain or pull-request merge, a hand commit); merges are
+// reverted against their first parent. History is never rewritten. Reverts made with plain
+// `git revert` count as undone too.
 import { CairnError } from '../core/errors.js';
-import { parseCommitMessage } from '../core/trailers.js';
 import { appendAudit } from './audit.js';
+import { meaningOf, type CommitMeaning } from './commit-meaning.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
 import { requireMainTip } from './read.js';
 
@@ -21,21 +23,26 @@ export async function undoLast(ctx: OpContext): Promise<UndoResult> {
     const history = await store.repo.log(tip, { firstParent: true, limit: UNDO_SCAN_LIMIT });
     const reverted = new Set<string>();
     let target: (typeof history)[number] | undefined;
+    let meaning: CommitMeaning | undefined;
     for (const c of history) {
-      const msg = parseCommitMessage(c.message);
-      if (msg.reverts) {
-        reverted.add(msg.reverts);
+      if (c.parents.length === 0) break; // the store's first commit is not a memory change
+      const m = await meaningOf(store, c);
+      if (m.reverts) {
+        reverted.add(m.reverts);
         continue; // an undo is not itself undone by the next `cairn undo`: that walks further back
       }
       if (reverted.has(c.oid)) continue;
-      if (msg.action) {
+      // Whatever made it: a Cairn write, a plain or pull-request merge, a hand commit.
+      if (m.action) {
         target = c;
+        meaning = m;
         break;
       }
     }
-    if (!target) throw new CairnError('NOTHING_TO_UNDO', 'no memory commit on main left to undo');
+    if (!target || !meaning) throw new CairnError('NOTHING_TO_UNDO', 'no memory commit on main left to undo');
+    // A merge is reverted against its first parent: what it brought to main goes.
     const parent = target.parents[0] ?? null;
-    const msg = parseCommitMessage(target.message);
+    const memoryId = meaning.memoryIds[0] ?? null;
     const changes: { path: string; content: Uint8Array | null }[] = [];
     for (const d of await store.repo.diff(parent, target.oid)) {
       const now = await store.repo.readFile(tip, d.path);
@@ -51,9 +58,7 @@ export async function undoLast(ctx: OpContext): Promise<UndoResult> {
       }
       changes.push({ path: d.path, content: parent ? await store.repo.readFile(parent, d.path) : null });
     }
-    const trailers = [`Memory-Id: ${msg.memoryId ?? ''}`, 'Memory-Action: undo'].filter(
-      (l) => !l.endsWith(': '),
-    );
+    const trailers = [`Memory-Id: ${memoryId ?? ''}`, 'Memory-Action: undo'].filter((l) => !l.endsWith(': '));
     const commit = await store.repo.commit({
       branch: store.config.mainBranch,
       expectedTip: tip,
@@ -63,7 +68,7 @@ export async function undoLast(ctx: OpContext): Promise<UndoResult> {
       message: `Revert "${target.subject}"\n\nThis reverts commit ${target.oid}.\n\n${trailers.join('\n')}\n`,
     });
     return {
-      undone: { oid: target.oid, subject: target.subject, memoryId: msg.memoryId },
+      undone: { oid: target.oid, subject: target.subject, memoryId },
       commit,
       paths: changes.map((c) => c.path.slice(store.prefix.length)),
     };

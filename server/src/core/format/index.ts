@@ -4,6 +4,7 @@ export type { ParseOptions, ParsedNote, NoteHeading } from './parse.js';
 export { findDuplicateIds } from './duplicates.js';
 export { renderMemory, renderBody, draftFrontMatter } from './render.js';
 export { updateFrontMatter, replaceBody } from './edit.js';
+export { updateSections, type BodyUpdate } from './sections.js';
 export { slugify, validateId, memoryIdFromPath } from './id.js';
 export { isIsoDate, FORMAT_PROBLEM_CODES } from './problems.js';
 export type { FormatProblemCode } from './problems.js';

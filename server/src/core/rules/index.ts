@@ -30,7 +30,7 @@ export {
 } from './content.js';
 export { cairnTrackedProblem, symlinkProblem } from './store-files.js';
 export { windowsOverlap } from './conflicts.js';
-export { frontMatterIdRanges } from './references.js';
+export { frontMatterIdRanges, supersedeCycle } from './references.js';
 export { tripleRanges } from './schema.js';
 
 const SEVERITY_ORDER = { error: 0, warning: 1, information: 2, hint: 3 } as const;

@@ -110,8 +110,48 @@ function supersedeProblems(doc: ParsedMemory, ws: WorkspaceView): Problem[] {
           range,
           message: `\`${key}\` names "${id}", which is not a memory: fix the id or remove it`,
         });
+      } else if (key === 'supersedes') {
+        const cycle = supersedeCycle(supersedesOf(ws, self, doc.frontMatter.supersedes), id, self);
+        if (cycle) {
+          out.push({
+            code: 'ref/supersede-cycle',
+            severity: 'error',
+            range,
+            message:
+              `supersede cycle: ${[self, ...cycle].join(' supersedes ')}; every memory in it drops out ` +
+              'of search. Remove one of the links',
+          });
+        }
       }
     }
   }
   return out;
+}
+
+/** `supersedes` lists by id from the workspace, with `self`'s own list as in the checked text. */
+function supersedesOf(ws: WorkspaceView, self: string, own: string[]): (id: string) => readonly string[] {
+  return (id) => (id === self ? own : (ws.memories.get(id)?.supersedes ?? []));
+}
+
+/**
+ * The chain `from` -> ... -> `to` along `supersedes` links, or null. Used to find a cycle: when
+ * `to` supersedes `from` and `from` (transitively) supersedes `to`, both drop out of search.
+ */
+export function supersedeCycle(
+  supersedes: (id: string) => readonly string[],
+  from: string,
+  to: string,
+): string[] | null {
+  const seen = new Set<string>();
+  const walk = (id: string, path: string[]): string[] | null => {
+    if (id === to) return path;
+    if (seen.has(id)) return null;
+    seen.add(id);
+    for (const next of supersedes(id)) {
+      const found = walk(next, [...path, next]);
+      if (found) return found;
+    }
+    return null;
+  };
+  return walk(from, [from]);
 }

@@ -23,8 +23,9 @@ export const SCAN_RULES: readonly ScanRule[] = [
 ];
 
 /** Hidden findings that still route to review: comments exist as findings only when they carry
- * instructions, and tag characters outside flag emoji have no use but smuggling text. */
-const ROUTED_HIDDEN_CODES = new Set(['hidden/html-comment', 'hidden/tag-chars']);
+ * instructions, tag characters outside flag emoji have no use but smuggling text, and bidi
+ * overrides make a reviewer read something else than the agent does (Trojan Source). */
+const ROUTED_HIDDEN_CODES = new Set(['hidden/html-comment', 'hidden/tag-chars', 'hidden/bidi']);
 
 function overlaps(a: ScanFinding, b: ScanFinding): boolean {
   const before = (p: Position, q: Position): boolean =>
@@ -115,8 +116,9 @@ export function scanText(text: string, opts: { baseLine?: number } = {}): ScanFi
 
 /**
  * True when a write carrying these findings must go to review as a candidate instead of becoming
- * active: any injection or secret finding of severity error or warning, and HTML comments that carry
- * instructions. Stray zero-width or bidi characters alone do not route (pasted text often has them).
+ * active: any injection or secret finding of severity error or warning, any error, HTML comments
+ * that carry instructions, tag characters and bidi controls. Stray zero-width characters alone do
+ * not route (pasted text often has them).
  */
 export function isFlagged(findings: readonly ScanFinding[]): boolean {
   return findings.some(

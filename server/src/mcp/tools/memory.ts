@@ -140,6 +140,8 @@ export const memoryRetrieve = defineTool({
       provider: answer.provider,
       vector_enabled: answer.vector_enabled,
       withheld: answer.withheld,
+      // Honest output: keyword-only, partial or rebuilt answers say so to the agent, every call.
+      ...(answer.warnings?.length ? { warnings: answer.warnings } : {}),
     };
     return { text: retrievalNarrative(answer), json, result: `${answer.entries.length} results` };
   },
@@ -169,6 +171,7 @@ export const memorySearch = defineTool({
         provider: answer.provider,
         vector_enabled: answer.vector_enabled,
         withheld: answer.withheld,
+        ...(answer.warnings?.length ? { warnings: answer.warnings } : {}),
       },
       result: `${answer.results.length} results`,
     };
@@ -190,6 +193,8 @@ export const memoryGet = defineTool({
   },
   invalidCode: 'INVALID_REQUEST',
   readOnly: true,
+  // docs/agents.md lists memory_get under the retrieval limits: it reads the store like a search.
+  limiter: () => 'retrieval',
   handler: async (a, env) => {
     const r = await readLinesForAgent(env.ctx, a.path, a.from_line ?? 1, a.lines);
     return { json: { ...r }, result: 'ok' };
