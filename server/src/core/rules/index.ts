@@ -55,7 +55,8 @@ export function checkMemory(doc: ParsedMemory, ws: WorkspaceView, opts: CheckOpt
   const run = (rule: RuleName, f: () => Problem[]) => {
     if (!enabled(rule)) return;
     try {
-      out.push(...f());
+      // A loop, not push(...): a huge file can have more problems than a call has room for arguments.
+      for (const p of f()) out.push(p);
     } catch (e) {
       out.push({
         code: 'rule-internal',

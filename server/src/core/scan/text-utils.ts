@@ -59,9 +59,14 @@ export function codeSpans(text: string): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
   const fence = /^[ \t]{0,3}(`{3,}|~{3,})[^\n]*\n[\s\S]*?(?:^[ \t]{0,3}\1[ \t]*$|(?![\s\S]))/gm;
   for (const m of text.matchAll(fence)) spans.push([m.index, m.index + m[0].length]);
+  const fences = spans.length;
   const inline = /(`+)(?!`)[^\n]*?[^`]\1(?!`)/g;
+  // Both lists come in text order, so one cursor over the fences replaces a search per match.
+  let k = 0;
   for (const m of text.matchAll(inline)) {
-    if (!spans.some(([s, e]) => m.index >= s && m.index < e)) spans.push([m.index, m.index + m[0].length]);
+    while (k < fences && spans[k][1] <= m.index) k++;
+    if (k < fences && spans[k][0] <= m.index) continue;
+    spans.push([m.index, m.index + m[0].length]);
   }
   return spans;
 }
