@@ -2,14 +2,15 @@
 // paragraph of e-mail-like words, the CommonMark pathological cases) and very large files. Each
 // case runs in a child process with a time limit, so a slow parser shows as "> limit" instead of
 // hanging the benchmark.
-// Run: npx tsc -p tsconfig.json && node bench/format-hostile.mjs [sizeKB=250] [limitSeconds=60]
-//      (CAIRN_DIST=/other/dist to measure another build, e.g. the one before a fix)
+// Run: npm run bench:format-hostile -- [sizeKB=250] [limitSeconds=60]
+//      (CAIRN_DIST=/other/dist to measure another build side by side, e.g. the one before a fix)
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const dist = process.env.CAIRN_DIST ?? path.join(import.meta.dirname, '..', 'dist');
-const FRONT = '---\nid: hostile\ntitle: Hostile\nkind: note\ncreated: 2026-01-01\nupdated: 2026-01-01\n---\n\n';
+const FRONT =
+  '---\nid: hostile\ntitle: Hostile\nkind: note\ncreated: 2026-01-01\nupdated: 2026-01-01\n---\n\n';
 
 /** `unit` repeated to about `bytes` characters (joined by `sep`). */
 function repeat(unit, bytes, sep = '') {
@@ -32,7 +33,8 @@ export const CASES = {
   '[ (]( repeated': (n) => `${repeat('[ (](', n)}\n`,
   'nested brackets': (n) => `${repeat('[', n / 2)}a${repeat(']', n / 2)}\n`,
   'nested block quotes': (n) => `${repeat('> ', n)}a\n`,
-  'backtick runs': (n) => `e${Array.from({ length: Math.floor(Math.sqrt(2 * n)) }, (_, i) => '`'.repeat(i + 1)).join('e')}\n`,
+  'backtick runs': (n) =>
+    `e${Array.from({ length: Math.floor(Math.sqrt(2 * n)) }, (_, i) => '`'.repeat(i + 1)).join('e')}\n`,
   'unclosed links <': (n) => `${repeat('[a](<b', n)}\n`,
   'unclosed links': (n) => `${repeat('[a](b', n)}\n`,
   'table with many rows': (n) => `| a | b |\n|---|---|\n${repeat('| x | y |\n', n)}`,
@@ -52,11 +54,10 @@ async function runOne(name, bytes) {
   console.log(JSON.stringify({ ms, chars: text.length, codes }));
 }
 
-if (process.argv[1] !== import.meta.filename) {
-  // imported
-} else if (process.argv[2] === "--one") {
+const main = process.argv[1] === import.meta.filename;
+if (main && process.argv[2] === '--one') {
   await runOne(process.argv[3], Number(process.argv[4]));
-} else {
+} else if (main) {
   const bytes = Number(process.argv[2] ?? 250) * 1024;
   const limit = Number(process.argv[3] ?? 60);
   console.log(`dist: ${dist}`);
