@@ -107,6 +107,8 @@ export interface NearDuplicateQueryOptions {
   threshold?: number;
   /** Id to leave out (the memory being edited). */
   excludeId?: string;
+  /** More ids to leave out (for example exact copies, reported already). */
+  exclude?: ReadonlySet<string>;
   /** Maximum number of matches, default 10. */
   limit?: number;
 }
@@ -192,7 +194,7 @@ export class NearDuplicateIndex {
       const bucket = this.buckets[b].get(bandKey(sig, b));
       if (!bucket) continue;
       for (const id of bucket) {
-        if (seen.has(id) || id === opts.excludeId) continue;
+        if (seen.has(id) || id === opts.excludeId || opts.exclude?.has(id)) continue;
         seen.add(id);
         const entry = this.entries.get(id)!;
         // Exact filters before the exact check: size ratio bounds Jaccard; the MinHash estimate is close.
