@@ -68,11 +68,20 @@ export function codeSpans(text: string): Array<[number, number]> {
     if (k < fences && spans[k][0] <= m.index) continue;
     spans.push([m.index, m.index + m[0].length]);
   }
-  return spans;
+  return spans.sort((a, b) => a[0] - b[0]);
 }
 
+/** True when `offset` is inside one of `spans` (sorted by start, not overlapping, as codeSpans gives). */
 export function insideSpans(offset: number, spans: Array<[number, number]>): boolean {
-  return spans.some(([s, e]) => offset >= s && offset < e);
+  let lo = 0;
+  let hi = spans.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (spans[mid][0] > offset) hi = mid - 1;
+    else if (spans[mid][1] <= offset) lo = mid + 1;
+    else return true;
+  }
+  return false;
 }
 
 /** Shannon entropy in bits per character. */
