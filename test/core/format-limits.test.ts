@@ -45,6 +45,13 @@ describe('markdown limits', () => {
     expect(limitProblems(text)).toEqual([]);
   });
 
+  test('a table of 1,500 rows is under the size limit but over the line limit', () => {
+    const text = `${HEAD}\n| a | b |\n|---|---|\n${'| x | y |\n'.repeat(1500)}`;
+    expect(text.length).toBeLessThan(MARKDOWN_LIMITS.fullParseChars);
+    const [p] = limitProblems(text);
+    expect(p.message).toMatch(/^file too large to parse fully: 1504 lines of markdown, the limit is 1000;/);
+  });
+
   test('block quotes nested 5,000 deep on one line are read approximately, not overflowing the stack', () => {
     const m = parseMemory(`${HEAD}\n${'> '.repeat(5000)}deep [[ref-deep]]\n`, {
       path: 'memories/hostile.md',
