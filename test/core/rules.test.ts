@@ -190,6 +190,91 @@ describe('scanner', () => {
   });
 });
 
+describe('groups (issue 8, item 14)', () => {
+  const findings = (result: ReturnType<typeof checkAll>, code: string) =>
+    result.flatMap((f) =>
+      f.problems.filter((p) => p.code === code).map((p) => [f.path, ...(p.related ?? []).map((r) => r.path)]),
+    );
+
+  it('reports a pair of exact duplicates once in checkWorkspace, with both locations', () => {
+    const result = checkAll({
+      'memories/a.md': memory('a', { body: REDIS }),
+      'memories/b.md': memory('b', { body: REDIS }),
+    });
+    expect(findings(result, 'duplicate/exact')).toEqual([['memories/a.md', 'memories/b.md']]);
+  });
+
+  it('reports five copies as one finding naming the other four', () => {
+    const files = Object.fromEntries(
+      ['a', 'b', 'c', 'd', 'e'].map((id) => [`memories/${id}.md`, memory(id, { body: REDIS })]),
+    );
+    expect(findings(checkAll(files), 'duplicate/exact')).toEqual([
+      ['memories/a.md', 'memories/b.md', 'memories/c.md', 'memories/d.md', 'memories/e.md'],
+    ]);
+    const [p] = check(files, 'memories/c.md');
+    expect(p.message).toMatch(/^same content as 4 other memories: "a", "b", "d" and 1 more: /);
+    expect(p.relatedOmitted).toBeUndefined();
+  });
+
+  it('keeps every pair visible when a supersede link splits the copies', () => {
+    const files = {
+      'memories/a.md': memory('a', { body: REDIS }),
+      'memories/b.md': memory('b', { body: REDIS }),
+      'memories/c.md': memory('c', { body: REDIS, extra: 'supersedes: [a]' }),
+    };
+    const statuses = { a: { status: 'superseded' as const, supersededBy: 'c' } };
+    const pairs = findings(checkAll(files, { statuses }), 'duplicate/exact');
+    // a is superseded by c, so a~c is no finding; a~b and b~c both are.
+    expect(pairs).toEqual([
+      ['memories/a.md', 'memories/b.md'],
+      ['memories/b.md', 'memories/c.md'],
+    ]);
+    // Without the status a and c are still linked: each memory sees a different set of copies, so
+    // each set is its own finding.
+    expect(findings(checkAll(files), 'duplicate/exact')).toEqual([
+      ['memories/a.md', 'memories/b.md'],
+      ['memories/b.md', 'memories/a.md', 'memories/c.md'],
+      ['memories/c.md', 'memories/b.md'],
+    ]);
+  });
+
+  it('caps related locations at 20 and counts the rest', () => {
+    const files = Object.fromEntries(
+      Array.from({ length: 30 }, (_, i) => [`memories/m${i}.md`, memory(`m${i}`, { body: REDIS })]),
+    );
+    const [p] = check(files, 'memories/m0.md');
+    expect(p.related).toHaveLength(20);
+    expect(p.relatedOmitted).toBe(9);
+    expect(p.message).toMatch(/^same content as 29 other memories: "m1", "m2", "m3" and 26 more: /);
+  });
+
+  it('reports facts that all contradict each other once, and pairs split in time separately', () => {
+    const fact = (id: string, triple: string) =>
+      memory(id, {
+        body: `Unrelated body number ${id} about other matters entirely.`,
+        extra: `triples:\n  - ${triple}`,
+      });
+    const all = {
+      'memories/a.md': fact('a', '[api, uses, redis]'),
+      'memories/b.md': fact('b', '[api, uses, valkey]'),
+      'memories/c.md': fact('c', '[api, uses, memcached]'),
+    };
+    expect(findings(checkAll(all), 'conflict/fact')).toEqual([
+      ['memories/a.md', 'memories/b.md', 'memories/c.md'],
+    ]);
+    const split = {
+      'memories/a.md': fact('a', '{s: api, p: uses, o: redis, until: 2024-01-01}'),
+      'memories/b.md': fact('b', '{s: api, p: uses, o: valkey, until: 2024-01-01}'),
+      'memories/c.md': fact('c', '{s: api, p: uses, o: memcached, from: 2024-01-01}'),
+      'memories/d.md': fact('d', '{s: api, p: uses, o: dragonfly, from: 2024-01-01}'),
+    };
+    expect(findings(checkAll(split), 'conflict/fact')).toEqual([
+      ['memories/a.md', 'memories/b.md'],
+      ['memories/c.md', 'memories/d.md'],
+    ]);
+  });
+});
+
 describe('conflicts', () => {
   const fact = (id: string, triple: string, extra = ''): string =>
     memory(id, {

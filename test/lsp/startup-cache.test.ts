@@ -59,11 +59,11 @@ async function run(
   return { parsed: Number(parsed), reused: Number(reused), diags };
 }
 
-/** Ids named by the exact-duplicate diagnostics. */
+/** Ids named by the exact-duplicate diagnostic (one per memory, naming all its copies). */
 const duplicatesOf = (diags: Diagnostic[]) =>
   diags
     .filter((d) => d.code === 'duplicate/exact')
-    .map((d) => /"([^"]+)"/.exec(d.message)?.[1])
+    .flatMap((d) => [...d.message.matchAll(/"([^"]+)"/g)].map((m) => m[1]))
     .sort();
 
 const codes = (diags: Record<string, Diagnostic[]>) =>

@@ -115,19 +115,24 @@ function triples(v: unknown): Triple[] {
   if (v === undefined || v === null) return [];
   if (!Array.isArray(v))
     throw invalid('triples', 'must be an array of [subject, predicate, object] or {s, p, o, from, until}');
+  if (v.length > LIMITS.listItems)
+    throw invalid('triples', `has ${v.length} items; the limit is ${LIMITS.listItems}`);
   return v.map((t, i) => {
     const field = `triples[${i}]`;
     if (Array.isArray(t)) {
       if (t.length !== 3 || !t.every((x) => typeof x === 'string' && x.trim()))
         throw invalid(field, 'must be [subject, predicate, object] with three non-empty strings');
+      t.forEach((x: string, k) => str(x, `${field}[${k}]`, LIMITS.item, true)); // length
       const [s, p, o] = t.map((x: string, j: number) => cleanText(x, `${field}[${j}]`).trim());
       return { s, p, o };
     }
     if (t && typeof t === 'object') {
       const o = t as Record<string, unknown>;
-      for (const k of ['s', 'p', 'o'])
+      for (const k of ['s', 'p', 'o']) {
         if (typeof o[k] !== 'string' || !(o[k] as string).trim())
           throw invalid(`${field}.${k}`, 'must be a non-empty string');
+        str(o[k], `${field}.${k}`, LIMITS.item, true); // length
+      }
       const triple: Triple = {
         s: cleanText(o.s as string, `${field}.s`).trim(),
         p: cleanText(o.p as string, `${field}.p`).trim(),

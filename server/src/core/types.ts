@@ -50,7 +50,15 @@ export interface Problem {
   message: string;
   severity: Severity;
   range: Range;
+  /** Other places the finding involves; at most a few dozen (see core/rules/group.ts). */
   related?: RelatedLocation[];
+  /** How many more related places there were than `related` lists. */
+  relatedOmitted?: number;
+  /**
+   * Findings with the same group key describe the same set of memories (a group of exact duplicates,
+   * facts that contradict each other): `cairn check` reports the group once.
+   */
+  group?: string;
 }
 
 /** A knowledge-graph fact. `from`/`until` bound the time the fact held (ISO dates), both optional. */

@@ -13,6 +13,14 @@ function viewOf(model: WorkspaceModel): WorkspaceView {
   };
 }
 
+/**
+ * Extra pause before checking a large document: the rules read the whole text (about a second for
+ * 10 MB), so typing in a huge file costs one run per pause rather than one per keystroke.
+ */
+function pauseForSize(chars: number): number {
+  return Math.min(1500, Math.floor(chars / 8192));
+}
+
 /** How long a first publish waits for indexing before it goes out with the file-local rules only. */
 const PARTIAL_AFTER_MS = 750;
 
@@ -27,14 +35,18 @@ export class DiagnosticsPublisher {
   schedule(uri: string): void {
     const pending = this.timers.get(uri);
     if (pending) clearTimeout(pending);
+    const size = this.ctx.documents.get(uri)?.getText().length ?? 0;
     this.timers.set(
       uri,
-      setTimeout(() => {
-        this.timers.delete(uri);
-        this.publish(uri).catch((e) =>
-          this.ctx.log(`cairn: diagnostics failed for ${uri}: ${(e as Error).stack}`),
-        );
-      }, this.delayMs),
+      setTimeout(
+        () => {
+          this.timers.delete(uri);
+          this.publish(uri).catch((e) =>
+            this.ctx.log(`cairn: diagnostics failed for ${uri}: ${(e as Error).stack}`),
+          );
+        },
+        this.delayMs + pauseForSize(size),
+      ),
     );
   }
 

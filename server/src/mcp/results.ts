@@ -52,6 +52,9 @@ export function issueToError(code: 'INVALID_PAYLOAD' | 'INVALID_REQUEST', issue:
     message = 'is not a parameter of this tool';
   } else if (issue.code === 'invalid_type' && issue.received === 'undefined') {
     message = `is required (${issue.expected})`;
+  } else if (issue.code === 'too_big' && (issue.type === 'string' || issue.type === 'array')) {
+    const unit = issue.type === 'string' ? 'characters' : 'items';
+    message = `is over the limit of ${issue.maximum} ${unit}`;
   }
   return new CairnError(code, `${field}: ${message}`, { field });
 }

@@ -3,7 +3,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import {
   CallToolRequestSchema,
   RootsListChangedNotificationSchema,
@@ -21,6 +20,8 @@ import { auditToolCall } from './audit.js';
 import { readLimitsConfig, type PartialLimits } from './limits-config.js';
 import { answerToResult, errorBody, errorToResult, issueToError } from './results.js';
 import { hybridSearch, type SearchFn } from './search-port.js';
+import { auditRefusal, refusalReply, screenToolCall } from './refusals.js';
+import { LineTransport } from './stdio-transport.js';
 import type { AnyTool, ToolEnv } from './tool.js';
 import { ALL_TOOLS } from './tools/index.js';
 
@@ -193,12 +194,25 @@ export async function runMcpStdio(opts: McpOptions = {}): Promise<number> {
   const limits = opts.limits ?? (await readLimitsConfig(ctx.store.root));
   const server = createCairnMcpServer(ctx, { ...opts, limits });
   const stdin = (opts.stdin ?? process.stdin) as Readable;
-  const transport = new StdioServerTransport(stdin, (opts.stdout ?? process.stdout) as Writable);
+  const transport = new LineTransport(stdin, (opts.stdout ?? process.stdout) as Writable);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
     stdin.once('end', () => void server.close().then(resolve, resolve));
   });
   await server.connect(transport);
+  // A line that is no message (too large, not JSON) is answered here; the SDK never sees it.
+  transport.onrefused = (refused) => {
+    void auditRefusal(ctx, refused, stderr);
+    void transport.send(refusalReply(refused));
+  };
+  // tools/call params the SDK's schema would refuse with a raw zod dump (-32603) are fixed or
+  // answered first, so the tool's own validation names the field.
+  const deliver = transport.onmessage;
+  transport.onmessage = (message) => {
+    const screened = screenToolCall(message);
+    if ('reply' in screened) void transport.send(screened.reply);
+    else deliver?.(screened.message);
+  };
   stderr.write(`cairn mcp: serving ${ctx.store.root} on stdio\n`);
   await closed;
   return 0;

@@ -11,7 +11,10 @@ export interface CheckFinding {
   severity: Severity;
   code: string;
   message: string;
+  /** Other places involved: for a group (copies, contradicting facts), its other members, capped. */
   related: RelatedLocation[];
+  /** Members of the group past the cap on `related` (absent when none were left out). */
+  relatedOmitted?: number;
 }
 
 const SARIF_LEVEL: Record<Severity, string> = {
@@ -84,6 +87,7 @@ function sarif(findings: CheckFinding[], repoPrefix: string): string {
                 })),
               }
             : {}),
+          ...(f.relatedOmitted ? { properties: { relatedOmitted: f.relatedOmitted } } : {}),
         })),
       },
     ],

@@ -164,5 +164,6 @@ function toFinding(file: string, p: Problem): CheckFinding {
     code: p.code,
     message: p.message,
     related: p.related ?? [],
+    ...(p.relatedOmitted ? { relatedOmitted: p.relatedOmitted } : {}),
   };
 }

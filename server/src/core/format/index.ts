@@ -1,5 +1,5 @@
 // The memory file format v1 (docs/format.md): parse, render, edit, ids, refs. Pure: no I/O.
-export { parseMemory, parseNote, extractRefs, scanMarkdown } from './parse.js';
+export { parseMemory, parseNote, extractRefs, scanMarkdown, MARKDOWN_LIMITS } from './parse.js';
 export type { ParseOptions, ParsedNote, NoteHeading } from './parse.js';
 export { findDuplicateIds } from './duplicates.js';
 export { renderMemory, renderBody, draftFrontMatter } from './render.js';

@@ -2,7 +2,7 @@
 import type { MemoryRef, ParsedMemory, Problem, Range } from '../types.js';
 import type { MarkdownScan } from './blocks.js';
 import { bodyFromScan, emptyBody, refsInText } from './body.js';
-import { scanFast } from './fast.js';
+import { isThematicBreak, scanApproximate, scanFast } from './fast.js';
 import { defaultFrontMatter, readFrontMatter } from './frontmatter.js';
 import { LineIndex, lineRange } from './lines.js';
 import { problem } from './problems.js';
@@ -19,13 +19,82 @@ export interface ParseOptions {
   markdown?: 'auto' | 'remark';
 }
 
-/** Scans the markdown from `bodyStart` with the fast scanner when it can, else remark. */
+/**
+ * What remark is given at most. micromark is superlinear on some inputs (nested emphasis, an unclosed
+ * `[` before a long paragraph, block quotes nested on one line) and costs 1-20 µs a character on
+ * plain ones, so a file past these limits is read by the linear approximate scanner instead, with a
+ * `markdown-limit` problem: no single file can stall the language server or `cairn check`.
+ */
+export const MARKDOWN_LIMITS = {
+  /** Characters of markdown (after the front matter). */
+  fullParseChars: 32 * 1024,
+  /** Lines of markdown: remark costs about 0.2 ms a line of a table or a list. */
+  fullParseLines: 1000,
+  /** Block quotes and list items opened on one line. */
+  nesting: 32,
+} as const;
+
+/** A markdown scan, and why it is approximate when remark could not be afforded. */
+export interface BodyScan extends MarkdownScan {
+  limited?: { message: string; offset: number };
+}
+
+/**
+ * Scans the markdown from `bodyStart` with the fast scanner when it can, else remark within
+ * MARKDOWN_LIMITS, else the approximate scanner.
+ */
 export function scanMarkdown(
   text: string,
   bodyStart: number,
   opts: { markdown?: 'auto' | 'remark' } = {},
-): MarkdownScan {
-  return (opts.markdown === 'remark' ? null : scanFast(text, bodyStart)) ?? scanWithRemark(text, bodyStart);
+): BodyScan {
+  const fast = opts.markdown === 'remark' ? null : scanFast(text, bodyStart);
+  if (fast) return fast;
+  const size = text.length - bodyStart;
+  const lines = size > MARKDOWN_LIMITS.fullParseChars ? 0 : countLines(text, bodyStart);
+  if (size > MARKDOWN_LIMITS.fullParseChars || lines > MARKDOWN_LIMITS.fullParseLines) {
+    const [n, unit, limit] =
+      lines > MARKDOWN_LIMITS.fullParseLines
+        ? [lines, 'lines', MARKDOWN_LIMITS.fullParseLines]
+        : [size, 'characters', MARKDOWN_LIMITS.fullParseChars];
+    const message =
+      `file too large to parse fully: ${n} ${unit} of markdown, the limit is ${limit}; ` +
+      'headings, lists and code are read approximately (split the file)';
+    return { ...scanApproximate(text, bodyStart), limited: { message, offset: bodyStart } };
+  }
+  const deep = deeplyNestedLine(text, bodyStart);
+  if (deep >= 0) {
+    const message =
+      `markdown nested more than ${MARKDOWN_LIMITS.nesting} levels deep on one line: ` +
+      'headings, lists and code are read approximately';
+    return { ...scanApproximate(text, bodyStart), limited: { message, offset: deep } };
+  }
+  return scanWithRemark(text, bodyStart);
+}
+
+function countLines(text: string, from: number): number {
+  let lines = 1;
+  for (let at = text.indexOf('\n', from); at >= 0; at = text.indexOf('\n', at + 1)) lines++;
+  return lines;
+}
+
+/** Offset of the first line opening more than MARKDOWN_LIMITS.nesting block quotes or list items, or -1. */
+function deeplyNestedLine(text: string, from: number): number {
+  const CONTAINERS = /^(?:[ \t]*(?:>|[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t])))+/;
+  const MARKER = />|[-*+]|\d{1,9}[.)]/g;
+  for (let pos = from; pos < text.length;) {
+    let end = text.indexOf('\n', pos);
+    if (end < 0) end = text.length;
+    const line = text.slice(pos, end);
+    const prefix = CONTAINERS.exec(line)?.[0] ?? '';
+    const deep =
+      prefix.length > MARKDOWN_LIMITS.nesting &&
+      (prefix.match(MARKER)?.length ?? 0) > MARKDOWN_LIMITS.nesting;
+    // `- - - -` is a thematic break, not nested lists.
+    if (deep && !isThematicBreak(line)) return pos;
+    pos = end + 1;
+  }
+  return -1;
 }
 
 /**
@@ -77,6 +146,7 @@ function parseMemoryUnchecked(text: string, opts: ParseOptions): ParsedMemory {
     problems.push(problem('frontmatter-missing', message, fenceRange));
   }
   const scan = scanMarkdown(text, bodyStart, opts);
+  if (scan.limited) problems.push(limitProblem(scan.limited, index));
   return {
     path: opts.path,
     text,
@@ -87,6 +157,15 @@ function parseMemoryUnchecked(text: string, opts: ParseOptions): ParsedMemory {
     bodyStartLine: split.state === 'ok' ? split.bodyStartLine : 0,
     problems,
   };
+}
+
+function limitProblem(limited: { message: string; offset: number }, index: LineIndex): Problem {
+  return problem(
+    'markdown-limit',
+    limited.message,
+    lineRange(index, index.position(limited.offset).line),
+    'warning',
+  );
 }
 
 export interface NoteHeading {
@@ -132,6 +211,7 @@ export function parseNote(text: string, opts: ParseOptions): ParsedNote {
       bodyStart = split.bodyStart;
     }
     const scan = scanMarkdown(text, bodyStart, opts);
+    if (scan.limited) problems.push(limitProblem(scan.limited, index));
     const headingBlocks = scan.blocks.filter((b) => b.type === 'heading');
     const headings = headingBlocks.map((h, i): NoteHeading => {
       const next = headingBlocks.slice(i + 1).find((n) => (n.depth ?? 0) <= (h.depth ?? 0));

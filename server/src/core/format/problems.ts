@@ -14,6 +14,7 @@ export const FORMAT_PROBLEM_CODES = [
   'id-invalid',
   'id-mismatch',
   'id-duplicate',
+  'markdown-limit',
   'parse-internal',
 ] as const;
 export type FormatProblemCode = (typeof FORMAT_PROBLEM_CODES)[number];

@@ -1,13 +1,44 @@
 // The reference markdown scanner: remark (CommonMark + GFM + front matter). One frozen processor
 // is shared by every call: building a unified pipeline costs more than parsing a small file.
-import { unified } from 'unified';
+import { unified, type Processor } from 'unified';
 import remarkParse from 'remark-parse';
 import remarkFrontmatter from 'remark-frontmatter';
 import remarkGfm from 'remark-gfm';
 import type { Nodes, Root } from 'mdast';
 import type { Block, MarkdownScan, Span } from './blocks.js';
+import { plainHeadingText } from './heading-text.js';
 
-const processor = unified().use(remarkParse).use(remarkFrontmatter, ['yaml']).use(remarkGfm).freeze();
+/**
+ * Inline constructs the scan never uses (emphasis, links and images, GFM autolink literals,
+ * strikethrough, footnote calls): they change neither blocks nor code spans, only heading text,
+ * which plainHeadingText reads instead. micromark resolves them in superlinear time on hostile
+ * input: one unclosed `[` before 250 KB of e-mail-like words took 10 s, nested emphasis of 16 KB
+ * took 14 s (bench/format-hostile.mjs).
+ */
+const UNUSED_CONSTRUCTS = [
+  'attention',
+  'labelStartLink',
+  'labelStartImage',
+  'labelEnd',
+  'emailAutolink',
+  'wwwAutolink',
+  'protocolAutolink',
+  'strikethrough',
+  'gfmFootnoteCall',
+  'gfmPotentialFootnoteCall',
+];
+
+function withoutUnusedConstructs(this: Processor): void {
+  const data = this.data();
+  (data.micromarkExtensions ??= []).push({ disable: { null: UNUSED_CONSTRUCTS } });
+}
+
+const processor = unified()
+  .use(remarkParse)
+  .use(remarkFrontmatter, ['yaml'])
+  .use(remarkGfm)
+  .use(withoutUnusedConstructs)
+  .freeze();
 
 const EXCLUDED_TYPES = new Set(['code', 'inlineCode', 'html', 'yaml']);
 
@@ -47,6 +78,7 @@ export function scanWithRemark(text: string, bodyStart: number): MarkdownScan {
 
 /** The text of a node without markup (what a reader sees in a heading). */
 function plainText(node: Nodes): string {
+  if (node.type === 'text') return plainHeadingText(node.value);
   if ('value' in node && typeof node.value === 'string') return node.value;
   if ('children' in node) return (node.children as Nodes[]).map(plainText).join('');
   return '';

@@ -5,7 +5,8 @@ import { idOf, isMemoryPath, startOfFile } from './content.js';
 import { linked } from './duplicates.js';
 import { FactIndex, normalizeTerm } from './facts.js';
 import { tripleRanges } from './schema.js';
-import type { WorkspaceView } from './types.js';
+import { capRelated, groupKey, nameSome } from './group.js';
+import type { FactEntry, MemoryInfo, WorkspaceView } from './types.js';
 
 function bound(date: string | undefined, open: number): number {
   if (!date) return open;
@@ -36,26 +37,40 @@ export function conflictProblems(doc: ParsedMemory, ws: WorkspaceView): Problem[
   const out: Problem[] = [];
   doc.frontMatter.triples.forEach((triple, i) => {
     const range: Range = ranges[i] ?? doc.keyRanges.triples ?? startOfFile();
+    const against: { other: MemoryInfo; fact: FactEntry }[] = [];
     for (const fact of facts.lookup(triple.s, triple.p)) {
       if (fact.id === id) continue;
       const other = ws.memories.get(fact.id);
       if (!other || other.status !== 'active' || linked(id, doc.frontMatter.supersedes, other)) continue;
       if (normalizeTerm(fact.triple.o) === normalizeTerm(triple.o) || !windowsOverlap(triple, fact.triple))
         continue;
-      out.push({
-        code: 'conflict/fact',
-        severity: 'warning',
-        range,
-        message: `conflicts with "${other.id}", which says "${describe(fact.triple)}": correct one, bound them in time (from/until) or mark one as superseding the other`,
-        related: [
-          {
-            path: other.path,
-            range: other.tripleRanges?.[fact.index] ?? other.keyRanges?.triples ?? startOfFile(),
-            message: `"${other.id}" says ${describe(fact.triple)}`,
-          },
-        ],
-      });
+      against.push({ other, fact });
     }
+    if (against.length === 0) return;
+    const related = against.map(({ other, fact }) => ({
+      path: other.path,
+      range: other.tripleRanges?.[fact.index] ?? other.keyRanges?.triples ?? startOfFile(),
+      message: `"${other.id}" says ${describe(fact.triple)}`,
+    }));
+    const fix = 'correct one, bound them in time (from/until) or mark one as superseding the other';
+    const [first] = against;
+    const message =
+      against.length === 1
+        ? `conflicts with "${first.other.id}", which says "${describe(first.fact.triple)}": ${fix}`
+        : `conflicts with ${against.length} facts about "${triple.s} ${triple.p}": ` +
+          `${nameSome(against.map(({ other, fact }) => `"${other.id}" says "${fact.triple.o}"`))}: ${fix}`;
+    out.push({
+      code: 'conflict/fact',
+      severity: 'warning',
+      range,
+      message,
+      ...capRelated(related),
+      // Facts that all contradict each other are one group: `cairn check` reports it once.
+      group: groupKey('conflict/fact', [
+        `${id}#${i}`,
+        ...against.map(({ fact }) => `${fact.id}#${fact.index}`),
+      ]),
+    });
   });
   return out;
 }

@@ -1,8 +1,9 @@
 // Duplicate rules: exact (same normalized content hash), near (trigram Jaccard via the index) and
 // semantic (embedding neighbours, information only: no threshold separates duplicates from related
 // notes). Memories linked by `supersedes` are not duplicates of each other: that link is the fix.
-import type { ParsedMemory, Problem } from '../types.js';
+import type { ParsedMemory, Problem, Range } from '../types.js';
 import { headlineRange, idOf, isMemoryPath, memoryContent } from './content.js';
+import { capRelated, groupKey, nameSome } from './group.js';
 import { contentHash } from './similarity-port.js';
 import {
   DEFAULT_NEAR_THRESHOLD,
@@ -41,28 +42,30 @@ export function duplicateProblems(doc: ParsedMemory, ws: WorkspaceView, opts: Ch
       severity,
       range,
       message: `${what} "${other.id}" (${other.title || other.path}): merge them or mark this one as superseding it`,
-      related: [
-        {
-          path: other.path,
-          range: headlineRange(other.keyRanges),
-          message: `the other memory (${other.status})`,
-        },
-      ],
+      related: [relatedTo(other)],
+      // A pair is reported once by `cairn check`, from whichever of the two comes first.
+      ...(code === 'duplicate/exact' ? { group: groupKey(code, [id, other.id]) } : {}),
     });
   };
 
+  // Exact copies are one finding naming all the others (capped), not one per copy.
   const hash = contentHash(content);
   const sameHash =
     ws.byHash?.get(hash) ?? [...ws.memories.values()].filter((m) => m.contentHash === hash).map((m) => m.id);
+  const copies: MemoryInfo[] = [];
   for (const otherId of sameHash) {
     const other = ws.memories.get(otherId);
     if (seen.has(otherId) || !comparable(other) || linked(id, supersedes, other)) continue;
-    push('duplicate/exact', 'warning', other, 'same content as');
+    seen.add(otherId);
+    copies.push(other);
   }
+  if (copies.length === 1) push('duplicate/exact', 'warning', copies[0], 'same content as');
+  else if (copies.length > 1) out.push(exactGroupProblem(id, range, copies));
 
   const near = ws.nearDuplicates?.query(content, {
     threshold: opts.nearThreshold ?? DEFAULT_NEAR_THRESHOLD,
     excludeId: id,
+    exclude: seen,
   });
   for (const n of near ?? []) {
     const other = ws.memories.get(n.id);
@@ -83,4 +86,25 @@ export function duplicateProblems(doc: ParsedMemory, ws: WorkspaceView, opts: Ch
     push('duplicate/semantic', 'information', other, `similar meaning (cosine ${n.score.toFixed(2)}) to`);
   }
   return out;
+}
+
+function relatedTo(other: MemoryInfo) {
+  return {
+    path: other.path,
+    range: headlineRange(other.keyRanges),
+    message: `the other memory (${other.status})`,
+  };
+}
+
+/** One finding for a memory with several exact copies: the copies as related locations, capped. */
+function exactGroupProblem(id: string, range: Range, copies: readonly MemoryInfo[]): Problem {
+  const names = copies.map((c) => `"${c.id}"`);
+  return {
+    code: 'duplicate/exact',
+    severity: 'warning',
+    range,
+    message: `same content as ${copies.length} other memories: ${nameSome(names)}: merge them or mark the copies as superseded`,
+    ...capRelated(copies.map(relatedTo)),
+    group: groupKey('duplicate/exact', [id, ...copies.map((c) => c.id)]),
+  };
 }

@@ -56,7 +56,8 @@ export function checkMemory(doc: ParsedMemory, ws: WorkspaceView, opts: CheckOpt
   const run = (rule: RuleName, f: () => Problem[]) => {
     if (!enabled(rule)) return;
     try {
-      out.push(...f());
+      // A loop, not push(...): a huge file can have more problems than a call has room for arguments.
+      for (const p of f()) out.push(p);
     } catch (e) {
       out.push({
         code: 'rule-internal',
@@ -81,7 +82,8 @@ export interface FileProblems {
 
 /**
  * Checks many files against one workspace (duplicate ids across files included). Files without
- * problems are left out. The view's fact index is built once when it has none.
+ * problems are left out. A finding about a group of memories is reported once, in the first file
+ * of the group by path. The view's fact index is built once when it has none.
  */
 export function checkWorkspace(
   docs: readonly ParsedMemory[],
@@ -94,10 +96,13 @@ export function checkWorkspace(
       ? findDuplicateIds(docs.filter((d) => isMemoryPath(d.path)))
       : new Map();
   const out: FileProblems[] = [];
-  for (const doc of docs) {
-    const problems = [...checkMemory(doc, view, opts), ...(duplicateIds.get(doc.path) ?? [])].sort(
-      byPosition,
-    );
+  // A group (copies of one text, facts that contradict each other) is reported by its first file.
+  const reported = new Set<string>();
+  const firstOfGroup = (p: Problem) => !p.group || (!reported.has(p.group) && !!reported.add(p.group));
+  for (const doc of [...docs].sort((a, b) => a.path.localeCompare(b.path))) {
+    const problems = [...checkMemory(doc, view, opts), ...(duplicateIds.get(doc.path) ?? [])]
+      .filter(firstOfGroup)
+      .sort(byPosition);
     if (problems.length) out.push({ path: doc.path, problems });
   }
   return out.sort((a, b) => a.path.localeCompare(b.path));

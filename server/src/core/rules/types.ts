@@ -31,7 +31,11 @@ export interface Neighbour {
 
 /** The near-duplicate index (trigram Jaccard with MinHash/LSH), as far as the rules use it. */
 export interface NearDuplicateLookup {
-  query(text: string, opts: { threshold: number; excludeId?: string }): Neighbour[];
+  /** `exclude`: ids already reported (exact copies), skipped before the costly exact check. */
+  query(
+    text: string,
+    opts: { threshold: number; excludeId?: string; exclude?: ReadonlySet<string> },
+  ): Neighbour[];
 }
 
 /** A fact with the memory that states it, for conflict lookups. */

@@ -13,10 +13,22 @@ const TEMPLATE_TAGS = [
   { name: 'end-of-sequence', re: /<\/s>/ },
 ];
 
-/** `<s>old</s>` is HTML strikethrough: a `</s>` that closes an open `<s>` is not an end-of-sequence token. */
-function closesStrikethrough(text: string, at: number): boolean {
-  const before = text.slice(0, at);
-  return (before.match(/<s>/gi)?.length ?? 0) > (before.match(/<\/s>/gi)?.length ?? 0);
+/**
+ * `<s>old</s>` is HTML strikethrough: a `</s>` after more `<s>` than `</s>` is not an end-of-sequence
+ * token. The offsets of those `</s>`, in one pass (counting before each match cost n² on many tags).
+ */
+function strikethroughCloses(text: string): Set<number> {
+  const closes = new Set<number>();
+  let opened = 0;
+  let closed = 0;
+  for (const m of text.matchAll(/<(\/?)s>/gi)) {
+    if (!m[1]) opened++;
+    else {
+      if (opened > closed) closes.add(m.index);
+      closed++;
+    }
+  }
+  return closes;
 }
 
 export const templateTagsRule: ScanRule = {
@@ -27,8 +39,9 @@ export const templateTagsRule: ScanRule = {
   why: 'Tokens such as <|im_start|>, [INST] or <tool_call> can make a model read the memory as a new system or tool turn instead of as data.',
   find(input) {
     const spans = codeSpans(input.text);
+    const strikethrough = strikethroughCloses(input.text);
     return findPatterns(input, TEMPLATE_TAGS)
-      .filter((m) => !(m.pattern === 'end-of-sequence' && closesStrikethrough(input.text, m.start)))
+      .filter((m) => !(m.pattern === 'end-of-sequence' && strikethrough.has(m.start)))
       .map((m) =>
         insideSpans(m.start, spans)
           ? {
@@ -110,7 +123,11 @@ export const exfiltrationRule: ScanRule = {
   why: 'An image or link whose URL carries data sends that data to a third party as soon as an agent renders or follows it.',
   find(input: ScanInput) {
     const matches: RuleMatch[] = [];
-    const urlish = /(!?)\[[^\]\n]*\]\(\s*<?([^)\s>]+)[^)\n]*\)|<img\b[^>]*\bsrc\s*=\s*["']?([^"'\s>]+)/gi;
+    // Bounded, and no backtracking into the URL (`(?=(...))\2` takes it whole): nested quantifiers
+    // over a long line of `[a](http://...` backtracked for minutes. Link text stops at `[`, so a run
+    // of brackets costs one step each; a title is quoted, as in CommonMark.
+    const urlish =
+      /(!?)\[[^[\]\n]{0,1000}\]\(\s*<?(?=([^)\s>]{1,4096}))\2>?(?:\s+(?:"[^"\n]{0,1000}"|'[^'\n]{0,1000}'))?\s*\)|<img\b[^>]{0,1000}?\bsrc\s*=\s*["']?([^"'\s>]{1,4096})/gi;
     for (const m of input.text.matchAll(urlish)) {
       const isImage = m[1] === '!' || m[3] !== undefined;
       const url = m[2] ?? m[3];

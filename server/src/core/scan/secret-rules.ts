@@ -102,7 +102,8 @@ const SECRET_PATTERNS: SecretPattern[] = [
     code: 'secret/url-password',
     title: 'Password in a URL',
     re: /\b[a-z][a-z0-9+.-]*:\/\/[^\s:@/]+:([^\s@/]+)@[^\s/]+/i,
-    quick: /:\/\/[^\s]*@/,
+    // Userinfo holds no `/`: stopping there keeps a long run of URLs from rescanning to its end.
+    quick: /:\/\/[^\s/@]*@/,
     group: 1,
     accept: (v) => notPlaceholder(v) && !DEV_PASSWORDS.test(v) && !/^[:$%{<[]/.test(v),
   },

@@ -59,15 +59,29 @@ export function codeSpans(text: string): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
   const fence = /^[ \t]{0,3}(`{3,}|~{3,})[^\n]*\n[\s\S]*?(?:^[ \t]{0,3}\1[ \t]*$|(?![\s\S]))/gm;
   for (const m of text.matchAll(fence)) spans.push([m.index, m.index + m[0].length]);
+  const fences = spans.length;
   const inline = /(`+)(?!`)[^\n]*?[^`]\1(?!`)/g;
+  // Both lists come in text order, so one cursor over the fences replaces a search per match.
+  let k = 0;
   for (const m of text.matchAll(inline)) {
-    if (!spans.some(([s, e]) => m.index >= s && m.index < e)) spans.push([m.index, m.index + m[0].length]);
+    while (k < fences && spans[k][1] <= m.index) k++;
+    if (k < fences && spans[k][0] <= m.index) continue;
+    spans.push([m.index, m.index + m[0].length]);
   }
-  return spans;
+  return spans.sort((a, b) => a[0] - b[0]);
 }
 
+/** True when `offset` is inside one of `spans` (sorted by start, not overlapping, as codeSpans gives). */
 export function insideSpans(offset: number, spans: Array<[number, number]>): boolean {
-  return spans.some(([s, e]) => offset >= s && offset < e);
+  let lo = 0;
+  let hi = spans.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (spans[mid][0] > offset) hi = mid - 1;
+    else if (spans[mid][1] <= offset) lo = mid + 1;
+    else return true;
+  }
+  return false;
 }
 
 /** Shannon entropy in bits per character. */

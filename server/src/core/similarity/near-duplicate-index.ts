@@ -21,6 +21,16 @@ const ESTIMATE_MARGIN = 0.2;
 const EMPTY = 0x7fffffff;
 
 /**
+ * Characters of a text that near-duplicate detection reads: a huge file is compared by its start.
+ * Trigram tables of 10 MB cost seconds and the index keeps each normalized text in memory.
+ */
+export const NEAR_TEXT_LIMIT = 64 * 1024;
+
+function normalizedStart(text: string): string {
+  return normalizeForHash(text.slice(0, NEAR_TEXT_LIMIT));
+}
+
+/**
  * One-permutation MinHash with optimal densification (Shrivastava, ICML 2017): each trigram is hashed
  * once, its hash picks one of the 126 bins and the bin keeps its minimum; an empty bin borrows the value
  * of a bin chosen by a hash of (bin, attempt). Same collision probability as 126 separate permutations
@@ -82,7 +92,7 @@ interface Entry extends NearSignature {
 
 /** The signature `add` would index for `text`. */
 export function nearSignature(text: string): NearSignature {
-  const normalized = normalizeForHash(text);
+  const normalized = normalizedStart(text);
   const grams = new TrigramTable(normalized);
   return { normalized, grams: grams.size, sig: minhashSignature(grams) };
 }
@@ -97,6 +107,8 @@ export interface NearDuplicateQueryOptions {
   threshold?: number;
   /** Id to leave out (the memory being edited). */
   excludeId?: string;
+  /** More ids to leave out (for example exact copies, reported already). */
+  exclude?: ReadonlySet<string>;
   /** Maximum number of matches, default 10. */
   limit?: number;
 }
@@ -174,7 +186,7 @@ export class NearDuplicateIndex {
   query(text: string, opts: NearDuplicateQueryOptions = {}): NearDuplicateMatch[] {
     const threshold = opts.threshold ?? NEAR_DUPLICATE_THRESHOLD;
     const limit = opts.limit ?? 10;
-    const grams = new TrigramTable(normalizeForHash(text));
+    const grams = new TrigramTable(normalizedStart(text));
     const sig = minhashSignature(grams);
     const seen = new Set<string>();
     const matches: NearDuplicateMatch[] = [];
@@ -182,7 +194,7 @@ export class NearDuplicateIndex {
       const bucket = this.buckets[b].get(bandKey(sig, b));
       if (!bucket) continue;
       for (const id of bucket) {
-        if (seen.has(id) || id === opts.excludeId) continue;
+        if (seen.has(id) || id === opts.excludeId || opts.exclude?.has(id)) continue;
         seen.add(id);
         const entry = this.entries.get(id)!;
         // Exact filters before the exact check: size ratio bounds Jaccard; the MinHash estimate is close.

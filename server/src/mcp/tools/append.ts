@@ -1,6 +1,7 @@
 // memory_append: a short standing note in MEMORY.md (read by every session), over ops/append.ts.
 import { z } from 'zod';
-import { appendMemoryMd } from '../../ops/append.js';
+import { APPEND_LIMIT, appendMemoryMd } from '../../ops/append.js';
+import { BOUNDS } from '../bounds.js';
 import { defineTool } from '../tool.js';
 
 export const memoryAppend = defineTool({
@@ -13,8 +14,8 @@ export const memoryAppend = defineTool({
     '>= 0.75). MEMORY.md is capped (12,000 characters by default): the oldest entries are evicted and stay in ' +
     'git history. For decisions with context use memory_store instead.',
   shape: {
-    content: z.string().min(1).describe('The note, one or two sentences'),
-    agentName: z.string().optional(),
+    content: z.string().min(1).max(APPEND_LIMIT).describe('The note, one or two sentences'),
+    agentName: z.string().max(BOUNDS.name).optional(),
   },
   invalidCode: 'INVALID_PAYLOAD',
   limiter: () => 'ingestion',

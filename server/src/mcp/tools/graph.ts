@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { CairnError } from '../../core/errors.js';
 import { ORIGINS } from '../../core/types.js';
 import { addFact, closeFact, graphSummary, queryGraph } from '../../ops/graph.js';
+import { BOUNDS } from '../bounds.js';
 import { defineTool } from '../tool.js';
 
 function need(value: string | undefined, field: string, operation: string): string {
@@ -23,18 +24,22 @@ export const knowledgeGraph = defineTool({
     '(default today). "summary": the entities with the most current facts.',
   shape: {
     operation: z.enum(['add', 'close', 'query', 'summary']),
-    subject: z.string().optional(),
-    predicate: z.string().optional(),
-    object: z.string().optional(),
-    valid_from: z.string().optional().describe('ISO date the fact started to hold'),
-    until: z.string().optional().describe('close: ISO date the fact stopped holding (default now)'),
-    as_of: z.string().optional().describe('query/summary: ISO date (default now)'),
-    entity: z.string().optional(),
-    memory_id: z.string().optional(),
+    subject: z.string().max(BOUNDS.text).optional(),
+    predicate: z.string().max(BOUNDS.text).optional(),
+    object: z.string().max(BOUNDS.text).optional(),
+    valid_from: z.string().max(BOUNDS.name).optional().describe('ISO date the fact started to hold'),
+    until: z
+      .string()
+      .max(BOUNDS.name)
+      .optional()
+      .describe('close: ISO date the fact stopped holding (default now)'),
+    as_of: z.string().max(BOUNDS.name).optional().describe('query/summary: ISO date (default now)'),
+    entity: z.string().max(BOUNDS.text).optional(),
+    memory_id: z.string().max(BOUNDS.name).optional(),
     limit: z.number().int().min(1).max(50).optional(),
     origin: z.enum(ORIGINS).optional(),
     confidence: z.number().min(0).max(1).optional(),
-    agentName: z.string().optional(),
+    agentName: z.string().max(BOUNDS.name).optional(),
   },
   invalidCode: 'INVALID_REQUEST',
   limiter: (a) => (a.operation === 'add' || a.operation === 'close' ? 'ingestion' : 'retrieval'),

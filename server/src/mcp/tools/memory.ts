@@ -1,11 +1,12 @@
 // memory_store, memory_retrieve, memory_search, memory_get, memory_review: thin over server/src/ops.
 import { z } from 'zod';
 import { ORIGINS, MEMORY_KINDS } from '../../core/types.js';
-import { RECORD_STATUSES } from '../../core/payload.js';
+import { LIMITS, RECORD_STATUSES } from '../../core/payload.js';
 import { reviewCandidates } from '../../ops/review.js';
 import { storeMemory, type StoreResult } from '../../ops/store-memory.js';
 import { readLinesForAgent } from '../../ops/withhold.js';
 import { retrievalNarrative } from '../narrative.js';
+import { BOUNDS } from '../bounds.js';
 import { defineTool } from '../tool.js';
 
 const list = (what: string) => z.array(z.string()).optional().describe(what);
@@ -54,8 +55,8 @@ export const memoryStore = defineTool({
     '(0..1). Governance decides the route: the answer says whether it became ACTIVE or a CANDIDATE awaiting ' +
     'human review, and why. Pass metadata.topic_id to update an existing memory.',
   shape: {
-    topic: z.string().describe('Short title, e.g. "Use Redis for session caching"'),
-    context: z.string().describe('The summary paragraph, about 300-1500 characters'),
+    topic: z.string().max(LIMITS.topic).describe('Short title, e.g. "Use Redis for session caching"'),
+    context: z.string().max(LIMITS.context).describe('The summary paragraph, about 300-1500 characters'),
     decisions: list('0-5 decisions, one sentence each'),
     rationale: list('Why the decisions were made'),
     openQuestions: list('What is still unclear'),
@@ -109,16 +110,17 @@ export const memoryRetrieve = defineTool({
     'awaiting review are never returned. Passages the scanner flags (prompt injection, secrets, hidden ' +
     'instructions) read "[withheld by Cairn: ...]" unless a person allowed them.',
   shape: {
-    query: z.string().min(1).describe('What you need to know, in words'),
+    query: z.string().min(1).max(BOUNDS.query).describe('What you need to know, in words'),
     maxResults: z.number().int().min(1).max(10).optional().describe('Default 3, at most 10'),
     maxTokens: z.number().int().min(50).max(20_000).optional().describe('Token budget, default 2000'),
     includeSuperseded: z.boolean().optional(),
     halfLifeDays: z.number().positive().optional().describe('Recency decay; default from cairn.yaml'),
     contextHints: z
-      .array(z.string())
+      .array(z.string().max(BOUNDS.hint))
+      .max(BOUNDS.hints)
       .optional()
       .describe('Extra words (file names, libraries) added to the query'),
-    agentName: z.string().optional(),
+    agentName: z.string().max(BOUNDS.name).optional(),
   },
   invalidCode: 'INVALID_REQUEST',
   readOnly: true,
@@ -155,9 +157,9 @@ export const memorySearch = defineTool({
     'snippet}, the provider, whether vectors were used and how many flagged passages were withheld. Follow ' +
     'up with memory_get for exact lines.',
   shape: {
-    query: z.string().min(1),
+    query: z.string().min(1).max(BOUNDS.query),
     max_results: z.number().int().min(1).max(50).optional().describe('Default 6'),
-    agentName: z.string().optional(),
+    agentName: z.string().max(BOUNDS.name).optional(),
   },
   invalidCode: 'INVALID_REQUEST',
   readOnly: true,
@@ -186,10 +188,10 @@ export const memoryGet = defineTool({
     'lines. A passage the scanner flags reads "[withheld by Cairn: ...]" unless a person allowed it; line ' +
     'numbers are kept and `withheld` counts such passages.',
   shape: {
-    path: z.string().min(1),
+    path: z.string().min(1).max(BOUNDS.path),
     from_line: z.number().int().min(1).optional(),
     lines: z.number().int().min(1).max(5000).optional(),
-    agentName: z.string().optional(),
+    agentName: z.string().max(BOUNDS.name).optional(),
   },
   invalidCode: 'INVALID_REQUEST',
   readOnly: true,
@@ -210,7 +212,7 @@ export const memoryReview = defineTool({
     'cairn reject, the editor, or a pull request).',
   shape: {
     include_diff: z.boolean().optional().describe('Add the diff against main for each candidate'),
-    agentName: z.string().optional(),
+    agentName: z.string().max(BOUNDS.name).optional(),
   },
   invalidCode: 'INVALID_REQUEST',
   readOnly: true,

@@ -9,6 +9,7 @@ import {
   readSessionItem,
   storeSessionItem,
 } from '../../ops/session-memory.js';
+import { BOUNDS } from '../bounds.js';
 import { defineTool } from '../tool.js';
 
 function needId(id: string | undefined, operation: string): string {
@@ -33,19 +34,23 @@ export const memoryManager = defineTool({
     'declares (roots/list), never in .git/ or .cairn/.',
   shape: {
     operation: z.enum(['store', 'read', 'list', 'cleanup', 'promote']),
-    title: z.string().optional(),
-    content: z.string().optional(),
-    file_path: z.string().optional(),
-    memory_id: z.string().optional(),
-    session: z.string().optional().describe('Default: this MCP session'),
+    title: z.string().max(BOUNDS.name).optional(),
+    content: z.string().optional().describe('At most one MCP message (4 MiB); larger output by file_path'),
+    file_path: z.string().max(BOUNDS.path).optional(),
+    memory_id: z.string().max(BOUNDS.name).optional(),
+    session: z.string().max(BOUNDS.name).optional().describe('Default: this MCP session'),
     offset: z.number().int().min(0).optional(),
     length: z.number().int().min(1).optional(),
-    source_tool: z.string().optional().describe('The tool whose output this is'),
+    source_tool: z.string().max(BOUNDS.name).optional().describe('The tool whose output this is'),
     expired_only: z.boolean().optional(),
-    topic: z.string().optional().describe('promote: the memory title (default the item title)'),
+    topic: z
+      .string()
+      .max(BOUNDS.name)
+      .optional()
+      .describe('promote: the memory title (default the item title)'),
     origin: z.enum(ORIGINS).optional(),
     confidence: z.number().min(0).max(1).optional(),
-    agentName: z.string().optional(),
+    agentName: z.string().max(BOUNDS.name).optional(),
   },
   invalidCode: 'INVALID_REQUEST',
   limiter: (a) => (a.operation === 'store' || a.operation === 'promote' ? 'ingestion' : null),
