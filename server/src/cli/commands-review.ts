@@ -113,7 +113,7 @@ function printEdit(io: Parameters<Command['run']>[1], json: boolean, r: EditResu
       io,
       r.staged
         ? `${text} proposed on ${r.branch} for review: ${r.reason}`
-        : `${text} (commit ${r.commit.slice(0, 8)})`,
+        : `${text} (commit ${r.commit.slice(0, 8)})${r.note ? `; ${r.note}` : ''}`,
     );
 }
 
