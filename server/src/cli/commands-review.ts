@@ -37,7 +37,9 @@ export const reviewCommand: Command = {
       writeLine(io, `  why a candidate: ${v.reason}`);
       if (v.flagged) writeLine(io, `  flagged: ${v.flagged}`);
       if (!args.values['no-diff']) writeLine(io, v.diff.replace(/^/gm, '  '));
-      writeLine(io, `  accept: cairn accept ${v.id}    reject: cairn reject ${v.id} --why "..."\n`);
+      // Flagged content is accepted only with an explicit allowance (docs/governance.md).
+      const allow = v.flagged ? ` --allow ${v.flagged.split(/[\s,]+/).filter(Boolean).join(',')}` : '';
+      writeLine(io, `  accept: cairn accept ${v.id}${allow}    reject: cairn reject ${v.id} --why "..."\n`);
     }
     return EXIT.OK;
   },
