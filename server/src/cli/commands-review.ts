@@ -37,7 +37,9 @@ export const reviewCommand: Command = {
       writeLine(io, `  why a candidate: ${v.reason}`);
       if (v.flagged) writeLine(io, `  flagged: ${v.flagged}`);
       if (!args.values['no-diff']) writeLine(io, v.diff.replace(/^/gm, '  '));
-      writeLine(io, `  accept: cairn accept ${v.id}    reject: cairn reject ${v.id} --why "..."\n`);
+      // Flagged content is accepted only with an explicit allowance (docs/governance.md).
+      const allow = v.flagged ? ` --allow ${v.flagged.split(/[\s,]+/).filter(Boolean).join(',')}` : '';
+      writeLine(io, `  accept: cairn accept ${v.id}${allow}    reject: cairn reject ${v.id} --why "..."\n`);
     }
     return EXIT.OK;
   },
@@ -113,7 +115,7 @@ function printEdit(io: Parameters<Command['run']>[1], json: boolean, r: EditResu
       io,
       r.staged
         ? `${text} proposed on ${r.branch} for review: ${r.reason}`
-        : `${text} (commit ${r.commit.slice(0, 8)})`,
+        : `${text} (commit ${r.commit.slice(0, 8)})${r.note ? `; ${r.note}` : ''}`,
     );
 }
 

@@ -16,6 +16,8 @@ export const ERROR_CODES = [
   'WORKTREE_DIRTY',
   /** A branch moved underneath a write (another git process); nothing was changed: retry. */
   'REF_MOVED',
+  /** A person's merge, rebase, cherry-pick or revert is half-done: Cairn writes nothing meanwhile. */
+  'OPERATION_IN_PROGRESS',
   'LOCK_TIMEOUT',
   'NOTHING_TO_UNDO',
   /** Accepting flagged content needs a person's explicit allowance of each flagged rule (--allow). */

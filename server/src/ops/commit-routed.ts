@@ -41,3 +41,15 @@ export async function commitRouted(
   });
   return { branch, commit };
 }
+
+/**
+ * A sentence for an answer when a write went to a branch other than the checked-out one (a write
+ * to main while a person works on another branch leaves their work tree as it is); null otherwise.
+ */
+export async function branchNote(store: Store, branch: string): Promise<string | null> {
+  const head = await store.repo.currentBranch();
+  if (head === branch) return null;
+  return head
+    ? `committed to ${branch}, which is not checked out: the work tree (on ${head}) was not changed`
+    : `committed to ${branch}; HEAD is detached, so the work tree was not changed`;
+}

@@ -10,7 +10,7 @@ import type { MemoryAction } from '../core/types.js';
 import { memoryPath, repoPath, type Store } from '../store/store.js';
 import { appendAudit } from './audit.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
-import { commitRouted } from './commit-routed.js';
+import { branchNote, commitRouted } from './commit-routed.js';
 import { CANDIDATE_PREFIX, readMainMemories, requireMainTip } from './read.js';
 
 export interface EditResult {
@@ -23,6 +23,14 @@ export interface EditResult {
   reason?: string;
   /** Secrets replaced by `[redacted: <rule>]` in the caller's text before the write. */
   redacted?: { field: string; code: string }[];
+  /** Set when the write went to a branch that is not checked out (see branchNote). */
+  note?: string;
+}
+
+/** Adds the branch note (a write to main while another branch is checked out) to a result. */
+async function withBranchNote(store: Store, res: EditResult): Promise<EditResult> {
+  const note = res.staged ? null : await branchNote(store, res.branch);
+  return note ? { ...res, note } : res;
 }
 
 async function requireText(store: Store, tip: string, id: string): Promise<string> {
@@ -121,7 +129,7 @@ export async function supersede(ctx: OpContext, older: string, newer: string): P
     };
   });
   await audit(ctx, 'supersede', older);
-  return res;
+  return withBranchNote(store, res);
 }
 
 /** Replaces a memory's context paragraph; the old text stays in git history. */
@@ -169,7 +177,7 @@ export async function correct(ctx: OpContext, id: string, newContext: string): P
     };
   });
   await audit(ctx, 'correct', id, res.staged ? 'candidate' : 'committed');
-  return res;
+  return withBranchNote(store, res);
 }
 
 /** An empty commit carrying `Memory-Feedback: up|down`; trust reads it back from history. */
@@ -209,7 +217,7 @@ export async function feedback(
     };
   });
   await audit(ctx, 'feedback', id);
-  return res;
+  return withBranchNote(store, res);
 }
 
 /** Removes a memory from main; it stays in git history (and `cairn undo` brings it back). */
@@ -237,5 +245,5 @@ export async function forget(ctx: OpContext, id: string, why?: string): Promise<
     };
   });
   await audit(ctx, 'forget', id);
-  return res;
+  return withBranchNote(store, res);
 }

@@ -17,7 +17,7 @@ import type { MemoryAction } from '../core/types.js';
 import { memoryPath, repoPath, type Store } from '../store/store.js';
 import { appendAudit } from './audit.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
-import { commitRouted } from './commit-routed.js';
+import { branchNote, commitRouted } from './commit-routed.js';
 import { refuseSupersedeCycle } from './edit.js';
 import { memoryHistories } from './history.js';
 import { CANDIDATE_PREFIX, rejectedTags, requireMainTip } from './read.js';
@@ -219,7 +219,9 @@ async function storeLocked(
     author: authorFor(ctx, p.agentName),
   });
   const staged = decision.route === 'candidate';
-  return result(id, text, decision.route, decision.reason, findings, action, staged ? branch : null, commit);
+  const note = staged ? null : await branchNote(store, branch);
+  const reason = note ? `${decision.reason}; ${note}` : decision.reason;
+  return result(id, text, decision.route, reason, findings, action, branch, commit);
 }
 
 function sameContent(a: string, b: string): boolean {

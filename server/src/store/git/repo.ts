@@ -15,6 +15,7 @@ import { ObjectStore } from './objects.js';
 import { checkRefName, checkRepoPath, findRepo } from './paths.js';
 import { recoverWrite, sweepTemps } from './recovery.js';
 import { Refs } from './refs.js';
+import { refuseDuringOperation } from './repo-state.js';
 import { isoGit } from './iso.js';
 import { isTreeMode } from './tree.js';
 import { lookupPath } from './tree-edit.js';
@@ -167,6 +168,14 @@ export class GitRepo {
       resolve: (r) => this.resolve(r),
     };
     return this.withLock(async () => {
+      await refuseDuringOperation(this.gitdir);
+      if (opts.thenDeleteBranch && (await this.currentBranch()) === opts.thenDeleteBranch) {
+        throw new CairnError(
+          'INVALID_REQUEST',
+          `${opts.thenDeleteBranch} is checked out; switch to ${opts.branch} first (git switch ${opts.branch})`,
+          { branch: opts.thenDeleteBranch },
+        );
+      }
       // Without an expectedTip the caller wants "on top of the branch": if a git process outside
       // our lock moved it while we were writing objects, build again on the new tip.
       for (let attempt = 1; ; attempt++) {
@@ -199,6 +208,7 @@ export class GitRepo {
       });
     }
     await this.withLock(async () => {
+      await refuseDuringOperation(this.gitdir);
       const oid = await this.refs.read(ref);
       if (!oid) throw new CairnError('NOT_FOUND', `branch ${name} does not exist`, { branch: name });
       await changeRefs(this.gitdir, this.refs, [{ ref, old: oid, new: null }]);
@@ -226,6 +236,7 @@ export class GitRepo {
     tagger: Author,
     thenDeleteBranch: string | undefined,
   ): Promise<string> {
+    await refuseDuringOperation(this.gitdir);
     const ref = `refs/tags/${checkRefName(name, 'tag')}`;
     const commit = await this.resolve(target);
     if (!commit) throw new CairnError('NOT_FOUND', `cannot tag ${target}: no such commit`, { target });

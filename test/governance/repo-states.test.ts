@@ -1,0 +1,95 @@
+// Issue 9 item 7: Cairn writes nothing while a person's merge, rebase, cherry-pick or revert is
+// half-done, checks everything before it moves a ref, and says which branch a write went to.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cairn, git, removeDir, tempDir } from '../helpers/store.js';
+
+const parents: string[] = [];
+afterEach(() => {
+  while (parents.length) removeDir(parents.pop()!);
+});
+
+async function newStore() {
+  const parent = tempDir();
+  parents.push(parent);
+  const dir = path.join(parent, 'mem');
+  expect((await cairn(['init', dir])).code).toBe(0);
+  const run = (...args: string[]) => cairn([...args, '--store', dir]);
+  return { dir, run };
+}
+
+/** Two branches change the same line of a memory; merging one into the other stops in a conflict. */
+async function conflictedMerge(s: { dir: string; run: (...a: string[]) => Promise<unknown> }) {
+  await s.run('store', '--topic', 'Build cache', '--context', 'Cache in S3.', '--id', 'build-cache');
+  const file = path.join(s.dir, 'memories/build-cache.md');
+  git(s.dir, 'switch', '-q', '-c', 'theirs');
+  writeFileSync(
+    file,
+    git(s.dir, 'show', 'HEAD:memories/build-cache.md').replace('Cache in S3.', 'Cache in GCS.'),
+  );
+  git(s.dir, 'commit', '-qam', 'theirs');
+  git(s.dir, 'switch', '-q', 'main');
+  writeFileSync(
+    file,
+    git(s.dir, 'show', 'HEAD:memories/build-cache.md').replace('Cache in S3.', 'Cache on disk.'),
+  );
+  git(s.dir, 'commit', '-qam', 'ours');
+  expect(() => git(s.dir, 'merge', '-q', 'theirs')).toThrow();
+}
+
+describe('repository states', () => {
+  it('refuses store and feedback during an unresolved merge, changing nothing', async () => {
+    const s = await newStore();
+    await conflictedMerge(s);
+    const refs = git(s.dir, 'for-each-ref');
+    const status = git(s.dir, 'status', '--porcelain');
+    for (const args of [
+      ['store', '--topic', 'Mid merge', '--context', 'Should wait.', '--json'],
+      ['feedback', 'build-cache', 'up', '--json'],
+      ['undo', '--json'],
+    ]) {
+      const r = await s.run(...args);
+      expect(r.code).toBe(5);
+      expect(JSON.parse(r.stdout).errorCode).toBe('OPERATION_IN_PROGRESS');
+      expect(r.stderr).toMatch(/a merge is in progress.*git merge --abort/);
+    }
+    expect(git(s.dir, 'for-each-ref')).toBe(refs);
+    expect(git(s.dir, 'status', '--porcelain')).toBe(status);
+  });
+
+  it('refuses during a cherry-pick too', async () => {
+    const s = await newStore();
+    await conflictedMerge(s);
+    git(s.dir, 'merge', '--abort');
+    expect(() => git(s.dir, 'cherry-pick', 'theirs')).toThrow();
+    const r = await s.run('store', '--topic', 'Mid pick', '--context', 'Wait.', '--json');
+    expect(JSON.parse(r.stdout).errorCode).toBe('OPERATION_IN_PROGRESS');
+  });
+
+  it('refuses to accept the checked-out candidate before moving main', async () => {
+    const s = await newStore();
+    await cairn(['store', '--store', s.dir], {
+      input: JSON.stringify({ topic: 'Try Bun', context: 'Maybe.', agentName: 'scout', confidence: 0.7 }),
+    });
+    git(s.dir, 'switch', '-q', 'candidate/try-bun');
+    const main = git(s.dir, 'rev-parse', 'main');
+    const r = await s.run('accept', 'try-bun', '--json');
+    expect(r.code).toBe(3);
+    expect(JSON.parse(r.stdout).error).toMatch(/checked out; switch to main first/);
+    expect(git(s.dir, 'rev-parse', 'main')).toBe(main);
+    expect(git(s.dir, 'rev-parse', '--verify', '-q', 'candidate/try-bun')).not.toBe('');
+  });
+
+  it('says so when a write goes to main while another branch is checked out', async () => {
+    const s = await newStore();
+    git(s.dir, 'switch', '-q', '-c', 'feature');
+    const r = await s.run('store', '--topic', 'Elsewhere', '--context', 'Written while on a feature branch.');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(
+      /committed to main, which is not checked out: the work tree \(on feature\) was not changed/,
+    );
+    expect(git(s.dir, 'show', 'main:memories/elsewhere.md')).toContain('feature branch');
+    expect(git(s.dir, 'status', '--porcelain')).toBe('');
+  });
+});
