@@ -1,9 +1,10 @@
 // Issue 9 item 7: Cairn writes nothing while a person's merge, rebase, cherry-pick or revert is
 // half-done, checks everything before it moves a ref, and says which branch a write went to.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cairn, git, removeDir, tempDir } from '../helpers/store.js';
+import { startClient } from '../lsp/lsp-helper.js';
 
 const parents: string[] = [];
 afterEach(() => {
@@ -56,6 +57,36 @@ describe('repository states', () => {
     }
     expect(git(s.dir, 'for-each-ref')).toBe(refs);
     expect(git(s.dir, 'status', '--porcelain')).toBe(status);
+  });
+
+  it('names the unresolved conflict in status, check and the editor, not a YAML error', async () => {
+    const s = await newStore();
+    await conflictedMerge(s);
+    const status = await s.run('status');
+    expect(status.stdout).toMatch(/a merge is in progress/);
+    expect(status.stdout).toMatch(
+      /unresolved merge conflict in memories\/build-cache\.md \(markers on lines \d+, \d+, \d+\)/,
+    );
+    const json = JSON.parse((await s.run('status', '--json')).stdout);
+    expect(json.conflicts).toEqual([{ path: 'memories/build-cache.md', markers: expect.any(Array) }]);
+    const check = JSON.parse((await s.run('check', '--format', 'json')).stdout);
+    const codes = check.findings
+      .filter((f: { path: string }) => f.path === 'memories/build-cache.md')
+      .map((f: { code: string }) => f.code);
+    expect(codes).toContain('conflict-markers');
+    expect(codes).not.toContain('yaml-syntax');
+    const client = await startClient(s.dir);
+    try {
+      const text = readFileSync(path.join(s.dir, 'memories/build-cache.md'), 'utf8');
+      client.open('memories/build-cache.md', text);
+      const diags = await client.waitDiagnostics('memories/build-cache.md', (d) =>
+        d.some((x) => x.code === 'conflict-markers'),
+      );
+      const lines = diags.filter((d) => d.code === 'conflict-markers').map((d) => d.range.start.line);
+      expect(lines.map((l) => text.split('\n')[l].slice(0, 7))).toEqual(['<<<<<<<', '=======', '>>>>>>>']);
+    } finally {
+      client.close();
+    }
   });
 
   it('refuses during a cherry-pick too', async () => {

@@ -173,6 +173,16 @@ export const statusCommand: Command = {
         `  ${f.path}: ${f.problems} problems (cairn get ${f.path.replace(/^memories\/|\.md$/g, '')})`,
       );
     for (const p of s.configProblems) writeLine(io, `  ${p}`);
+    if (s.operation)
+      writeLine(io, `  ${s.operation.what} is in progress: writes wait until it ends (${s.operation.fix})`);
+    for (const c of s.conflicts)
+      writeLine(
+        io,
+        `  unresolved merge conflict in ${c.path}` +
+          (c.markers.length
+            ? ` (markers on lines ${c.markers.join(', ')})`
+            : ' (no markers left: git add it)'),
+      );
     return EXIT.OK;
   },
 };

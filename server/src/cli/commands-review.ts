@@ -38,7 +38,12 @@ export const reviewCommand: Command = {
       if (v.flagged) writeLine(io, `  flagged: ${v.flagged}`);
       if (!args.values['no-diff']) writeLine(io, v.diff.replace(/^/gm, '  '));
       // Flagged content is accepted only with an explicit allowance (docs/governance.md).
-      const allow = v.flagged ? ` --allow ${v.flagged.split(/[\s,]+/).filter(Boolean).join(',')}` : '';
+      const allow = v.flagged
+        ? ` --allow ${v.flagged
+            .split(/[\s,]+/)
+            .filter(Boolean)
+            .join(',')}`
+        : '';
       writeLine(io, `  accept: cairn accept ${v.id}${allow}    reject: cairn reject ${v.id} --why "..."\n`);
     }
     return EXIT.OK;

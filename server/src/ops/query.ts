@@ -1,6 +1,7 @@
 // Read-only views: list, show one memory, store status.
 import path from 'node:path';
 import { CairnError } from '../core/errors.js';
+import { parseMemory } from '../core/format/index.js';
 import { assertSafeId } from '../core/payload.js';
 import { trustScore } from '../core/trust.js';
 import type { MemoryStatus } from '../core/types.js';
@@ -181,6 +182,10 @@ export interface StoreStatus {
   invalidFiles: { path: string; problems: number }[];
   configProblems: string[];
   commitMode: string;
+  /** A person's merge, rebase, cherry-pick or revert in progress, and how to end it. */
+  operation: { what: string; fix: string } | null;
+  /** Store files a stopped merge left unresolved, with the 1-based lines of their conflict markers. */
+  conflicts: { path: string; markers: number[] }[];
 }
 
 export async function storeStatus(ctx: OpContext): Promise<StoreStatus> {
@@ -203,5 +208,24 @@ export async function storeStatus(ctx: OpContext): Promise<StoreStatus> {
       })),
     configProblems: store.configProblems.map((p) => p.message),
     commitMode: store.config.governance.commitMode,
+    operation: await store.repo.operationInProgress(),
+    conflicts: await unresolvedConflicts(ctx),
   };
+}
+
+/** The work-tree files of the store that the index holds unmerged, read without following links. */
+async function unresolvedConflicts(ctx: OpContext): Promise<{ path: string; markers: number[] }[]> {
+  const { store } = ctx;
+  const out: { path: string; markers: number[] }[] = [];
+  for (const repoRel of await store.repo.conflictedPaths()) {
+    if (!repoRel.startsWith(store.prefix)) continue;
+    const rel = repoRel.slice(store.prefix.length);
+    const bytes = readStoreFile(store.root, rel);
+    const text = bytes ? bytes.toString('utf8') : '';
+    const markers = parseMemory(text, { path: rel })
+      .problems.filter((p) => p.code === 'conflict-markers')
+      .map((p) => p.range.start.line + 1);
+    out.push({ path: rel, markers });
+  }
+  return out;
 }

@@ -8,6 +8,7 @@ import { LineIndex, lineRange } from './lines.js';
 import { problem } from './problems.js';
 import { scanWithRemark } from './remark.js';
 import { splitFrontMatter } from './split.js';
+import { conflictMarkerProblems, withConflictsFirst } from './conflict-markers.js';
 
 export interface ParseOptions {
   /** Store-relative path with forward slashes; `memories/<id>.md` enables the id/file-name check. */
@@ -147,6 +148,7 @@ function parseMemoryUnchecked(text: string, opts: ParseOptions): ParsedMemory {
   }
   const scan = scanMarkdown(text, bodyStart, opts);
   if (scan.limited) problems.push(limitProblem(scan.limited, index));
+  problems = withConflictsFirst(problems, conflictMarkerProblems(text, index));
   return {
     path: opts.path,
     text,
@@ -212,6 +214,8 @@ export function parseNote(text: string, opts: ParseOptions): ParsedNote {
     }
     const scan = scanMarkdown(text, bodyStart, opts);
     if (scan.limited) problems.push(limitProblem(scan.limited, index));
+    const conflicts = conflictMarkerProblems(text, index);
+    if (conflicts.length) problems.splice(0, problems.length, ...withConflictsFirst(problems, conflicts));
     const headingBlocks = scan.blocks.filter((b) => b.type === 'heading');
     const headings = headingBlocks.map((h, i): NoteHeading => {
       const next = headingBlocks.slice(i + 1).find((n) => (n.depth ?? 0) <= (h.depth ?? 0));

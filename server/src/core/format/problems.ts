@@ -15,6 +15,7 @@ export const FORMAT_PROBLEM_CODES = [
   'id-mismatch',
   'id-duplicate',
   'markdown-limit',
+  'conflict-markers',
   'parse-internal',
 ] as const;
 export type FormatProblemCode = (typeof FORMAT_PROBLEM_CODES)[number];

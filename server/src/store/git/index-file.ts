@@ -122,6 +122,17 @@ export class GitIndex {
     return lo;
   }
 
+  /** Paths with unmerged entries (stage 1-3): the files a stopped merge left to resolve. */
+  conflictedPaths(): string[] {
+    const out: string[] = [];
+    for (let i = 0; i < this.size; i++) {
+      if (((this.buf.readUInt16BE(this.starts[i] + 60) >> 12) & 3) === 0) continue;
+      const name = this.buf.toString('utf8', this.nameStarts[i], this.nameEnds[i]);
+      if (out[out.length - 1] !== name) out.push(name);
+    }
+    return out;
+  }
+
   /** Every entry of `filePath` (more than one while a merge conflict is unresolved). */
   lookup(filePath: string): IndexEntryInfo[] {
     const name = Buffer.from(filePath);

@@ -15,7 +15,7 @@ import { ObjectStore } from './objects.js';
 import { checkRefName, checkRepoPath, findRepo } from './paths.js';
 import { recoverWrite, sweepTemps } from './recovery.js';
 import { Refs } from './refs.js';
-import { refuseDuringOperation } from './repo-state.js';
+import { operationInProgress, refuseDuringOperation } from './repo-state.js';
 import { isoGit } from './iso.js';
 import { isTreeMode } from './tree.js';
 import { lookupPath } from './tree-edit.js';
@@ -334,6 +334,16 @@ export class GitRepo {
       if (uncommittedReason(file, headOid, index, p) !== null) differing.push(p);
     }
     return differing;
+  }
+
+  /** A person's half-done merge, rebase, cherry-pick or revert (and how to end it), or null. */
+  async operationInProgress(): Promise<{ what: string; fix: string } | null> {
+    return operationInProgress(this.gitdir);
+  }
+
+  /** Repo-relative paths the index holds unmerged (a stopped merge's conflicts). */
+  async conflictedPaths(): Promise<string[]> {
+    return (await GitIndex.read(path.join(this.gitdir, 'index')))?.conflictedPaths() ?? [];
   }
 
   /**
