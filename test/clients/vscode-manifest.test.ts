@@ -103,7 +103,9 @@ describe('VS Code extension manifest', () => {
       agentName: 'copilot',
       metadata: { planId: 'plan-7', status: 'Active' },
     });
-    expect(() => validateStorePayload(toStorePayload({ topic: 't', context: 'c' }), { channel: 'agent' })).not.toThrow();
+    expect(() =>
+      validateStorePayload(toStorePayload({ topic: 't', context: 'c' }), { channel: 'agent' }),
+    ).not.toThrow();
   });
 
   it('builds the search request and the texts the model reads', () => {
