@@ -4,31 +4,22 @@
 // like their Cairn counterparts. The built CLI and the git CLI, side by side.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { cairn, git, removeDir, tempDir } from '../helpers/store.js';
+import { describe, expect, it } from 'vitest';
+import { cliStores, git } from '../helpers/store.js';
 
-const parents: string[] = [];
-afterEach(() => {
-  while (parents.length) removeDir(parents.pop()!);
-});
+const stores = cliStores();
 
+/** A fresh store, with an agent that proposes candidates and a way to read JSON answers. */
 async function newStore() {
-  const parent = tempDir();
-  parents.push(parent);
-  const dir = path.join(parent, 'mem');
-  expect((await cairn(['init', dir])).code).toBe(0);
-  const run = (...args: string[]) => cairn([...args, '--store', dir]);
+  const s = await stores.newStore();
   const propose = async (topic: string) => {
-    const r = await cairn(['store', '--store', dir, '--json'], {
-      input: JSON.stringify({ topic, context: `About ${topic}.`, agentName: 'scout', confidence: 0.7 }),
-    });
-    const out = JSON.parse(r.stdout);
+    const out = await s.store({ topic, context: `About ${topic}.`, agentName: 'scout', confidence: 0.7 });
     expect(out.metadata.status).toBe('candidate');
     return out.metadata.topic_id as string;
   };
-  const json = async (...args: string[]) => JSON.parse((await run(...args, '--json')).stdout);
-  const has = (id: string) => existsSync(path.join(dir, 'memories', `${id}.md`));
-  return { dir, run, propose, json, has };
+  const json = async (...args: string[]) => JSON.parse((await s.run(...args, '--json')).stdout);
+  const has = (id: string) => existsSync(path.join(s.dir, 'memories', `${id}.md`));
+  return { ...s, propose, json, has };
 }
 
 describe('cairn undo after plain git', () => {

@@ -3,26 +3,10 @@
 // supersede cycles are refused (and reported when made by hand). The built CLI as a real process.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { cairn, git, removeDir, tempDir } from '../helpers/store.js';
+import { describe, expect, it } from 'vitest';
+import { cliStores, git } from '../helpers/store.js';
 
-const parents: string[] = [];
-afterEach(() => {
-  while (parents.length) removeDir(parents.pop()!);
-});
-
-async function newStore() {
-  const parent = tempDir();
-  parents.push(parent);
-  const dir = path.join(parent, 'mem');
-  expect((await cairn(['init', dir])).code).toBe(0);
-  const run = (...args: string[]) => cairn([...args, '--store', dir]);
-  const store = async (payload: Record<string, unknown>) => {
-    const r = await cairn(['store', '--store', dir, '--json'], { input: JSON.stringify(payload) });
-    return { code: r.code, ...JSON.parse(r.stdout) };
-  };
-  return { dir, parent, run, store };
-}
+const { newStore } = cliStores();
 
 describe('a rejection sticks', () => {
   it('a higher confidence does not turn a rejected proposal active; it is a candidate citing the rejection', async () => {

@@ -2,23 +2,11 @@
 // half-done, checks everything before it moves a ref, and says which branch a write went to.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { cairn, git, removeDir, tempDir } from '../helpers/store.js';
+import { describe, expect, it } from 'vitest';
+import { cairn, cliStores, git } from '../helpers/store.js';
 import { startClient } from '../lsp/lsp-helper.js';
 
-const parents: string[] = [];
-afterEach(() => {
-  while (parents.length) removeDir(parents.pop()!);
-});
-
-async function newStore() {
-  const parent = tempDir();
-  parents.push(parent);
-  const dir = path.join(parent, 'mem');
-  expect((await cairn(['init', dir])).code).toBe(0);
-  const run = (...args: string[]) => cairn([...args, '--store', dir]);
-  return { dir, run };
-}
+const { newStore } = cliStores();
 
 /** Two branches change the same line of a memory; merging one into the other stops in a conflict. */
 async function conflictedMerge(s: { dir: string; run: (...a: string[]) => Promise<unknown> }) {

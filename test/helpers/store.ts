@@ -1,7 +1,7 @@
 // Test helpers: real stores in temp folders, the real git CLI, and the built `cairn` binary.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -95,4 +95,38 @@ export function useCliStore(opts: { env?: () => NodeJS.ProcessEnv } = {}): { dir
   });
   afterAll(() => removeDir(s.parent));
   return s;
+}
+
+export interface CliStore {
+  dir: string;
+  parent: string;
+  /** `cairn ARGS --store DIR` as a real process. */
+  run(...args: string[]): Promise<RunResult>;
+  /** `cairn store --json` with `payload` on stdin: the exit code and the parsed answer. */
+  store(payload: Record<string, unknown>): Promise<Record<string, any> & { code: number }>;
+}
+
+/**
+ * A fresh store made by `cairn init` for each call (a test that needs its own), removed after
+ * each test. Call `cliStores()` once at the top of a file and `newStore()` inside tests.
+ */
+export function cliStores(): { newStore(): Promise<CliStore> } {
+  const parents: string[] = [];
+  afterEach(() => {
+    while (parents.length) removeDir(parents.pop()!);
+  });
+  return {
+    async newStore() {
+      const parent = tempDir();
+      parents.push(parent);
+      const dir = path.join(parent, 'mem');
+      expect((await cairn(['init', dir])).code).toBe(0);
+      const run = (...args: string[]) => cairn([...args, '--store', dir]);
+      const store = async (payload: Record<string, unknown>) => {
+        const r = await cairn(['store', '--store', dir, '--json'], { input: JSON.stringify(payload) });
+        return { code: r.code, ...JSON.parse(r.stdout) };
+      };
+      return { dir, parent, run, store };
+    },
+  };
 }
