@@ -3,7 +3,7 @@
 // or an empty `Memory-Action: allow` commit on main for a memory that became active another way (a
 // pull request, a hand commit). ops/history.ts reads them back; a reverted one no longer counts.
 import { CairnError } from '../core/errors.js';
-import { assertSafeId } from '../core/payload.js';
+import { assertSafeId, writableText } from '../core/payload.js';
 import { formatCommitMessage } from '../core/trailers.js';
 import { flaggedFindings } from '../core/withhold.js';
 import { memoryPath, repoPath } from '../store/store.js';
@@ -74,6 +74,8 @@ export async function allowFindings(
 ): Promise<AllowResult> {
   const { store } = ctx;
   assertSafeId(id);
+  // The reason goes into a commit: no control characters, no secrets (as every caller text).
+  if (why !== undefined) why = writableText(why, 'why').text;
   const wanted = ruleList(rules);
   if (!wanted.length)
     throw new CairnError(
