@@ -7,6 +7,7 @@ import { slugify, validateId } from './format/index.js';
 import {
   MEMORY_KINDS,
   ORIGINS,
+  type MemoryBody,
   type MemoryDraft,
   type MemoryKind,
   type Origin,
@@ -288,6 +289,18 @@ export function payloadId(p: StorePayload): string {
   return p.metadata.topicId ?? slugify(p.topic);
 }
 
+/** The memory body a payload describes (context and the list sections). */
+export function bodyOfPayload(p: StorePayload): MemoryBody {
+  return {
+    context: p.context,
+    decisions: p.decisions,
+    rationale: p.rationale,
+    openQuestions: p.openQuestions,
+    nextSteps: p.nextSteps,
+    references: p.references,
+  };
+}
+
 export function draftFromPayload(p: StorePayload, opts: { id: string; now: string }): MemoryDraft {
   const kind: MemoryKind =
     p.kind ?? (p.metadata.status === 'DecisionRecord' || p.decisions.length ? 'decision' : 'note');
@@ -307,14 +320,7 @@ export function draftFromPayload(p: StorePayload, opts: { id: string; now: strin
     confidence: p.confidence,
     supersedes: p.supersedes,
     triples: p.triples,
-    body: {
-      context: p.context,
-      decisions: p.decisions,
-      rationale: p.rationale,
-      openQuestions: p.openQuestions,
-      nextSteps: p.nextSteps,
-      references: p.references,
-    },
+    body: bodyOfPayload(p),
     extra: Object.keys(extra).length ? extra : undefined,
   };
 }

@@ -4,6 +4,7 @@ import { CairnError, isCairnError } from '../core/errors.js';
 import { renderMemory, updateFrontMatter, updateSections } from '../core/format/index.js';
 import {
   assertSafeId,
+  bodyOfPayload,
   draftFromPayload,
   payloadId,
   validateStorePayload,
@@ -246,14 +247,7 @@ function updatedText(existing: string, p: StorePayload, now: string): string {
   if (p.triples.length) patch.triples = p.triples.map((t) => (t.from || t.until ? t : [t.s, t.p, t.o]));
   if (p.supersedes.length) patch.supersedes = p.supersedes;
   if (p.kind) patch.kind = p.kind;
-  return updateSections(updateFrontMatter(existing, patch), {
-    context: p.context,
-    decisions: p.decisions,
-    rationale: p.rationale,
-    openQuestions: p.openQuestions,
-    nextSteps: p.nextSteps,
-    references: p.references,
-  });
+  return updateSections(updateFrontMatter(existing, patch), bodyOfPayload(p));
 }
 
 interface PriorRejection {

@@ -2,7 +2,7 @@
 // paragraph, `## Decisions`, ...) and keeps every other byte, so a person's `## Notes` or a
 // Rationale an agent did not restate survive an agent's update.
 import type { MemoryBody } from '../types.js';
-import { SECTIONS, sectionForHeading, type SectionKey } from './body.js';
+import { SECTIONS, emptyBody, sectionForHeading, type SectionKey } from './body.js';
 import { renderBody } from './render.js';
 import { replaceBody } from './edit.js';
 import { splitFrontMatter } from './split.js';
@@ -32,15 +32,7 @@ function splitSections(body: string): Part[] {
 
 /** The rendered `## Title` section for `key` with `items`, or '' when there are none. */
 function renderSection(key: SectionKey, items: string[]): string {
-  const body = {
-    context: '',
-    decisions: [],
-    rationale: [],
-    openQuestions: [],
-    nextSteps: [],
-    references: [],
-  };
-  return renderBody({ ...body, [key]: items });
+  return renderBody({ ...emptyBody(), [key]: items });
 }
 
 const hasText = (v: string | string[] | undefined): boolean =>
