@@ -1,11 +1,14 @@
 // `cairn merge-driver BASE OURS THEIRS PATH` as git runs it, on the fixture triples in
 // test/fixtures/merge/<case>/{base,ours,theirs,expected}.md (path.txt: the file's path in the
 // repository, default memories/<case>.md). The result replaces OURS; exit 0 when clean, 1 when
-// conflict markers were left; the in-process merge gives the same text.
+// conflict markers were left; the in-process merge gives the same text. An expected result with
+// `||||||| base` sections is run with git's merge.conflictStyle=diff3.
 import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import { mergeFile } from '../../server/src/core/merge/index.js';
+import { shellWord } from '../../server/src/ops/merge-driver.js';
 import { cairn, removeDir, REPO_ROOT, tempDir } from '../helpers/store.js';
 
 const FIXTURES = path.join(REPO_ROOT, 'test/fixtures/merge');
@@ -27,13 +30,16 @@ function loadCase(name: string) {
 }
 
 /** Runs the built driver on copies of the case's files; returns the exit code and the new OURS. */
-async function runDriver(name: string, filePath: string) {
+async function runDriver(name: string, filePath: string, diff3: boolean) {
   const dir = path.join(work, name);
   const files = ['base', 'ours', 'theirs'].map((f) => path.join(dir, `.merge_file_${f}`));
   readdirSync(FIXTURES); // the cases exist
   await import('node:fs').then((fs) => fs.mkdirSync(dir, { recursive: true }));
   ['base', 'ours', 'theirs'].forEach((f, i) => copyFileSync(path.join(FIXTURES, name, `${f}.md`), files[i]));
-  const r = await cairn(['merge-driver', ...files, filePath], { cwd: dir });
+  const env = diff3
+    ? { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'merge.conflictStyle', GIT_CONFIG_VALUE_0: 'diff3' }
+    : {};
+  const r = await cairn(['merge-driver', ...files, filePath], { cwd: dir, env });
   return { ...r, result: readFileSync(files[1], 'utf8'), files };
 }
 
@@ -42,10 +48,17 @@ describe('the merge driver on fixture triples', () => {
     it(name, async () => {
       const c = loadCase(name);
       const conflicted = c.expected.includes('<<<<<<<');
-      const inProcess = mergeFile({ path: c.path, base: c.base, ours: c.ours, theirs: c.theirs });
+      const diff3 = c.expected.includes('|||||||');
+      const inProcess = mergeFile({
+        path: c.path,
+        base: c.base,
+        ours: c.ours,
+        theirs: c.theirs,
+        showBase: diff3,
+      });
       expect(inProcess.text).toBe(c.expected);
       expect(inProcess.conflicts > 0).toBe(conflicted);
-      const r = await runDriver(name, c.path);
+      const r = await runDriver(name, c.path, diff3);
       expect(r.result).toBe(c.expected);
       expect(r.code).toBe(conflicted ? 1 : 0);
       if (conflicted) expect(r.stderr).toContain(`${c.path}: ${inProcess.conflicts} conflict`);
@@ -99,5 +112,20 @@ describe('the merge driver never fails on what it is given', () => {
     expect(missing.code).toBe(4);
     expect(missing.stderr).toContain('cannot read no-base');
     expect(readFileSync(path.join(dir, '-ours'), 'utf8')).toBe('b\n');
+  });
+});
+
+describe('the registered command line', () => {
+  it('quotes paths so that the shell git runs it with gives them back unchanged', () => {
+    for (const word of [
+      '/usr/bin/node',
+      '/opt/My Tools/node',
+      "/home/o'neil/cairn.js",
+      'C:\\Program Files\\node.exe',
+    ]) {
+      const echoed = execFileSync('sh', ['-c', `printf %s ${shellWord(word)}`], { encoding: 'utf8' });
+      expect(echoed).toBe(word);
+    }
+    expect(shellWord('/usr/bin/node')).toBe('/usr/bin/node');
   });
 });

@@ -41,7 +41,7 @@ export const mergeDriverCommand: Command = {
       throw new UsageError(
         `merge-driver takes 4 arguments, got ${args.positionals.length}\nusage: ${this.usage}`,
       );
-    const r = runMergeDriver({ base, ours, theirs, path });
+    const r = await runMergeDriver({ base, ours, theirs, path }, io.cwd);
     if (r.conflicts === 0) return EXIT.OK;
     writeText(
       io,

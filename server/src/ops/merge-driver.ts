@@ -97,28 +97,34 @@ export async function setupClone(ctx: OpContext): Promise<SetupResult> {
   return { success: true, root, driver, changed, unrouted };
 }
 
+/** Whether conflicts show the base's lines: git's own `merge.conflictStyle` (diff3, zdiff3). */
+async function showBaseInConflicts(cwd: string): Promise<boolean> {
+  try {
+    return /^z?diff3$/i.test((await gitConfigGet(cwd, 'merge.conflictStyle')) ?? '');
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Git's merge driver contract: merge BASE, OURS and THEIRS (temporary files) of the file at PATH,
  * write the result over OURS, and say 0 for clean, 1 for conflicts left with markers. Reads and
- * writes nothing else.
+ * writes nothing else (git runs it in the repository, whose conflict style it follows).
  */
-export function runMergeDriver(files: { base: string; ours: string; theirs: string; path: string }): {
-  conflicts: number;
-  method: string;
-} {
+export async function runMergeDriver(
+  files: { base: string; ours: string; theirs: string; path: string },
+  cwd: string,
+): Promise<{ conflicts: number; method: string }> {
   const read = (file: string): Uint8Array => {
     try {
-      return new Uint8Array(readFileSync(file));
+      return new Uint8Array(readFileSync(path.resolve(cwd, file)));
     } catch (e) {
       throw new CairnError('NOT_FOUND', `cannot read ${file}: ${(e as Error).message}`);
     }
   };
-  const result = mergeBytes({
-    path: files.path,
-    base: read(files.base),
-    ours: read(files.ours),
-    theirs: read(files.theirs),
-  });
-  writeFileSync(files.ours, result.bytes);
+  const [base, ours, theirs] = [read(files.base), read(files.ours), read(files.theirs)];
+  const showBase = await showBaseInConflicts(cwd);
+  const result = mergeBytes({ path: files.path, base, ours, theirs, showBase });
+  writeFileSync(path.resolve(cwd, files.ours), result.bytes);
   return { conflicts: result.conflicts, method: result.method };
 }

@@ -17,7 +17,7 @@ export interface MergeInput {
   base: string;
   ours: string;
   theirs: string;
-  /** Write the base's lines inside conflict blocks (`||||||| base`); default true. */
+  /** Write the base's lines inside conflict blocks (`||||||| base`, git's diff3 style); default false. */
   showBase?: boolean;
 }
 
@@ -46,7 +46,7 @@ const endsWithNewline = (s: string): boolean => s === '' || s.endsWith('\n');
 export function mergeFile(input: MergeInput): MergeResult {
   const { base, ours, theirs } = input;
   const eol = ours.includes('\r\n') || (!ours.includes('\n') && theirs.includes('\r\n')) ? '\r\n' : '\n';
-  const markers: Markers = { eol, showBase: input.showBase ?? true };
+  const markers: Markers = { eol, showBase: input.showBase ?? false };
   const method = methodFor(input.path);
   if (ours === theirs || base === theirs) return { text: ours, conflicts: 0, method };
   if (base === ours) return { text: theirs, conflicts: 0, method };
@@ -114,6 +114,7 @@ function mergeMarkdown(
 
 export interface ByteMergeInput {
   path: string;
+  showBase?: boolean;
   base: Uint8Array;
   ours: Uint8Array;
   theirs: Uint8Array;
@@ -127,11 +128,11 @@ export function mergeBytes(input: ByteMergeInput): Omit<MergeResult, 'text'> & {
   const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   try {
     const [base, ours, theirs] = [input.base, input.ours, input.theirs].map((b) => decoder.decode(b));
-    const r = mergeFile({ path: input.path, base, ours, theirs });
+    const r = mergeFile({ path: input.path, base, ours, theirs, showBase: input.showBase });
     return { bytes: new TextEncoder().encode(r.text), conflicts: r.conflicts, method: r.method };
   } catch {
     const [base, ours, theirs] = [input.base, input.ours, input.theirs].map(bytesToChars);
-    const r = mergeFile({ path: '', base, ours, theirs });
+    const r = mergeFile({ path: '', base, ours, theirs, showBase: input.showBase });
     return { bytes: charsToBytes(r.text), conflicts: r.conflicts, method: 'lines' };
   }
 }
