@@ -100,6 +100,11 @@ function sameLines(x: string[], y: string[]): boolean {
   return x.length === y.length && x.every((line, i) => line === y[i]);
 }
 
+/** The whole of each side in one conflict block (for texts that must not be merged line by line). */
+export function conflictText(base: string, ours: string, theirs: string, m: Markers): string {
+  return conflictBlock(splitLines(base), splitLines(ours), splitLines(theirs), m).join('');
+}
+
 /** Lines both sides agree on at the edges stay outside the markers. */
 function conflictBlock(base: string[], ours: string[], theirs: string[], m: Markers): string[] {
   let head = 0;

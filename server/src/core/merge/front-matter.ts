@@ -6,7 +6,7 @@
 import { isMap, isScalar, parseDocument } from 'yaml';
 import { updateFrontMatter } from '../format/edit.js';
 import { splitFrontMatter } from '../format/split.js';
-import { mergeLines, type Markers } from './diff3.js';
+import { conflictText, mergeLines, type Markers } from './diff3.js';
 import { mergeKeyed, trivialMerge, type Part } from './keyed.js';
 import type { TextMerge } from './body.js';
 import { rewriteBlockList } from './yaml-list.js';
@@ -165,16 +165,8 @@ function mergeValue(
     if (deepEqual(t, b)) return { text: ours ?? '', conflicts: 0 };
   }
   if (lines.conflicts > 0) return lines;
-  const base_ = markers.showBase ? [`||||||| base${markers.eol}`, base ?? ''] : [];
-  const block = [
-    `<<<<<<< ours${markers.eol}`,
-    ours ?? '',
-    ...base_,
-    `=======${markers.eol}`,
-    theirs ?? '',
-    `>>>>>>> theirs${markers.eol}`,
-  ];
-  return { text: block.join(''), conflicts: 1 };
+  // Each side's lines merge cleanly but not into YAML: the key as a whole is the conflict.
+  return { text: conflictText(base ?? '', ours ?? '', theirs ?? '', markers), conflicts: 1 };
 }
 
 function deepEqual(a: unknown, b: unknown): boolean {
