@@ -74,6 +74,15 @@ export async function main(argv: string[], io: CliIO = defaultIO()): Promise<num
   }
   const command: Command | undefined = COMMANDS.find((c) => c.name === name);
   if (!command) return reportError(io, new UsageError(`unknown command "${name}"`), json);
+  if (command.rawArgs && !(rest.length === 1 && ['--help', '-h'].includes(rest[0]))) {
+    try {
+      return await command.run({ positionals: rest, values: {}, json: false }, io, () =>
+        Promise.reject(new Error(`${name} opens no store`)),
+      );
+    } catch (err) {
+      return reportError(io, err, false);
+    }
+  }
   try {
     let parsed;
     try {

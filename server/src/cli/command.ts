@@ -19,6 +19,8 @@ export interface Command {
   options?: Options;
   /** Commands that do not need an existing store (init, help, model) open none. */
   needsStore?: boolean;
+  /** Arguments passed through unparsed as positionals (git's merge driver: paths may start with -). */
+  rawArgs?: boolean;
   run(args: CommandArgs, io: CliIO, open: () => Promise<OpContext>): Promise<number>;
 }
 

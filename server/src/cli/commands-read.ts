@@ -8,6 +8,8 @@ import { readLinesForAgent } from '../ops/withhold.js';
 import { num, str, type Command } from './command.js';
 import { EXIT, UsageError, writeJson, writeLine, writeText } from './io.js';
 import { resolveAuthor } from './identity.js';
+import { isCairnError } from '../core/errors.js';
+import { registerMergeDriver } from '../ops/merge-driver.js';
 
 export const initCommand: Command = {
   name: 'init',
@@ -17,12 +19,22 @@ export const initCommand: Command = {
     const dir = args.positionals[0];
     if (!dir) throw new UsageError('init needs a folder: cairn init DIR');
     const r = await initStore(dir, { author: await resolveAuthor(io.env, null) });
-    if (args.json) writeJson(io, { success: true, ...r });
+    // The new repository's own config: its clones run `cairn setup` (git does not copy drivers).
+    const driver = await registerMergeDriver(r.root).catch((e: unknown) => {
+      if (isCairnError(e) && e.code === 'GIT_NOT_FOUND') return null;
+      throw e;
+    });
+    if (args.json) writeJson(io, { success: true, ...r, mergeDriver: driver?.driver ?? null });
     else {
       writeLine(
         io,
         `Created a Cairn store in ${r.root} (first commit ${r.commit.slice(0, 8)}, ${r.files.length} files).`,
       );
+      if (!driver)
+        writeLine(
+          io,
+          'git is not installed: run `cairn setup` there once it is, to register the memory merge driver.',
+        );
       writeLine(io, `Next: cd ${dir} && cairn store --topic "..." --context "..."`);
     }
     return EXIT.OK;
@@ -173,6 +185,12 @@ export const statusCommand: Command = {
         `  ${f.path}: ${f.problems} problems (cairn get ${f.path.replace(/^memories\/|\.md$/g, '')})`,
       );
     for (const p of s.configProblems) writeLine(io, `  ${p}`);
+    if (s.mergeDriver && !s.mergeDriver.registered)
+      writeLine(
+        io,
+        '  the memory merge driver is not registered in this clone: run `cairn setup` (else concurrent edits of a memory conflict)',
+      );
+    else if (s.mergeDriver?.problem) writeLine(io, `  ${s.mergeDriver.problem}`);
     if (s.operation)
       writeLine(io, `  ${s.operation.what} is in progress: writes wait until it ends (${s.operation.fix})`);
     for (const c of s.conflicts)

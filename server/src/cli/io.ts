@@ -25,6 +25,7 @@ export const EXIT = {
   DROPPED: 8,
   MODEL: 9,
   NEEDS_ALLOWANCE: 10,
+  REMOTE: 11,
   INTERNAL: 70,
 } as const;
 
@@ -52,6 +53,7 @@ const EXIT_BY_CODE: Partial<Record<ErrorCode, number>> = {
   MODEL_INVALID: EXIT.MODEL,
   NETWORK_UNAVAILABLE: EXIT.MODEL,
   NEEDS_ALLOWANCE: EXIT.NEEDS_ALLOWANCE,
+  GIT_NOT_FOUND: EXIT.REMOTE,
 };
 
 export class UsageError extends Error {}

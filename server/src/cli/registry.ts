@@ -5,6 +5,7 @@ import { contextCommand, mcpCommand } from './commands-agent.js';
 import { checkCommand, lspCommand } from './commands-editor.js';
 import { indexCommand, searchCommand } from './commands-search.js';
 import { importCommand, storeCommand } from './commands-write.js';
+import { mergeDriverCommand, setupCommand } from './commands-merge.js';
 import { getCommand, initCommand, listCommand, logCommand, statusCommand } from './commands-read.js';
 import {
   acceptCommand,
@@ -20,6 +21,7 @@ import {
 
 export const COMMANDS: Command[] = [
   initCommand,
+  setupCommand,
   storeCommand,
   searchCommand,
   getCommand,
@@ -42,4 +44,5 @@ export const COMMANDS: Command[] = [
   mcpCommand,
   lspCommand,
   checkCommand,
+  mergeDriverCommand,
 ];

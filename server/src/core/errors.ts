@@ -23,6 +23,8 @@ export const ERROR_CODES = [
   /** Accepting flagged content needs a person's explicit allowance of each flagged rule (--allow). */
   'NEEDS_ALLOWANCE',
   'CONFIG_INVALID',
+  /** A command that runs the git CLI (setup, the merge driver's registration) found no git. */
+  'GIT_NOT_FOUND',
   'MODEL_NOT_INSTALLED',
   'MODEL_INVALID',
   'NETWORK_UNAVAILABLE',

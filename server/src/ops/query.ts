@@ -11,6 +11,7 @@ import { repoPath } from '../store/store.js';
 import type { OpContext } from './context.js';
 import { memoryHistories, emptyHistory, type MemoryHistory } from './history.js';
 import { loadMemories, requireMainTip, type MemoryRecord } from './read.js';
+import { mergeDriverState, type MergeDriverState } from './merge-driver.js';
 
 export interface MemorySummary {
   id: string;
@@ -186,6 +187,8 @@ export interface StoreStatus {
   operation: { what: string; fix: string } | null;
   /** Store files a stopped merge left unresolved, with the 1-based lines of their conflict markers. */
   conflicts: { path: string; markers: number[] }[];
+  /** The memory merge driver in this clone's git config; null when git is not installed. */
+  mergeDriver: MergeDriverState | null;
 }
 
 export async function storeStatus(ctx: OpContext): Promise<StoreStatus> {
@@ -210,6 +213,7 @@ export async function storeStatus(ctx: OpContext): Promise<StoreStatus> {
     commitMode: store.config.governance.commitMode,
     operation: await store.repo.operationInProgress(),
     conflicts: await unresolvedConflicts(ctx),
+    mergeDriver: await mergeDriverState(store.repo.root),
   };
 }
 

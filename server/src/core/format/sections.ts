@@ -10,15 +10,18 @@ import { splitFrontMatter } from './split.js';
 /** The parts of a body to replace; a field left out (or empty) keeps what the file has. */
 export type BodyUpdate = Partial<MemoryBody>;
 
-interface Part {
+export interface SectionPart {
   /** null: the context before the first `##` heading; otherwise the heading's section key or title. */
   key: SectionKey | string | null;
   text: string;
 }
 
-/** Splits a body at `## ` headings outside fenced code; the first part is the context. */
-function splitSections(body: string): Part[] {
-  const parts: Part[] = [{ key: null, text: '' }];
+/**
+ * Splits a body at `## ` headings outside fenced code; the first part is the context. Joining the
+ * parts' texts gives the body back.
+ */
+export function splitSections(body: string): SectionPart[] {
+  const parts: SectionPart[] = [{ key: null, text: '' }];
   let fence: string | null = null;
   for (const line of body.split(/(?<=\n)/)) {
     const f = /^ {0,3}(`{3,}|~{3,})/.exec(line);

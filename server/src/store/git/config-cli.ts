@@ -1,0 +1,59 @@
+// Git settings that live outside the repository's objects (merge drivers, attributes), read and
+// written with the git CLI: git itself is the one that uses them, so its own reading (includes,
+// worktrees, global settings) is the one that counts. No shell: arguments are passed as is.
+import { execFile } from 'node:child_process';
+import { CairnError } from '../../core/errors.js';
+
+function runGit(root: string, args: string[]): Promise<{ code: number; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      'git',
+      args,
+      { cwd: root, encoding: 'utf8', windowsHide: true, maxBuffer: 1 << 20 },
+      (err, stdout, stderr) => {
+        if (err && (err as NodeJS.ErrnoException).code === 'ENOENT') {
+          reject(
+            new CairnError(
+              'GIT_NOT_FOUND',
+              'the git command is not installed or not on PATH: install git (https://git-scm.com) and run this again',
+            ),
+          );
+          return;
+        }
+        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+        if (code > 1) {
+          reject(
+            new CairnError('INTERNAL', `git ${args[0]} failed: ${String(stderr).trim() || err?.message}`),
+          );
+          return;
+        }
+        resolve({ code, stdout: String(stdout) });
+      },
+    );
+  });
+}
+
+/** A setting as git reads it (every scope); null when unset. */
+export async function gitConfigGet(root: string, key: string): Promise<string | null> {
+  const r = await runGit(root, ['config', '--get', key]);
+  return r.code === 0 ? r.stdout.replace(/\r?\n$/, '') : null;
+}
+
+/** Sets a setting in this repository's own config (.git/config). */
+export async function gitConfigSetLocal(root: string, key: string, value: string): Promise<void> {
+  const r = await runGit(root, ['config', '--local', key, value]);
+  if (r.code !== 0) throw new CairnError('INTERNAL', `git config --local ${key} failed`);
+}
+
+/** The value of attribute `attr` for each repository-relative path ('unspecified' when unset). */
+export async function gitCheckAttr(
+  root: string,
+  attr: string,
+  paths: string[],
+): Promise<Map<string, string>> {
+  const r = await runGit(root, ['check-attr', '-z', attr, '--', ...paths]);
+  const fields = r.stdout.split('\0');
+  const out = new Map<string, string>();
+  for (let i = 0; i + 2 < fields.length; i += 3) out.set(fields[i], fields[i + 2]);
+  return out;
+}
