@@ -1,6 +1,6 @@
 // Opening and creating stores: finds the folder with cairn.yaml, its git repository and config.
 import { existsSync } from 'node:fs';
-import { cp, mkdir, readdir, readFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { parseConfig, type CairnConfig } from '../core/config.js';
 import { CairnError } from '../core/errors.js';
@@ -102,6 +102,10 @@ export async function initStore(
   const templateDir = opts.templateDir ?? defaultTemplateDir();
   await mkdir(root, { recursive: true });
   await cp(templateDir, root, { recursive: true });
+  // npm never packs a file named .gitignore, so the template ships it as `gitignore`.
+  if (existsSync(path.join(root, 'gitignore')) && !existsSync(path.join(root, '.gitignore'))) {
+    await rename(path.join(root, 'gitignore'), path.join(root, '.gitignore'));
+  }
   const { config } = parseConfig(await readFile(path.join(root, CONFIG_FILE), 'utf8'));
   const repo = existsSync(path.join(root, '.git'))
     ? await GitRepo.open(root)
