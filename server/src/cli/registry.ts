@@ -5,6 +5,7 @@ import { contextCommand, mcpCommand } from './commands-agent.js';
 import { checkCommand, lspCommand } from './commands-editor.js';
 import { indexCommand, searchCommand } from './commands-search.js';
 import { importCommand, storeCommand } from './commands-write.js';
+import { proposeCommand, syncCommand } from './commands-sync.js';
 import { getCommand, initCommand, listCommand, logCommand, statusCommand } from './commands-read.js';
 import {
   acceptCommand,
@@ -28,6 +29,8 @@ export const COMMANDS: Command[] = [
   acceptCommand,
   rejectCommand,
   allowCommand,
+  syncCommand,
+  proposeCommand,
   supersedeCommand,
   correctCommand,
   feedbackCommand,

@@ -199,6 +199,16 @@ export class GitRepo {
     }));
   }
 
+  /** Every ref under `prefix` with its (unpeeled) oid: `refs/remotes/origin/candidate/`, `refs/tags/`. */
+  async listRefs(prefix: string): Promise<{ ref: string; oid: string }[]> {
+    return this.refs.list(prefix);
+  }
+
+  /** The commits a ref has pointed at in this clone (its reflog), oldest first. */
+  async reflog(ref: string): Promise<string[]> {
+    return this.refs.reflogValues(ref);
+  }
+
   /** Delete a branch (not the checked-out one); NOT_FOUND when it does not exist. */
   async deleteBranch(name: string): Promise<void> {
     const ref = `refs/heads/${checkRefName(name, 'branch')}`;
@@ -265,6 +275,12 @@ export class GitRepo {
       throw err;
     }
     return oid;
+  }
+
+  /** An annotated tag object's message (null for anything else), e.g. a fetched rejection. */
+  async tagMessage(oid: string): Promise<string | null> {
+    const obj = await this.store.read(oid);
+    return obj?.type === 'tag' ? parseTag(obj.body).message : null;
   }
 
   /** Tags starting with `prefix`: target = the commit they peel to, message null for lightweight tags. */
