@@ -74,21 +74,25 @@ export interface GitServer {
    * connection drops and the server stops. Resolves when that happened.
    */
   cutNextPush(): Promise<void>;
+  /** Runs `fn` when the next push arrives, before the remote reads it (someone else pushes first). */
+  beforeNextPush(fn: () => Promise<void>): void;
   /** Every request seen: "METHOD /path?query". */
   readonly requests: string[];
 }
 
-export async function startGitServer(
-  opts: { user?: string; password?: string } = {},
-): Promise<GitServer> {
+export async function startGitServer(opts: { user?: string; password?: string } = {}): Promise<GitServer> {
   const user = opts.user ?? 'ana';
   const password = opts.password ?? 's3cret-pass';
   const root = tempDir('cairn-http-');
-  const backend = path.join(execFileSync('git', ['--exec-path'], { encoding: 'utf8' }).trim(), 'git-http-backend');
+  const backend = path.join(
+    execFileSync('git', ['--exec-path'], { encoding: 'utf8' }).trim(),
+    'git-http-backend',
+  );
   const sockets = new Set<Socket>();
   const children = new Set<ChildProcess>();
   const requests: string[] = [];
   let cut: (() => void) | null = null;
+  let beforePush: (() => Promise<void>) | null = null;
   let port = 0;
 
   const authorized = (req: http.IncomingMessage) => {
@@ -105,7 +109,8 @@ export async function startGitServer(
       res.end('authentication required\n');
       return;
     }
-    if (cut && req.method === 'POST' && url.pathname.endsWith('/git-receive-pack')) {
+    const isPush = req.method === 'POST' && url.pathname.endsWith('/git-receive-pack');
+    if (cut && isPush) {
       const done = cut;
       cut = null;
       req.once('data', () => {
@@ -113,6 +118,17 @@ export async function startGitServer(
       });
       return;
     }
+    if (beforePush && isPush) {
+      const hook = beforePush;
+      beforePush = null;
+      // A hook that stopped the server has cut this push: it is not served.
+      void hook().then(() => server.listening && serve(req, res, url));
+      return;
+    }
+    serve(req, res, url);
+  };
+
+  const serve = (req: http.IncomingMessage, res: http.ServerResponse, url: URL) => {
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
       GIT_PROJECT_ROOT: root,
@@ -198,11 +214,17 @@ export async function startGitServer(
       return makeBareRepo(path.join(root, `${name}.git`));
     },
     url(name, o = {}) {
-      const who = o.user === null ? '' : `${encodeURIComponent(o.user ?? user)}:${encodeURIComponent(o.password ?? password)}@`;
+      const who =
+        o.user === null
+          ? ''
+          : `${encodeURIComponent(o.user ?? user)}:${encodeURIComponent(o.password ?? password)}@`;
       return `http://${who}127.0.0.1:${port}/${name}.git`;
     },
     stop: () => (server.listening ? server.stopNow() : Promise.resolve()),
     start: () => (server.listening ? Promise.resolve() : listen()),
+    beforeNextPush(fn) {
+      beforePush = fn;
+    },
     cutNextPush() {
       return new Promise<void>((resolve) => {
         cut = resolve;

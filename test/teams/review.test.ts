@@ -31,7 +31,10 @@ describe('a proposal made in one clone, reviewed in another', () => {
     expect(sb.newCandidates).toEqual([id]);
     const review = await b.json('review');
     expect(review.candidates.map((c: { id: string }) => c.id)).toEqual([id]);
-    expect(review.candidates[0]).toMatchObject({ branch: `origin/candidate/${id}`, remote: `origin/candidate/${id}` });
+    expect(review.candidates[0]).toMatchObject({
+      branch: `origin/candidate/${id}`,
+      remote: `origin/candidate/${id}`,
+    });
     expect((await b.json('status')).candidates).toEqual([id]);
     expect((await statuses(b)).get(id)).toEqual(['candidate']);
 

@@ -44,7 +44,10 @@ export const reviewCommand: Command = {
             .filter(Boolean)
             .join(',')}`
         : '';
-      writeLine(io, `  accept: cairn accept ${v.pick}${allow}    reject: cairn reject ${v.pick} --why "..."\n`);
+      writeLine(
+        io,
+        `  accept: cairn accept ${v.pick}${allow}    reject: cairn reject ${v.pick} --why "..."\n`,
+      );
     }
     return EXIT.OK;
   },

@@ -27,7 +27,8 @@ function printSync(io: CliIO, r: SyncReport): void {
   if (r.pushed.length) writeLine(io, `  ${r.dryRun ? 'would push' : 'pushed'}: ${list(r.pushed)}`);
   if (r.deletedRemote.length)
     writeLine(io, `  ${would}remove from ${r.remote} (accepted or rejected): ${list(r.deletedRemote)}`);
-  if (r.deletedLocal.length) writeLine(io, `  ${would}remove here (accepted or rejected): ${list(r.deletedLocal)}`);
+  if (r.deletedLocal.length)
+    writeLine(io, `  ${would}remove here (accepted or rejected): ${list(r.deletedLocal)}`);
   if (r.newCandidates.length)
     writeLine(io, `  new proposals to review: ${r.newCandidates.join(', ')} (cairn review)`);
   if (r.newRejections.length) writeLine(io, `  rejected elsewhere: ${r.newRejections.join(', ')}`);

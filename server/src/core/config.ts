@@ -69,7 +69,10 @@ const isPositive: Checker = (v) => typeof v === 'number' && v > 0;
 const isString: Checker = (v) => typeof v === 'string' && v.length > 0;
 // A remote's name, never a URL: the name is passed to git as an argument and builds ref names.
 const isRemoteName: Checker = (v) =>
-  typeof v === 'string' && /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(v) && !v.includes('..') && !v.endsWith('.lock');
+  typeof v === 'string' &&
+  /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(v) &&
+  !v.includes('..') &&
+  !v.endsWith('.lock');
 
 /** Merges cairn.yaml over the defaults; wrong values are reported and replaced by the default. */
 export function parseConfig(text: string): { config: CairnConfig; problems: Problem[] } {

@@ -74,7 +74,8 @@ async function pickStale(store: Store, arg: string): Promise<PickedCandidate> {
   assertSafeId(arg);
   const refs = (await candidateRefs(store)).filter((r) => r.name === arg);
   const ref = refs.find((r) => r.local) ?? refs[0];
-  if (ref) return { id: ref.id, tip: ref.tip, branch: ref.branch, localBranch: ref.local ? ref.branch : null };
+  if (ref)
+    return { id: ref.id, tip: ref.tip, branch: ref.branch, localBranch: ref.local ? ref.branch : null };
   const rejected = await store.repo.resolve(`refs/tags/${REJECTED_PREFIX}${arg}`);
   throw new CairnError(
     'NOT_A_CANDIDATE',

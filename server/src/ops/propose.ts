@@ -85,7 +85,9 @@ export async function proposeCandidate(
       }
       const link = pullRequestUrl(remoteUrl, branch, mainName);
       if (link?.guess)
-        warnings.push(`the forge was guessed from the host name (${link.forge}); the link may differ on yours`);
+        warnings.push(
+          `the forge was guessed from the host name (${link.forge}); the link may differ on yours`,
+        );
       if (!link) warnings.push(`${remote.name} is not a forge (a path or file:// URL): no pull request page`);
       return {
         id: picked.id,

@@ -116,7 +116,13 @@ export async function candidateRefs(store: Store): Promise<CandidateRef[]> {
   const out: CandidateRef[] = [];
   for (const r of found) {
     const name = r.branch.slice(r.branch.indexOf(CANDIDATE_PREFIX) + CANDIDATE_PREFIX.length);
-    out.push({ branch: r.branch, name, tip: r.oid, local: r.local, id: await proposalId(store, r.oid, name) });
+    out.push({
+      branch: r.branch,
+      name,
+      tip: r.oid,
+      local: r.local,
+      id: await proposalId(store, r.oid, name),
+    });
   }
   return out;
 }

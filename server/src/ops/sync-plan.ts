@@ -20,7 +20,10 @@ export function mirrorTagPrefix(remote: string): string {
 
 /** The fetch: every branch into refs/remotes/<remote>/, rejection tags into the mirror. */
 export function fetchRefspecs(remote: string): string[] {
-  return [`+refs/heads/*:refs/remotes/${remote}/*`, `+refs/tags/${REJECTED_PREFIX}*:${mirrorTagPrefix(remote)}*`];
+  return [
+    `+refs/heads/*:refs/remotes/${remote}/*`,
+    `+refs/tags/${REJECTED_PREFIX}*:${mirrorTagPrefix(remote)}*`,
+  ];
 }
 
 export interface RefState {
@@ -91,7 +94,14 @@ export async function planPush(
   };
   const stale = async (r: CandidateRef) =>
     (await merged(r.tip)) || (await isRejectedProposal(store, s.tags, r.id, r.tip));
-  const plan: PushPlan = { specs: [], pushMain: false, candidates: [], deletions: [], tags: [], staleLocal: [] };
+  const plan: PushPlan = {
+    specs: [],
+    pushMain: false,
+    candidates: [],
+    deletions: [],
+    tags: [],
+    staleLocal: [],
+  };
 
   const staleRemote = new Set<string>();
   for (const r of s.remote) if (await stale(r)) staleRemote.add(r.name);
@@ -105,7 +115,12 @@ export async function planPush(
     const target = await targetOf(store, l, s.remote, staleRemote, taken);
     if (!target) continue;
     taken.add(target.name);
-    plan.candidates.push({ branch: l.branch, to: CANDIDATE_PREFIX + target.name, tip: l.tip, replaces: target.replaces });
+    plan.candidates.push({
+      branch: l.branch,
+      to: CANDIDATE_PREFIX + target.name,
+      tip: l.tip,
+      replaces: target.replaces,
+    });
     plan.specs.push({
       src: l.tip,
       dst: `refs/heads/${CANDIDATE_PREFIX}${target.name}`,
@@ -173,7 +188,8 @@ async function targetOf(
 /** The proposer as a slug: the commit's Agent trailer, else its author without " (agent)". */
 async function proposer(store: Store, tip: string): Promise<string> {
   const [info] = await store.repo.log(tip, { limit: 1 });
-  const who = (info && parseCommitMessage(info.message).agent) || info?.author.name.replace(/ \(agent\)$/, '') || '';
+  const who =
+    (info && parseCommitMessage(info.message).agent) || info?.author.name.replace(/ \(agent\)$/, '') || '';
   const slug = who
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')

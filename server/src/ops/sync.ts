@@ -12,7 +12,14 @@ import { GitRemote, isRetryable, type PushRefResult } from '../store/git/remote.
 import type { Store } from '../store/store.js';
 import type { OpContext } from './context.js';
 import { REJECTED_PREFIX, openCandidates, requireMainTip, syncRemote } from './read.js';
-import { fetchRefspecs, mirrorTagPrefix, planPush, readRefState, type PushPlan, type RefState } from './sync-plan.js';
+import {
+  fetchRefspecs,
+  mirrorTagPrefix,
+  planPush,
+  readRefState,
+  type PushPlan,
+  type RefState,
+} from './sync-plan.js';
 
 export type MainChange = 'up-to-date' | 'fast-forward' | 'merge' | 'ahead';
 
@@ -160,9 +167,15 @@ async function adoptRemoteTags(ctx: OpContext, report: SyncReport, apply = true)
 
 /** `git update-ref --stdin`: all lines in one transaction (git's own ref locks). */
 async function updateRefs(ctx: OpContext, lines: string[]): Promise<void> {
-  const r = await runGit(['update-ref', '--stdin'], { cwd: ctx.store.repo.root, input: lines.join('\n') + '\n' });
+  const r = await runGit(['update-ref', '--stdin'], {
+    cwd: ctx.store.repo.root,
+    input: lines.join('\n') + '\n',
+  });
   if (r.code !== 0)
-    throw new CairnError('REF_MOVED', `a ref moved while syncing (${gitMessage(r.stderr)}); run cairn sync again`);
+    throw new CairnError(
+      'REF_MOVED',
+      `a ref moved while syncing (${gitMessage(r.stderr)}); run cairn sync again`,
+    );
 }
 
 /**
@@ -187,7 +200,8 @@ async function integrateMain(ctx: OpContext, report: SyncReport): Promise<void> 
     const r = checkedOut
       ? await runGit(['merge', '--ff-only', '--quiet', theirs], { cwd: root })
       : await runGit(['update-ref', `refs/heads/${mainName}`, theirs, local], { cwd: root });
-    if (r.code !== 0) throw mergeRefused(store, r.stderr, `fast-forward ${mainName} to ${remote}/${mainName}`);
+    if (r.code !== 0)
+      throw mergeRefused(store, r.stderr, `fast-forward ${mainName} to ${remote}/${mainName}`);
     report.main = 'fast-forward';
     report.mergedFrom = theirs;
     return;
@@ -211,7 +225,10 @@ async function integrateMain(ctx: OpContext, report: SyncReport): Promise<void> 
     GIT_COMMITTER_DATE: `@${when} +0000`,
   };
   const message = `Merge ${remote}/${mainName} into ${mainName}\n\nMade by cairn sync: both had new commits.\n`;
-  const r = await runGit(['merge', '--no-ff', '--no-edit', '--quiet', '-m', message, theirs], { cwd: root, env });
+  const r = await runGit(['merge', '--no-ff', '--no-edit', '--quiet', '-m', message, theirs], {
+    cwd: root,
+    env,
+  });
   if (r.code !== 0) {
     const conflicted = await runGit(['diff', '--name-only', '--diff-filter=U'], { cwd: root });
     const paths = conflicted.stdout.split('\n').filter(Boolean);
@@ -224,7 +241,9 @@ async function integrateMain(ctx: OpContext, report: SyncReport): Promise<void> 
       'MAIN_DIVERGED',
       `${mainName} and ${remote}/${mainName} both changed ${paths.join(', ')} in ways the memory merge ` +
         `cannot combine; nothing was changed.` +
-        (driver.code !== 0 ? ' (The memory merge driver is not registered in this clone: `cairn setup`.)' : '') +
+        (driver.code !== 0
+          ? ' (The memory merge driver is not registered in this clone: `cairn setup`.)'
+          : '') +
         ` Merge by hand: \`git merge ${remote}/${mainName}\`, resolve the conflict markers ` +
         '(`cairn status` and `cairn check` show where), `git commit`, then `cairn sync`',
       { remote, paths },

@@ -31,7 +31,7 @@ export interface PushRefResult {
 
 /** Why a ref was refused that another fetch (and a new plan) can fix: the remote moved meanwhile. */
 export function isRetryable(r: PushRefResult): boolean {
-  return /fetch first|non-fast-forward|stale info|already exists|cannot lock ref|reference already exists/.test(
+  return /fetch first|non-fast-forward|stale info|already exists|cannot lock ref|failed to update ref|atomic transaction failed/.test(
     r.reason ?? '',
   );
 }
