@@ -51,7 +51,7 @@ describe('a sync that cannot reach the remote', () => {
   it('a wrong password: REMOTE_AUTH_FAILED, exit 11, and the password is never printed', async () => {
     team = await makeTeam({ names: ['Ana'] });
     const [a] = team.clones;
-    await a.git('remote', 'set-url', 'origin', team.server!.url('memory', { password: 'wrong-horse' }));
+    await a.git('remote', 'set-url', 'origin', team.server!.url('team/memory', { password: 'wrong-horse' }));
     const before = await snapshot(a);
     const r = await a.run('sync', '--json');
     expect(r.code).toBe(11);
@@ -59,12 +59,12 @@ describe('a sync that cannot reach the remote', () => {
     expect(r.stdout + r.stderr).not.toContain('wrong-horse');
     expect(await snapshot(a)).toBe(before);
     // No credentials at all: git does not prompt (no terminal), it fails the same way.
-    await a.git('remote', 'set-url', 'origin', team.server!.url('memory', { user: null }));
+    await a.git('remote', 'set-url', 'origin', team.server!.url('team/memory', { user: null }));
     expect(JSON.parse((await a.run('sync', '--json')).stdout).errorCode).toBe('REMOTE_AUTH_FAILED');
     // The URL shown by a successful sync hides the password too.
     await a.git('remote', 'set-url', 'origin', team.url);
     const ok = await a.sync();
-    expect(ok.url).toMatch(/^http:\/\/ana:\*\*\*@127\.0\.0\.1:\d+\/memory\.git$/);
+    expect(ok.url).toMatch(/^http:\/\/ana:\*\*\*@127\.0\.0\.1:\d+\/team\/memory\.git$/);
   });
 });
 

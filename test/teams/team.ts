@@ -35,8 +35,8 @@ export async function makeTeam(opts: { names: string[]; transport?: 'http' | 'fi
   let bare: string;
   if ((opts.transport ?? 'http') === 'http') {
     server = await startGitServer();
-    bare = server.createRepo('memory');
-    url = server.url('memory');
+    bare = server.createRepo('team/memory');
+    url = server.url('team/memory');
   } else {
     ({ dir: bare, url } = fileRemote());
   }
