@@ -153,6 +153,7 @@ export async function isRejectedProposal(
  */
 export async function openCandidates(store: Store, tip: string | null): Promise<OpenCandidate[]> {
   const tags = await rejectedTags(store);
+  const merged = tip ? await store.repo.reachableFrom(tip) : new Set<string>();
   const byTip = new Map<string, OpenCandidate>();
   for (const c of await candidateRefs(store)) {
     const seen = byTip.get(c.tip);
@@ -160,7 +161,7 @@ export async function openCandidates(store: Store, tip: string | null): Promise<
       if (!c.local) seen.remote ??= c.branch;
       continue;
     }
-    if (tip && (await store.repo.isAncestor(c.tip, tip))) continue;
+    if (merged.has(c.tip)) continue;
     if (await isRejectedProposal(store, tags, c.id, c.tip)) continue;
     byTip.set(c.tip, { id: c.id, branch: c.branch, tip: c.tip, remote: c.local ? null : c.branch });
   }

@@ -39,19 +39,26 @@ export interface RefState {
   remoteTags: Map<string, string>;
 }
 
+/** Rejection tags by name (after `rejected/`) -> tag object: here, and on the remote as last fetched. */
+export async function tagRefs(store: Store): Promise<Pick<RefState, 'localTags' | 'remoteTags'>> {
+  const tagMap = async (prefix: string) =>
+    new Map((await store.repo.listRefs(prefix)).map((r) => [r.ref.slice(prefix.length), r.oid]));
+  return {
+    localTags: await tagMap(`refs/tags/${REJECTED_PREFIX}`),
+    remoteTags: await tagMap(mirrorTagPrefix(syncRemote(store))),
+  };
+}
+
 export async function readRefState(store: Store, main: string): Promise<RefState> {
   const remote = syncRemote(store);
   const refs = await candidateRefs(store);
-  const tagMap = async (prefix: string) =>
-    new Map((await store.repo.listRefs(prefix)).map((r) => [r.ref.slice(prefix.length), r.oid]));
   return {
     main,
     remoteMain: await store.repo.resolve(`refs/remotes/${remote}/${store.config.mainBranch}`),
     local: refs.filter((r) => r.local),
     remote: refs.filter((r) => !r.local),
     tags: await rejectedTags(store),
-    localTags: await tagMap(`refs/tags/${REJECTED_PREFIX}`),
-    remoteTags: await tagMap(mirrorTagPrefix(remote)),
+    ...(await tagRefs(store)),
   };
 }
 
@@ -88,10 +95,8 @@ export async function planPush(
   mainTips: string[],
   opts: { only?: string } = {},
 ): Promise<PushPlan> {
-  const merged = async (tip: string) => {
-    for (const m of mainTips) if (await store.repo.isAncestor(tip, m)) return true;
-    return false;
-  };
+  const onMain = await Promise.all(mainTips.map((m) => store.repo.reachableFrom(m)));
+  const merged = async (tip: string) => onMain.some((set) => set.has(tip));
   const stale = async (r: CandidateRef) =>
     (await merged(r.tip)) || (await isRejectedProposal(store, s.tags, r.id, r.tip));
   const plan: PushPlan = {
@@ -168,8 +173,10 @@ async function targetOf(
   staleRemote: Set<string>,
   taken: Set<string>,
 ): Promise<Target | null> {
+  // Already there: the same tip, or a remote branch of the id built on it (a fix pushed on top).
   for (const r of remote) {
-    if (r.tip === l.tip || (await store.repo.isAncestor(l.tip, r.tip))) return null;
+    if (r.tip === l.tip) return null;
+    if (r.id === l.id && (await store.repo.isAncestor(l.tip, r.tip))) return null;
   }
   const same = remote.find((r) => r.name === l.name);
   if (!same) return { name: l.name, replaces: null };

@@ -17,6 +17,7 @@ import {
   mirrorTagPrefix,
   planPush,
   readRefState,
+  tagRefs,
   type PushPlan,
   type RefState,
 } from './sync-plan.js';
@@ -139,7 +140,7 @@ async function arrived(ctx: OpContext, before: Map<string, string>, main: string
 async function adoptRemoteTags(ctx: OpContext, report: SyncReport, apply = true): Promise<void> {
   const { store } = ctx;
   const remote = syncRemote(store);
-  const state = await readRefState(store, await requireMainTip(store));
+  const state = await tagRefs(store);
   const lines: string[] = [];
   const taken = new Set([...state.localTags.keys(), ...state.remoteTags.keys()]);
   for (const [name, oid] of state.remoteTags) {

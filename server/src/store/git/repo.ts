@@ -35,6 +35,7 @@ export class GitRepo {
   private readonly store: ObjectStore;
   private readonly refs: Refs;
   private readonly history: History;
+  private readonly reachable = new Map<string, Set<string>>();
   /**
    * Told, in one line, what was recovered when a write interrupted by a crash was finished or
    * undone (see journal.ts). The front ends print it; the store layer never does.
@@ -321,6 +322,22 @@ export class GitRepo {
   async isAncestor(ancestor: string, descendant: string): Promise<boolean> {
     const [a, d] = await Promise.all([this.resolve(ancestor), this.resolve(descendant)]);
     return a !== null && d !== null && this.history.isAncestor(a, d);
+  }
+
+  /**
+   * Every commit reachable from `commit` (itself included): one walk answers "is it merged?" for
+   * many branches. The last few answers are kept (history never changes under a commit id).
+   */
+  async reachableFrom(commit: string): Promise<ReadonlySet<string>> {
+    const oid = await this.resolve(commit);
+    if (!oid) return new Set();
+    let set = this.reachable.get(oid);
+    if (!set) {
+      set = await this.history.ancestors(oid);
+      if (this.reachable.size >= 4) this.reachable.delete(this.reachable.keys().next().value!);
+      this.reachable.set(oid, set);
+    }
+    return set;
   }
 
   /** Files added, modified and deleted from commit `from` (null = empty tree) to commit `to`. */
