@@ -30,6 +30,13 @@ describe('candidates fetched with plain git', () => {
     expect((await b.json('status')).candidates).toEqual([id]);
     expect((await statuses(b)).get(id)).toEqual(['candidate']);
     expect((await b.json('get', id)).status).toBe('candidate');
+    // The same proposal from an agent in this clone changes nothing (no second proposal).
+    const again = await b.store(agentPayload('Queue retries'));
+    expect(again).toMatchObject({
+      unchanged: true,
+      reason: `the same proposal already awaits review on origin/candidate/${id}`,
+    });
+    expect(await b.git('branch', '--list', 'candidate/*')).toBe('');
     const accepted = await b.json('accept', id);
     expect(accepted).toMatchObject({ exit: 0, id });
     expect((await statuses(b)).get(id)).toEqual(['active']);
