@@ -2,7 +2,9 @@
 // or rejected in another after `cairn sync`, and every clone ends up agreeing, with the remote's
 // candidate branches cleaned up. Real clones over smart HTTP on loopback, the built CLI.
 import { afterEach, describe, expect, it } from 'vitest';
-import { gitAsync } from '../helpers/git-server.js';
+import path from 'node:path';
+import { cairn, removeDir, tempDir } from '../helpers/store.js';
+import { fileRemote, gitAsync, gitOk } from '../helpers/git-server.js';
 import { agentPayload, expectNothingLost, makeTeam, statuses, type Team } from './team.js';
 
 let team: Team | null = null;
@@ -54,5 +56,39 @@ describe('a proposal made in one clone, reviewed in another', () => {
     expect(log[0]).toMatchObject({ command: 'accept', author: 'Ben' });
     expect(await a.git('status', '--porcelain')).toBe('');
     await expectNothingLost(team, [id]);
+  });
+});
+
+describe('the first sync', () => {
+  it('fills an empty remote: main, proposals, and a clone made from it works', async () => {
+    const parent = tempDir();
+    const remote = fileRemote();
+    try {
+      const dir = path.join(parent, 'mem');
+      expect((await cairn(['init', dir])).code).toBe(0);
+      await gitOk(dir, 'remote', 'add', 'origin', remote.url);
+      const r = await cairn(['store', '--store', dir, '--json'], {
+        input: JSON.stringify({
+          topic: 'First idea',
+          context: 'Proposed before anything was shared.',
+          agentName: 'scout',
+          confidence: 0.7,
+        }),
+      });
+      const id = JSON.parse(r.stdout).metadata.topic_id;
+      const sync = await cairn(['sync', '--store', dir, '--json']);
+      expect(sync.code, sync.stderr).toBe(0);
+      expect(JSON.parse(sync.stdout)).toMatchObject({
+        main: 'ahead',
+        pushed: ['refs/heads/main', `refs/heads/candidate/${id}`],
+      });
+      const other = path.join(parent, 'other');
+      await gitOk(parent, 'clone', '-q', remote.url, other);
+      const review = JSON.parse((await cairn(['review', '--store', other, '--json'])).stdout);
+      expect(review.candidates.map((c: { id: string }) => c.id)).toEqual([id]);
+    } finally {
+      removeDir(parent);
+      removeDir(path.dirname(remote.dir));
+    }
   });
 });

@@ -78,7 +78,11 @@ export async function proposeCandidate(
         }
       }
       if (!branch) throw new CairnError('INTERNAL', `${picked.branch} could not be found on ${remote.name}`);
-      if (state.remoteMain && !(await store.repo.isAncestor(main, state.remoteMain))) {
+      if (!state.remoteMain) {
+        warnings.push(
+          `${remote.name} has no ${mainName} yet: run \`cairn sync\` so the pull request has a base`,
+        );
+      } else if (!(await store.repo.isAncestor(main, state.remoteMain))) {
         warnings.push(
           `${mainName} has commits ${remote.name} lacks: the pull request shows them too until \`cairn sync\` pushes them`,
         );

@@ -190,8 +190,8 @@ async function integrateMain(ctx: OpContext, report: SyncReport): Promise<void> 
   const mainName = store.config.mainBranch;
   const local = await requireMainTip(store);
   const theirs = await store.repo.resolve(`refs/remotes/${remote}/${mainName}`);
-  if (!theirs || theirs === local) return;
-  if (await store.repo.isAncestor(theirs, local)) {
+  if (theirs === local) return;
+  if (!theirs || (await store.repo.isAncestor(theirs, local))) {
     if (report.main === 'up-to-date') report.main = 'ahead'; // not a retry after a fast-forward
     return;
   }
@@ -304,7 +304,8 @@ async function dryRun(ctx: OpContext, report: SyncReport, before: Map<string, st
   await adoptRemoteTags(ctx, report, false);
   const state = await readRefState(store, report.mainBefore);
   const theirs = state.remoteMain;
-  if (theirs && theirs !== state.main) {
+  if (!theirs) report.main = 'ahead';
+  else if (theirs !== state.main) {
     if (await store.repo.isAncestor(theirs, state.main)) report.main = 'ahead';
     else {
       report.main = (await store.repo.isAncestor(state.main, theirs)) ? 'fast-forward' : 'merge';
