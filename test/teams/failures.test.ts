@@ -6,6 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { gitAsync, gitOk } from '../helpers/git-server.js';
+import { cairn } from '../helpers/store.js';
 import { agentPayload, expectNothingLost, makeTeam, statuses, type Clone, type Team } from './team.js';
 
 let team: Team | null = null;
@@ -65,6 +66,27 @@ describe('a sync that cannot reach the remote', () => {
     await a.git('remote', 'set-url', 'origin', team.url);
     const ok = await a.sync();
     expect(ok.url).toMatch(/^http:\/\/ana:\*\*\*@127\.0\.0\.1:\d+\/team\/memory\.git$/);
+  });
+});
+
+describe('no git', () => {
+  it('GIT_NOT_FOUND, exit 11, with the fix', async () => {
+    team = await makeTeam({ names: ['Ana'], transport: 'file' });
+    const r = await cairn(['sync', '--store', team.clones[0].dir, '--json'], {
+      env: { PATH: '/nonexistent' },
+    });
+    expect(r.code).toBe(11);
+    expect(JSON.parse(r.stdout)).toMatchObject({ errorCode: 'GIT_NOT_FOUND' });
+    expect(JSON.parse(r.stdout).error).toMatch(/Install git/);
+  });
+
+  it('a clone without the remote: NOT_FOUND saying how to add it', async () => {
+    team = await makeTeam({ names: ['Ana'], transport: 'file' });
+    const [a] = team.clones;
+    await a.git('remote', 'remove', 'origin');
+    const r = await a.json('sync');
+    expect(r).toMatchObject({ exit: 4, errorCode: 'NOT_FOUND' });
+    expect(r.error).toMatch(/git remote add origin URL/);
   });
 });
 
