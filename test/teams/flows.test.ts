@@ -165,3 +165,43 @@ describe('two clones propose the same id', () => {
     });
   }
 });
+
+describe('two clones reject two proposals of one id before syncing', () => {
+  it('both rejections are kept: the second under rejected/<id>--2', async () => {
+    team = await makeTeam({ names: ['Ana', 'Ben'], transport: 'file' });
+    const [a, b] = team.clones;
+    await a.store(agentPayload('Cache policy', { agent: 'scout', id: 'cache-policy' }));
+    await b.store({
+      ...agentPayload('Cache policy', { agent: 'pilot', id: 'cache-policy' }),
+      context: 'LFU.',
+    });
+    await a.sync();
+    await b.sync();
+    expect((await a.json('reject', 'candidate/cache-policy', '--why', 'too early')).tag).toBe(
+      'rejected/cache-policy',
+    );
+    expect((await b.json('reject', 'cache-policy--pilot', '--why', 'not LFU')).tag).toBe(
+      'rejected/cache-policy',
+    );
+    await a.sync();
+    const sb = await b.sync();
+    expect(sb.warnings.join(' ')).toContain('kept as rejected/cache-policy--2');
+    expect(sb.pushed).toEqual(['refs/tags/rejected/cache-policy--2']);
+    await a.sync();
+    for (const clone of [a, b]) {
+      expect(await clone.git('tag', '-l', 'rejected/*')).toBe(
+        'rejected/cache-policy\nrejected/cache-policy--2\n',
+      );
+      expect((await statuses(clone)).get('cache-policy')).toEqual(['rejected']);
+      const reasons = (
+        (await clone.json('log', 'cache-policy')).entries as { command: string; reason: string }[]
+      )
+        .filter((e) => e.command === 'reject')
+        .map((e) => e.reason)
+        .sort();
+      expect(reasons).toEqual(['not LFU', 'too early']);
+    }
+    expect((await remoteRefs(team)).filter((r) => r.startsWith('refs/heads/candidate/'))).toEqual([]);
+    await expectNothingLost(team, ['cache-policy']);
+  });
+});
