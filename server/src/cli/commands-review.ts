@@ -32,7 +32,7 @@ export const reviewCommand: Command = {
       writeLine(io, `● ${v.id} — ${v.title}`);
       writeLine(
         io,
-        `  branch ${v.branch}, by ${v.author} on ${v.date.slice(0, 10)}${v.origin ? `, origin ${v.origin}` : ''}`,
+        `  branch ${v.branch}${v.remote && v.remote !== v.branch ? ` (pushed as ${v.remote})` : ''}, by ${v.author} on ${v.date.slice(0, 10)}${v.origin ? `, origin ${v.origin}` : ''}`,
       );
       writeLine(io, `  why a candidate: ${v.reason}`);
       if (v.flagged) writeLine(io, `  flagged: ${v.flagged}`);
@@ -44,7 +44,10 @@ export const reviewCommand: Command = {
             .filter(Boolean)
             .join(',')}`
         : '';
-      writeLine(io, `  accept: cairn accept ${v.id}${allow}    reject: cairn reject ${v.id} --why "..."\n`);
+      writeLine(
+        io,
+        `  accept: cairn accept ${v.pick}${allow}    reject: cairn reject ${v.pick} --why "..."\n`,
+      );
     }
     return EXIT.OK;
   },
@@ -53,7 +56,7 @@ export const reviewCommand: Command = {
 export const acceptCommand: Command = {
   name: 'accept',
   summary: 'Accept a candidate: merge its branch into main',
-  usage: 'cairn accept ID [--allow RULE[,RULE...]] [--override-rejection]',
+  usage: 'cairn accept ID|BRANCH [--allow RULE[,RULE...]] [--override-rejection]',
   needsStore: true,
   options: { allow: { type: 'string', multiple: true }, 'override-rejection': { type: 'boolean' } },
   async run(args, io, open) {
@@ -64,11 +67,11 @@ export const acceptCommand: Command = {
     });
     if (args.json) writeJson(io, { success: true, ...r });
     else if (r.alreadyMerged)
-      writeLine(io, `${id} was already merged into main (by git or a pull request); removed its branch`);
+      writeLine(io, `${r.id} was already merged into main (by git or a pull request); removed its branch`);
     else
       writeLine(
         io,
-        `accepted ${id}: merge commit ${r.commit?.slice(0, 8)} (${r.paths.join(', ')})` +
+        `accepted ${r.id}: merge commit ${r.commit?.slice(0, 8)} (${r.paths.join(', ')})` +
           (r.allowed.length ? `; agents may read what ${r.allowed.join(', ')} flags in it` : ''),
       );
     return EXIT.OK;
@@ -99,7 +102,7 @@ export const allowCommand: Command = {
 export const rejectCommand: Command = {
   name: 'reject',
   summary: 'Reject a candidate, keeping it under a rejected/<id> tag with the reason',
-  usage: 'cairn reject ID --why TEXT',
+  usage: 'cairn reject ID|BRANCH --why TEXT',
   needsStore: true,
   options: { why: { type: 'string' } },
   async run(args, io, open) {
@@ -108,7 +111,11 @@ export const rejectCommand: Command = {
     if (!why) throw new UsageError('reject needs a reason: --why "TEXT"');
     const r = await rejectCandidate(await open(), id, why);
     if (args.json) writeJson(io, { success: true, ...r });
-    else writeLine(io, `rejected ${id}: kept as tag ${r.tag} ("${r.reason}"); the branch is deleted`);
+    else
+      writeLine(
+        io,
+        `rejected ${r.id}: kept as tag ${r.tag} ("${r.reason}"); the branch is deleted (on the remote by \`cairn sync\`)`,
+      );
     return EXIT.OK;
   },
 };

@@ -6,6 +6,7 @@ import { checkCommand, lspCommand } from './commands-editor.js';
 import { indexCommand, searchCommand } from './commands-search.js';
 import { importCommand, storeCommand } from './commands-write.js';
 import { mergeDriverCommand, setupCommand } from './commands-merge.js';
+import { proposeCommand, syncCommand } from './commands-sync.js';
 import { getCommand, initCommand, listCommand, logCommand, statusCommand } from './commands-read.js';
 import {
   acceptCommand,
@@ -30,6 +31,8 @@ export const COMMANDS: Command[] = [
   acceptCommand,
   rejectCommand,
   allowCommand,
+  syncCommand,
+  proposeCommand,
   supersedeCommand,
   correctCommand,
   feedbackCommand,

@@ -60,7 +60,7 @@ export function commitMeaning(f: CommitFacts): CommitMeaning {
   const ids = memoryIdsOf(f.changedPaths ?? []);
   if (msg.reverts) return { ...base, action: 'undo', memoryIds: ids, byHand: true };
   const merged = f.mergedMessage;
-  if (f.parentCount > 1 && merged?.memoryId) {
+  if (f.parentCount > 1 && merged?.memoryId && isProposal(merged, msg.subject)) {
     // `git merge candidate/x` or a pull request: the person who merged it accepted the proposal.
     return {
       action: 'accept',
@@ -73,4 +73,15 @@ export function commitMeaning(f: CommitFacts): CommitMeaning {
   }
   if (ids.length === 0) return { ...base, action: null, memoryIds: [], byHand: true };
   return { ...base, action: f.parentCount > 1 ? 'merge' : 'edit', memoryIds: ids, byHand: true };
+}
+
+/**
+ * Whether a merge brought in a proposal (a candidate branch), not another line of main: Cairn
+ * marks proposals `Memory-Route: candidate`; a proposal made by hand has no route, and then the
+ * merge must name a candidate branch. `git pull` or `cairn sync` merging the remote's main (whose
+ * tip may be any memory commit) is a merge, not an accept.
+ */
+function isProposal(merged: ParsedCommitMessage, mergeSubject: string): boolean {
+  const route = merged.trailers['Memory-Route'];
+  return route === 'candidate' || (route === undefined && /candidate\//.test(mergeSubject));
 }

@@ -31,6 +31,8 @@ export interface CairnConfig {
   search: SearchConfig;
   memoryMd: { maxChars: number };
   sessions: { maxAgeDays: number };
+  /** `cairn sync` and `cairn propose`: the git remote the team shares. */
+  sync: { remote: string };
 }
 
 export const DEFAULT_CONFIG: CairnConfig = {
@@ -52,6 +54,7 @@ export const DEFAULT_CONFIG: CairnConfig = {
   },
   memoryMd: { maxChars: 12_000 },
   sessions: { maxAgeDays: 7 },
+  sync: { remote: 'origin' },
 };
 
 const ZERO = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
@@ -64,6 +67,12 @@ type Checker = (v: unknown) => boolean;
 const isNumber01: Checker = (v) => typeof v === 'number' && v >= 0 && v <= 1;
 const isPositive: Checker = (v) => typeof v === 'number' && v > 0;
 const isString: Checker = (v) => typeof v === 'string' && v.length > 0;
+// A remote's name, never a URL: the name is passed to git as an argument and builds ref names.
+const isRemoteName: Checker = (v) =>
+  typeof v === 'string' &&
+  /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(v) &&
+  !v.includes('..') &&
+  !v.endsWith('.lock');
 
 /** Merges cairn.yaml over the defaults; wrong values are reported and replaced by the default. */
 export function parseConfig(text: string): { config: CairnConfig; problems: Problem[] } {
@@ -130,6 +139,7 @@ export function parseConfig(text: string): { config: CairnConfig; problems: Prob
   take(s, config.search, 'halfLifeDays', isPositive, 'a positive number', 'search.');
   take(raw.memoryMd, config.memoryMd, 'maxChars', isPositive, 'a positive number', 'memoryMd.');
   take(raw.sessions, config.sessions, 'maxAgeDays', isPositive, 'a positive number', 'sessions.');
+  take(raw.sync, config.sync, 'remote', isRemoteName, 'the name of a git remote', 'sync.');
   if (config.governance.reviewFloor > config.governance.autoFloor) {
     problems.push(
       problem(

@@ -10,6 +10,8 @@ export const ERROR_CODES = [
   'NOT_A_STORE',
   'ALREADY_EXISTS',
   'NOT_A_CANDIDATE',
+  /** Several proposals await review for one id: the caller names one by its branch. */
+  'AMBIGUOUS_CANDIDATE',
   /** The candidate branch is the very proposal a person rejected (a stale copy). */
   'ALREADY_REJECTED',
   'MERGE_CONFLICT',
@@ -23,11 +25,19 @@ export const ERROR_CODES = [
   /** Accepting flagged content needs a person's explicit allowance of each flagged rule (--allow). */
   'NEEDS_ALLOWANCE',
   'CONFIG_INVALID',
-  /** A command that runs the git CLI (setup, the merge driver's registration) found no git. */
-  'GIT_NOT_FOUND',
   'MODEL_NOT_INSTALLED',
   'MODEL_INVALID',
   'NETWORK_UNAVAILABLE',
+  /** The sync remote cannot be reached (offline, DNS, connection refused, cut mid-transfer). */
+  'REMOTE_UNREACHABLE',
+  /** The sync remote refused our credentials (HTTP 401/403, ssh publickey). */
+  'REMOTE_AUTH_FAILED',
+  /** The remote refused a push (someone pushed meanwhile and retrying did not help, a hook). */
+  'PUSH_REJECTED',
+  /** main and the remote's main both changed the same lines: a person merges them. */
+  'MAIN_DIVERGED',
+  /** No git executable on PATH (sync, propose and setup run the git CLI). */
+  'GIT_NOT_FOUND',
   'RATE_LIMIT_EXCEEDED',
   'QUEUE_FULL',
   '429_BACKLOG',

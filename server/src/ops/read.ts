@@ -73,21 +73,99 @@ export async function readMainMemories(store: Store, tip: string): Promise<Parse
   return out;
 }
 
-export interface OpenCandidate {
-  id: string;
+export interface CandidateRef {
+  /** The local branch (`candidate/x`) or the remote-tracking one (`origin/candidate/x`). */
   branch: string;
+  /** What follows `candidate/`: the id, or `<id>--<proposer>` for a second proposal of an id. */
+  name: string;
   tip: string;
+  local: boolean;
+  /** From the tip commit's Memory-Id trailer (a proposal's id is never read from its branch name). */
+  id: string;
 }
 
-/** Candidate branches not yet merged into main (a merged one was accepted, perhaps by plain git). */
-export async function openCandidates(store: Store, tip: string | null): Promise<OpenCandidate[]> {
-  const out: OpenCandidate[] = [];
-  for (const b of await store.repo.listBranches(CANDIDATE_PREFIX)) {
-    const id = b.name.slice(CANDIDATE_PREFIX.length);
-    if (tip && (await store.repo.isAncestor(b.oid, tip))) continue;
-    out.push({ id, branch: b.name, tip: b.oid });
+export interface OpenCandidate {
+  id: string;
+  /** The local branch when this clone has one, else the remote-tracking one (`origin/candidate/x`). */
+  branch: string;
+  tip: string;
+  /** The remote-tracking branch holding the same proposal (`origin/candidate/x`), or null: not pushed. */
+  remote: string | null;
+}
+
+/** The remote `cairn sync` talks to (cairn.yaml `sync.remote`, default origin). */
+export function syncRemote(store: Store): string {
+  return store.config.sync.remote;
+}
+
+/** Every candidate branch, local and remote-tracking (fetched from the sync remote), merged or not. */
+export async function candidateRefs(store: Store): Promise<CandidateRef[]> {
+  const remotePrefix = `refs/remotes/${syncRemote(store)}/`;
+  const found = [
+    ...(await store.repo.listRefs(`refs/heads/${CANDIDATE_PREFIX}`)).map((r) => ({
+      ...r,
+      branch: r.ref.slice('refs/heads/'.length),
+      local: true,
+    })),
+    ...(await store.repo.listRefs(`${remotePrefix}${CANDIDATE_PREFIX}`)).map((r) => ({
+      ...r,
+      branch: r.ref.slice('refs/remotes/'.length),
+      local: false,
+    })),
+  ];
+  const out: CandidateRef[] = [];
+  for (const r of found) {
+    const name = r.branch.slice(r.branch.indexOf(CANDIDATE_PREFIX) + CANDIDATE_PREFIX.length);
+    out.push({
+      branch: r.branch,
+      name,
+      tip: r.oid,
+      local: r.local,
+      id: await proposalId(store, r.oid, name),
+    });
   }
   return out;
+}
+
+/** A proposal's id: its Memory-Id trailer when that is a plain id, else the branch name. */
+async function proposalId(store: Store, tip: string, name: string): Promise<string> {
+  const [info] = await store.repo.log(tip, { limit: 1 });
+  const id = info ? parseCommitMessage(info.message).memoryId : null;
+  return id && !/[\\/]|^\.|\.\.|\0/.test(id) ? id : name;
+}
+
+/** Whether a person rejected this very proposal: a rejected tag of its id points at it or past it. */
+export async function isRejectedProposal(
+  store: Store,
+  tags: readonly { id: string; target: string }[],
+  id: string,
+  tip: string,
+): Promise<boolean> {
+  for (const t of tags) if (t.id === id && (await store.repo.isAncestor(tip, t.target))) return true;
+  return false;
+}
+
+/**
+ * Proposals awaiting review: candidate branches in this clone and on the sync remote (after a
+ * fetch) that are not merged into main (a merged one was accepted, perhaps by plain git or a pull
+ * request) and not rejected (a rejected tag covers their tip). A local and a remote branch with
+ * the same tip are one proposal.
+ */
+export async function openCandidates(store: Store, tip: string | null): Promise<OpenCandidate[]> {
+  const tags = await rejectedTags(store);
+  const merged = tip ? await store.repo.reachableFrom(tip) : new Set<string>();
+  const byTip = new Map<string, OpenCandidate>();
+  for (const c of await candidateRefs(store)) {
+    const seen = byTip.get(c.tip);
+    if (seen) {
+      if (!c.local) seen.remote ??= c.branch;
+      continue;
+    }
+    if (merged.has(c.tip)) continue;
+    if (await isRejectedProposal(store, tags, c.id, c.tip)) continue;
+    byTip.set(c.tip, { id: c.id, branch: c.branch, tip: c.tip, remote: c.local ? null : c.branch });
+  }
+  return [...byTip.values()];
 }
 
 /**

@@ -3,18 +3,24 @@
 import { unifiedDiff } from '../core/diff.js';
 import { CairnError } from '../core/errors.js';
 import { parseMemory } from '../core/format/index.js';
-import { assertSafeId, writableText } from '../core/payload.js';
+import { writableText } from '../core/payload.js';
 import { formatCommitMessage, parseCommitMessage } from '../core/trailers.js';
 import { flaggedFindings } from '../core/withhold.js';
 import { memoryPath, repoPath, type Store } from '../store/store.js';
 import { checkAllowance, ruleList, type FileFinding } from './allow.js';
 import { appendAudit } from './audit.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
-import { CANDIDATE_PREFIX, REJECTED_PREFIX, openCandidates, rejectedTags, requireMainTip } from './read.js';
+import { pickCandidate, pickHandle } from './candidate-pick.js';
+import { REJECTED_PREFIX, openCandidates, rejectedTags, requireMainTip } from './read.js';
 
 export interface CandidateView {
   id: string;
+  /** The local branch, else the remote-tracking one (`origin/candidate/x`). */
   branch: string;
+  /** The same proposal on the sync remote (`origin/candidate/x`), or null: only in this clone. */
+  remote: string | null;
+  /** What to pass to `cairn accept` / `cairn reject`: the id, or a branch when the id has several proposals. */
+  pick: string;
   commit: string;
   title: string;
   author: string;
@@ -34,7 +40,8 @@ export async function reviewCandidates(ctx: OpContext): Promise<CandidateView[]>
   const { store } = ctx;
   const tip = await requireMainTip(store);
   const views: CandidateView[] = [];
-  for (const c of await openCandidates(store, tip)) {
+  const open = await openCandidates(store, tip);
+  for (const c of open) {
     const [info] = await store.repo.log(c.tip, { limit: 1 });
     const msg = parseCommitMessage(info.message);
     const base = (await store.repo.mergeBase(c.tip, tip)) ?? null;
@@ -52,6 +59,8 @@ export async function reviewCandidates(ctx: OpContext): Promise<CandidateView[]>
     views.push({
       id: c.id,
       branch: c.branch,
+      remote: c.remote,
+      pick: open.filter((o) => o.id === c.id).length > 1 ? pickHandle(c, open) : c.id,
       commit: c.tip,
       title,
       author: info.author.name,
@@ -67,18 +76,6 @@ export async function reviewCandidates(ctx: OpContext): Promise<CandidateView[]>
     });
   }
   return views;
-}
-
-async function candidateTip(store: Store, id: string): Promise<string> {
-  const tip = await store.repo.resolve(`refs/heads/${CANDIDATE_PREFIX}${id}`);
-  if (tip) return tip;
-  const rejected = await store.repo.resolve(`refs/tags/${REJECTED_PREFIX}${id}`);
-  throw new CairnError(
-    'NOT_A_CANDIDATE',
-    rejected
-      ? `"${id}" was rejected (tag ${REJECTED_PREFIX}${id}); store it again to propose it anew`
-      : `no candidate "${id}"; \`cairn review\` lists the open ones`,
-  );
 }
 
 export interface AcceptResult {
@@ -101,23 +98,27 @@ export interface AcceptOptions {
   overrideRejection?: boolean;
 }
 
+/**
+ * Accepts the proposal `name` names (an id, or a branch when the id has several proposals; local
+ * or fetched from the sync remote): a two-parent merge commit on main. A local branch holding it
+ * is deleted; a remote one is deleted by the next `cairn sync`.
+ */
 export async function acceptCandidate(
   ctx: OpContext,
-  id: string,
+  name: string,
   opts: AcceptOptions = {},
 ): Promise<AcceptResult> {
-  assertSafeId(id); // before any ref name is built from it
   const { store } = ctx;
   const allow = ruleList(opts.allow ?? []);
   const result = await store.repo.withLock(async () => {
-    const branch = CANDIDATE_PREFIX + id;
-    const cand = await candidateTip(store, id);
+    const picked = await pickCandidate(store, name);
+    const { id, branch, tip: cand, localBranch } = picked;
     const main = await requireMainTip(store);
     if (await store.repo.isAncestor(cand, main)) {
-      await store.repo.deleteBranch(branch);
+      if (localBranch) await store.repo.deleteBranch(localBranch);
       return { id, commit: null, alreadyMerged: true, paths: [], allowed: [] };
     }
-    if (!opts.overrideRejection) await refuseRejected(store, id, cand);
+    if (!opts.overrideRejection) await refuseRejected(store, id, cand, branch);
     const base = await store.repo.mergeBase(cand, main);
     const changes: { path: string; content: Uint8Array | null }[] = [];
     for (const d of await store.repo.diff(base, cand)) {
@@ -154,7 +155,7 @@ export async function acceptCandidate(
       extraParents: [cand],
       allowEmpty: true,
       expectedTip: main,
-      thenDeleteBranch: branch,
+      thenDeleteBranch: localBranch ?? undefined,
       author: authorFor(ctx),
       message: formatCommitMessage({
         action: 'accept',
@@ -184,7 +185,7 @@ export async function acceptCandidate(
     topicDigest: null,
     result: 'accepted',
     errorCode: null,
-    id,
+    id: result.id,
   });
   return result;
 }
@@ -194,13 +195,14 @@ export async function acceptCandidate(
  * the rejected proposal, e.g. a local branch in a clone that has not synced: it is not accepted
  * without an explicit override. A new proposal made after the rejection is a new commit and passes.
  */
-async function refuseRejected(store: Store, id: string, cand: string): Promise<void> {
+async function refuseRejected(store: Store, id: string, cand: string, branch: string): Promise<void> {
   for (const tag of await rejectedTags(store)) {
     if (tag.id !== id || !(await store.repo.isAncestor(cand, tag.target))) continue;
     throw new CairnError(
       'ALREADY_REJECTED',
-      `${CANDIDATE_PREFIX}${id} is the proposal a person rejected (tag ${tag.name}); delete the branch ` +
-        `(git branch -D ${CANDIDATE_PREFIX}${id}), or accept it anyway with --override-rejection`,
+      `${branch} is the proposal a person rejected (tag ${tag.name}); delete the branch ` +
+        `(${branch.startsWith('candidate/') ? `git branch -D ${branch}` : '`cairn sync` removes it from the remote'}), ` +
+        'or accept it anyway with --override-rejection',
       { id, tag: tag.name },
     );
   }
@@ -217,15 +219,17 @@ export interface RejectResult {
   reason: string;
 }
 
-export async function rejectCandidate(ctx: OpContext, id: string, why: string): Promise<RejectResult> {
-  assertSafeId(id); // before any ref name is built from it
+/**
+ * Rejects the proposal `name` names (as for accept): an annotated tag `rejected/<id>` on it with
+ * the reason; a local branch holding it is deleted, a remote one by the next `cairn sync`.
+ */
+export async function rejectCandidate(ctx: OpContext, name: string, why: string): Promise<RejectResult> {
   const { store } = ctx;
   if (!why.trim()) throw new CairnError('INVALID_REQUEST', 'a rejection needs a reason: --why "TEXT"');
   // The reason goes into the tag object, kept forever: no control characters, no secrets.
   why = writableText(why, 'why').text;
   const result = await store.repo.withLock(async () => {
-    const branch = CANDIDATE_PREFIX + id;
-    const cand = await candidateTip(store, id);
+    const { id, tip: cand, localBranch } = await pickCandidate(store, name);
     let tag = REJECTED_PREFIX + id;
     // A second rejection of the same id keeps the first one's content and reason too.
     for (let n = 2; await store.repo.resolve(`refs/tags/${tag}`); n++) tag = `${REJECTED_PREFIX}${id}--${n}`;
@@ -242,7 +246,7 @@ export async function rejectCandidate(ctx: OpContext, id: string, why: string): 
         extra: { 'Reviewed-By': `${ctx.author.name} <${ctx.author.email}>` },
       }),
       authorFor(ctx),
-      { thenDeleteBranch: branch },
+      { thenDeleteBranch: localBranch ?? undefined },
     );
     return { id, tag, reason: why.trim() };
   });
@@ -253,7 +257,7 @@ export async function rejectCandidate(ctx: OpContext, id: string, why: string): 
     topicDigest: null,
     result: 'rejected',
     errorCode: null,
-    id,
+    id: result.id,
     reason: why.trim(),
   });
   return result;

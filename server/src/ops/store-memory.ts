@@ -21,7 +21,7 @@ import { authorFor, isoNow, type OpContext } from './context.js';
 import { branchNote, commitRouted } from './commit-routed.js';
 import { refuseSupersedeCycle } from './edit.js';
 import { memoryHistories } from './history.js';
-import { CANDIDATE_PREFIX, rejectedTags, requireMainTip } from './read.js';
+import { CANDIDATE_PREFIX, rejectedTags, requireMainTip, syncRemote } from './read.js';
 
 export interface StoreFinding {
   code: string;
@@ -155,12 +155,16 @@ async function storeLocked(
 
   if (p.supersedes.length) await refuseSupersedeCycle(store, tip, id, p.supersedes);
 
-  // The same proposal twice changes nothing: the branch and its review stay as they are.
-  const openBranch = await store.repo.resolve(`refs/heads/${CANDIDATE_PREFIX}${id}`);
-  if (openBranch && !(await store.repo.isAncestor(openBranch, tip))) {
+  // The same proposal twice changes nothing: the branch and its review stay as they are. The
+  // sync remote's branch counts too (another clone proposed it and this one fetched it).
+  for (const branch of [`${CANDIDATE_PREFIX}${id}`, `${syncRemote(store)}/${CANDIDATE_PREFIX}${id}`]) {
+    const openBranch = await store.repo.resolve(
+      branch.startsWith(CANDIDATE_PREFIX) ? `refs/heads/${branch}` : `refs/remotes/${branch}`,
+    );
+    if (!openBranch || (await store.repo.isAncestor(openBranch, tip))) continue;
     const proposed = await store.repo.readText(openBranch, repoPath(store, memoryPath(id)));
     if (proposed !== null && sameContent(proposed, text))
-      return unchangedResult(id, text, `the same proposal already awaits review on ${CANDIDATE_PREFIX}${id}`);
+      return unchangedResult(id, text, `the same proposal already awaits review on ${branch}`);
   }
 
   const rejection = await priorRejection(store, id, text, existingText !== null);

@@ -66,7 +66,7 @@ export class History {
   }
 
   /** Every commit reachable from `oid`, itself included. */
-  private async ancestors(oid: string): Promise<Set<string>> {
+  async ancestors(oid: string): Promise<Set<string>> {
     const seen = new Set<string>([oid]);
     const stack = [oid];
     while (stack.length > 0) {

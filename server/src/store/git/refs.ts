@@ -174,6 +174,20 @@ export class Refs {
     }
   }
 
+  /** Every value a ref held according to its reflog, oldest first; [] when it has no reflog. */
+  async reflogValues(ref: string): Promise<string[]> {
+    let text: string;
+    try {
+      text = await fsp.readFile(path.join(this.gitdir, 'logs', ...ref.split('/')), 'utf8');
+    } catch {
+      return [];
+    }
+    return text
+      .split('\n')
+      .map((line) => line.slice(41, 81))
+      .filter((oid) => /^[0-9a-f]{40}$/.test(oid));
+  }
+
   /** Delete a ref: its loose file, its packed-refs line and its reflog. Missing refs are ignored. */
   async delete(ref: string): Promise<void> {
     const lock = await this.lock(ref);

@@ -35,6 +35,7 @@ export class GitRepo {
   private readonly store: ObjectStore;
   private readonly refs: Refs;
   private readonly history: History;
+  private readonly reachable = new Map<string, Set<string>>();
   /**
    * Told, in one line, what was recovered when a write interrupted by a crash was finished or
    * undone (see journal.ts). The front ends print it; the store layer never does.
@@ -199,6 +200,16 @@ export class GitRepo {
     }));
   }
 
+  /** Every ref under `prefix` with its (unpeeled) oid: `refs/remotes/origin/candidate/`, `refs/tags/`. */
+  async listRefs(prefix: string): Promise<{ ref: string; oid: string }[]> {
+    return this.refs.list(prefix);
+  }
+
+  /** The commits a ref has pointed at in this clone (its reflog), oldest first. */
+  async reflog(ref: string): Promise<string[]> {
+    return this.refs.reflogValues(ref);
+  }
+
   /** Delete a branch (not the checked-out one); NOT_FOUND when it does not exist. */
   async deleteBranch(name: string): Promise<void> {
     const ref = `refs/heads/${checkRefName(name, 'branch')}`;
@@ -267,6 +278,12 @@ export class GitRepo {
     return oid;
   }
 
+  /** An annotated tag object's message (null for anything else), e.g. a fetched rejection. */
+  async tagMessage(oid: string): Promise<string | null> {
+    const obj = await this.store.read(oid);
+    return obj?.type === 'tag' ? parseTag(obj.body).message : null;
+  }
+
   /** Tags starting with `prefix`: target = the commit they peel to, message null for lightweight tags. */
   async listTags(prefix = ''): Promise<TagInfo[]> {
     const out: TagInfo[] = [];
@@ -305,6 +322,22 @@ export class GitRepo {
   async isAncestor(ancestor: string, descendant: string): Promise<boolean> {
     const [a, d] = await Promise.all([this.resolve(ancestor), this.resolve(descendant)]);
     return a !== null && d !== null && this.history.isAncestor(a, d);
+  }
+
+  /**
+   * Every commit reachable from `commit` (itself included): one walk answers "is it merged?" for
+   * many branches. The last few answers are kept (history never changes under a commit id).
+   */
+  async reachableFrom(commit: string): Promise<ReadonlySet<string>> {
+    const oid = await this.resolve(commit);
+    if (!oid) return new Set();
+    let set = this.reachable.get(oid);
+    if (!set) {
+      set = await this.history.ancestors(oid);
+      if (this.reachable.size >= 4) this.reachable.delete(this.reachable.keys().next().value!);
+      this.reachable.set(oid, set);
+    }
+    return set;
   }
 
   /** Files added, modified and deleted from commit `from` (null = empty tree) to commit `to`. */

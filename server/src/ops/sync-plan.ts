@@ -1,0 +1,207 @@
+// What `cairn sync` pushes and deletes, computed from refs alone (after a fetch), so an interrupted
+// sync leaves nothing to remember: the next one computes the same plan from what is left.
+import type { PushSpec } from '../store/git/remote.js';
+import type { Store } from '../store/store.js';
+import { parseCommitMessage } from '../core/trailers.js';
+import {
+  CANDIDATE_PREFIX,
+  REJECTED_PREFIX,
+  candidateRefs,
+  isRejectedProposal,
+  rejectedTags,
+  syncRemote,
+  type CandidateRef,
+} from './read.js';
+
+/** Where this clone keeps the remote's rejection tags (its own tags stay in refs/tags). */
+export function mirrorTagPrefix(remote: string): string {
+  return `refs/cairn/${remote}/tags/${REJECTED_PREFIX}`;
+}
+
+/** The fetch: every branch into refs/remotes/<remote>/, rejection tags into the mirror. */
+export function fetchRefspecs(remote: string): string[] {
+  return [
+    `+refs/heads/*:refs/remotes/${remote}/*`,
+    `+refs/tags/${REJECTED_PREFIX}*:${mirrorTagPrefix(remote)}*`,
+  ];
+}
+
+export interface RefState {
+  main: string;
+  /** The remote's main as last fetched; null when the remote has none (a new, empty repository). */
+  remoteMain: string | null;
+  local: CandidateRef[];
+  remote: CandidateRef[];
+  /** Rejection tags here, by id, peeled to the commit each rejected. */
+  tags: { id: string; name: string; target: string }[];
+  /** refs/tags/rejected/<name> -> tag object, here and (as last fetched) on the remote. */
+  localTags: Map<string, string>;
+  remoteTags: Map<string, string>;
+}
+
+/** Rejection tags by name (after `rejected/`) -> tag object: here, and on the remote as last fetched. */
+export async function tagRefs(store: Store): Promise<Pick<RefState, 'localTags' | 'remoteTags'>> {
+  const tagMap = async (prefix: string) =>
+    new Map((await store.repo.listRefs(prefix)).map((r) => [r.ref.slice(prefix.length), r.oid]));
+  return {
+    localTags: await tagMap(`refs/tags/${REJECTED_PREFIX}`),
+    remoteTags: await tagMap(mirrorTagPrefix(syncRemote(store))),
+  };
+}
+
+export async function readRefState(store: Store, main: string): Promise<RefState> {
+  const remote = syncRemote(store);
+  const refs = await candidateRefs(store);
+  return {
+    main,
+    remoteMain: await store.repo.resolve(`refs/remotes/${remote}/${store.config.mainBranch}`),
+    local: refs.filter((r) => r.local),
+    remote: refs.filter((r) => !r.local),
+    tags: await rejectedTags(store),
+    ...(await tagRefs(store)),
+  };
+}
+
+export interface CandidatePush {
+  /** The local branch (candidate/x). */
+  branch: string;
+  /** The remote branch it goes to: candidate/x, or candidate/x--<proposer> when x holds another proposal. */
+  to: string;
+  tip: string;
+  /** The remote branch held an older proposal from this clone (or a merged/rejected one): replaced. */
+  replaces: string | null;
+}
+
+export interface PushPlan {
+  specs: PushSpec[];
+  pushMain: boolean;
+  candidates: CandidatePush[];
+  /** Remote candidate branches (candidate/x) to delete: accepted (merged into main) or rejected. */
+  deletions: { branch: string; tip: string }[];
+  /** Rejection tags the remote lacks (rejected/x). */
+  tags: string[];
+  /** Local candidate branches accepted or rejected (here or elsewhere): removed after the push. */
+  staleLocal: string[];
+}
+
+/**
+ * The push that brings the remote up to date with this clone. `mainTips`: what counts as main
+ * (the local tip; in a dry run also the remote's, which a fast-forward or merge would bring in).
+ * `only`: plan just this local candidate branch (`cairn propose`), no main, tags or deletions.
+ */
+export async function planPush(
+  store: Store,
+  s: RefState,
+  mainTips: string[],
+  opts: { only?: string } = {},
+): Promise<PushPlan> {
+  const onMain = await Promise.all(mainTips.map((m) => store.repo.reachableFrom(m)));
+  const merged = async (tip: string) => onMain.some((set) => set.has(tip));
+  const stale = async (r: CandidateRef) =>
+    (await merged(r.tip)) || (await isRejectedProposal(store, s.tags, r.id, r.tip));
+  const plan: PushPlan = {
+    specs: [],
+    pushMain: false,
+    candidates: [],
+    deletions: [],
+    tags: [],
+    staleLocal: [],
+  };
+
+  const staleRemote = new Set<string>();
+  for (const r of s.remote) if (await stale(r)) staleRemote.add(r.name);
+  const taken = new Set(s.remote.map((r) => r.name));
+  for (const l of s.local) {
+    if (opts.only !== undefined && l.branch !== opts.only) continue;
+    if (await stale(l)) {
+      plan.staleLocal.push(l.branch);
+      continue;
+    }
+    const target = await targetOf(store, l, s.remote, staleRemote, taken);
+    if (!target) continue;
+    taken.add(target.name);
+    plan.candidates.push({
+      branch: l.branch,
+      to: CANDIDATE_PREFIX + target.name,
+      tip: l.tip,
+      replaces: target.replaces,
+    });
+    plan.specs.push({
+      src: l.tip,
+      dst: `refs/heads/${CANDIDATE_PREFIX}${target.name}`,
+      ...(target.lease !== undefined ? { lease: target.lease } : {}),
+    });
+  }
+  if (opts.only !== undefined) return plan;
+
+  if (s.main !== s.remoteMain) {
+    plan.pushMain = true;
+    plan.specs.unshift({ src: s.main, dst: `refs/heads/${store.config.mainBranch}` });
+  }
+  for (const [name, oid] of s.localTags) {
+    if (s.remoteTags.has(name)) continue;
+    plan.tags.push(REJECTED_PREFIX + name);
+    plan.specs.push({ src: oid, dst: `refs/tags/${REJECTED_PREFIX}${name}` });
+  }
+  const replaced = new Set(plan.candidates.map((c) => c.to));
+  for (const r of s.remote) {
+    const branch = CANDIDATE_PREFIX + r.name;
+    if (!staleRemote.has(r.name) || replaced.has(branch)) continue;
+    plan.deletions.push({ branch, tip: r.tip });
+    plan.specs.push({ src: null, dst: `refs/heads/${branch}`, lease: r.tip });
+  }
+  return plan;
+}
+
+interface Target {
+  name: string;
+  /** Expected remote value for a replacing push; undefined for a plain (new or fast-forward) push. */
+  lease?: string;
+  replaces: string | null;
+}
+
+/**
+ * Where a local proposal goes on the remote; null when the remote already has it. Its own name
+ * when free or a fast-forward; the branch it replaces when that held this clone's older proposal
+ * of the id (it is in the local branch's reflog) or an accepted/rejected one; otherwise a new
+ * name `<id>--<proposer>`: a different proposal of the same id never overwrites another.
+ */
+async function targetOf(
+  store: Store,
+  l: CandidateRef,
+  remote: CandidateRef[],
+  staleRemote: Set<string>,
+  taken: Set<string>,
+): Promise<Target | null> {
+  // Already there: the same tip, or a remote branch of the id built on it (a fix pushed on top).
+  for (const r of remote) {
+    if (r.tip === l.tip) return null;
+    if (r.id === l.id && (await store.repo.isAncestor(l.tip, r.tip))) return null;
+  }
+  const same = remote.find((r) => r.name === l.name);
+  if (!same) return { name: l.name, replaces: null };
+  if (await store.repo.isAncestor(same.tip, l.tip)) return { name: l.name, replaces: null };
+  const history = new Set(await store.repo.reflog(`refs/heads/${l.branch}`));
+  const mine = [same, ...remote.filter((r) => r !== same && r.id === l.id)].find(
+    (r) => history.has(r.tip) || (r === same && staleRemote.has(r.name)),
+  );
+  if (mine) return { name: mine.name, lease: mine.tip, replaces: CANDIDATE_PREFIX + mine.name };
+  const base = `${l.id}--${await proposer(store, l.tip)}`;
+  let name = base;
+  for (let n = 2; taken.has(name); n++) name = `${base}-${n}`;
+  return { name, replaces: null };
+}
+
+/** The proposer as a slug: the commit's Agent trailer, else its author without " (agent)". */
+async function proposer(store: Store, tip: string): Promise<string> {
+  const [info] = await store.repo.log(tip, { limit: 1 });
+  const who =
+    (info && parseCommitMessage(info.message).agent) || info?.author.name.replace(/ \(agent\)$/, '') || '';
+  const slug = who
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+  return slug || 'proposal';
+}

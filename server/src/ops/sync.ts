@@ -1,0 +1,330 @@
+// `cairn sync`: one command that shares a store through its git remote. Fetch; bring main up to
+// date (fast-forward, or a merge that uses the memory merge driver); push main, this clone's new
+// proposals and rejection tags in one atomic push; delete remote candidate branches that were
+// accepted or rejected. Stateless: everything is computed from refs, so a sync cut short (offline,
+// killed mid-push) is completed by the next one. Runs under the store lock.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { CairnError } from '../core/errors.js';
+import { parseCommitMessage } from '../core/trailers.js';
+import { gitMessage, runGit } from '../store/git/git-cli.js';
+import { GitRemote, isRetryable, type PushRefResult } from '../store/git/remote.js';
+import type { Store } from '../store/store.js';
+import type { OpContext } from './context.js';
+import { REJECTED_PREFIX, openCandidates, requireMainTip, syncRemote } from './read.js';
+import {
+  fetchRefspecs,
+  mirrorTagPrefix,
+  planPush,
+  readRefState,
+  tagRefs,
+  type PushPlan,
+  type RefState,
+} from './sync-plan.js';
+
+export type MainChange = 'up-to-date' | 'fast-forward' | 'merge' | 'ahead';
+
+export interface SyncOptions {
+  /** Fetch, then report the plan; no ref of this clone or the remote changes (besides the fetch). */
+  dryRun?: boolean;
+  /** A person at a terminal: git may ask for credentials. Otherwise git never prompts. */
+  interactive?: boolean;
+}
+
+export interface SyncReport {
+  remote: string;
+  /** The remote's URL with any password replaced by `***`. */
+  url: string;
+  dryRun: boolean;
+  /** What happened (or, in a dry run, would happen) to main. */
+  main: MainChange;
+  mainBefore: string;
+  /** null in a dry run that would merge (the merge commit does not exist yet). */
+  mainAfter: string | null;
+  /** The remote's main that was fast-forwarded to or merged; null when nothing came in. */
+  mergedFrom: string | null;
+  /** Refs pushed (refs/heads/main, refs/heads/candidate/x--ana, refs/tags/rejected/y). */
+  pushed: string[];
+  /** Remote candidate branches deleted because they were accepted or rejected. */
+  deletedRemote: string[];
+  /** Local candidate branches removed for the same reason. */
+  deletedLocal: string[];
+  /** Ids of proposals that came in from the remote and await review here. */
+  newCandidates: string[];
+  /** Ids rejected elsewhere whose rejection tag came in. */
+  newRejections: string[];
+  warnings: string[];
+}
+
+const ATTEMPTS = 3;
+
+export async function syncStore(ctx: OpContext, opts: SyncOptions = {}): Promise<SyncReport> {
+  const { store } = ctx;
+  const remote = new GitRemote(store.repo.root, syncRemote(store), { interactive: opts.interactive });
+  const url = await remote.displayUrl();
+  return store.repo.withLock(async () => {
+    const op = await store.repo.operationInProgress();
+    if (op) {
+      throw new CairnError(
+        'OPERATION_IN_PROGRESS',
+        `${op.what} is in progress in this repository; finish it first (${op.fix}), then cairn sync`,
+        { operation: op.what },
+      );
+    }
+    const before = new Map(
+      (await store.repo.listRefs(`refs/remotes/${remote.name}/candidate/`)).map((r) => [r.ref, r.oid]),
+    );
+    const mainBefore = await requireMainTip(store);
+    const report: SyncReport = {
+      remote: remote.name,
+      url,
+      dryRun: Boolean(opts.dryRun),
+      main: 'up-to-date',
+      mainBefore,
+      mainAfter: mainBefore,
+      mergedFrom: null,
+      pushed: [],
+      deletedRemote: [],
+      deletedLocal: [],
+      newCandidates: [],
+      newRejections: [],
+      warnings: [],
+    };
+    for (let attempt = 1; ; attempt++) {
+      await remote.fetch(fetchRefspecs(remote.name));
+      if (opts.dryRun) return dryRun(ctx, report, before);
+      await adoptRemoteTags(ctx, report);
+      await integrateMain(ctx, report);
+      const state = await readRefState(store, await requireMainTip(store));
+      const plan = await planPush(store, state, [state.main]);
+      const results = await remote.push(plan.specs);
+      const refused = results.filter((r) => !r.ok);
+      if (refused.length > 0) {
+        if (attempt < ATTEMPTS && refused.some(isRetryable)) continue; // the remote moved: again
+        throw pushRejected(remote.name, refused);
+      }
+      await recordPush(ctx, plan, results);
+      report.pushed = results.filter((r) => r.flag !== '=' && r.flag !== '-').map((r) => r.dst);
+      report.deletedRemote = plan.deletions.map((d) => d.branch);
+      for (const branch of plan.staleLocal) {
+        if ((await store.repo.currentBranch()) === branch) {
+          report.warnings.push(`${branch} is checked out, so it was kept; it was accepted or rejected`);
+          continue;
+        }
+        await store.repo.deleteBranch(branch);
+        report.deletedLocal.push(branch);
+      }
+      report.mainAfter = state.main;
+      report.newCandidates = await arrived(ctx, before, state.main);
+      return report;
+    }
+  });
+}
+
+/** Remote-only proposals whose remote-tracking branch the fetch created or moved. */
+async function arrived(ctx: OpContext, before: Map<string, string>, main: string): Promise<string[]> {
+  const ids = new Set<string>();
+  for (const c of await openCandidates(ctx.store, main)) {
+    if (!c.remote || c.branch !== c.remote) continue;
+    const ref = `refs/remotes/${c.remote}`;
+    if (before.get(ref) !== c.tip) ids.add(c.id);
+  }
+  return [...ids];
+}
+
+/**
+ * Rejection tags the remote has and this clone lacks become local tags. A tag name that holds a
+ * different rejection here (two people rejected two proposals of one id) is the remote's: the
+ * local one, never pushed, moves to the next free `rejected/<id>--N` and is pushed under it.
+ */
+async function adoptRemoteTags(ctx: OpContext, report: SyncReport, apply = true): Promise<void> {
+  const { store } = ctx;
+  const remote = syncRemote(store);
+  const state = await tagRefs(store);
+  const lines: string[] = [];
+  const taken = new Set([...state.localTags.keys(), ...state.remoteTags.keys()]);
+  for (const [name, oid] of state.remoteTags) {
+    const mine = state.localTags.get(name);
+    if (mine === oid) continue;
+    const ref = `refs/tags/${REJECTED_PREFIX}${name}`;
+    if (mine === undefined) {
+      lines.push(`create ${ref} ${oid}`);
+    } else {
+      const base = name.replace(/--\d+$/, '');
+      let free = `${base}--2`;
+      for (let n = 3; taken.has(free); n++) free = `${base}--${n}`;
+      taken.add(free);
+      lines.push(`create refs/tags/${REJECTED_PREFIX}${free} ${mine}`, `update ${ref} ${oid} ${mine}`);
+      report.warnings.push(
+        `${remote} already had a different ${REJECTED_PREFIX}${name}; this clone's rejection is kept as ` +
+          `${REJECTED_PREFIX}${free}`,
+      );
+    }
+    const message = await store.repo.tagMessage(oid);
+    report.newRejections.push(parseCommitMessage(message ?? '').memoryId ?? name.replace(/--\d+$/, ''));
+  }
+  if (apply && lines.length > 0) await updateRefs(ctx, lines);
+}
+
+/** `git update-ref --stdin`: all lines in one transaction (git's own ref locks). */
+async function updateRefs(ctx: OpContext, lines: string[]): Promise<void> {
+  const r = await runGit(['update-ref', '--stdin'], {
+    cwd: ctx.store.repo.root,
+    input: lines.join('\n') + '\n',
+  });
+  if (r.code !== 0)
+    throw new CairnError(
+      'REF_MOVED',
+      `a ref moved while syncing (${gitMessage(r.stderr)}); run cairn sync again`,
+    );
+}
+
+/**
+ * Main: the remote's main fast-forwards ours, or a merge commit joins both (git merge, with the
+ * memory merge driver where `cairn setup` registered it). A merge that leaves conflicts is
+ * aborted, so nothing is half-done, and MAIN_DIVERGED says how a person merges by hand.
+ */
+async function integrateMain(ctx: OpContext, report: SyncReport): Promise<void> {
+  const { store } = ctx;
+  const remote = syncRemote(store);
+  const mainName = store.config.mainBranch;
+  const local = await requireMainTip(store);
+  const theirs = await store.repo.resolve(`refs/remotes/${remote}/${mainName}`);
+  if (theirs === local) return;
+  if (!theirs || (await store.repo.isAncestor(theirs, local))) {
+    if (report.main === 'up-to-date') report.main = 'ahead'; // not a retry after a fast-forward
+    return;
+  }
+  const checkedOut = (await store.repo.currentBranch()) === mainName;
+  const root = store.repo.root;
+  if (await store.repo.isAncestor(local, theirs)) {
+    const r = checkedOut
+      ? await runGit(['merge', '--ff-only', '--quiet', theirs], { cwd: root })
+      : await runGit(['update-ref', `refs/heads/${mainName}`, theirs, local], { cwd: root });
+    if (r.code !== 0)
+      throw mergeRefused(store, r.stderr, `fast-forward ${mainName} to ${remote}/${mainName}`);
+    report.main = 'fast-forward';
+    report.mergedFrom = theirs;
+    return;
+  }
+  if (!checkedOut) {
+    throw new CairnError(
+      'MAIN_DIVERGED',
+      `${mainName} and ${remote}/${mainName} both have new commits, and ${mainName} is not checked out, so ` +
+        `they cannot be merged here; nothing was changed. Run \`git switch ${mainName}\`, then \`cairn sync\``,
+      { remote },
+    );
+  }
+  const when = Math.floor(ctx.now().getTime() / 1000);
+  const who = ctx.author;
+  const env = {
+    GIT_AUTHOR_NAME: who.name,
+    GIT_AUTHOR_EMAIL: who.email,
+    GIT_AUTHOR_DATE: `@${when} +0000`,
+    GIT_COMMITTER_NAME: who.name,
+    GIT_COMMITTER_EMAIL: who.email,
+    GIT_COMMITTER_DATE: `@${when} +0000`,
+  };
+  const message = `Merge ${remote}/${mainName} into ${mainName}\n\nMade by cairn sync: both had new commits.\n`;
+  const r = await runGit(['merge', '--no-ff', '--no-edit', '--quiet', '-m', message, theirs], {
+    cwd: root,
+    env,
+  });
+  if (r.code !== 0) {
+    const conflicted = await runGit(['diff', '--name-only', '--diff-filter=U'], { cwd: root });
+    const paths = conflicted.stdout.split('\n').filter(Boolean);
+    if (existsSync(path.join(store.repo.gitdir, 'MERGE_HEAD'))) {
+      await runGit(['merge', '--abort'], { cwd: root });
+    }
+    if (paths.length === 0) throw mergeRefused(store, r.stderr, `merge ${remote}/${mainName}`);
+    const driver = await runGit(['config', '--get', 'merge.cairn.driver'], { cwd: root });
+    throw new CairnError(
+      'MAIN_DIVERGED',
+      `${mainName} and ${remote}/${mainName} both changed ${paths.join(', ')} in ways the memory merge ` +
+        `cannot combine; nothing was changed.` +
+        (driver.code !== 0
+          ? ' (The memory merge driver is not registered in this clone: `cairn setup`.)'
+          : '') +
+        ` Merge by hand: \`git merge ${remote}/${mainName}\`, resolve the conflict markers ` +
+        '(`cairn status` and `cairn check` show where), `git commit`, then `cairn sync`',
+      { remote, paths },
+    );
+  }
+  report.main = 'merge';
+  report.mergedFrom = theirs;
+}
+
+/** git refused to touch the work tree (uncommitted or untracked files in the way), or failed. */
+function mergeRefused(store: Store, stderr: string, what: string): CairnError {
+  if (/would be overwritten|local changes|untracked working tree files|not uptodate/i.test(stderr)) {
+    const paths = stderr
+      .split('\n')
+      .filter((l) => /^\t/.test(l))
+      .map((l) => l.trim());
+    return new CairnError(
+      'WORKTREE_DIRTY',
+      `cannot ${what}: uncommitted changes in ${paths.join(', ') || 'the work tree'} would be overwritten; ` +
+        'commit or stash them, then cairn sync; nothing was changed',
+      { paths },
+    );
+  }
+  return new CairnError('MAIN_DIVERGED', `cannot ${what}: ${gitMessage(stderr)}; nothing was changed`);
+}
+
+/** Remote-tracking refs follow what the push did, so `cairn review` is right before the next fetch. */
+async function recordPush(ctx: OpContext, plan: PushPlan, results: PushRefResult[]) {
+  const remote = syncRemote(ctx.store);
+  const lines: string[] = [];
+  const done = new Set(results.filter((r) => r.ok).map((r) => r.dst));
+  for (const spec of plan.specs) {
+    if (!done.has(spec.dst)) continue;
+    const tracking = spec.dst.startsWith('refs/heads/')
+      ? `refs/remotes/${remote}/${spec.dst.slice('refs/heads/'.length)}`
+      : `${mirrorTagPrefix(remote)}${spec.dst.slice(`refs/tags/${REJECTED_PREFIX}`.length)}`;
+    lines.push(spec.src ? `update ${tracking} ${spec.src}` : `delete ${tracking}`);
+  }
+  if (lines.length > 0) await updateRefs(ctx, lines);
+}
+
+function pushRejected(remote: string, refused: PushRefResult[]): CairnError {
+  const real = refused.filter((r) => r.reason !== 'atomic push failed');
+  const shown = (real.length ? real : refused).map((r) => `${r.dst} (${r.reason ?? 'rejected'})`);
+  return new CairnError(
+    'PUSH_REJECTED',
+    `${remote} refused the push: ${shown.join(', ')}. Nothing was pushed; this clone keeps everything. ` +
+      'If the remote kept moving, run `cairn sync` again; a protected branch or a hook needs a person ' +
+      '(push candidates with `cairn propose ID` and merge them by pull request)',
+    { remote, refs: shown },
+  );
+}
+
+/** The plan after the fetch, without changing a ref here or on the remote. */
+async function dryRun(ctx: OpContext, report: SyncReport, before: Map<string, string>): Promise<SyncReport> {
+  const { store } = ctx;
+  await adoptRemoteTags(ctx, report, false);
+  const state = await readRefState(store, report.mainBefore);
+  const theirs = state.remoteMain;
+  if (!theirs) report.main = 'ahead';
+  else if (theirs !== state.main) {
+    if (await store.repo.isAncestor(theirs, state.main)) report.main = 'ahead';
+    else {
+      report.main = (await store.repo.isAncestor(state.main, theirs)) ? 'fast-forward' : 'merge';
+      report.mergedFrom = theirs;
+    }
+  }
+  report.mainAfter = report.main === 'fast-forward' ? theirs : report.main === 'merge' ? null : state.main;
+  // As it would be after the main step: a fast-forward needs no push of main, a merge does.
+  const after: RefState = { ...state, main: report.mainAfter ?? state.main };
+  if (report.main === 'merge') after.remoteMain = null;
+  const plan = await planPush(store, after, theirs ? [state.main, theirs] : [state.main]);
+  report.pushed = plan.specs.filter((s) => s.src).map((s) => s.dst);
+  report.deletedRemote = plan.deletions.map((d) => d.branch);
+  report.deletedLocal = plan.staleLocal;
+  report.newCandidates = [];
+  for (const c of await openCandidates(store, state.main)) {
+    if (c.remote && c.branch === c.remote && before.get(`refs/remotes/${c.remote}`) !== c.tip)
+      report.newCandidates.push(c.id);
+  }
+  report.newCandidates = [...new Set(report.newCandidates)];
+  return report;
+}

@@ -1,0 +1,76 @@
+// Running the git executable, for what Cairn's own git layer does not do: the network (remote.ts)
+// and merging main with the memory merge driver. No shell: arguments go to git as they are, so
+// nothing in them is interpreted, and no credential ever appears in them (remotes are named,
+// never given by URL).
+import { spawn } from 'node:child_process';
+import { CairnError } from '../../core/errors.js';
+import { redactUrlPasswords } from '../../core/forge.js';
+
+export interface GitRunOptions {
+  /** The work tree (or any folder inside the repository). */
+  cwd: string;
+  /** Extra environment (author identity for a merge commit). */
+  env?: Record<string, string>;
+  /**
+   * A person is at a terminal: git may ask for a password there. Otherwise (agents, CI, tests)
+   * git never prompts (GIT_TERMINAL_PROMPT=0) and a missing credential is an authentication error.
+   */
+  interactive?: boolean;
+  /** Written to git's stdin (e.g. `update-ref --stdin`). */
+  input?: string;
+}
+
+export interface GitRunResult {
+  code: number;
+  stdout: string;
+  /** With any URL password replaced by `***`. */
+  stderr: string;
+}
+
+/** Runs `git ARGS`; resolves with its exit code and output (a failing git is not an exception). */
+export function runGit(args: string[], opts: GitRunOptions): Promise<GitRunResult> {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    // git's messages are read for what went wrong: always the same language.
+    LC_ALL: 'C',
+    LANGUAGE: 'C',
+    ...(opts.interactive ? {} : { GIT_TERMINAL_PROMPT: '0', GCM_INTERACTIVE: 'never' }),
+    ...opts.env,
+  };
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', args, { cwd: opts.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d: Buffer) => err.push(d));
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'ENOENT') {
+        reject(
+          new CairnError(
+            'GIT_NOT_FOUND',
+            'git is not installed or not on PATH; cairn sync and cairn propose run git for the network. ' +
+              'Install git (https://git-scm.com/downloads) and try again',
+          ),
+        );
+      } else reject(e);
+    });
+    child.on('close', (code, signal) =>
+      resolve({
+        code: code ?? (signal ? 128 : 1),
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: redactUrlPasswords(Buffer.concat(err).toString('utf8')),
+      }),
+    );
+    child.stdin.on('error', () => undefined); // git may exit before reading its input
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+/** The last few meaningful lines of git's stderr, for an error message. */
+export function gitMessage(stderr: string): string {
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !/^hint:/.test(l));
+  return lines.slice(-4).join(' / ') || 'no message';
+}
