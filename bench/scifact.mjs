@@ -49,7 +49,11 @@ const files = corpus.map((d) => {
   const path = `memories/d${d._id}.md`;
   pathToDoc.set(path, d._id);
   const text = memoryText(d);
-  return { path, text, meta: chunkMetaFromMemory(parseMemory(text, { path }), { status: 'active', trust: 0.8 }) };
+  return {
+    path,
+    text,
+    meta: chunkMetaFromMemory(parseMemory(text, { path }), { status: 'active', trust: 0.8 }),
+  };
 });
 await index.refresh(files);
 console.log(
@@ -76,12 +80,16 @@ if (args['model-dir']) {
   embedder = await loadEmbedderFromDir(args['model-dir']);
   t = performance.now();
   await index.embedMissing(embedder);
-  console.log(`model ${embedder.modelId} (${embedder.dims} dims): corpus embedded in ${(performance.now() - t).toFixed(0)} ms`);
+  console.log(
+    `model ${embedder.modelId} (${embedder.dims} dims): corpus embedded in ${(performance.now() - t).toFixed(0)} ms`,
+  );
 }
 
 const rankOpts = { minScore: 0, now: NOW };
 // --kw '{"scoring":"fields"}' or '{"bm25":{"k":1.2,"b":0.75,"d":0}}': keyword options to compare.
-if (args.kw) rankOpts.keyword = JSON.parse(args.kw);
+// A JSON array compares several keyword settings in one run (one row each).
+const kwVariants = args.kw ? [JSON.parse(args.kw)].flat() : [];
+if (kwVariants.length === 1) rankOpts.keyword = kwVariants[0];
 const fusionOpts = {};
 if (args.weights) {
   const [v, w] = args.weights.split('/').map(Number);
@@ -90,13 +98,13 @@ if (args.weights) {
 if (args['no-adaptive']) fusionOpts.adaptive = false;
 
 /** Memory-level ranking: the best chunk of each memory, in order. */
-async function cairnRanking(query, emb) {
-  const { hits } = await searchHybrid(index, query, emb, { ...rankOpts, fusion: fusionOpts });
+async function cairnRanking(query, emb, opts = rankOpts) {
+  const { hits } = await searchHybrid(index, query, emb, { ...opts, fusion: fusionOpts });
   const out = [];
   const seen = new Set();
   for (const h of hits) {
     const id = pathToDoc.get(index.pathOf(h.key));
-    if (id !== undefined && !seen.has(id)) out.push(id), seen.add(id);
+    if (id !== undefined && !seen.has(id)) (out.push(id), seen.add(id));
   }
   return out;
 }
@@ -106,8 +114,19 @@ async function cairnAnswer(query, emb) {
   return res.entries.map((e) => pathToDoc.get(e.path));
 }
 
-const systems = [['FTS5', async (q) => fts(q)], ['keyword', (q) => cairnRanking(q, null)]];
+const systems = [
+  ['FTS5', async (q) => fts(q)],
+  ['keyword', (q) => cairnRanking(q, null)],
+];
 if (args.answer) systems.push(['keyword answer', (q) => cairnAnswer(q, null)]);
+if (kwVariants.length > 1) {
+  for (const kw of kwVariants) {
+    systems.push([
+      JSON.stringify(kw).slice(0, 30),
+      (q) => cairnRanking(q, null, { ...rankOpts, keyword: kw }),
+    ]);
+  }
+}
 if (embedder) {
   systems.push([`hybrid ${embedder.modelId}`, (q) => cairnRanking(q, embedder)]);
   if (args.answer) systems.push(['hybrid answer', (q) => cairnAnswer(q, embedder)]);
@@ -126,13 +145,22 @@ for (const q of queries) {
 console.log(`ranked in ${((performance.now() - t) / 1000).toFixed(1)} s\n`);
 
 const shown = [...Array(folds).keys()].filter((f) => f !== heldOut);
-const header = ['system'.padEnd(30), ...shown.map((f) => `fold ${f + 1}`.padStart(14)), 'folds mean'.padStart(14)];
+const header = [
+  'system'.padEnd(30),
+  ...shown.map((f) => `fold ${f + 1}`.padStart(14)),
+  'folds mean'.padStart(14),
+];
 if (args['held-out']) header.push('HELD-OUT'.padStart(14));
 console.log(header.join(''));
 console.log(''.padEnd(30) + [...header.slice(1)].map(() => 'nDCG   R@100'.padStart(14)).join(''));
 systems.forEach(([name], s) => {
-  const cell = (list) => `${meanOf(list, 'ndcg').toFixed(3)}  ${meanOf(list, 'recall').toFixed(3)}`.padStart(14);
-  const row = [name.padEnd(30), ...shown.map((f) => cell(results[s][f])), cell(shown.flatMap((f) => results[s][f]))];
+  const cell = (list) =>
+    `${meanOf(list, 'ndcg').toFixed(3)}  ${meanOf(list, 'recall').toFixed(3)}`.padStart(14);
+  const row = [
+    name.padEnd(30),
+    ...shown.map((f) => cell(results[s][f])),
+    cell(shown.flatMap((f) => results[s][f])),
+  ];
   if (args['held-out']) row.push(cell(results[s][heldOut]));
   console.log(row.join(''));
 });

@@ -36,7 +36,7 @@ export interface KeywordSnapshot {
   offsets: number[];
   postings: Buffer | PostingsReader;
   delta: Record<string, Posting>;
-  /** Per docId: unique raw words per field, or null once the document is removed. */
+  /** Per docId: raw words per field, or null once the document is removed. */
   fieldLength: (number[] | null)[];
 }
 
@@ -58,7 +58,8 @@ export interface KeywordSearchOptions {
   scoring?: 'document' | 'fields';
 }
 
-export const DEFAULT_BOOST: Record<KeywordField, number> = { title: 1, tags: 1, heading: 1, text: 1 };
+/** A title word counts twice (SciFact train folds: +0.004 nDCG@10, docs/search.md). */
+export const DEFAULT_BOOST: Record<KeywordField, number> = { title: 2, tags: 1, heading: 1, text: 1 };
 const FUZZY = 0.2;
 /** MiniSearch's BM25+ defaults, used by per-field scoring. */
 export const FIELDS_BM25: Bm25Params = { k: 1.2, b: 0.7, d: 0.5 };
@@ -143,7 +144,8 @@ export class KeywordIndex {
     for (const field of KEYWORD_FIELDS) {
       const fieldId = FIELD_IDS[field];
       const words = splitWords(fields[field]);
-      lengths.push(new Set(words).size);
+      // Words, not distinct words: BM25's document length (FTS5's too; measured 0.005 nDCG@10 better).
+      lengths.push(words.length);
       const counts = new Map<string, number>();
       for (const word of words) {
         const term = processTerm(word);
@@ -198,10 +200,12 @@ export class KeywordIndex {
         : this.scoreExact(tokenize(query), boost, bm25, opts.limit ?? Infinity);
     if (hits.length > 0 || opts.fuzzyFallback === false) return hits;
     const fuzzyBm25 = opts.bm25 ?? FIELDS_BM25;
-    return this.run(query, this.fuzzyTerms(queryTerms), { prefix, boost, bm25: fuzzyBm25, fuzzy: FUZZY }).slice(
-      0,
-      opts.limit,
-    );
+    return this.run(query, this.fuzzyTerms(queryTerms), {
+      prefix,
+      boost,
+      bm25: fuzzyBm25,
+      fuzzy: FUZZY,
+    }).slice(0, opts.limit);
   }
 
   /** Chunk-level BM25 (keyword-bm25.ts) over the live postings of the query's terms. */
