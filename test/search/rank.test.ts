@@ -63,11 +63,18 @@ describe('rankHits and budgets', () => {
   });
 
   const now = Date.parse('2026-06-01');
-  it('halves at most with age, and keeps undated files whole', () => {
+  it('halves at most with age; an undated file or the scaffolding is not lifted (issue 13)', () => {
     expect(recencyMultiplier({ status: 'active', updated: '2026-06-01' }, now, 180)).toBe(1);
     expect(recencyMultiplier({ status: 'active', updated: '2025-12-03' }, now, 180)).toBeCloseTo(0.75, 2);
     expect(recencyMultiplier({ status: 'active', updated: '1990-01-01' }, now, 180)).toBeCloseTo(0.5, 3);
-    expect(recencyMultiplier({ status: 'active' }, now, 180)).toBe(1);
+    expect(recencyMultiplier({ status: 'active' }, now, 180)).toBe(0.5);
+    const template = {
+      status: 'active' as const,
+      updated: '2026-06-01',
+      path: 'memories/cairn-store-conventions.md',
+    };
+    expect(recencyMultiplier(template, now, 180)).toBe(0.5);
+    expect(recencyMultiplier({ status: 'active', path: 'MEMORY.md' }, now, 0)).toBe(1);
   });
 
   it('lets trust reorder equally relevant hits', () => {

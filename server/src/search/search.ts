@@ -109,7 +109,12 @@ export async function searchHybrid(
     fused,
     (docId) => {
       const f = index.fileOf(docId);
-      return { status: f?.status ?? 'rejected', updated: f?.date, trust: f?.trust };
+      return {
+        status: f?.status ?? 'rejected',
+        updated: f?.date,
+        trust: f?.trust,
+        path: index.pathOf(docId),
+      };
     },
     { ...opts, now: opts.now ?? Date.now() },
   );

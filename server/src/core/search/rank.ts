@@ -91,6 +91,8 @@ export interface RankableMeta {
   created?: string;
   updated?: string;
   trust?: number;
+  /** Store-relative path: tells the store's scaffolding (SCAFFOLDING_PATHS) from user memories. */
+  path?: string;
 }
 
 export interface RankOptions {
@@ -115,10 +117,32 @@ export const RECENCY_FLOOR = 0.5;
 export const DEFAULT_TRUST = 0.75;
 const DAY_MS = 86_400_000;
 
-/** RECENCY_FLOOR + (1 - RECENCY_FLOOR) x 0.5^(age / halfLife); 1 when undated or decay is off. */
+/**
+ * The files `cairn init` writes from memory-template: the MEMORY.md index page and the sample
+ * conventions memory. They describe the store, not the work; measured on conversation memories
+ * dated 2023 (issue 13), they ranked first for a fifth of the questions while undated or dated the
+ * day the store was made.
+ */
+export const SCAFFOLDING_PATHS: ReadonlySet<string> = new Set([
+  'MEMORY.md',
+  'memories/cairn-store-conventions.md',
+]);
+/** Scaffolding keeps this share of its score: found when it is what was asked for, never crowding. */
+export const SCAFFOLDING_WEIGHT = 0.5;
+
+export function isScaffolding(meta: Pick<RankableMeta, 'path'>): boolean {
+  return meta.path !== undefined && SCAFFOLDING_PATHS.has(meta.path);
+}
+
+/**
+ * RECENCY_FLOOR + (1 - RECENCY_FLOOR) x 0.5^(age / halfLife); 1 when decay is off. A file with no
+ * date, or the store's scaffolding (dated when the store was made, not when anything was learned),
+ * gets the floor: decay reorders by what is known to be recent, it never lifts the unknown.
+ */
 export function recencyMultiplier(meta: RankableMeta, now: number, halfLifeDays: number): number {
+  if (!halfLifeDays) return 1;
   const date = Date.parse(meta.updated ?? meta.created ?? '');
-  if (!halfLifeDays || Number.isNaN(date)) return 1;
+  if (Number.isNaN(date) || isScaffolding(meta)) return RECENCY_FLOOR;
   const ageDays = Math.max(0, (now - date) / DAY_MS);
   return RECENCY_FLOOR + (1 - RECENCY_FLOOR) * Math.pow(0.5, ageDays / halfLifeDays);
 }
@@ -141,7 +165,7 @@ export function statusAllowed(
 
 /**
  * Filters fused hits by status and minScore, then orders them by relevance x recency x trust
- * (ties: newer first, then key). `metaOf` returns the hit's file facts.
+ * (x SCAFFOLDING_WEIGHT for the store's own files; ties: newer first, then key). `metaOf` returns the hit's file facts.
  */
 export function rankHits(
   fused: ScoredKey[],
@@ -155,7 +179,9 @@ export function rankHits(
     if (hit.score < minScore) continue;
     const meta = metaOf(hit.key);
     if (!statusAllowed(meta.status, opts)) continue;
-    const score = hit.score * recencyMultiplier(meta, opts.now, halfLife) * trustMultiplier(meta);
+    const scaffolding = isScaffolding(meta) ? SCAFFOLDING_WEIGHT : 1;
+    const score =
+      hit.score * recencyMultiplier(meta, opts.now, halfLife) * trustMultiplier(meta) * scaffolding;
     const date = Date.parse(meta.updated ?? meta.created ?? '') || 0;
     out.push({ key: hit.key, relevance: hit.score, score, date });
   }
