@@ -1,6 +1,6 @@
 // SciFact evaluation, side by side with SQLite FTS5 (porter stemmer, BM25) over the same text.
 // Usage: npm run eval:scifact -- [--model-dir DIR] [--folds 5] [--held-out] [--answer] [--cli-check]
-//   [--weights V/T] [--no-adaptive] [--kw JSON] [--data DIR]
+//   [--weights V/T] [--no-adaptive] [--kw JSON] [--fusion JSON] [--data DIR]
 // Each abstract becomes one memory file (front matter + body) indexed by the product's SearchIndex;
 // each train query is ranked in-process by searchHybrid (the ranking `cairn search` uses), whole
 // ranking (minScore 0, one entry per memory) and, with --answer, the default answer of
@@ -27,6 +27,7 @@ const { values: args } = parseArgs({
     'cli-check': { type: 'boolean', default: false },
     weights: { type: 'string' },
     'no-adaptive': { type: 'boolean', default: false },
+    fusion: { type: 'string' },
     kw: { type: 'string' },
     limit: { type: 'string' },
   },
@@ -98,8 +99,8 @@ if (args.weights) {
 if (args['no-adaptive']) fusionOpts.adaptive = false;
 
 /** Memory-level ranking: the best chunk of each memory, in order. */
-async function cairnRanking(query, emb, opts = rankOpts) {
-  const { hits } = await searchHybrid(index, query, emb, { ...opts, fusion: fusionOpts });
+async function cairnRanking(query, emb, opts = rankOpts, fusion = fusionOpts) {
+  const { hits } = await searchHybrid(index, query, emb, { ...opts, fusion });
   const out = [];
   const seen = new Set();
   for (const h of hits) {
@@ -130,6 +131,10 @@ if (kwVariants.length > 1) {
 if (embedder) {
   systems.push([`hybrid ${embedder.modelId}`, (q) => cairnRanking(q, embedder)]);
   if (args.answer) systems.push(['hybrid answer', (q) => cairnAnswer(q, embedder)]);
+  // --fusion '[{"vectorWeight":0.3,"textWeight":0.7}, ...]': fusion settings to compare in one run.
+  for (const f of args.fusion ? JSON.parse(args.fusion) : []) {
+    systems.push([JSON.stringify(f).slice(0, 30), (q) => cairnRanking(q, embedder, rankOpts, f)]);
+  }
 }
 
 // per system, per fold: list of {ndcg, recall}

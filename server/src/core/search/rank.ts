@@ -25,6 +25,41 @@ export interface FusionOptions extends Partial<FusionWeights> {
   method?: FusionMethod;
   /** Reciprocal-rank constant (default 60, as in Cormack et al. 2009). */
   rrfK?: number;
+  /**
+   * Scale the vector weight per query by how far the model's best hits agree with the keyword
+   * ranking (vectorAgreement); default true. A model whose best hits share nothing with the words
+   * of the query gets little say, so a weak or wrong model cannot drag keyword results down.
+   */
+  adaptive?: boolean;
+}
+
+/** How many of the model's best hits are compared with the keyword ranking. */
+export const AGREEMENT_TOP = 10;
+/** ... against this many keyword hits. */
+export const AGREEMENT_POOL = 50;
+/** Agreement at which the model keeps its full weight. */
+export const AGREEMENT_FULL = 0.5;
+
+/**
+ * How far the model's AGREEMENT_TOP best keys agree with the keyword list's AGREEMENT_POOL best,
+ * beyond chance, from 0 (no better than a random pick from the vector list, which also holds the
+ * keyword hits' own cosines) to 1 (at AGREEMENT_FULL). 1 when there is no keyword list (only the
+ * model can answer). Measured on SciFact train folds (docs/search.md).
+ */
+export function vectorAgreement(keyword: ScoredKey[], vector: ScoredKey[]): number {
+  if (keyword.length === 0) return 1;
+  if (vector.length === 0) return 0;
+  const best = (list: ScoredKey[], n: number) =>
+    [...list]
+      .sort((a, b) => b.score - a.score || a.key - b.key)
+      .slice(0, n)
+      .map((s) => s.key);
+  const pool = new Set(best(keyword, AGREEMENT_POOL));
+  const top = best(vector, AGREEMENT_TOP);
+  const shared = top.filter((k) => pool.has(k)).length / top.length;
+  const chance = vector.filter((s) => pool.has(s.key)).length / vector.length;
+  const lift = chance >= 1 ? 1 : Math.max(0, (shared - chance) / (1 - chance));
+  return Math.min(1, lift / AGREEMENT_FULL);
 }
 
 /**
@@ -33,7 +68,7 @@ export interface FusionOptions extends Partial<FusionWeights> {
  */
 export const MODEL_WEIGHTS: Record<string, FusionWeights> = {
   'Xenova/all-MiniLM-L6-v2': { vectorWeight: 0.7, textWeight: 0.3 },
-  'glove-sif-50k': { vectorWeight: 0.2, textWeight: 0.8 },
+  'glove-sif-50k': { vectorWeight: 0.5, textWeight: 0.5 },
 };
 export const DEFAULT_WEIGHTS: FusionWeights = { vectorWeight: 0.7, textWeight: 0.3 };
 
@@ -61,7 +96,8 @@ export function normalizeByMax(list: ScoredKey[]): Map<number, number> {
  */
 export function fuse(keyword: ScoredKey[], vector: ScoredKey[], opts: FusionOptions = {}): ScoredKey[] {
   const wt = vector.length === 0 ? 1 : (opts.textWeight ?? DEFAULT_WEIGHTS.textWeight);
-  const wv = vector.length === 0 ? 0 : (opts.vectorWeight ?? DEFAULT_WEIGHTS.vectorWeight);
+  const agreement = (opts.adaptive ?? true) ? vectorAgreement(keyword, vector) : 1;
+  const wv = vector.length === 0 ? 0 : (opts.vectorWeight ?? DEFAULT_WEIGHTS.vectorWeight) * agreement;
   const total = wt + wv || 1;
   const fused = new Map<number, number>();
   const addTo = (key: number, v: number) => fused.set(key, (fused.get(key) ?? 0) + v);
