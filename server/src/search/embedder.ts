@@ -4,6 +4,8 @@
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CairnError } from '../core/errors.js';
+import { DEFAULT_WEIGHTS, weightsForModel, type FusionWeights } from '../core/search/rank.js';
+import { identityConflict, knownModelLike, readModelIdentity } from './model-identity.js';
 import {
   chooseDtype,
   DEFAULT_DTYPE,
@@ -18,6 +20,8 @@ export interface Embedder {
   readonly dims: number;
   /** L2-normalized, mean-pooled vectors, one per text, in input order. */
   embed(texts: string[], opts?: { signal?: AbortSignal }): Promise<Float32Array[]>;
+  /** Fusion weights of the model actually loaded (default: weightsForModel(modelId)). */
+  readonly fusion?: FusionWeights;
 }
 
 /** An embedder with what was loaded and a way to free the ONNX session. */
@@ -72,6 +76,7 @@ async function createExtractor(dir: string, dtype: ModelDtype): Promise<Extracto
 
 class TransformersEmbedder implements LoadedEmbedder {
   dims = 0;
+  fusion: FusionWeights = DEFAULT_WEIGHTS;
   readonly maxTokens: number;
   constructor(
     readonly modelId: string,
@@ -153,6 +158,11 @@ export async function loadEmbedderFromDir(
       throw new Error('the model returned no usable vector');
     }
     embedder.dims = probe.length;
+    // Weights of the model the folder holds: a folder installed under another model's id (an
+    // import before issue 13) must not borrow that model's weights.
+    const identity = { ...(await readModelIdentity(path)), dims: probe.length };
+    const conflict = identityConflict(identity, modelId);
+    embedder.fusion = !conflict ? weightsForModel(modelId) : weightsForModel(knownModelLike(identity));
   } catch (e) {
     await embedder?.dispose().catch(() => undefined);
     throw new CairnError(

@@ -7,6 +7,7 @@ import { copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { CairnError } from '../core/errors.js';
+import { chooseModelId, MODEL_CONFIG_FILE, readModelIdentity } from './model-identity.js';
 
 export type ModelDtype = 'q8' | 'fp32';
 
@@ -21,7 +22,12 @@ export const ONNX_FILE: Record<ModelDtype, string> = {
 /** Files every model needs besides its ONNX graph. */
 export const REQUIRED_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json'];
 /** Optional files copied along when present (tokenizers of some models need them). */
-const OPTIONAL_FILES = ['special_tokens_map.json', 'vocab.txt', 'sentence_bert_config.json'];
+const OPTIONAL_FILES = [
+  'special_tokens_map.json',
+  'vocab.txt',
+  'sentence_bert_config.json',
+  MODEL_CONFIG_FILE,
+];
 /** Written into an installed folder by import/pull; its absence means "placed there by hand". */
 export const INSTALL_MARKER = '.cairn-model.json';
 
@@ -231,16 +237,21 @@ export async function installStaged(opts: {
 /**
  * Installs a model from a folder (for air-gapped machines): validates it, copies the files
  * transformers.js needs into a staging folder inside the cache, proves it loads, then renames it
- * into place. An incomplete folder is rejected with MODEL_INVALID naming what is missing.
+ * into place. An incomplete folder is rejected with MODEL_INVALID naming what is missing. The id is
+ * the folder's own (model-identity.ts); `modelId` (--model) is refused with MODEL_MISMATCH when the
+ * folder says it is another model, before anything is copied.
  */
 export async function importModel(opts: {
   from: string;
-  modelId: string;
+  /** The id asked for (--model); default: the folder's own id. */
+  modelId?: string;
+  /** The store's configured model: used when the folder names that same model. */
+  configuredId?: string;
   cacheDir?: string;
 }): Promise<ModelStatus> {
   const from = resolve(opts.from);
   const cacheDir = opts.cacheDir ?? modelCacheDir();
-  modelFolder(cacheDir, opts.modelId); // reject a bad id before copying anything
+  if (opts.modelId) modelFolder(cacheDir, opts.modelId); // reject a bad id before copying anything
   if (!(await stat(from).catch(() => null))?.isDirectory()) {
     throw new CairnError('NOT_FOUND', `cannot import model: ${from} is not a folder`);
   }
@@ -253,6 +264,14 @@ export async function importModel(opts: {
       { problems },
     );
   }
+  const identity = await readModelIdentity(from);
+  const modelId = chooseModelId({
+    identity,
+    folder: from,
+    requested: opts.modelId,
+    configured: opts.configuredId,
+  });
+  modelFolder(cacheDir, modelId);
   await removeStaleStaging(cacheDir);
   const stagingRoot = await createStagingDir(cacheDir);
   try {
@@ -267,5 +286,5 @@ export async function importModel(opts: {
     throw e;
   }
   const dtype = (await availableDtypes(from))[0];
-  return installStaged({ stagingRoot, cacheDir, modelId: opts.modelId, source: 'imported', dtype });
+  return installStaged({ stagingRoot, cacheDir, modelId, source: 'imported', dtype });
 }

@@ -103,7 +103,11 @@ export async function searchHybrid(
   } else {
     warnings.push('no embedding model installed: keyword-only search (install one with `cairn model pull`)');
   }
-  const fusion = { method: 'weighted' as const, ...weightsForModel(embedder?.modelId), ...opts.fusion };
+  const fusion = {
+    method: 'weighted' as const,
+    ...(embedder?.fusion ?? weightsForModel(embedder?.modelId)),
+    ...opts.fusion,
+  };
   const fused = fuse(keyword, vector, fusion);
   const hits = rankHits(
     fused,
