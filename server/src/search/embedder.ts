@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CairnError } from '../core/errors.js';
 import { DEFAULT_WEIGHTS, weightsForModel, type FusionWeights } from '../core/search/rank.js';
+import { poolByOwner, windowPassages } from './passages.js';
 import { identityConflict, knownModelLike, readModelIdentity } from './model-identity.js';
 import {
   chooseDtype,
@@ -34,7 +35,7 @@ export interface LoadedEmbedder extends Embedder {
 }
 
 type Extractor = {
-  tokenizer: { model_max_length?: number };
+  tokenizer: { model_max_length?: number; encode(text: string): number[] };
   (
     texts: string[],
     opts: { pooling: 'mean'; normalize: boolean },
@@ -89,7 +90,29 @@ class TransformersEmbedder implements LoadedEmbedder {
     extractor.tokenizer.model_max_length = this.maxTokens;
   }
 
+  /**
+   * One vector per text. A text longer than the model's window is cut into overlapping passages
+   * that fit it (passages.ts), and their vectors are averaged: the whole text counts, not only its
+   * first maxTokens tokens (issue 13: chunks are 400 words, the window 256 tokens).
+   */
   async embed(texts: string[], opts: { signal?: AbortSignal } = {}): Promise<Float32Array[]> {
+    const pieces: string[] = [];
+    const owner: number[] = [];
+    texts.forEach((text, i) => {
+      for (const p of windowPassages(
+        text,
+        this.maxTokens,
+        (t) => this.extractor.tokenizer.encode(t).length,
+      )) {
+        pieces.push(p);
+        owner.push(i);
+      }
+    });
+    const vectors = await this.embedPassages(pieces, opts);
+    return poolByOwner(vectors, owner, texts.length);
+  }
+
+  private async embedPassages(texts: string[], opts: { signal?: AbortSignal }): Promise<Float32Array[]> {
     const out = new Array<Float32Array>(texts.length);
     // Batches of similar length waste less work on padding; the mask makes results order-free.
     const order = texts.map((_, i) => i).sort((a, b) => texts[a].length - texts[b].length);
