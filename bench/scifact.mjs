@@ -172,7 +172,7 @@ systems.forEach(([name], s) => {
 
 if (args['cli-check']) {
   const { cliCheck } = await import('./scifact-cli.mjs');
-  await cliCheck({ corpus, queries: queries.slice(0, 5), rank: (q) => cairnRanking(q, null) });
+  await cliCheck({ corpus, queries: queries.slice(0, 5) });
 }
 
 await embedder?.dispose();
