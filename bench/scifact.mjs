@@ -6,7 +6,7 @@
 // ranking (minScore 0, one entry per memory) and, with --answer, the default answer of
 // `searchStore({ limit: 10 })`. Queries are split into --folds deterministic folds by query id; the
 // last fold is held out and only printed with --held-out (look at it once, after tuning).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -105,7 +105,9 @@ async function cairnRanking(query, emb, opts = rankOpts, fusion = fusionOpts) {
   const seen = new Set();
   for (const h of hits) {
     const id = pathToDoc.get(index.pathOf(h.key));
-    if (id !== undefined && !seen.has(id)) (out.push(id), seen.add(id));
+    if (id === undefined || seen.has(id)) continue;
+    out.push(id);
+    seen.add(id);
   }
   return out;
 }
