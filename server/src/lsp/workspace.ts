@@ -71,7 +71,7 @@ export class Workspace {
   readonly clientUris = new Map<string, string>();
 
   /** The learned injection detector, with cairn.yaml's threshold once governance has read it. */
-  detector(): InjectionDetector {
+  detector(): InjectionDetector | undefined {
     return injectionDetector(this.governance?.ctx.store.config);
   }
 

@@ -1,11 +1,11 @@
 // The features of the learned injection detector (docs/injection-model.md): hashed word 1-2 grams
-// and character 3-5 grams over lowercased text with whitespace runs folded to one space, and the
+// and character 3-4 grams over lowercased text with whitespace runs folded to one space, and the
 // units (lines, or sentences of a long line) that passages are built from. The training script
 // (scripts/train-injection.mjs) calls these same functions, so training and inference cannot drift.
 // Pure.
 
 /** Names the feature spec; the weights file records it and loading refuses another. */
-export const FEATURE_SPEC = 'cairn-injection/1 lower+ws words1-2 chars3-5 fnv1a*golden signed';
+export const FEATURE_SPEC = 'cairn-injection/1 lower+ws words1-2 chars3-4 fnv1a*golden signed';
 
 /** A span of the scanned text, as UTF-16 offsets [start, end). */
 export interface Span {
@@ -37,14 +37,14 @@ const scratch = {
   starts: new Int32Array(0),
 };
 
-/** At most 3 char n-grams per character and 2 word features per 2 characters: 4n + 1 in all. */
+/** At most 2 char n-grams per character and 2 word features per 2 characters: 3n + 1 in all. */
 function grow(n: number): void {
-  if (scratch.norm.length >= n && scratch.codes.length >= 4 * n + 1) return;
+  if (scratch.norm.length >= n && scratch.codes.length >= 3 * n + 1) return;
   const size = Math.max(n, 2 * scratch.norm.length, 4096);
   scratch.norm = new Uint16Array(size);
   scratch.at = new Int32Array(size);
-  scratch.codes = new Int32Array(4 * size + 1);
-  scratch.starts = new Int32Array(4 * size + 1);
+  scratch.codes = new Int32Array(3 * size + 1);
+  scratch.starts = new Int32Array(3 * size + 1);
 }
 
 const FNV_OFFSET = 0x811c9dc5;
@@ -134,15 +134,9 @@ export function extractFeatures(text: string, bits: number): Features {
     codes[k] = ((g >>> shift) << 2) | (((g >>> signBit) & 1) << 1);
     starts[k++] = start;
     if (p + 3 < m) {
-      h = Math.imul(h ^ norm[p + 3], FNV_PRIME);
-      g = Math.imul(h, GOLDEN);
+      g = Math.imul(Math.imul(h ^ norm[p + 3], FNV_PRIME), GOLDEN);
       codes[k] = ((g >>> shift) << 2) | (((g >>> signBit) & 1) << 1);
       starts[k++] = start;
-      if (p + 4 < m) {
-        g = Math.imul(Math.imul(h ^ norm[p + 4], FNV_PRIME), GOLDEN);
-        codes[k] = ((g >>> shift) << 2) | (((g >>> signBit) & 1) << 1);
-        starts[k++] = start;
-      }
     }
   }
   let prev = 0;
