@@ -74,8 +74,11 @@ function confusion(idx, flag) {
     tn = 0;
   for (const i of idx) {
     const f = flag(i);
-    if (rows[i].label === 1) f ? tp++ : fn++;
-    else f ? fp++ : tn++;
+    if (rows[i].label === 1) {
+      if (f) tp++;
+      else fn++;
+    } else if (f) fp++;
+    else tn++;
   }
   return { precision: tp / (tp + fp || 1), recall: tp / (tp + fn), fpr: fp / (fp + tn) };
 }
