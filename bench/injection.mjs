@@ -99,6 +99,14 @@ line(
   'overall: rules + model',
   confusion(heldIdx, (i) => ruleFlag[i] || prob.get(i) >= DEFAULT),
 );
+// The role-hijack rule flags role prompts on purpose (docs/injection-model.md): without them.
+line(
+  '  without role prompts',
+  confusion(
+    heldIdx.filter((i) => rows[i].group !== 'awesome-chatgpt-prompts'),
+    (i) => ruleFlag[i] || prob.get(i) >= DEFAULT,
+  ),
+);
 
 console.log(
   '\ncurve (held-out split): threshold, then precision / recall / FPR of the model and of rules + model',
