@@ -10,6 +10,7 @@ import { EXIT, UsageError, writeJson, writeLine, writeText } from './io.js';
 import { resolveAuthor } from './identity.js';
 import { isCairnError } from '../core/errors.js';
 import { registerMergeDriver } from '../ops/merge-driver.js';
+import { injectionDetector } from '../store/injection-model.js';
 
 export const initCommand: Command = {
   name: 'init',
@@ -76,7 +77,10 @@ export const getCommand: Command = {
     // A person may read flagged text, marked; agents get it withheld (ops/withhold.ts). Allowances
     // recorded on main do not cover a candidate's new text.
     const notOnMain = m.status === 'candidate' || m.status === 'rejected';
-    const flagged = flaggedFindings(m.text, notOnMain ? [] : m.history.allowed);
+    const flagged = flaggedFindings(m.text, {
+      allowed: notOnMain ? [] : m.history.allowed,
+      detector: injectionDetector(ctx.store.config),
+    });
     if (args.json) {
       writeJson(io, { ...m, flagged });
       return EXIT.OK;

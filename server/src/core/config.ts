@@ -24,11 +24,22 @@ export interface SearchConfig {
   halfLifeDays: number;
 }
 
+export interface ScanConfig {
+  injection: {
+    /**
+     * Probability at or above which the learned detector reports a passage (injection/model);
+     * null: the threshold calibrated with the model (docs/injection-model.md).
+     */
+    threshold: number | null;
+  };
+}
+
 export interface CairnConfig {
   version: 1;
   mainBranch: string;
   governance: GovernanceConfig;
   search: SearchConfig;
+  scan: ScanConfig;
   memoryMd: { maxChars: number };
   sessions: { maxAgeDays: number };
   /** `cairn sync` and `cairn propose`: the git remote the team shares. */
@@ -52,6 +63,7 @@ export const DEFAULT_CONFIG: CairnConfig = {
     maxTokens: 2000,
     halfLifeDays: 180,
   },
+  scan: { injection: { threshold: null } },
   memoryMd: { maxChars: 12_000 },
   sessions: { maxAgeDays: 7 },
   sync: { remote: 'origin' },
@@ -106,7 +118,7 @@ export function parseConfig(text: string): { config: CairnConfig; problems: Prob
     else
       problems.push(
         problem(
-          `cairn.yaml: ${prefix}${key} must be ${hint}; using the default ${JSON.stringify(target[key])}`,
+          `cairn.yaml: ${prefix}${key} must be ${hint}; using the default ${target[key] === null ? '(unset)' : JSON.stringify(target[key])}`,
         ),
       );
   };
@@ -137,6 +149,14 @@ export function parseConfig(text: string): { config: CairnConfig; problems: Prob
   take(s, config.search, 'maxResults', isPositive, 'a positive number', 'search.');
   take(s, config.search, 'maxTokens', isPositive, 'a positive number', 'search.');
   take(s, config.search, 'halfLifeDays', isPositive, 'a positive number', 'search.');
+  take(
+    raw.scan?.injection,
+    config.scan.injection,
+    'threshold',
+    isNumber01,
+    'a number from 0 to 1',
+    'scan.injection.',
+  );
   take(raw.memoryMd, config.memoryMd, 'maxChars', isPositive, 'a positive number', 'memoryMd.');
   take(raw.sessions, config.sessions, 'maxAgeDays', isPositive, 'a positive number', 'sessions.');
   take(raw.sync, config.sync, 'remote', isRemoteName, 'the name of a git remote', 'sync.');

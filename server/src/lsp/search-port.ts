@@ -96,12 +96,13 @@ function firstLine(text: string): string {
 /** Title and summary of a keyword hit as agents may read them, from the file's withheld text. */
 async function withheldHit(ws: Workspace, hit: Omit<SearchHit, 'withheld'>): Promise<SearchHit> {
   const text = ws.files.get(hit.path)?.doc.text;
-  if (text === undefined || !withholdText(text, { id: hit.id }).passages.length)
+  const detector = ws.detector();
+  if (text === undefined || !withholdText(text, { id: hit.id, detector }).passages.length)
     return { ...hit, withheld: 0 };
   let allowed: string[] = [];
   if (ws.governance && ws.model.memories.get(hit.id)?.status !== 'candidate')
     allowed = (await ws.governance.histories().catch(() => null))?.get(hit.id)?.allowed ?? [];
-  const w = withholdText(text, { id: hit.id, allowed });
+  const w = withholdText(text, { id: hit.id, allowed, detector });
   if (!w.passages.length) return { ...hit, withheld: 0 };
   const doc = parseStoreFile(w.text, hit.path);
   return {

@@ -22,6 +22,7 @@ import { branchNote, commitRouted } from './commit-routed.js';
 import { refuseSupersedeCycle } from './edit.js';
 import { memoryHistories } from './history.js';
 import { CANDIDATE_PREFIX, rejectedTags, requireMainTip, syncRemote } from './read.js';
+import { injectionDetector } from '../store/injection-model.js';
 
 export interface StoreFinding {
   code: string;
@@ -179,7 +180,7 @@ async function storeLocked(
         ? 'an agent update of a memory a person last wrote is reviewed'
         : undefined;
 
-  const scan = scanText(`${p.topic}\n${text}`);
+  const scan = scanText(`${p.topic}\n${text}`, { detector: injectionDetector(store.config) });
   const flagged = isFlagged(scan) ? [...new Set(scan.map((f) => f.code))] : [];
   const findings = scan.map((f) => ({ code: f.code, message: f.message, line: f.range.start.line }));
   const decision = routeWrite({
