@@ -5,7 +5,7 @@ import { escapeForTerminal } from '../core/control-chars.js';
 import { ASSISTANT_SOURCES, importPrompt, type AssistantSource } from '../core/learn/assistant-dump.js';
 import { TRANSCRIPT_FORMATS, type TranscriptFormat } from '../core/learn/transcripts.js';
 import type { Proposal } from '../ops/learn.js';
-import { str, type Command } from './command.js';
+import { num, str, type Command } from './command.js';
 import { EXIT, UsageError, readAllStdin, writeJson, writeLine, writeText, type CliIO } from './io.js';
 
 /** Transcripts and dumps are read whole: refuse what cannot be one before reading it. */
@@ -132,6 +132,38 @@ export const refreshCommand: Command = {
         `refreshed MEMORY.md index: ${result.decisions} decisions, ${result.conventions} conventions ` +
           `(commit ${result.commit?.slice(0, 8)}; undo with cairn undo)`,
       );
+    return EXIT.OK;
+  },
+};
+
+export const consolidateCommand: Command = {
+  name: 'consolidate',
+  summary: 'Propose merging duplicates and retiring stale notes, each as a candidate branch to review',
+  usage: 'cairn consolidate [--dry-run] [--stale-days N] [--json]',
+  needsStore: true,
+  options: { 'dry-run': { type: 'boolean' }, 'stale-days': { type: 'string' } },
+  async run(args, io, open) {
+    const staleDays = num(args, 'stale-days');
+    if (staleDays !== undefined && !(staleDays > 0))
+      throw new UsageError('--stale-days must be a positive number');
+    const { consolidate } = await import('../ops/consolidate.js');
+    const dryRun = Boolean(args.values['dry-run']);
+    const r = await consolidate(await open(), { dryRun, staleDays });
+    if (args.json) writeJson(io, { success: true, ...r });
+    else {
+      for (const p of r.proposals) {
+        const what = p.kind === 'stale' ? `mark ${p.retire} stale` : `${p.retire} superseded by ${p.keep}`;
+        const where = p.branch ? ` (${p.branch})` : '';
+        writeLine(io, escapeForTerminal(`${p.outcome}: ${what}${where}: ${p.reason}`));
+      }
+      const made = r.proposals.filter((p) => p.outcome === 'proposed').length;
+      writeLine(
+        io,
+        dryRun
+          ? `dry run: ${r.proposals.length} proposal(s), nothing written`
+          : `${made} proposal(s) made as candidate branches; nothing changed on main. Review with: cairn review`,
+      );
+    }
     return EXIT.OK;
   },
 };

@@ -1,7 +1,7 @@
 // Every CLI command, in the order `cairn help` lists them.
 import type { Command } from './command.js';
 import { modelCommand } from './commands-model.js';
-import { importPromptCommand, learnCommand, refreshCommand } from './commands-learn.js';
+import { consolidateCommand, importPromptCommand, learnCommand, refreshCommand } from './commands-learn.js';
 import { contextCommand, mcpCommand } from './commands-agent.js';
 import { checkCommand, lspCommand } from './commands-editor.js';
 import { indexCommand, searchCommand } from './commands-search.js';
@@ -45,6 +45,7 @@ export const COMMANDS: Command[] = [
   importPromptCommand,
   learnCommand,
   refreshCommand,
+  consolidateCommand,
   indexCommand,
   modelCommand,
   contextCommand,
