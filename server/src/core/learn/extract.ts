@@ -31,7 +31,7 @@ const RULES: Rule[] = [
     why: 'explicit: "remember"',
     kind: 'fact',
     confidence: 0.95,
-    match: /\b(?:please\s+)?(?:remember|note|keep in mind)(?:\s+that)?\s*[:,-]?\s+(.{8,})/i,
+    match: /\b(?:please\s+)?(?:remember|keep in mind)(?:\s+that)?\s*[:,-]?\s+(.{8,})/i,
     group: 1,
   },
   {
@@ -54,7 +54,7 @@ const RULES: Rule[] = [
     kind: 'preference',
     confidence: 0.85,
     match:
-      /^(?:i|we)\s+(?:always|never|prefer|like to|would rather)\b|^(?:always|never)\b|\b(?:i|we)\s+prefer\b/i,
+      /^(?:i|we)\s+(?:always|never|prefer|like to|would rather)\b|^(?:always|never)\s+(?!(?:the|a|an|mind|again|ever|something|same)\b)\w|\b(?:i|we)\s+prefer\b/i,
     group: 0,
   },
 ];
@@ -64,6 +64,9 @@ const FACT =
 const HEDGE = /\b(?:maybe|perhaps|i think|i guess|might|not sure|probably|possibly|for now)\b/i;
 const SENSITIVE =
   /\b(?:password|passphrase|salary|ssn|social security|diagnos\w*|medical|health|pregnan\w*|religio\w*|home address|phone number|bank account|credit card|my wife|my husband|my kids?)\b/i;
+/** About the moment, not the project: a break, "right now", an undo of the last step. */
+const TRANSIENT =
+  /\b(?:right now|back in|for now|today|tonight|this (?:morning|afternoon|evening|week)|a break|just a quick|for a moment|switch back|try again|not sure|something about)\b/i;
 const SKIP = /\?\s*$|^(?:if|when|should|could|would|can|do|does|did|what|why|how|is|are)\b/i;
 const CONFIRM =
   /^\s*(?:yes|yep|yeah|correct|exactly|right|agreed|sounds good|lgtm|perfect|ok(?:ay)?,? (?:do|go|let's)|do it|go ahead)\b/i;
@@ -87,7 +90,7 @@ function tidy(s: string): string {
 }
 
 function fromSentence(sentence: string, messageId: string, base: number): LearnedStatement | null {
-  if (sentence.length < 12 || SKIP.test(sentence)) return null;
+  if (sentence.length < 12 || SKIP.test(sentence) || TRANSIENT.test(sentence)) return null;
   const hedged = HEDGE.test(sentence);
   const sensitive = SENSITIVE.test(sentence);
   for (const rule of RULES) {
