@@ -4,7 +4,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { extractStatements } from '../../server/src/core/learn/extract.js';
 import { parseTranscripts } from '../../server/src/core/learn/transcripts.js';
-import { cliStores, git, REPO_ROOT } from '../helpers/store.js';
+import { cairn, cliStores, git, REPO_ROOT, type CliStore } from '../helpers/store.js';
+
+const cairnWithInput = (s: CliStore, args: string[], input: string) =>
+  cairn([...args, '--store', s.dir], { input });
 
 const stores = cliStores();
 const FIXTURES = path.join(REPO_ROOT, 'test/fixtures/learn');
@@ -206,6 +209,23 @@ describe('cairn learn', () => {
     expect(r.stderr).toMatch(/not valid JSON for --format copilot/);
     expect(git(s.dir, 'rev-parse', 'HEAD')).toBe(head);
     expect((await s.run('learn', '/no/such/file')).stderr).toMatch(/no such file/);
+  });
+});
+
+describe('cairn learn on hostile input', () => {
+  it('escapes control characters in its report, stores the rest, and never learns a hidden escape', async () => {
+    const s = await stores.newStore();
+    const log = [
+      '**User:** Remember that the build \u001b]0;pwned\u0007 cache lives in /var/cache/ci.',
+      '**User:** Remember that releases are cut on Tuesdays.',
+      `**User:** ${'Remember that a very long line goes on. '.repeat(20_000)}`,
+    ].join('\n\n');
+    const r = await cairnWithInput(s, ['learn', '-', '--format', 'markdown'], log);
+    expect(r.stdout).not.toContain('\u001b');
+    expect(r.stdout).toContain('releases-are-cut-on-tuesdays');
+    expect(r.stdout).toMatch(/failed: .*control character/);
+    expect(r.code).toBe(1);
+    expect(everyObject(s.dir)).not.toContain('\u001b]0;pwned');
   });
 });
 
