@@ -73,7 +73,10 @@ export const learnCommand: Command = {
           `${r.messages.background} background or tool messages skipped`,
       );
       report(io, r.proposals, r.counts, dryRun ? 'dry run, nothing written' : 'learned');
+      if (r.model)
+        writeLine(io, `local model ${r.model.name} at ${r.model.endpoint}: ${r.model.answered} answers`);
     }
+    for (const w of r.warnings) writeText(io, `cairn learn: ${escapeForTerminal(w)}\n`, 'stderr');
     return r.counts.failed ? EXIT.FAILED : EXIT.OK;
   },
 };

@@ -5,6 +5,9 @@
 // costs time, as the duplicates it would let through are skipped) keeps a message from being read twice.
 import { parseAssistantDump, type AssistantSource } from '../core/learn/assistant-dump.js';
 import { extractStatements, type LearnedStatement } from '../core/learn/extract.js';
+import { extractionPrompt, parseModelStatements } from '../core/learn/model-prompt.js';
+import type { TranscriptMessage } from '../core/learn/transcripts.js';
+import { askLocalModel } from '../llm/local-model.js';
 import { reconcile, type KnownMemory, type Verdict } from '../core/learn/reconcile.js';
 import { parseTranscripts, type TranscriptFormat } from '../core/learn/transcripts.js';
 import { isCairnError } from '../core/errors.js';
@@ -40,6 +43,10 @@ export interface Proposal {
 
 export interface LearnResult {
   dryRun: boolean;
+  /** The local model when cairn.yaml names one: whether it answered. */
+  model?: { endpoint: string; name: string; answered: number; failed: number };
+  /** Degraded runs say so: a local model that did not answer (rules were used alone). */
+  warnings: string[];
   transcripts: number;
   messages: { read: number; alreadyLearned: number; background: number };
   proposals: Proposal[];
@@ -176,6 +183,7 @@ export async function learnFromTranscripts(
   const messages = { read: 0, alreadyLearned: 0, background: 0 };
   const statements: LearnedStatement[] = [];
   const seenNow: [string, string[]][] = [];
+  const userMessages: TranscriptMessage[] = [];
   let transcripts = 0;
   for (const input of inputs) {
     for (const t of parseTranscripts(input.text, input.format)) {
@@ -187,8 +195,16 @@ export async function learnFromTranscripts(
       messages.alreadyLearned += t.messages.length - fresh.length;
       messages.background += fresh.filter((m) => m.background).length;
       statements.push(...extractStatements(fresh));
+      userMessages.push(...fresh.filter((m) => m.role === 'user' && !m.background && m.text.trim()));
       seenNow.push([key, fresh.map((m) => m.id)]);
     }
+  }
+  const warnings: string[] = [];
+  const { endpoint, model: modelName } = ctx.store.config.learn;
+  let model: LearnResult['model'];
+  if (endpoint) {
+    model = { endpoint, name: modelName, answered: 0, failed: 0 };
+    statements.push(...(await askModel(endpoint, modelName, userMessages, model, warnings)));
   }
   const items = reconcile(
     statements.map((s) => ({ ...s, tags: ['learned'] })),
@@ -206,7 +222,34 @@ export async function learnFromTranscripts(
     for (const [key, ids] of seenNow) marks[key] = [...new Set([...(marks[key] ?? []), ...ids])];
     dir.write(WATERMARKS, JSON.stringify({ version: 1, transcripts: marks }));
   }
-  return { dryRun, transcripts, messages, proposals, counts };
+  return { dryRun, ...(model ? { model } : {}), warnings, transcripts, messages, proposals, counts };
+}
+
+/** The local model's statements, a batch of user messages per request; failures are warnings. */
+async function askModel(
+  endpoint: string,
+  name: string,
+  messages: TranscriptMessage[],
+  stats: NonNullable<LearnResult['model']>,
+  warnings: string[],
+): Promise<LearnedStatement[]> {
+  const out: LearnedStatement[] = [];
+  const BATCH = 20;
+  for (let i = 0; i < messages.length; i += BATCH) {
+    const batch = messages.slice(i, i + BATCH);
+    try {
+      const answer = await askLocalModel(endpoint, name, extractionPrompt(batch.map((m) => m.text)));
+      out.push(...parseModelStatements(answer, batch[0].id, name));
+      stats.answered++;
+    } catch (err) {
+      if (!isCairnError(err)) throw err;
+      stats.failed++;
+      if (stats.failed === 1) warnings.push(`${err.message}: those messages were learned by rules only`);
+      // One refused connection says the model is not running: the remaining batches use rules alone.
+      if (err.code === 'NETWORK_UNAVAILABLE' && stats.answered === 0) break;
+    }
+  }
+  return out;
 }
 
 export async function importAssistantMemory(
@@ -214,7 +257,7 @@ export async function importAssistantMemory(
   source: AssistantSource,
   text: string,
   opts: { dryRun?: boolean } = {},
-): Promise<Omit<LearnResult, 'transcripts' | 'messages'> & { statements: number }> {
+): Promise<Omit<LearnResult, 'transcripts' | 'messages' | 'warnings' | 'model'> & { statements: number }> {
   const dryRun = Boolean(opts.dryRun);
   const statements = parseAssistantDump(text).map((s) => ({
     text: s.text,
