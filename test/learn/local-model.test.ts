@@ -1,6 +1,6 @@
 // cairn learn with a local model: a real OpenAI-compatible server on loopback, the built CLI.
 import { createServer, type Server } from 'node:http';
-import { appendFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,16 @@ import { isLoopbackUrl, parseConfig } from '../../server/src/core/config.js';
 import { cairn, cliStores, git } from '../helpers/store.js';
 
 const stores = cliStores();
+
+/** Sets `learn:` in the store's cairn.yaml (the template has the section, endpoint commented out). */
+function useModel(dir: string, endpoint: string, model?: string): void {
+  const file = path.join(dir, 'cairn.yaml');
+  let yaml = readFileSync(file, 'utf8').replace(/^ *# endpoint: .*$/m, `  endpoint: ${endpoint}`);
+  if (model) yaml = yaml.replace(/^ *model: llama3\.2$/m, `  model: ${model}`);
+  expect(yaml).toContain(`endpoint: ${endpoint}`);
+  writeFileSync(file, yaml);
+  git(dir, 'commit', '-qam', 'use a local model');
+}
 const LOG =
   '**User:** Our payments code has grown a lot.\n\n**User:** Remember that releases are cut on Tuesdays.\n';
 
@@ -51,8 +61,7 @@ describe('a local model for cairn learn', () => {
 
   it("adds the model's statements as candidates, scanned like any write, beside the rules", async () => {
     const s = await stores.newStore();
-    appendFileSync(path.join(s.dir, 'cairn.yaml'), `learn:\n  endpoint: ${endpoint}\n  model: test-llm\n`);
-    git(s.dir, 'commit', '-qam', 'use a local model');
+    useModel(s.dir, endpoint, 'test-llm');
     const r = await cairn(['learn', '-', '--format', 'markdown', '--json', '--store', s.dir], { input: LOG });
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
@@ -69,8 +78,7 @@ describe('a local model for cairn learn', () => {
 
   it('says so and learns by rules alone when the model does not answer', async () => {
     const s = await stores.newStore();
-    appendFileSync(path.join(s.dir, 'cairn.yaml'), 'learn:\n  endpoint: http://127.0.0.1:9/v1\n');
-    git(s.dir, 'commit', '-qam', 'a model that is not running');
+    useModel(s.dir, 'http://127.0.0.1:9/v1');
     const r = await cairn(['learn', '-', '--format', 'markdown', '--store', s.dir], { input: LOG });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(
