@@ -7,6 +7,7 @@ import { isCairnError } from '../core/errors.js';
 import type { OpContext } from '../ops/context.js';
 import { COMMANDS, type CustomRequest, type ServerContext } from './context.js';
 import { searchMemories } from './search-port.js';
+import { runTidyCommand } from './tidy-commands.js';
 
 /** LSP's RequestFailed: the request was valid, the operation failed. */
 const REQUEST_FAILED = -32803;
@@ -148,6 +149,20 @@ export async function executeCommand(ctx: ServerContext, params: ExecuteCommandP
       return reject(ctx, a as string, b as string | undefined);
     case 'cairn.openMemory':
       return openMemory(ctx, a as string);
+    case 'cairn.learn':
+    case 'cairn.import':
+    case 'cairn.consolidate':
+    case 'cairn.refresh': {
+      const command = params.command;
+      return guarded(
+        ctx,
+        async () => {
+          await ctx.ready;
+          return runTidyCommand(command, opContext(ctx), ctx.clientName, a);
+        },
+        { changes: true },
+      );
+    }
     default:
       throw new ResponseError(
         -32601,

@@ -35,6 +35,10 @@ export const COMMANDS = [
   'cairn.accept',
   'cairn.reject',
   'cairn.openMemory',
+  'cairn.learn',
+  'cairn.import',
+  'cairn.consolidate',
+  'cairn.refresh',
 ] as const;
 
 /** Custom requests for agent tools and the VS Code client. */
