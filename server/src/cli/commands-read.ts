@@ -7,7 +7,6 @@ import { listMemories, showMemory, storeStatus } from '../ops/query.js';
 import { readLinesForAgent } from '../ops/withhold.js';
 import { num, str, type Command } from './command.js';
 import { EXIT, UsageError, writeJson, writeLine, writeText } from './io.js';
-import { resolveAuthor } from './identity.js';
 import { isCairnError } from '../core/errors.js';
 import { registerMergeDriver } from '../ops/merge-driver.js';
 
@@ -15,10 +14,10 @@ export const initCommand: Command = {
   name: 'init',
   summary: 'Create a new store (a git repository) from memory-template',
   usage: 'cairn init DIR',
-  async run(args, io) {
+  async run(args, io, _open, root) {
     const dir = args.positionals[0];
     if (!dir) throw new UsageError('init needs a folder: cairn init DIR');
-    const r = await initStore(dir, { author: await resolveAuthor(io.env, null) });
+    const r = await initStore(dir, { author: await root.author() });
     // The new repository's own config: its clones run `cairn setup` (git does not copy drivers).
     const driver = await registerMergeDriver(r.root).catch((e: unknown) => {
       if (isCairnError(e) && e.code === 'GIT_NOT_FOUND') return null;

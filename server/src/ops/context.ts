@@ -1,6 +1,7 @@
 // What every operation needs: the open store, a clock, and who is writing.
 import type { Author } from '../store/git/index.js';
 import type { Store } from '../store/store.js';
+import type { SearchService } from './search.js';
 
 export interface OpContext {
   store: Store;
@@ -9,6 +10,17 @@ export interface OpContext {
   /** The person or process on whose behalf Cairn writes (git config user, else "Cairn"). */
   author: { name: string; email: string };
 }
+
+/** What a long-lived front end gets per store from the composition root (compose.ts). */
+export interface StoreServices {
+  ctx: OpContext;
+  search: SearchService;
+  /** Stops the store's search worker. */
+  close(): Promise<void>;
+}
+
+/** Opens the store at a folder with its services; the root injects it into servers. */
+export type OpenStore = (dir: string) => Promise<StoreServices>;
 
 export function isoNow(ctx: OpContext): string {
   return ctx
