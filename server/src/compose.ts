@@ -4,32 +4,18 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { OpContext, StoreServices } from './ops/context.js';
-import type { SearchService } from './ops/search.js';
+import type { OpContext, Root, StoreServices } from './ops/context.js';
 import { packageRoot } from './package-root.js';
 import { resolveAuthor } from './store/identity.js';
 import { openStore, type LocateOptions } from './store/store.js';
 
-export type { StoreServices };
+export type { Root, StoreServices };
 
 /** Opens the store (--store, else CAIRN_STORE, else upward from cwd) with its clock and author. */
 export async function openContext(opts: LocateOptions & { env: NodeJS.ProcessEnv }): Promise<OpContext> {
   const store = await openStore(opts);
   const author = await resolveAuthor(opts.env, store.repo.root);
   return { store, author, now: () => new Date() };
-}
-
-/** What the CLI's commands get from the root besides their store. */
-export interface Root {
-  /** The author of a person's own commands, for `cairn init` (no store yet). */
-  author(): Promise<{ name: string; email: string }>;
-  /**
-   * The search service of an open store: in this thread for a short command (indexing runs before
-   * the answer), or in a worker thread for a server (answers never wait for a build).
-   */
-  search(ctx: OpContext, opts: { background: boolean; log?: (message: string) => void }): Promise<SearchService>;
-  /** Opens the store at a folder with its search in a worker: a language server does this per store. */
-  openStore(dir: string, log?: (message: string) => void): Promise<StoreServices>;
 }
 
 export function createRoot(opts: { env: NodeJS.ProcessEnv; cwd: string }): Root {

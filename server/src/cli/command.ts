@@ -1,8 +1,7 @@
 // The shape of a CLI command: argv options for node:util parseArgs, and a run function that gets
 // the parsed arguments plus a lazily opened store.
 import type { ParseArgsConfig } from 'node:util';
-import type { Root } from '../compose.js';
-import type { OpContext } from '../ops/context.js';
+import type { OpContext, Root } from '../ops/context.js';
 import { UsageError, type CliIO } from './io.js';
 
 export type Options = NonNullable<ParseArgsConfig['options']>;

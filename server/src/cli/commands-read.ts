@@ -1,5 +1,5 @@
 // init, get, list, log, status: looking at a store.
-import { initStore } from '../store/store.js';
+import { createStore } from '../ops/init.js';
 import type { MemoryStatus } from '../core/types.js';
 import { flaggedFindings, markFlaggedLines } from '../core/withhold.js';
 import { readLog } from '../ops/log.js';
@@ -7,8 +7,6 @@ import { listMemories, showMemory, storeStatus } from '../ops/query.js';
 import { readLinesForAgent } from '../ops/withhold.js';
 import { num, str, type Command } from './command.js';
 import { EXIT, UsageError, writeJson, writeLine, writeText } from './io.js';
-import { isCairnError } from '../core/errors.js';
-import { registerMergeDriver } from '../ops/merge-driver.js';
 
 export const initCommand: Command = {
   name: 'init',
@@ -17,19 +15,14 @@ export const initCommand: Command = {
   async run(args, io, _open, root) {
     const dir = args.positionals[0];
     if (!dir) throw new UsageError('init needs a folder: cairn init DIR');
-    const r = await initStore(dir, { author: await root.author() });
-    // The new repository's own config: its clones run `cairn setup` (git does not copy drivers).
-    const driver = await registerMergeDriver(r.root).catch((e: unknown) => {
-      if (isCairnError(e) && e.code === 'GIT_NOT_FOUND') return null;
-      throw e;
-    });
-    if (args.json) writeJson(io, { success: true, ...r, mergeDriver: driver?.driver ?? null });
+    const r = await createStore(dir, await root.author());
+    if (args.json) writeJson(io, { success: true, ...r });
     else {
       writeLine(
         io,
         `Created a Cairn store in ${r.root} (first commit ${r.commit.slice(0, 8)}, ${r.files.length} files).`,
       );
-      if (!driver)
+      if (!r.mergeDriver)
         writeLine(
           io,
           'git is not installed: run `cairn setup` there once it is, to register the memory merge driver.',

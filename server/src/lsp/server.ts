@@ -26,15 +26,7 @@ export interface LanguageServerOptions {
   /** Environment for the commit author (CAIRN_AUTHOR_NAME, GIT_AUTHOR_NAME, ...). */
   env?: NodeJS.ProcessEnv;
   /** Opens a store with its services: the composition root's (compose.ts), which `cairn lsp` injects. */
-  openStore?: OpenStore;
-}
-
-/** The root's opener, for callers that inject none (tests start the server in-process). */
-function defaultOpener(env: NodeJS.ProcessEnv, log: (m: string) => void): OpenStore {
-  return async (dir) => {
-    const { createRoot } = await import('../compose.js');
-    return createRoot({ env, cwd: dir }).openStore(dir, log);
-  };
+  openStore: OpenStore;
 }
 
 type Features = typeof import('./features.js');
@@ -72,7 +64,7 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
   // Every store opened gets its search index built in the background, reported with $/progress,
   // and its worker stopped when the client goes.
   const opened: StoreServices[] = [];
-  const open = opts.openStore ?? defaultOpener(opts.env ?? process.env, ctx.log);
+  const open = opts.openStore;
   ctx.openStore = async (dir) => {
     const services = await open(dir);
     opened.push(services);
@@ -169,7 +161,7 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
 }
 
 /** `cairn lsp --stdio`: serves on stdin/stdout and exits when stdin closes (editors often just kill). */
-export function runLspStdio(opts: { openStore?: OpenStore } = {}): void {
+export function runLspStdio(opts: { openStore: OpenStore }): void {
   // stdout carries the protocol: anything else printed there would corrupt it.
   console.log = console.info = (...args: unknown[]) =>
     process.stderr.write(args.map(String).join(' ') + '\n');

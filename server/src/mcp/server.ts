@@ -15,8 +15,8 @@ import { agentNameOf } from '../core/payload.js';
 import { createLimiters } from '../core/limits.js';
 import type { OpContext } from '../ops/context.js';
 import { cleanupSessionItems } from '../ops/session-memory.js';
-import { auditToolCall } from './audit.js';
-import { readLimitsConfig, type PartialLimits } from './limits-config.js';
+import { auditToolCall } from '../ops/agent-audit.js';
+import { readLimitsConfig, type PartialLimits } from '../ops/agent-limits.js';
 import { answerToResult, errorBody, errorToResult, issueToError } from './results.js';
 import type { SearchAnswer, SearchService } from './search-port.js';
 import { auditRefusal, refusalReply, screenToolCall } from './refusals.js';
@@ -25,11 +25,10 @@ import type { AnyTool, ToolEnv } from './tool.js';
 import { ALL_TOOLS } from './tools/index.js';
 
 export interface McpOptions {
-  /** The open store (the composition root builds it); else it is opened from `locate`. */
-  ctx?: OpContext;
-  locate?: { store?: string; env?: NodeJS.ProcessEnv; cwd?: string };
-  /** The store's search service (from the composition root); else one is built for `ctx`. */
-  search?: SearchService;
+  /** The open store (the composition root builds it). */
+  ctx: OpContext;
+  /** The store's search service (the composition root builds it, in a worker thread). */
+  search: SearchService;
   /** Default: cairn.yaml `mcp.retrieval` / `mcp.ingestion`, else DEFAULT_LIMITS (rates clamped at 30 a minute). */
   limits?: PartialLimits;
   /** Default: a fresh id per server process (`mcp-<date>-<random>`). */
@@ -94,10 +93,7 @@ function clientRoots(server: McpServer): () => Promise<string[]> {
 }
 
 /** Builds the MCP server with every Cairn tool registered, over the store's search service. */
-export function createCairnMcpServer(
-  ctx: OpContext,
-  opts: McpOptions & { search: SearchService },
-): McpServer {
+export function createCairnMcpServer(ctx: OpContext, opts: Omit<McpOptions, 'ctx'>): McpServer {
   const server = new McpServer(
     { name: 'cairn', version: '0.1.0' },
     {
@@ -182,22 +178,10 @@ export function createCairnMcpServer(
   return server;
 }
 
-/** Started without the CLI (a test's serve.mjs): the composition root builds what the CLI would. */
-async function fromRoot(opts: McpOptions): Promise<{ ctx: OpContext; search: SearchService }> {
-  const { createRoot, openContext } = await import('../compose.js');
+/** Serves the tools on stdin/stdout until the client disconnects. Returns an exit code. */
+export async function runMcpStdio(opts: McpOptions): Promise<number> {
   const stderr = opts.stderr ?? process.stderr;
-  const env = opts.locate?.env ?? process.env;
-  const cwd = opts.locate?.cwd ?? process.cwd();
-  const ctx = opts.ctx ?? (await openContext({ ...opts.locate, env, cwd }));
-  const log = (m: string) => void stderr.write(`${m}\n`);
-  const search = opts.search ?? (await createRoot({ env, cwd }).search(ctx, { background: true, log }));
-  return { ctx, search };
-}
-
-/** Opens the store and serves the tools on stdin/stdout until the client disconnects. Returns an exit code. */
-export async function runMcpStdio(opts: McpOptions = {}): Promise<number> {
-  const stderr = opts.stderr ?? process.stderr;
-  const { ctx, search } = opts.ctx && opts.search ? { ctx: opts.ctx, search: opts.search } : await fromRoot(opts);
+  const { ctx, search } = opts;
   // A write a crash interrupted is finished or undone under the store lock; say so on stderr.
   ctx.store.repo.onRecovered ??= (summary) =>
     stderr.write(`cairn: recovered from an interrupted write: ${summary}\n`);

@@ -93,11 +93,14 @@ export class SearchHost {
     checkCancelled(o.cancelled);
     const index = await this.index();
     const embedder = await this.embedder();
+    // Partial when a build was running as ranking began: it may finish before the answer is sent.
+    let partial = false;
     const rank = async () => {
       await this.sync(req.includeCandidates, o.onProgress);
       checkCancelled(o.cancelled);
       if (this.opts.background && embedder && !this.building && (await index.missingVectors(embedder)) > 0)
         this.startBuild(null);
+      partial = this.building !== null;
       return rankIndex(index, {
         query: req.query,
         limit: req.maxResults,
@@ -119,7 +122,6 @@ export class SearchHost {
     if (note) ranked.warnings.unshift(note);
     const answer = await withholdSearchAnswer(this.ctx, ranked);
     checkCancelled(o.cancelled);
-    const partial = this.building !== null;
     return { ...answer, partial, warnings: [...(partial ? [this.partialNote()] : []), ...ranked.warnings] };
   }
 
@@ -262,6 +264,8 @@ export class SearchHost {
     const { phase, done, total } = this.progress;
     if (phase === 'embedding')
       return `partial answer: the search index is still embedding (${done} of ${total} chunks so far); semantic matches among the rest are missed`;
+    if (total === 0)
+      return 'partial answer: the search index is still being built; ask again shortly for a complete answer';
     return `partial answer: the search index is still being built (${done} of ${total} files indexed so far); ask again shortly for a complete answer`;
   }
 
