@@ -1,7 +1,13 @@
 // `cairn model status|pull|import`: the local embedding model. Only `pull` touches the network,
 // and it says so before it starts.
 import path from 'node:path';
-import { configuredModel as storeModel, importModel, modelCacheDir, modelStatus, pullModel } from '../ops/models.js';
+import {
+  configuredModel as storeModel,
+  importModel,
+  modelCacheDir,
+  modelStatus,
+  pullModel,
+} from '../ops/models.js';
 import { str, type Command, type CommandArgs } from './command.js';
 import { EXIT, UsageError, writeJson, writeLine, type CliIO } from './io.js';
 

@@ -23,7 +23,9 @@ function indexingReporter(io: CliIO) {
         if (said) bar.done();
         said = step;
         const what = p.phase === 'embedding' ? `embedding ${p.total} chunks` : `indexing ${p.total} files`;
-        io.stderr.write(`cairn: ${what} (the first search in a clone builds the index; later ones reuse it)\n`);
+        io.stderr.write(
+          `cairn: ${what} (the first search in a clone builds the index; later ones reuse it)\n`,
+        );
       }
       if (said === step) bar.update(p.done, p.total);
     },

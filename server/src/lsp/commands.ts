@@ -50,7 +50,14 @@ async function search(ctx: ServerContext, req: SearchRequest, token?: Cancellati
   await ctx.ready;
   const ws = ctx.workspace;
   if (!ws)
-    return { provider: 'none', vector_enabled: false, results: [], withheld: 0, partial: false, warnings: [] };
+    return {
+      provider: 'none',
+      vector_enabled: false,
+      results: [],
+      withheld: 0,
+      partial: false,
+      warnings: [],
+    };
   // `limit` as the VS Code client sends it; unset fields take cairn.yaml's search settings.
   const answer = await searchMemories(
     ctx,

@@ -67,9 +67,17 @@ export async function searchMemories(
 ): Promise<SearchAnswer> {
   const search = ws.governance?.search;
   if (!search) {
-    const warning = 'search needs the store to be a git repository with a first commit (git init, git commit)';
+    const warning =
+      'search needs the store to be a git repository with a first commit (git init, git commit)';
     sayOnce(ctx, 'no-git', `cairn: ${warning}`);
-    return { hits: [], provider: 'none', vector_enabled: false, withheld: 0, partial: false, warnings: [warning] };
+    return {
+      hits: [],
+      provider: 'none',
+      vector_enabled: false,
+      withheld: 0,
+      partial: false,
+      warnings: [warning],
+    };
   }
   let r;
   try {

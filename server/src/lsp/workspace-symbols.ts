@@ -19,7 +19,12 @@ export async function provideWorkspaceSymbols(
   const ws = ctx.workspace;
   if (!ws || !params.query.trim()) return ws ? [] : null;
   // A symbol list for a person: as many as an editor shows, no agent token budget.
-  const answer = await searchMemories(ctx, ws, { query: params.query, maxResults: LIMIT, maxTokens: null }, token);
+  const answer = await searchMemories(
+    ctx,
+    ws,
+    { query: params.query, maxResults: LIMIT, maxTokens: null },
+    token,
+  );
   return answer.hits.map((h) => ({
     name: h.title,
     kind: SymbolKind.File,

@@ -30,7 +30,10 @@ export interface Root {
    * The search service of an open store: in this thread for a short command (indexing runs before
    * the answer), or in a worker thread for a server (answers never wait for a build).
    */
-  search(ctx: OpContext, opts: { background: boolean; log?: (message: string) => void }): Promise<SearchService>;
+  search(
+    ctx: OpContext,
+    opts: { background: boolean; log?: (message: string) => void },
+  ): Promise<SearchService>;
   /** Opens the store at a folder with its search in a worker: a language server does this per store. */
   openStore(dir: string, log?: (message: string) => void): Promise<StoreServices>;
 }

@@ -43,7 +43,11 @@ export async function modelStatus(opts: {
   return (await import('../search/models.js')).modelStatus(opts);
 }
 
-export async function importModel(opts: { from: string; modelId: string; cacheDir: string }): Promise<ModelStatus> {
+export async function importModel(opts: {
+  from: string;
+  modelId: string;
+  cacheDir: string;
+}): Promise<ModelStatus> {
   return (await import('../search/model-install.js')).importModel(opts);
 }
 

@@ -72,9 +72,7 @@ export async function listSearchable(ctx: OpContext, opts: SearchFilesOptions = 
   ];
   const open = opts.includeCandidates ? await openCandidates(store, tip) : [];
   const onMain = new Set(memories.map((m) => m.path));
-  const candidates = open
-    .filter((c) => !onMain.has(memoryPath(c.id)))
-    .map((c) => ({ id: c.id, tip: c.tip }));
+  const candidates = open.filter((c) => !onMain.has(memoryPath(c.id))).map((c) => ({ id: c.id, tip: c.tip }));
   return { tip, key: sourceKey(tip, opts.includeCandidates ? open : null), memories, notes, candidates };
 }
 
@@ -103,7 +101,6 @@ export async function searchSources(
   opts: SourceOptions = {},
 ): Promise<SourceFile[]> {
   const { store } = ctx;
-  const { tip } = listing;
   const now = ctx.now();
   // Blobs read for their links are kept until the index loads them, so a new blob is read once.
   const texts = new Map<string, string>();

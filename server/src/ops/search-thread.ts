@@ -23,9 +23,7 @@ export interface WorkerInit {
 }
 
 export type ToWorker =
-  | { type: 'search'; id: number; req: SearchRequest }
-  | { type: 'index'; id: number }
-  | { type: 'refresh' };
+  { type: 'search'; id: number; req: SearchRequest } | { type: 'index'; id: number } | { type: 'refresh' };
 
 export type FromWorker =
   | { type: 'answer'; id: number; answer: SearchAnswer | IndexResult }

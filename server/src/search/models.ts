@@ -2,9 +2,9 @@
 //   <cacheDir>/<org>/<name>/{config.json, tokenizer.json, tokenizer_config.json, onnx/model*.onnx}
 // Nothing here touches the network; download.ts does, and only when `cairn model pull` asks.
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { CairnError } from '../core/errors.js';
 
 export type ModelDtype = 'q8' | 'fp32';
