@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { chunkDocument, embeddingText, type ChunkMeta, type ChunkOptions } from '../core/search/chunk.js';
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_TOKENS } from '../core/search/chunk.js';
 import { TOKENIZER_VERSION } from '../core/search/tokenize.js';
-import type { MemoryStatus } from '../core/types.js';
 import { KeywordIndex, type KeywordHit, type KeywordSearchOptions } from './keyword-index.js';
 import type { VectorCache } from './vectors.js';
 import type { Embedder } from './embedder.js';
@@ -29,48 +28,17 @@ import {
   type FileState,
   type IndexState,
 } from './index-files.js';
+import type {
+  IndexedChunk,
+  RefreshOptions,
+  RefreshStats,
+  SourceFile,
+  SourceProvider,
+} from './index-types.js';
 
 export { IndexDamagedError };
 
-/** A file to index: given eagerly, or lazily so unchanged files are never read or parsed. */
-export type SourceFile =
-  | { path: string; text: string; meta: ChunkMeta; hash?: string }
-  | {
-      path: string;
-      hash: string;
-      /** Governance facts that can change while the text does not. */
-      status?: MemoryStatus;
-      trust?: number;
-      load(): Promise<{ text: string; meta: ChunkMeta }>;
-    };
-export type SourceProvider = () => Promise<SourceFile[]>;
-
-export interface RefreshOptions {
-  onProgress?: (done: number, total: number) => void;
-  pause?: () => Promise<void> | undefined;
-}
-
-export interface RefreshStats {
-  added: number;
-  changed: number;
-  removed: number;
-  unchanged: number;
-  /** Chunks (re)indexed by this refresh. */
-  chunks: number;
-}
-
-/** One indexed chunk, as results show it. */
-export interface IndexedChunk {
-  docId: number;
-  path: string;
-  startLine: number;
-  endLine: number;
-  heading: string;
-  text: string;
-  tokens: number;
-  hash: string;
-  meta: ChunkMeta;
-}
+export type { IndexedChunk, RefreshOptions, RefreshStats, SourceFile, SourceProvider };
 
 /** Compact when this share of the keyword index is stale (removed or not yet in the base). */
 const COMPACT_RATIO = 0.1;
