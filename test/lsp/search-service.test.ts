@@ -142,6 +142,9 @@ function indexSaved(root: string): { at: () => number | null; stop: () => void }
 const OPEN_TEXT = '---\nid: mem-1\ntitle: one\nkind: note\n---\nSee [[mem-\n';
 
 describe.skipIf(!BUILT)('the search service behind the language server', () => {
+  // A guard more than a reproduction: the server before issue 11 passed it too on a re-index (its
+  // 1.5 s keyword fallback answered and its refresh yielded); the freeze it had on a fresh clone
+  // depends on timing, which tests do not assert (bench/service.mjs measures it).
   it('answers a completion and the workspace-symbol search itself while thousands of files re-index', async () => {
     const root = freshStore();
     const s = await startServer(root);
