@@ -13,6 +13,9 @@ import { readStoreLines, type FileLines } from './query.js';
 import { openCandidates, requireMainTip } from './read.js';
 import { injectionDetector } from '../store/injection-model.js';
 
+/** The store's learned injection detector (null: rules only), for front ends that mark findings. */
+export const detectorOf = (ctx: OpContext) => injectionDetector(ctx.store.config);
+
 export type { WithheldPassage };
 
 /** Rule codes a person allowed on each memory, from main's history (cached per tip). */

@@ -3,6 +3,7 @@
 // query over just the postings that query touches. So a cold `cairn search` parses a few terms
 // instead of the whole index (SPIKES.md: loading a full minisearch index costs 0.3-0.9 s at 10k).
 import { processTerm, splitWords, tokenize } from '../core/search/tokenize.js';
+import { CairnError } from '../core/errors.js';
 import { IndexDamagedError } from './index-files.js';
 import {
   bump,
@@ -49,6 +50,12 @@ export interface KeywordSearchOptions {
   limit?: number;
   /** BM25+ parameters (minisearch's defaults k 1.2, b 0.7, d 0.5 unless tuned; see docs/search.md). */
   bm25?: { k: number; b: number; d: number };
+  /** Asked between query terms: true stops scoring (CANCELLED). A worker reads a shared flag here. */
+  cancelled?: () => boolean;
+}
+
+function stopIfCancelled(cancelled?: () => boolean): void {
+  if (cancelled?.()) throw new CairnError('CANCELLED', 'the search was cancelled');
 }
 
 export const DEFAULT_BOOST: Record<KeywordField, number> = { title: 1, tags: 1, heading: 1, text: 1 };
@@ -182,8 +189,9 @@ export class KeywordIndex {
     const bm25 = opts.bm25 ?? DEFAULT_BM25;
     const hits = prefix
       ? this.run(query, this.exactTerms(queryTerms, prefix), { prefix, boost, bm25 }).slice(0, opts.limit)
-      : this.scoreExact(tokenize(query), boost, bm25, opts.limit ?? Infinity);
+      : this.scoreExact(tokenize(query), boost, bm25, opts.limit ?? Infinity, opts.cancelled);
     if (hits.length > 0 || opts.fuzzyFallback === false) return hits;
+    stopIfCancelled(opts.cancelled);
     return this.run(query, this.fuzzyTerms(queryTerms), { prefix, boost, bm25, fuzzy: FUZZY }).slice(
       0,
       opts.limit,
@@ -201,6 +209,7 @@ export class KeywordIndex {
     boost: Record<string, number>,
     bm25: { k: number; b: number; d: number },
     limit: number,
+    cancelled?: () => boolean,
   ): KeywordHit[] {
     const n = this.fieldLength.length;
     const scores = new Float64Array(n);
@@ -212,6 +221,7 @@ export class KeywordIndex {
     let round = 0;
     const lastRound = new Uint16Array(n);
     for (const [term, count] of counts) {
+      stopIfCancelled(cancelled);
       this.load(term);
       const data = this.ms.termData(term);
       if (!data) continue;
