@@ -1,79 +1,221 @@
-// Precision/recall of the injection scanner on deepset/prompt-injections (train split) and the
-// false-positive rate on the benign engineering-notes fixture.
-// Run: npx tsc -p tsconfig.json && node bench/injection.mjs [--errors]
-import { readFileSync, existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+// Evaluation of the injection scanner (docs/injection-model.md): the named rules, the learned
+// model and both together (what Cairn flags), on ../shared/data/injection.
+//   npm run eval:injection [-- --errors]
+// 1. Held-out split: a model trained on 80 % of each (source, label) scores the other 20 %, at the
+//    shipped default threshold (chosen on those benign rows, so their FPR is ~2 % by construction;
+//    recall is not). Per source, overall, and the precision/recall curve.
+// 2. Leave-one-source-out: for each source, a model trained on every other source (and on no
+//    embedded row whose carrier or payload is that source), its threshold calibrated on the others
+//    at 2 % FPR, scores that source. This measures new kinds of attack and text, not memorised ones.
+// 3. Inference time per memory of the shipped model; the benign fixtures of test/fixtures/scan.
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { scanText, isFlagged } from '../dist/core/scan/index.js';
+import { fileURLToPath } from 'node:url';
+import { isFlagged, scanText } from '../dist/core/scan/index.js';
+import { injectionProbability, parseInjectionModel } from '../dist/core/scan/injection-model.js';
+import * as L from '../scripts/injection-lib.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const datasetPath = join(root, '..', 'shared', 'data', 'injection', 'deepset-train.jsonl');
+const dataDir = join(root, '..', 'shared', 'data', 'injection');
 const showErrors = process.argv.includes('--errors');
+const shipped = parseInjectionModel(readFileSync(join(root, 'models', 'injection.bin')));
+const DEFAULT = shipped.header.threshold;
 
-const injectionFlagged = (text) => isFlagged(scanText(text).filter((f) => f.category !== 'secret'));
+const { rows: all } = L.loadRows(dataDir);
+const contested = all.filter((r) => r.contested);
+const rows = all.filter((r) => !r.contested);
+const cfg = L.SETTINGS;
+const docs = rows.map((r) => L.featurize(r.text, cfg));
+const ruleFlag = rows.map((r) => isFlagged(scanText(r.text).filter((f) => f.category !== 'secret')));
+const pct = (x) => (Number.isNaN(x) ? '   -  ' : `${(100 * x).toFixed(1).padStart(5)}%`);
+const rate = (xs) => (xs.length ? xs.filter(Boolean).length / xs.length : NaN);
 
-if (existsSync(datasetPath)) {
-  const rows = readFileSync(datasetPath, 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l));
+/** Trains on `idx`; returns the model. */
+const trainOn = (idx) =>
+  L.train(
+    idx.map((i) => docs[i]),
+    idx.map((i) => rows[i].label),
+    L.rowWeights(idx.map((i) => rows[i])),
+    cfg,
+  );
+
+// ---- 1. Held-out split ----------------------------------------------------------------------
+const held = L.heldOutSplit(rows, L.HELD_OUT_SHARE, L.SPLIT_SEED);
+const trainIdx = rows.map((_, i) => i).filter((i) => !held.has(i));
+const heldIdx = [...held].sort((a, b) => a - b);
+const model = trainOn(trainIdx);
+const prob = new Map(heldIdx.map((i) => [i, L.sigmoid(L.score(docs[i], model))]));
+
+console.log(
+  `data: ${rows.length} rows (${rows.filter((r) => r.label).length} attacks), ${contested.length} contested role prompts left out`,
+);
+console.log(
+  `\n1. Held-out split (${heldIdx.length} rows never trained on), default threshold ${DEFAULT}: recall on attacks / false positives on benign`,
+);
+console.log('source'.padEnd(26), 'attacks  rules  model   both |  benign  rules  model   both');
+const groups = [...new Set(rows.map((r) => r.group))].sort();
+for (const g of groups) {
+  const ix = heldIdx.filter((i) => rows[i].group === g);
+  const pos = ix.filter((i) => rows[i].label === 1);
+  const neg = ix.filter((i) => rows[i].label === 0);
+  const cols = (set) => [
+    String(set.length).padStart(7),
+    pct(rate(set.map((i) => ruleFlag[i]))),
+    pct(rate(set.map((i) => prob.get(i) >= DEFAULT))),
+    pct(rate(set.map((i) => ruleFlag[i] || prob.get(i) >= DEFAULT))),
+  ];
+  console.log(g.padEnd(26), ...cols(pos), '|', ...cols(neg));
+}
+
+function confusion(idx, flag) {
   let tp = 0,
     fp = 0,
     fn = 0,
     tn = 0;
-  const byCode = new Map();
-  const misses = [],
-    falseAlarms = [];
-  for (const { text, label } of rows) {
-    const findings = scanText(text);
-    const flagged = injectionFlagged(text);
-    for (const code of new Set(findings.map((f) => f.code))) byCode.set(code, (byCode.get(code) ?? 0) + 1);
-    if (flagged && label === 1) tp++;
-    else if (flagged && label === 0) {
-      fp++;
-      falseAlarms.push(text);
-    } else if (!flagged && label === 1) {
-      fn++;
-      misses.push(text);
-    } else tn++;
+  for (const i of idx) {
+    const f = flag(i);
+    if (rows[i].label === 1) {
+      if (f) tp++;
+      else fn++;
+    } else if (f) fp++;
+    else tn++;
   }
-  const precision = tp / (tp + fp);
-  const recall = tp / (tp + fn);
-  const f1 = (2 * precision * recall) / (precision + recall);
-  console.log(`deepset-train.jsonl: ${rows.length} texts (${tp + fn} injections, ${fp + tn} benign)`);
-  console.log(`  TP ${tp}  FP ${fp}  FN ${fn}  TN ${tn}`);
-  console.log(`  precision ${precision.toFixed(3)}  recall ${recall.toFixed(3)}  F1 ${f1.toFixed(3)}`);
+  return { precision: tp / (tp + fp || 1), recall: tp / (tp + fn), fpr: fp / (fp + tn) };
+}
+const line = (name, c) =>
   console.log(
-    `  texts with a finding, by code: ${[...byCode]
-      .sort((a, b) => b[1] - a[1])
-      .map(([c, n]) => `${c} ${n}`)
-      .join(', ')}`,
+    `${name.padEnd(26)} precision ${c.precision.toFixed(3)}  recall ${c.recall.toFixed(3)}  FPR ${pct(c.fpr)}`,
   );
-  if (showErrors) {
-    console.log('\nFalse alarms:');
-    for (const t of falseAlarms) console.log('  +', JSON.stringify(t.slice(0, 200)));
-    console.log('\nMisses:');
-    for (const t of misses) console.log('  -', JSON.stringify(t.slice(0, 160)));
-  }
-} else {
-  console.log(`skipped dataset: ${datasetPath} not found (run from a checkout next to ../shared)`);
+console.log();
+line(
+  'overall: rules',
+  confusion(heldIdx, (i) => ruleFlag[i]),
+);
+line(
+  'overall: model',
+  confusion(heldIdx, (i) => prob.get(i) >= DEFAULT),
+);
+line(
+  'overall: rules + model',
+  confusion(heldIdx, (i) => ruleFlag[i] || prob.get(i) >= DEFAULT),
+);
+// The role-hijack rule flags role prompts on purpose (docs/injection-model.md): without them.
+line(
+  '  without role prompts',
+  confusion(
+    heldIdx.filter((i) => rows[i].group !== 'awesome-chatgpt-prompts'),
+    (i) => ruleFlag[i] || prob.get(i) >= DEFAULT,
+  ),
+);
+
+console.log(
+  '\ncurve (held-out split): threshold, then precision / recall / FPR of the model and of rules + model',
+);
+for (const t of [0.2, 0.3, 0.4, 0.5, DEFAULT, 0.6, 0.7, 0.8, 0.9, 0.95]) {
+  const m = confusion(heldIdx, (i) => prob.get(i) >= t);
+  const b = confusion(heldIdx, (i) => ruleFlag[i] || prob.get(i) >= t);
+  console.log(
+    `  ${t.toFixed(2)}${t === DEFAULT ? '*' : ' '}  model ${m.precision.toFixed(3)} ${m.recall.toFixed(3)} ${pct(m.fpr)}   both ${b.precision.toFixed(3)} ${b.recall.toFixed(3)} ${pct(b.fpr)}`,
+  );
+}
+if (showErrors) {
+  const wrong = heldIdx.filter((i) => (ruleFlag[i] || prob.get(i) >= DEFAULT) !== (rows[i].label === 1));
+  for (const i of wrong)
+    console.log(
+      `  ${rows[i].label ? 'miss' : 'FP  '} ${prob.get(i).toFixed(2)} ${rows[i].source}: ${JSON.stringify(rows[i].text.slice(0, 140))}`,
+    );
 }
 
+// ---- 2. Leave-one-source-out ------------------------------------------------------------------
+console.log(
+  '\n2. Leave-one-source-out: trained without the source (and without embedded rows that use it), threshold calibrated on the others at 2 % FPR',
+);
+console.log('held-out source'.padEnd(26), 'attacks  model   both |  benign  model   both  threshold');
+// A composed row involves its carrier's and its payload's sources (BIPIA attacks put into LLMail
+// emails name theirs only in the tag).
+const involves = (r, g) =>
+  r.group === g ||
+  r.carrier?.split('/')[0] === g ||
+  r.family === g ||
+  (g === 'llmail-inject' && r.source.includes('llmail'));
+const recalls = [];
+const fprs = [];
+let pooled = { neg: 0, fpModel: 0, fpBoth: 0 };
+for (const g of groups) {
+  const test = rows.map((_, i) => i).filter((i) => involves(rows[i], g));
+  const rest = rows.map((_, i) => i).filter((i) => !involves(rows[i], g));
+  const inner = L.heldOutSplit(
+    rest.map((i) => rows[i]),
+    L.HELD_OUT_SHARE,
+    L.SPLIT_SEED,
+  );
+  const fit = rest.filter((_, k) => !inner.has(k));
+  const calib = rest.filter((_, k) => inner.has(k) && rows[rest[k]].label === 0);
+  const m = trainOn(fit);
+  const cut = L.thresholdFor(
+    calib.map((i) => L.score(docs[i], m)),
+    L.TARGET_FPR,
+  );
+  const pos = test.filter((i) => rows[i].label === 1);
+  const neg = test.filter((i) => rows[i].group === g && rows[i].label === 0);
+  const flagModel = (i) => L.score(docs[i], m) >= cut;
+  const rm = rate(pos.map(flagModel));
+  const rb = rate(pos.map((i) => ruleFlag[i] || flagModel(i)));
+  const fm = rate(neg.map(flagModel));
+  const fb = rate(neg.map((i) => ruleFlag[i] || flagModel(i)));
+  if (pos.length) recalls.push({ g, model: rm, both: rb, own: rows.some((r) => r.group === g && r.label) });
+  if (neg.length) {
+    fprs.push({ g, model: fm, both: fb });
+    pooled.neg += neg.length;
+    pooled.fpModel += neg.filter(flagModel).length;
+    pooled.fpBoth += neg.filter((i) => ruleFlag[i] || flagModel(i)).length;
+  }
+  console.log(
+    g.padEnd(26),
+    String(pos.length).padStart(7),
+    pct(rm),
+    pct(rb),
+    '|',
+    String(neg.length).padStart(7),
+    pct(fm),
+    pct(fb),
+    ` ${L.sigmoid(cut).toFixed(3)}`,
+  );
+}
+const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+console.log(
+  `\nLOSO mean recall over ${recalls.length} attack sources: model ${mean(recalls.map((r) => r.model)).toFixed(3)}, rules + model ${mean(recalls.map((r) => r.both)).toFixed(3)}`,
+);
+const own = recalls.filter((r) => r.own);
+console.log(
+  `  over the ${own.length} sources that bring attacks of their own (${own.map((r) => r.g).join(', ')}): model ${mean(own.map((r) => r.model)).toFixed(3)}, rules + model ${mean(own.map((r) => r.both)).toFixed(3)}`,
+);
+console.log(
+  `LOSO false positives on ${fprs.length} benign sources: mean model ${pct(mean(fprs.map((r) => r.model)))}, rules + model ${pct(mean(fprs.map((r) => r.both)))}; pooled over ${pooled.neg} benign rows: model ${pct(pooled.fpModel / pooled.neg)}, rules + model ${pct(pooled.fpBoth / pooled.neg)}`,
+);
+
+// ---- 3. Role prompts, speed, fixtures ------------------------------------------------------------
+const flaggedShipped = (t) => injectionProbability(shipped, t) >= DEFAULT;
+const roles = all.filter((r) => r.source === 'awesome-chatgpt-prompts');
+console.log(
+  `\n3. Role prompts: shipped model flags ${contested.filter((r) => flaggedShipped(r.text)).length} of ${contested.length} contested deepset role prompts (left out of training) and ${roles.filter((r) => flaggedShipped(r.text)).length} of ${roles.length} awesome-chatgpt-prompts (benign, trained on)`,
+);
+const texts = rows.map((r) => r.text);
+for (const t of texts.slice(0, 500)) injectionProbability(shipped, t); // warm up
+const t0 = performance.now();
+for (const t of texts) injectionProbability(shipped, t);
+const ms = performance.now() - t0;
+const chars = texts.reduce((a, t) => a + t.length, 0);
+console.log(
+  `inference: ${((ms / texts.length) * 1000).toFixed(0)} µs per text on average (${texts.length} texts, mean ${Math.round(chars / texts.length)} chars)`,
+);
 for (const name of ['benign-notes.md', 'benign-heldout.md']) {
   const lines = readFileSync(join(root, 'test', 'fixtures', 'scan', name), 'utf8')
     .split('\n')
     .filter((l) => l.trim() && !l.startsWith('# '));
-  const noisy = lines.filter((l) => scanText(l).length > 0);
-  console.log(
-    `\n${name}: ${lines.length} sentences, ${noisy.length} with any finding (FP rate ${((noisy.length / lines.length) * 100).toFixed(1)}%)`,
+  const noisy = lines.filter((l) =>
+    isFlagged(scanText(l, { detector: { model: shipped, threshold: DEFAULT } })),
   );
-  for (const l of noisy)
-    console.log(
-      '  !',
-      l,
-      '->',
-      scanText(l)
-        .map((f) => f.code)
-        .join(', '),
-    );
+  console.log(`${name}: ${noisy.length} of ${lines.length} benign sentences flagged (rules + model)`);
+  for (const l of noisy) console.log('  !', l);
 }

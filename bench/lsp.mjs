@@ -98,7 +98,7 @@ function generate() {
 const modelArg = process.argv.indexOf('--model-dir');
 const serverEnv = { ...process.env };
 if (modelArg > 0) {
-  const { importModel } = await import('../dist/search/models.js');
+  const { importModel } = await import('../dist/search/model-install.js');
   const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'cairn-bench-models-'));
   await importModel({
     from: path.resolve(process.argv[modelArg + 1]),

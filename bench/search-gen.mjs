@@ -132,3 +132,100 @@ export function queries(count, seed = 7) {
     Array.from({ length: 2 + Math.floor(random() * 3) }, word).join(' '),
   );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Stores generated from SciFact (5,183 biomedical abstracts, ../shared/data/scifact): real prose and
+// a real vocabulary. Memory i takes abstract i mod 5,183; past the first round its sentences are
+// rotated and its title borrows a word pair from another abstract, so no two files are identical.
+
+const SCIFACT = new URL('../../shared/data/scifact/', import.meta.url).pathname;
+
+function readJsonl(file) {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+}
+
+/** The SciFact corpus and its train claims (as queries), or null when the data is not there. */
+export function scifact(dir = SCIFACT) {
+  if (!existsSync(join(dir, 'corpus.beir.jsonl'))) return null;
+  const corpus = readJsonl(join(dir, 'corpus.beir.jsonl')).filter((d) => d.text && d.title);
+  const claims = readJsonl(join(dir, 'queries.train.beir.jsonl')).map((q) => q.text);
+  return { corpus, claims };
+}
+
+const yamlString = (s) => JSON.stringify(s.replace(/\s+/g, ' ').trim());
+
+/** One memory file built from an abstract. */
+export function scifactMemory(i, corpus) {
+  const doc = corpus[i % corpus.length];
+  const round = Math.floor(i / corpus.length);
+  let sentences = doc.text.split(/(?<=\.)\s+/).filter(Boolean);
+  let title = doc.title.replace(/\.$/, '');
+  if (round > 0) {
+    const k = round % Math.max(1, sentences.length);
+    sentences = [...sentences.slice(k), ...sentences.slice(0, k)];
+    const other = corpus[(i * 7919) % corpus.length].title.split(/\s+/).slice(0, 2).join(' ');
+    title = `${title} (${other}, ${round})`;
+  }
+  const decisions = sentences.slice(-2);
+  const context = sentences.slice(0, Math.max(1, sentences.length - 2)).join(' ');
+  const day = new Date(Date.UTC(2024, 0, 1) + ((i * 37) % 700) * 86_400_000).toISOString().slice(0, 10);
+  return [
+    '---',
+    `id: sf-${i}`,
+    `title: ${yamlString(title)}`,
+    'kind: fact',
+    `tags: [scifact, t${i % 40}]`,
+    `created: ${day}`,
+    `updated: ${day}`,
+    'source: { agent: bench, origin: conversation }',
+    '---',
+    `# ${title}`,
+    '',
+    context,
+    '',
+    '## Decisions',
+    ...decisions.map((d) => `- ${d}`),
+    '',
+  ].join('\n');
+}
+
+/**
+ * A git-backed Cairn store of `count` SciFact memories at `dir` (cairn.yaml, memories/, one commit
+ * made with the git CLI), reused when a previous run left the same one. Returns false without data.
+ */
+export function generateScifactStore(dir, count, execFileSync) {
+  const marker = join(dir, '.git', 'cairn-bench-generated');
+  if (existsSync(marker) && readFileSync(marker, 'utf8') === `scifact:${count}`) return true;
+  const data = scifact();
+  if (!data) return false;
+  mkdirSync(join(dir, 'memories'), { recursive: true });
+  writeFileSync(join(dir, 'cairn.yaml'), 'version: 1\n');
+  writeFileSync(join(dir, '.gitignore'), '.cairn/\n');
+  writeFileSync(join(dir, 'MEMORY.md'), '# Memory\n');
+  for (let i = 0; i < count; i++)
+    writeFileSync(join(dir, 'memories', `sf-${i}.md`), scifactMemory(i, data.corpus));
+  const env = {
+    ...process.env,
+    GIT_AUTHOR_NAME: 'bench',
+    GIT_AUTHOR_EMAIL: 'bench@example.com',
+    GIT_COMMITTER_NAME: 'bench',
+    GIT_COMMITTER_EMAIL: 'bench@example.com',
+  };
+  const git = (...args) => execFileSync('git', args, { cwd: dir, env, stdio: 'pipe', maxBuffer: 1 << 30 });
+  if (!existsSync(join(dir, '.git'))) git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-qm', `bench: ${count} SciFact memories`, '--allow-empty');
+  writeFileSync(marker, `scifact:${count}`);
+  return true;
+}
+
+/** SciFact claims as queries (deterministic sample), or generated ones without the data. */
+export function scifactQueries(count) {
+  const data = scifact();
+  if (!data) return queries(count);
+  const random = rng(11);
+  return Array.from({ length: count }, () => data.claims[Math.floor(random() * data.claims.length)]);
+}

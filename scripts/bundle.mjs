@@ -12,9 +12,13 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = path.join(root, 'dist', 'bundle');
 rmSync(outDir, { recursive: true, force: true });
 await build({
-  input: path.join(root, 'dist', 'main.js'),
+  // The search worker (compose.ts starts it next to the running code) is a second entry.
+  input: {
+    main: path.join(root, 'dist', 'main.js'),
+    'search-worker': path.join(root, 'dist', 'search-worker.js'),
+  },
   platform: 'node',
   external: [/^node:/, /^@huggingface\//, /^onnxruntime/, 'sharp', 'better-sqlite3'],
-  output: { dir: outDir, format: 'esm', entryFileNames: 'main.mjs', chunkFileNames: '[name]-[hash].mjs' },
+  output: { dir: outDir, format: 'esm', entryFileNames: '[name].mjs', chunkFileNames: '[name]-[hash].mjs' },
   logLevel: 'warn',
 });

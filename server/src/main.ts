@@ -1,12 +1,12 @@
-// The composition root: the one place where adapters are built and wired to the CLI, the
-// language server and the MCP server.
+// The executable's entry: parses argv and runs a command with what the composition root
+// (compose.ts) builds: the store's operation context, its search service, the language server's
+// and the MCP server's store openers.
 import { parseArgs } from 'node:util';
 import type { Command, CommandArgs } from './cli/command.js';
-import { resolveAuthor } from './cli/identity.js';
 import { EXIT, UsageError, reportError, type CliIO } from './cli/io.js';
 import { COMMANDS } from './cli/registry.js';
+import { createRoot, openContext } from './compose.js';
 import type { OpContext } from './ops/context.js';
-import { openStore } from './store/store.js';
 import { packageVersion } from './package-root.js';
 
 const GLOBAL_OPTIONS = {
@@ -31,17 +31,6 @@ function helpText(): string {
     'The store is --store DIR, else $CAIRN_STORE, else found upward from the current folder.',
     "`cairn help COMMAND` shows a command's options. Exit codes: docs/cli.md.",
   ].join('\n');
-}
-
-/** Builds the operation context for a store: the composition root for the CLI. */
-export async function openContext(opts: {
-  store?: string;
-  env: NodeJS.ProcessEnv;
-  cwd: string;
-}): Promise<OpContext> {
-  const store = await openStore(opts);
-  const author = await resolveAuthor(opts.env, store.repo.root);
-  return { store, author, now: () => new Date() };
 }
 
 /** A write interrupted by a crash is finished or undone by the next command, which says so once. */
@@ -74,10 +63,14 @@ export async function main(argv: string[], io: CliIO = defaultIO()): Promise<num
   }
   const command: Command | undefined = COMMANDS.find((c) => c.name === name);
   if (!command) return reportError(io, new UsageError(`unknown command "${name}"`), json);
+  const root = createRoot({ env: io.env, cwd: io.cwd });
   if (command.rawArgs && !(rest.length === 1 && ['--help', '-h'].includes(rest[0]))) {
     try {
-      return await command.run({ positionals: rest, values: {}, json: false }, io, () =>
-        Promise.reject(new Error(`${name} opens no store`)),
+      return await command.run(
+        { positionals: rest, values: {}, json: false },
+        io,
+        () => Promise.reject(new Error(`${name} opens no store`)),
+        root,
       );
     } catch (err) {
       return reportError(io, err, false);
@@ -114,7 +107,7 @@ export async function main(argv: string[], io: CliIO = defaultIO()): Promise<num
       await ctx.store.repo.recoverIfInterrupted();
       return ctx;
     };
-    return await command.run(args, io, open);
+    return await command.run(args, io, open, root);
   } catch (err) {
     return reportError(io, err, json);
   }

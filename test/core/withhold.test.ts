@@ -85,7 +85,7 @@ describe('withholdText', () => {
 describe('markFlaggedLines', () => {
   it('puts a "! flagged" line before each flagged line, saying whether agents see it', () => {
     const text = memory(`Fine.\n${PHRASE}`);
-    const findings = flaggedFindings(text, ['injection/reveal-prompt']);
+    const findings = flaggedFindings(text, { allowed: ['injection/reveal-prompt'] });
     const marked = markFlaggedLines(text, findings, 'deploy-policy').split('\n');
     const at = marked.indexOf(PHRASE);
     expect(marked[at - 2]).toMatch(

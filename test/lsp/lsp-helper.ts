@@ -14,6 +14,7 @@ import {
   type Diagnostic,
   type MessageConnection,
 } from 'vscode-languageserver/node';
+import { createRoot } from '../../server/src/compose.js';
 import { startLanguageServer } from '../../server/src/lsp/index.js';
 
 export const GIT_ENV = {
@@ -93,7 +94,10 @@ export async function startClient(
 ): Promise<TestClient> {
   const toServer = new PassThrough();
   const toClient = new PassThrough();
-  startLanguageServer({ input: toServer, output: toClient, env: { ...GIT_ENV, ...opts.env } });
+  const env = { ...GIT_ENV, ...opts.env };
+  // What `cairn lsp` injects: the composition root's store opener (search in a worker thread).
+  const openStore = (dir: string) => createRoot({ env, cwd: dir }).openStore(dir, () => {});
+  startLanguageServer({ input: toServer, output: toClient, env, openStore });
   const conn = createMessageConnection(new StreamMessageReader(toClient), new StreamMessageWriter(toServer));
   const diagnostics = new Map<string, Diagnostic[]>();
   const waiters: (() => void)[] = [];

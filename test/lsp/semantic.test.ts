@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importModel } from '../../server/src/search/models.js';
+import { importModel } from '../../server/src/search/model-install.js';
 import { makeStore, memoryText, startClient, uriOf } from './lsp-helper.js';
 
 const GLOVE = path.resolve(import.meta.dirname, '../../../shared/models/glove-sif-50k');

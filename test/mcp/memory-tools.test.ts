@@ -26,8 +26,12 @@ describe('cairn mcp: store, retrieve, search, get, review', () => {
       [
         'knowledge_graph',
         'memory_append',
+        'memory_consolidate',
         'memory_get',
+        'memory_import',
+        'memory_learn',
         'memory_manager',
+        'memory_refresh',
         'memory_retrieve',
         'memory_review',
         'memory_search',

@@ -1,7 +1,7 @@
 // Property: whatever happened to a store (agent writes routed active or to candidate branches, hand
 // edits committed with git, forget, supersede, accept, reject, undo), every search answers what a
 // fresh index built from git answers. Checked for the CLI path (searchOnce: a persisted index
-// reopened per call) and the long-lived path (hybridSearch: MCP server, language server), after
+// reopened per call) and the long-lived path (a server's search service: MCP, language server), after
 // every search step. Runs: CAIRN_PROPERTY_RUNS (default 12); seed: CAIRN_PROPERTY_SEED, fixed in CI;
 // CAIRN_PROPERTY_SHRINK=1 shrinks a failing sequence (slow).
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,10 +12,11 @@ import { isCairnError } from '../../server/src/core/errors.js';
 import { forget, supersede } from '../../server/src/ops/edit.js';
 import { acceptCandidate, rejectCandidate } from '../../server/src/ops/review.js';
 import {
-  hybridSearch,
+  inlineSearchService,
   searchOnce,
   type SearchAnswer,
   type SearchRequest,
+  type SearchService,
 } from '../../server/src/ops/search.js';
 import { storeMemory } from '../../server/src/ops/store-memory.js';
 import { undoLast } from '../../server/src/ops/undo.js';
@@ -166,6 +167,15 @@ async function apply(dir: string, ctx: OpContext, s: Exclude<Step, { op: 'search
   }
 }
 
+/** The service's answer once nothing is being built behind it. */
+async function settled(service: SearchService, req: SearchRequest): Promise<SearchAnswer> {
+  for (;;) {
+    const answer = await service.search(req);
+    if (!answer.partial) return answer;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 /** The answer of an index built from nothing: .cairn moved away for the call, then put back. */
 async function freshAnswer(dir: string, ctx: OpContext, req: SearchRequest, withModel: boolean) {
   const cairn = path.join(dir, '.cairn');
@@ -208,7 +218,8 @@ const seen = { searches: 0, nonEmpty: 0, withCandidate: 0, withSuperseded: 0, st
 
 async function runSequence(steps: Step[]): Promise<void> {
   const { dir, ctx } = await makeStore();
-  const warm = hybridSearch({ embedder: async () => embedder });
+  // A server's service: embedding runs behind the answers, so a partial answer is asked again.
+  const warm = await inlineSearchService(ctx, { embedder: async () => embedder, background: true });
   try {
     for (const s of steps) {
       seen.steps++;
@@ -225,17 +236,18 @@ async function runSequence(steps: Step[]): Promise<void> {
         minScore: s.minScore,
       };
       const once = await searchOnce(ctx, req, null);
-      const long = await warm(ctx, req);
+      const long = await settled(warm, req);
       for (const answer of [once, long])
         expect(answer.warnings?.join('\n') ?? '').not.toContain('search index rebuilt');
       expectSameAnswer(once, await freshAnswer(dir, ctx, req, false), `searchOnce "${req.query}"`);
-      expectSameAnswer(long, await freshAnswer(dir, ctx, req, true), `hybridSearch "${req.query}"`);
+      expectSameAnswer(long, await freshAnswer(dir, ctx, req, true), `server search "${req.query}"`);
       seen.searches++;
       if (once.entries.length) seen.nonEmpty++;
       if (once.entries.some((e) => e.status === 'candidate')) seen.withCandidate++;
       if (once.entries.some((e) => e.status === 'superseded')) seen.withSuperseded++;
     }
   } finally {
+    await warm.close();
     removeDir(path.dirname(dir));
   }
 }

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { weightsForModel } from '../../server/src/core/search/rank.js';
 import { loadEmbedder } from '../../server/src/search/embedder.js';
-import { importModel } from '../../server/src/search/models.js';
+import { importModel } from '../../server/src/search/model-install.js';
 import { makeTinyBert } from '../fixtures/models/make-tiny-bert.mjs';
 import { cairn, SHARED_DIR } from '../helpers/store.js';
 

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { pullModel, type DownloadProgress } from '../../server/src/search/download.js';
-import { importModel, modelStatus } from '../../server/src/search/models.js';
+import { importModel } from '../../server/src/search/model-install.js';
+import { modelStatus } from '../../server/src/search/models.js';
 import { loadEmbedder } from '../../server/src/search/embedder.js';
 import { makeTinyBert } from '../fixtures/models/make-tiny-bert.mjs';
 

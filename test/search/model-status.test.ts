@@ -3,7 +3,8 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { importModel, modelCacheDir, modelStatus } from '../../server/src/search/models.js';
+import { importModel } from '../../server/src/search/model-install.js';
+import { modelCacheDir, modelStatus } from '../../server/src/search/models.js';
 import { loadEmbedder } from '../../server/src/search/embedder.js';
 import { makeTinyBert } from '../fixtures/models/make-tiny-bert.mjs';
 

@@ -1,7 +1,7 @@
 // The shape of a CLI command: argv options for node:util parseArgs, and a run function that gets
 // the parsed arguments plus a lazily opened store.
 import type { ParseArgsConfig } from 'node:util';
-import type { OpContext } from '../ops/context.js';
+import type { OpContext, Root } from '../ops/context.js';
 import { UsageError, type CliIO } from './io.js';
 
 export type Options = NonNullable<ParseArgsConfig['options']>;
@@ -21,7 +21,8 @@ export interface Command {
   needsStore?: boolean;
   /** Arguments passed through unparsed as positionals (git's merge driver: paths may start with -). */
   rawArgs?: boolean;
-  run(args: CommandArgs, io: CliIO, open: () => Promise<OpContext>): Promise<number>;
+  /** `open` opens the store; `root` builds its search service and servers' store openers (compose.ts). */
+  run(args: CommandArgs, io: CliIO, open: () => Promise<OpContext>, root: Root): Promise<number>;
 }
 
 export function str(args: CommandArgs, name: string): string | undefined {

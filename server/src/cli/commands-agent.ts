@@ -8,10 +8,15 @@ export const mcpCommand: Command = {
   summary: 'Serve the agent tools (memory_store, memory_retrieve, ...) over MCP on stdio',
   usage: 'cairn mcp [--store DIR]',
   needsStore: true,
-  async run(_args, io, open) {
+  async run(_args, io, open, root) {
     const ctx = await open();
+    // The index lives in a worker: tool calls never wait for a build (answers say `partial`).
+    const search = await root.search(ctx, {
+      background: true,
+      log: (m) => void io.stderr.write(`${m}\n`),
+    });
     const { runMcpStdio } = await import('../mcp/server.js');
-    return runMcpStdio({ ctx, stdin: io.stdin, stdout: io.stdout, stderr: io.stderr });
+    return runMcpStdio({ ctx, search, stdin: io.stdin, stdout: io.stdout, stderr: io.stderr });
   },
 };
 

@@ -7,9 +7,10 @@ export const lspCommand: Command = {
   summary: 'Run the language server on stdio (diagnostics, completion, navigation, search)',
   usage: 'cairn lsp --stdio',
   options: { stdio: { type: 'boolean' } },
-  async run() {
+  async run(_args, io, _open, root) {
     const { runLspStdio } = await import('../lsp/index.js');
-    runLspStdio();
+    // Each store the editor opens gets its context and search worker from the composition root.
+    runLspStdio({ openStore: (dir) => root.openStore(dir, (m) => void io.stderr.write(`${m}\n`)) });
     // The server runs until stdin closes; it ends the process itself.
     return new Promise<number>(() => {});
   },

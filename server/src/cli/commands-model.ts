@@ -1,9 +1,13 @@
 // `cairn model status|pull|import`: the local embedding model. Only `pull` touches the network,
 // and it says so before it starts.
 import path from 'node:path';
-import { parseConfig } from '../core/config.js';
-import { readStoreFile } from '../store/safe-fs.js';
-import { findStoreRoot, CONFIG_FILE } from '../store/store.js';
+import {
+  configuredModel as storeModel,
+  importModel,
+  modelCacheDir,
+  modelStatus,
+  pullModel,
+} from '../ops/models.js';
 import { str, type Command, type CommandArgs } from './command.js';
 import { EXIT, UsageError, writeJson, writeLine, type CliIO } from './io.js';
 
@@ -11,18 +15,7 @@ async function configuredModel(
   args: CommandArgs,
   io: CliIO,
 ): Promise<{ modelId: string; dtype: 'q8' | 'fp32' }> {
-  const storeDir = str(args, 'store') ?? io.env.CAIRN_STORE ?? findStoreRoot(io.cwd);
-  let model = { modelId: 'Xenova/all-MiniLM-L6-v2', dtype: 'q8' as 'q8' | 'fp32' };
-  if (storeDir) {
-    try {
-      const { config } = parseConfig(
-        readStoreFile(path.resolve(io.cwd, storeDir), CONFIG_FILE)?.toString('utf8') ?? '',
-      );
-      model = { modelId: config.search.model, dtype: config.search.dtype };
-    } catch {
-      // no readable store config: the defaults apply
-    }
-  }
+  const model = storeModel({ store: str(args, 'store'), env: io.env, cwd: io.cwd });
   const dtype = str(args, 'dtype');
   if (dtype && dtype !== 'q8' && dtype !== 'fp32') throw new UsageError('--dtype is q8 or fp32');
   return { modelId: str(args, 'model') ?? model.modelId, dtype: (dtype as 'q8' | 'fp32') ?? model.dtype };
@@ -48,10 +41,9 @@ export const modelCommand: Command = {
   async run(args, io) {
     const [sub, dir] = args.positionals;
     const { modelId, dtype } = await configuredModel(args, io);
-    const { modelCacheDir, modelStatus, importModel } = await import('../search/models.js');
     const cacheDir = str(args, 'models-dir')
       ? path.resolve(io.cwd, str(args, 'models-dir')!)
-      : modelCacheDir(io.env);
+      : await modelCacheDir(io.env);
     if (sub === 'status' || sub === undefined) {
       const s = await modelStatus({ modelId, cacheDir, dtype });
       if (args.json) writeJson(io, { ...s, cacheDir, vector_enabled: s.installed });
@@ -94,7 +86,6 @@ export const modelCommand: Command = {
       return EXIT.OK;
     }
     if (sub === 'pull') {
-      const { pullModel } = await import('../search/download.js');
       const remoteHost = str(args, 'remote-host') ?? io.env.CAIRN_REMOTE_HOST;
       io.stderr.write(
         `cairn: downloading ${modelId} (${dtype}) from ${remoteHost ?? 'https://huggingface.co'} once; search never uses the network\n`,

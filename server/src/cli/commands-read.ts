@@ -1,36 +1,28 @@
 // init, get, list, log, status: looking at a store.
-import { initStore } from '../store/store.js';
+import { createStore } from '../ops/init.js';
 import type { MemoryStatus } from '../core/types.js';
 import { flaggedFindings, markFlaggedLines } from '../core/withhold.js';
 import { readLog } from '../ops/log.js';
 import { listMemories, showMemory, storeStatus } from '../ops/query.js';
-import { readLinesForAgent } from '../ops/withhold.js';
+import { detectorOf, readLinesForAgent } from '../ops/withhold.js';
 import { num, str, type Command } from './command.js';
 import { EXIT, UsageError, writeJson, writeLine, writeText } from './io.js';
-import { resolveAuthor } from './identity.js';
-import { isCairnError } from '../core/errors.js';
-import { registerMergeDriver } from '../ops/merge-driver.js';
 
 export const initCommand: Command = {
   name: 'init',
   summary: 'Create a new store (a git repository) from memory-template',
   usage: 'cairn init DIR',
-  async run(args, io) {
+  async run(args, io, _open, root) {
     const dir = args.positionals[0];
     if (!dir) throw new UsageError('init needs a folder: cairn init DIR');
-    const r = await initStore(dir, { author: await resolveAuthor(io.env, null) });
-    // The new repository's own config: its clones run `cairn setup` (git does not copy drivers).
-    const driver = await registerMergeDriver(r.root).catch((e: unknown) => {
-      if (isCairnError(e) && e.code === 'GIT_NOT_FOUND') return null;
-      throw e;
-    });
-    if (args.json) writeJson(io, { success: true, ...r, mergeDriver: driver?.driver ?? null });
+    const r = await createStore(dir, await root.author());
+    if (args.json) writeJson(io, { success: true, ...r });
     else {
       writeLine(
         io,
         `Created a Cairn store in ${r.root} (first commit ${r.commit.slice(0, 8)}, ${r.files.length} files).`,
       );
-      if (!driver)
+      if (!r.mergeDriver)
         writeLine(
           io,
           'git is not installed: run `cairn setup` there once it is, to register the memory merge driver.',
@@ -76,7 +68,10 @@ export const getCommand: Command = {
     // A person may read flagged text, marked; agents get it withheld (ops/withhold.ts). Allowances
     // recorded on main do not cover a candidate's new text.
     const notOnMain = m.status === 'candidate' || m.status === 'rejected';
-    const flagged = flaggedFindings(m.text, notOnMain ? [] : m.history.allowed);
+    const flagged = flaggedFindings(m.text, {
+      allowed: notOnMain ? [] : m.history.allowed,
+      detector: detectorOf(ctx),
+    });
     if (args.json) {
       writeJson(io, { ...m, flagged });
       return EXIT.OK;

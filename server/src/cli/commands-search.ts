@@ -1,6 +1,36 @@
-// `cairn search` and `cairn index`: finding memories by words and by meaning, offline.
+// `cairn search` and `cairn index`: finding memories by words and by meaning, offline. Both go
+// through the store's search service (compose.ts); a short process indexes before it answers, says
+// so on stderr and draws progress on a terminal.
+import type { IndexProgress } from '../ops/search.js';
 import { num, type Command } from './command.js';
-import { EXIT, UsageError, progressBar, writeJson, writeLine, writeText } from './io.js';
+import { EXIT, UsageError, progressBar, writeJson, writeLine, writeText, type CliIO } from './io.js';
+
+/** Files to (re)index before a search says so: a commit or two pass silently. */
+const ANNOUNCE_FILES = 200;
+
+/** Indexing progress on stderr: one line when it starts, a bar on a terminal. */
+function indexingReporter(io: CliIO) {
+  const bar = progressBar(io, 'indexing');
+  let said: 'files' | 'embedding' | null = null;
+  return {
+    update(p: IndexProgress) {
+      if (p.phase === 'done') {
+        if (said) bar.done();
+        return;
+      }
+      const step = p.phase === 'embedding' ? 'embedding' : 'files';
+      if (said !== step && (p.total >= ANNOUNCE_FILES || step === 'embedding')) {
+        if (said) bar.done();
+        said = step;
+        const what = p.phase === 'embedding' ? `embedding ${p.total} chunks` : `indexing ${p.total} files`;
+        io.stderr.write(
+          `cairn: ${what} (the first search in a clone builds the index; later ones reuse it)\n`,
+        );
+      }
+      if (said === step) bar.update(p.done, p.total);
+    },
+  };
+}
 
 export const searchCommand: Command = {
   name: 'search',
@@ -17,20 +47,26 @@ export const searchCommand: Command = {
     'include-superseded': { type: 'boolean' },
     'include-candidates': { type: 'boolean' },
   },
-  async run(args, io, open) {
+  async run(args, io, open, root) {
     const query = args.positionals.join(' ').trim();
     if (!query) throw new UsageError('search needs a QUERY');
     const ctx = await open();
-    const { searchOnce } = await import('../ops/search.js');
-    const res = await searchOnce(ctx, {
-      query,
-      maxResults: num(args, 'limit') ?? ctx.store.config.search.maxResults,
-      maxTokens: num(args, 'max-tokens'),
-      halfLifeDays: num(args, 'half-life'),
-      minScore: num(args, 'min-score'),
-      includeSuperseded: Boolean(args.values['include-superseded']),
-      includeCandidates: Boolean(args.values['include-candidates']),
-    });
+    const search = await root.search(ctx, { background: false });
+    const progress = indexingReporter(io);
+    const res = await search
+      .search(
+        {
+          query,
+          maxResults: num(args, 'limit'),
+          maxTokens: num(args, 'max-tokens'),
+          halfLifeDays: num(args, 'half-life'),
+          minScore: num(args, 'min-score'),
+          includeSuperseded: Boolean(args.values['include-superseded']),
+          includeCandidates: Boolean(args.values['include-candidates']),
+        },
+        { onProgress: (p) => progress.update(p) },
+      )
+      .finally(() => search.close());
     // Said once, on stderr, so a pipe of --json stays clean and nobody mistakes keyword-only for hybrid.
     for (const w of res.warnings) writeText(io, `cairn: ${w}\n`, 'stderr');
     if (args.json) {
@@ -70,13 +106,12 @@ export const indexCommand: Command = {
   summary: 'Build or refresh the search index (and embed new chunks when a model is installed)',
   usage: 'cairn index',
   needsStore: true,
-  async run(args, io, open) {
+  async run(args, io, open, root) {
     const ctx = await open();
-    const { buildIndex } = await import('../ops/search.js');
-    const bar = progressBar(io, 'embedding');
+    const search = await root.search(ctx, { background: false });
+    const progress = indexingReporter(io);
     const started = Date.now();
-    const r = await buildIndex(ctx, { onProgress: (done, total) => bar.update(done, total) });
-    bar.done();
+    const r = await search.index({ onProgress: (p) => progress.update(p) }).finally(() => search.close());
     const { warnings, ...counts } = r;
     for (const w of warnings) io.stderr.write(`cairn: ${w}\n`);
     if (args.json) writeJson(io, { success: true, ...counts, seconds: (Date.now() - started) / 1000 });

@@ -100,11 +100,15 @@ export const storeCommand: Command = {
 
 export const importCommand: Command = {
   name: 'import',
-  summary: 'Store many payloads from a JSON-lines file (one payload per line)',
-  usage: 'cairn import FILE --format jsonl',
+  summary: "Store many payloads from a JSON-lines file, or another assistant's memory (--source)",
+  usage: 'cairn import FILE --format jsonl | cairn import --source chatgpt|gemini FILE|- [--dry-run]',
   needsStore: true,
-  options: { format: { type: 'string' } },
+  options: { format: { type: 'string' }, source: { type: 'string' }, 'dry-run': { type: 'boolean' } },
   async run(args, io, open) {
+    if (args.values.source !== undefined) {
+      const { importFromAssistant } = await import('./commands-learn.js');
+      return importFromAssistant(args, io, open);
+    }
     const file = args.positionals[0];
     if (!file) throw new UsageError('import needs a FILE');
     const format = str(args, 'format') ?? 'jsonl';

@@ -1,6 +1,7 @@
 // Every CLI command, in the order `cairn help` lists them.
 import type { Command } from './command.js';
 import { modelCommand } from './commands-model.js';
+import { consolidateCommand, importPromptCommand, learnCommand, refreshCommand } from './commands-learn.js';
 import { contextCommand, mcpCommand } from './commands-agent.js';
 import { checkCommand, lspCommand } from './commands-editor.js';
 import { indexCommand, searchCommand } from './commands-search.js';
@@ -41,6 +42,10 @@ export const COMMANDS: Command[] = [
   logCommand,
   statusCommand,
   importCommand,
+  importPromptCommand,
+  learnCommand,
+  refreshCommand,
+  consolidateCommand,
   indexCommand,
   modelCommand,
   contextCommand,

@@ -24,15 +24,31 @@ export interface SearchConfig {
   halfLifeDays: number;
 }
 
+export interface ScanConfig {
+  injection: {
+    /**
+     * Probability at or above which the learned detector reports a passage (injection/model);
+     * null: the threshold calibrated with the model (docs/injection-model.md).
+     */
+    threshold: number | null;
+  };
+}
+
 export interface CairnConfig {
   version: 1;
   mainBranch: string;
   governance: GovernanceConfig;
   search: SearchConfig;
+  scan: ScanConfig;
   memoryMd: { maxChars: number };
   sessions: { maxAgeDays: number };
   /** `cairn sync` and `cairn propose`: the git remote the team shares. */
   sync: { remote: string };
+  /**
+   * `cairn learn`: an OpenAI-compatible endpoint on this machine (e.g. Ollama's
+   * http://127.0.0.1:11434/v1) that may extract statements besides the rules; null: rules only.
+   */
+  learn: { endpoint: string | null; model: string };
 }
 
 export const DEFAULT_CONFIG: CairnConfig = {
@@ -52,9 +68,11 @@ export const DEFAULT_CONFIG: CairnConfig = {
     maxTokens: 2000,
     halfLifeDays: 180,
   },
+  scan: { injection: { threshold: null } },
   memoryMd: { maxChars: 12_000 },
   sessions: { maxAgeDays: 7 },
   sync: { remote: 'origin' },
+  learn: { endpoint: null, model: 'llama3.2' },
 };
 
 const ZERO = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
@@ -73,6 +91,24 @@ const isRemoteName: Checker = (v) =>
   /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(v) &&
   !v.includes('..') &&
   !v.endsWith('.lock');
+
+/**
+ * An http(s) URL on this machine (localhost, 127.0.0.0/8, ::1) without credentials: the only kind
+ * of address Cairn sends memory text to, so a committed cairn.yaml cannot send it elsewhere.
+ */
+export function isLoopbackUrl(v: unknown): v is string {
+  if (typeof v !== 'string') return false;
+  let url: URL;
+  try {
+    url = new URL(v);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+  if (url.username || url.password) return false;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
 
 /** Merges cairn.yaml over the defaults; wrong values are reported and replaced by the default. */
 export function parseConfig(text: string): { config: CairnConfig; problems: Problem[] } {
@@ -106,7 +142,7 @@ export function parseConfig(text: string): { config: CairnConfig; problems: Prob
     else
       problems.push(
         problem(
-          `cairn.yaml: ${prefix}${key} must be ${hint}; using the default ${JSON.stringify(target[key])}`,
+          `cairn.yaml: ${prefix}${key} must be ${hint}; using the default ${target[key] === null ? '(unset)' : JSON.stringify(target[key])}`,
         ),
       );
   };
@@ -137,9 +173,26 @@ export function parseConfig(text: string): { config: CairnConfig; problems: Prob
   take(s, config.search, 'maxResults', isPositive, 'a positive number', 'search.');
   take(s, config.search, 'maxTokens', isPositive, 'a positive number', 'search.');
   take(s, config.search, 'halfLifeDays', isPositive, 'a positive number', 'search.');
+  take(
+    raw.scan?.injection,
+    config.scan.injection,
+    'threshold',
+    isNumber01,
+    'a number from 0 to 1',
+    'scan.injection.',
+  );
   take(raw.memoryMd, config.memoryMd, 'maxChars', isPositive, 'a positive number', 'memoryMd.');
   take(raw.sessions, config.sessions, 'maxAgeDays', isPositive, 'a positive number', 'sessions.');
   take(raw.sync, config.sync, 'remote', isRemoteName, 'the name of a git remote', 'sync.');
+  take(
+    raw.learn,
+    config.learn,
+    'endpoint',
+    isLoopbackUrl,
+    'an http URL on this machine (localhost, 127.0.0.1 or ::1)',
+    'learn.',
+  );
+  take(raw.learn, config.learn, 'model', isString, 'a model name', 'learn.');
   if (config.governance.reviewFloor > config.governance.autoFloor) {
     problems.push(
       problem(

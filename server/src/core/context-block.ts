@@ -4,7 +4,7 @@
 // names the rule, because this text goes straight into a model's instructions. Pure.
 import type { EntitySummary } from './graph.js';
 import { parseMemoryMd } from './memory-md.js';
-import { isFlagged, scanText, type ScanFinding } from './scan/index.js';
+import { isFlagged, scanText, type InjectionDetector, type ScanFinding } from './scan/index.js';
 
 export interface ContextBlockInput {
   memoryMd: string | null;
@@ -14,6 +14,8 @@ export interface ContextBlockInput {
   /** Agents with a search tool find notes themselves; the block then skips them. */
   hasSearchTool: boolean;
   budgetTokens: number;
+  /** The learned detector (injection/model); without it only the rules run. */
+  detector?: InjectionDetector;
 }
 
 export interface WithheldPassage {
@@ -42,8 +44,9 @@ export const CHARS_PER_TOKEN = 4;
 export function withholdFlagged(
   text: string,
   where: { section: WithheldPassage['section']; source: string },
+  detector?: InjectionDetector,
 ): { text: string; withheld: WithheldPassage[] } {
-  const findings = scanText(text).filter((f) => isFlagged([f]));
+  const findings = scanText(text, { detector }).filter((f) => isFlagged([f]));
   if (!findings.length) return { text, withheld: [] };
   const lines = text.split('\n');
   const passages: { start: number; end: number }[] = [];
@@ -114,7 +117,7 @@ export function buildContextBlock(input: ContextBlockInput): { text: string; jso
   const budget = input.budgetTokens * CHARS_PER_TOKEN;
   const withheld: WithheldPassage[] = [];
   const scan = (text: string, section: WithheldPassage['section'], source: string) => {
-    const r = withholdFlagged(text, { section, source });
+    const r = withholdFlagged(text, { section, source }, input.detector);
     withheld.push(...r.withheld);
     return r.text;
   };

@@ -43,6 +43,8 @@ export const ERROR_CODES = [
   'RATE_LIMIT_EXCEEDED',
   'QUEUE_FULL',
   '429_BACKLOG',
+  /** The caller gave up on the request (an editor cancelled a search); nothing changed. */
+  'CANCELLED',
   'INTERNAL',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

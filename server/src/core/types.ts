@@ -22,6 +22,7 @@ export const MEMORY_ACTIONS = [
   'import',
   'undo',
   'allow',
+  'refresh',
 ] as const;
 export type MemoryAction = (typeof MEMORY_ACTIONS)[number];
 

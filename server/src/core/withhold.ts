@@ -4,7 +4,7 @@
 // Line numbers are kept, so the `lines` of a search still point at the same place for memory_get.
 // People see the text itself, with the flagged lines marked. Pure.
 import { splitFrontMatter } from './format/index.js';
-import { isFlagged, scanText, type ScanFinding } from './scan/index.js';
+import { isFlagged, scanText, type InjectionDetector, type ScanFinding } from './scan/index.js';
 
 export interface FlaggedFinding {
   rule: string;
@@ -35,11 +35,17 @@ export interface WithholdOptions {
   id: string | null;
   /** Rule codes a person allowed on this memory. */
   allowed?: readonly string[];
+  /** The learned detector (injection/model); without it only the rules run. */
+  detector?: InjectionDetector;
 }
 
 /** Findings that send a write to review (core/scan isFlagged), each marked allowed or not. */
-export function flaggedFindings(text: string, allowed: readonly string[] = []): FlaggedFinding[] {
-  return scanText(text)
+export function flaggedFindings(
+  text: string,
+  opts: { allowed?: readonly string[]; detector?: InjectionDetector } = {},
+): FlaggedFinding[] {
+  const allowed = opts.allowed ?? [];
+  return scanText(text, { detector: opts.detector })
     .filter((f) => isFlagged([f]))
     .map((f: ScanFinding) => ({
       rule: f.code,
@@ -92,7 +98,9 @@ function noteLine(original: string, note: string, inFrontMatter: boolean): strin
  */
 export function withholdText(text: string, opts: WithholdOptions): WithholdResult {
   const allowed = opts.allowed ?? [];
-  const findings = scanText(text).filter((f) => isFlagged([f]) && !allowed.includes(f.code));
+  const findings = scanText(text, { detector: opts.detector }).filter(
+    (f) => isFlagged([f]) && !allowed.includes(f.code),
+  );
   if (!findings.length) return { text, passages: [] };
   const lines = text.split('\n');
   const split = splitFrontMatter(text);

@@ -124,7 +124,7 @@ function actionsFor(
 /** Rules the scanner flags in a candidate's text: accepting it needs them allowed by name. */
 function flaggedRulesOf(ws: Workspace, id: string): string[] {
   const text = ws.memory(id)?.doc.text;
-  return text ? [...new Set(flaggedFindings(text).map((f) => f.rule))] : [];
+  return text ? [...new Set(flaggedFindings(text, { detector: ws.detector() }).map((f) => f.rule))] : [];
 }
 
 function reviewActions(id: string, flagged: string[]): CodeAction[] {

@@ -2,11 +2,12 @@
 // cairn/accept, cairn/reject) for agent tools and the VS Code client. Each calls the same operation
 // as the CLI; expected failures come back as ResponseError with the CairnError code in `data`.
 import { agentNameOf } from '../core/payload.js';
-import { ResponseError, type ExecuteCommandParams } from 'vscode-languageserver/node';
+import { ResponseError, type CancellationToken, type ExecuteCommandParams } from 'vscode-languageserver/node';
 import { isCairnError } from '../core/errors.js';
 import type { OpContext } from '../ops/context.js';
 import { COMMANDS, type CustomRequest, type ServerContext } from './context.js';
 import { searchMemories } from './search-port.js';
+import { runTidyCommand } from './tidy-commands.js';
 
 /** LSP's RequestFailed: the request was valid, the operation failed. */
 const REQUEST_FAILED = -32803;
@@ -42,23 +43,36 @@ async function guarded<T>(
 export interface SearchRequest {
   query: string;
   limit?: number;
+  /** The service's own name for `limit`. */
+  maxResults?: number;
 }
 
-async function search(ctx: ServerContext, req: SearchRequest) {
+async function search(ctx: ServerContext, req: SearchRequest, token?: CancellationToken) {
   await ctx.ready;
   const ws = ctx.workspace;
-  if (!ws) return { provider: 'none', vector_enabled: false, engine: 'keyword', results: [], withheld: 0 };
-  const answer = await searchMemories(ctx, ws, String(req?.query ?? ''), req?.limit ?? 10);
+  if (!ws)
+    return {
+      provider: 'none',
+      vector_enabled: false,
+      results: [],
+      withheld: 0,
+      partial: false,
+      warnings: [],
+    };
+  // `limit` as the VS Code client sends it; unset fields take cairn.yaml's search settings.
+  const answer = await searchMemories(
+    ctx,
+    ws,
+    { query: String(req?.query ?? ''), maxResults: req?.limit ?? req?.maxResults },
+    token,
+  );
   return {
     provider: answer.provider,
     vector_enabled: answer.vector_enabled,
-    engine: answer.engine,
     withheld: answer.withheld,
-    results: answer.hits.map((h) => ({
-      ...h,
-      status: ws.model.memories.get(h.id)?.status,
-      uri: ws.uriOf(h.path),
-    })),
+    partial: answer.partial,
+    warnings: answer.warnings,
+    results: answer.hits.map((h) => ({ ...h, uri: ws.uriOf(h.path) })),
   };
 }
 
@@ -128,7 +142,11 @@ async function openMemory(ctx: ServerContext, id: string): Promise<{ uri: string
 }
 
 /** Handles workspace/executeCommand. */
-export async function executeCommand(ctx: ServerContext, params: ExecuteCommandParams): Promise<unknown> {
+export async function executeCommand(
+  ctx: ServerContext,
+  params: ExecuteCommandParams,
+  token?: CancellationToken,
+): Promise<unknown> {
   const [a, b] = params.arguments ?? [];
   switch (params.command) {
     case 'cairn.search':
@@ -137,6 +155,7 @@ export async function executeCommand(ctx: ServerContext, params: ExecuteCommandP
         typeof a === 'string'
           ? { query: a, limit: typeof b === 'number' ? b : undefined }
           : (a as SearchRequest),
+        token,
       );
     case 'cairn.store':
       return store(ctx, a);
@@ -148,6 +167,20 @@ export async function executeCommand(ctx: ServerContext, params: ExecuteCommandP
       return reject(ctx, a as string, b as string | undefined);
     case 'cairn.openMemory':
       return openMemory(ctx, a as string);
+    case 'cairn.learn':
+    case 'cairn.import':
+    case 'cairn.consolidate':
+    case 'cairn.refresh': {
+      const command = params.command;
+      return guarded(
+        ctx,
+        async () => {
+          await ctx.ready;
+          return runTidyCommand(command, opContext(ctx), ctx.clientName, a);
+        },
+        { changes: true },
+      );
+    }
     default:
       throw new ResponseError(
         -32601,
@@ -161,10 +194,11 @@ export async function handleCustomRequest(
   ctx: ServerContext,
   method: CustomRequest,
   p: any,
+  token?: CancellationToken,
 ): Promise<unknown> {
   switch (method) {
     case 'cairn/search':
-      return search(ctx, p as SearchRequest);
+      return search(ctx, p as SearchRequest, token);
     case 'cairn/store':
       return store(ctx, p);
     case 'cairn/review':

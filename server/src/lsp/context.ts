@@ -2,6 +2,7 @@
 // the workspace (once the store is found). Handlers convert, call the core, convert back.
 import type { ClientCapabilities, Connection, TextDocuments } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
+import type { OpenStore } from '../ops/context.js';
 import type { SemanticIndex } from './semantic.js';
 import type { FileEntry, Workspace } from './workspace.js';
 
@@ -19,6 +20,8 @@ export interface ServerContext {
   /** Embedding neighbours for duplicate/semantic, once a model is loaded and memories embedded. */
   semantic: SemanticIndex | null;
   log(message: string): void;
+  /** Opens a store with its services (the composition root's opener, injected by server.ts). */
+  openStore: OpenStore;
   /** The store file behind a URI, parsed from the editor's text when open, or null. */
   fileFor(uri: string): FileEntry | null;
   /** Re-reads git facts and files after an operation changed the store. */
@@ -35,6 +38,10 @@ export const COMMANDS = [
   'cairn.accept',
   'cairn.reject',
   'cairn.openMemory',
+  'cairn.learn',
+  'cairn.import',
+  'cairn.consolidate',
+  'cairn.refresh',
 ] as const;
 
 /** Custom requests for agent tools and the VS Code client. */

@@ -72,7 +72,10 @@ export class DiagnosticsPublisher {
     // A linked path holds only its target's name: the one thing to say is that it is a link.
     const problems = entry.link
       ? [symlinkProblem(entry.link.at, entry.link.target)]
-      : checkMemory(entry.doc, ws.model, this.ctx.indexed ? {} : { rules: ['schema', 'scanner'] });
+      : checkMemory(entry.doc, ws.model, {
+          rules: this.ctx.indexed ? undefined : ['schema', 'scanner'],
+          detector: ws.detector(),
+        });
     const diagnostics = problems.map((p) =>
       toDiagnostic(p, { uriOf: (rel) => ws.uriOf(rel), relatedSupport }),
     );

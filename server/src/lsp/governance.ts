@@ -2,8 +2,9 @@
 // that a store without git (or a half-built adapter) still gets every editor feature that needs only
 // the files; failures come back as null and are logged by the caller.
 import type { MemoryStatus } from '../core/types.js';
-import type { OpContext } from '../ops/context.js';
+import type { OpContext, OpenStore } from '../ops/context.js';
 import type { MemoryHistory } from '../ops/history.js';
+import type { SearchService } from '../ops/search.js';
 
 export interface GitFacts {
   /** Open candidate branches: id and the memory text on the branch. */
@@ -14,6 +15,8 @@ export interface GitFacts {
 
 export interface Governance {
   ctx: OpContext;
+  /** The store's search service (its index lives in a worker thread). */
+  search: SearchService;
   /** Candidates and rejected ids, read from refs. */
   gitFacts(): Promise<GitFacts>;
   /** Per-memory history (last commit, feedback, review) from main's log. */
@@ -30,24 +33,22 @@ export interface TrustInput {
   inboundRefs: number;
 }
 
-/** Opens the git-backed store at `root`, or returns the reason it could not. */
-export async function openGovernance(
-  root: string,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<Governance | string> {
+/**
+ * Opens the git-backed store at `root` through the composition root's opener (store, clock,
+ * author and search service), or returns the reason it could not.
+ */
+export async function openGovernance(root: string, open: OpenStore): Promise<Governance | string> {
   try {
-    const [{ openStore }, read, history, query, identity] = await Promise.all([
-      import('../store/store.js'),
+    const [read, history, query] = await Promise.all([
       import('../ops/read.js'),
       import('../ops/history.js'),
       import('../ops/query.js'),
-      import('../cli/identity.js'),
     ]);
-    const store = await openStore({ store: root, env: {} });
-    const author = await identity.resolveAuthor(env, store.repo.root);
-    const ctx: OpContext = { store, now: () => new Date(), author };
+    const { ctx, search } = await open(root);
+    const { store } = ctx;
     return {
       ctx,
+      search,
       async gitFacts() {
         const tip = await read.mainTip(store);
         const candidates: GitFacts['candidates'] = [];

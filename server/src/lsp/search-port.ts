@@ -1,86 +1,35 @@
-// The language server's one door into search (issue 3): the warm hybrid index used by the agent
-// tools when it loads, else a keyword match over ids, titles, tags and first lines. Which one
-// answered is logged once, and every answer carries its `provider`. Agents call it too: titles and
-// summaries come with flagged passages withheld (core/withhold.ts), as in every agent-facing answer.
-import { parseStoreFile } from '../core/rules/index.js';
-import { withholdText } from '../core/withhold.js';
+// The language server's one door into search: the store's search service (built by the
+// composition root, running in a worker), for cairn/search, workspace symbols and the commands.
+// Answers never wait for an index build: while one runs they say `partial` (and the editor shows
+// `$/progress`, search-progress.ts). Agents call it too: titles and summaries come withheld.
+import { LSPErrorCodes, ResponseError, type CancellationToken } from 'vscode-languageserver/node';
+import { isCairnError } from '../core/errors.js';
+import type { MemoryStatus } from '../core/types.js';
+import type { SearchRequest } from '../ops/search.js';
 import type { ServerContext } from './context.js';
-import { summaryOf, type Workspace } from './workspace.js';
+import type { Workspace } from './workspace.js';
 
 export interface SearchHit {
   id: string;
   path: string;
   score: number;
   title: string;
-  /** The first lines (keyword match) or the memory's context (index), flagged passages withheld. */
+  /** The memory's context (first line), flagged passages withheld. */
   summary: string;
+  status: MemoryStatus;
   /** Flagged passages of this memory replaced by a note. */
   withheld: number;
 }
 
 export interface SearchAnswer {
   hits: SearchHit[];
-  /** `index` (BM25 over chunks, cosine when a model is installed) or `keyword` (the fallback). */
-  engine: 'index' | 'keyword';
   provider: string;
   vector_enabled: boolean;
   /** Flagged passages withheld across the hits. */
   withheld: number;
-}
-
-type SearchFn = (
-  ctx: import('../ops/context.js').OpContext,
-  req: { query: string; maxResults: number },
-) => Promise<{
-  entries: {
-    topicId: string;
-    path: string;
-    score: number;
-    topic: string;
-    summaryText: string;
-    withheldPassages?: unknown[];
-  }[];
-  provider: string;
-  vector_enabled: boolean;
-}>;
-
-/** A search over the index gets this long before the keyword match answers instead (it keeps warming). */
-const INDEX_PATIENCE_MS = 1500;
-
-let searchFn: Promise<SearchFn | null> | null = null;
-const said = new Set<string>();
-
-function sayOnce(ctx: ServerContext, key: string, message: string): void {
-  if (said.has(key)) return;
-  said.add(key);
-  ctx.log(message);
-}
-
-/** Keyword fallback: every query word must prefix-match a word of the id, title, tags or summary. */
-export function keywordSearch(ws: Workspace, query: string, limit: number): Omit<SearchHit, 'withheld'>[] {
-  const words = (s: string) => s.toLowerCase().match(/[a-z0-9]+/g) ?? [];
-  const q = words(query);
-  const out: Omit<SearchHit, 'withheld'>[] = [];
-  for (const e of ws.files.values()) {
-    if (!e.id || q.length === 0) continue;
-    const fm = e.doc.frontMatter;
-    const title = words(`${e.id} ${fm.title} ${fm.tags.join(' ')}`);
-    const rest = words(e.summary);
-    let score = 0;
-    for (const w of q) {
-      const inTitle = title.some((t) => t.startsWith(w));
-      if (!inTitle && !rest.some((t) => t.startsWith(w))) {
-        score = -Infinity;
-        break;
-      }
-      score += inTitle ? 2 : 1;
-    }
-    if (score === -Infinity) continue;
-    const status = ws.model.memories.get(e.id)?.status;
-    if (status === 'superseded' || status === 'rejected') score -= 1;
-    out.push({ id: e.id, path: e.rel, score, title: fm.title || e.id, summary: e.summary });
-  }
-  return out.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id)).slice(0, limit);
+  /** True while the index is still being built: the hits cover what is indexed so far. */
+  partial: boolean;
+  warnings: string[];
 }
 
 /** The first non-empty line, cut at 120 characters like the workspace's summaries. */
@@ -93,93 +42,57 @@ function firstLine(text: string): string {
   return line.length > 120 ? line.slice(0, 117) + '...' : line;
 }
 
-/** Title and summary of a keyword hit as agents may read them, from the file's withheld text. */
-async function withheldHit(ws: Workspace, hit: Omit<SearchHit, 'withheld'>): Promise<SearchHit> {
-  const text = ws.files.get(hit.path)?.doc.text;
-  if (text === undefined || !withholdText(text, { id: hit.id }).passages.length)
-    return { ...hit, withheld: 0 };
-  let allowed: string[] = [];
-  if (ws.governance && ws.model.memories.get(hit.id)?.status !== 'candidate')
-    allowed = (await ws.governance.histories().catch(() => null))?.get(hit.id)?.allowed ?? [];
-  const w = withholdText(text, { id: hit.id, allowed });
-  if (!w.passages.length) return { ...hit, withheld: 0 };
-  const doc = parseStoreFile(w.text, hit.path);
-  return {
-    ...hit,
-    title: doc.frontMatter.title || hit.id,
-    summary: summaryOf(doc),
-    withheld: w.passages.length,
-  };
+/** An LSP cancellation token as the AbortSignal the search service takes. */
+export function signalOf(token?: CancellationToken): AbortSignal | undefined {
+  if (!token) return undefined;
+  const controller = new AbortController();
+  if (token.isCancellationRequested) controller.abort();
+  else token.onCancellationRequested(() => controller.abort());
+  return controller.signal;
 }
 
-async function keywordAnswer(ws: Workspace, query: string, limit: number): Promise<SearchAnswer> {
-  const hits: SearchHit[] = [];
-  for (const h of keywordSearch(ws, query, limit)) hits.push(await withheldHit(ws, h));
-  return {
-    hits,
-    engine: 'keyword',
-    provider: 'none',
-    vector_enabled: false,
-    withheld: hits.reduce((n, h) => n + h.withheld, 0),
-  };
+const said = new Set<string>();
+function sayOnce(ctx: ServerContext, key: string, message: string): void {
+  if (said.has(key)) return;
+  said.add(key);
+  ctx.log(message);
 }
 
-/** Searches memories, preferring the search index; never throws for a missing index. */
+/** Searches memories through the store's search service; a cancelled request answers RequestCancelled. */
 export async function searchMemories(
   ctx: ServerContext,
   ws: Workspace,
-  query: string,
-  limit: number,
+  req: SearchRequest,
+  token?: CancellationToken,
 ): Promise<SearchAnswer> {
-  const gov = ws.governance;
-  if (!gov) {
-    sayOnce(
-      ctx,
-      'keyword',
-      'cairn: search uses keyword matching on ids, titles, tags and first lines (no git store for the index)',
-    );
-    return keywordAnswer(ws, query, limit);
+  const search = ws.governance?.search;
+  if (!search) {
+    const warning =
+      'search needs the store to be a git repository with a first commit (git init, git commit)';
+    sayOnce(ctx, 'no-git', `cairn: ${warning}`);
+    return {
+      hits: [],
+      provider: 'none',
+      vector_enabled: false,
+      withheld: 0,
+      partial: false,
+      warnings: [warning],
+    };
   }
-  searchFn ??= import('../ops/search.js')
-    .then((m) => m.hybridSearch() as unknown as SearchFn)
-    .catch((e: unknown) => {
-      sayOnce(
-        ctx,
-        'no-index',
-        `cairn: search index unavailable (${(e as Error).message}); using keyword matching`,
-      );
-      return null;
-    });
-  const search = await searchFn;
-  if (!search) return keywordAnswer(ws, query, limit);
-  const pending = search(gov.ctx, { query, maxResults: limit }).then(
-    (r) => r,
-    (e: unknown) => {
-      sayOnce(
-        ctx,
-        'index-failed',
-        `cairn: search index failed (${(e as Error).message}); using keyword matching`,
-      );
-      return null;
-    },
-  );
-  const late = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), INDEX_PATIENCE_MS).unref());
-  const r = await Promise.race([pending, late]);
-  if (r === 'late' || r === null) {
-    if (r === 'late')
-      sayOnce(
-        ctx,
-        'warming',
-        'cairn: the search index is still building; keyword matching answers meanwhile',
-      );
-    return keywordAnswer(ws, query, limit);
+  let r;
+  try {
+    r = await search.search(req, { signal: signalOf(token) });
+  } catch (e) {
+    if (isCairnError(e) && e.code === 'CANCELLED')
+      throw new ResponseError(LSPErrorCodes.RequestCancelled, 'cairn: the search was cancelled');
+    throw e;
   }
   sayOnce(
     ctx,
     'index',
     `cairn: search uses the search index (provider ${r.provider}, vectors ${r.vector_enabled ? 'on' : 'off'})`,
   );
-  // The index answer comes withheld already (ops/search.ts).
+  // Memories only: MEMORY.md and daily notes are no symbols to jump to by id.
   const hits = r.entries
     .filter((e) => e.path.startsWith('memories/'))
     .map((e) => ({
@@ -188,13 +101,15 @@ export async function searchMemories(
       score: e.score,
       title: e.topic || e.topicId,
       summary: firstLine(e.summaryText),
+      status: e.status,
       withheld: e.withheldPassages?.length ?? 0,
     }));
   return {
     hits,
-    engine: 'index',
     provider: r.provider,
     vector_enabled: r.vector_enabled,
     withheld: hits.reduce((n, h) => n + h.withheld, 0),
+    partial: r.partial,
+    warnings: r.warnings,
   };
 }

@@ -5,7 +5,7 @@
 import { idOf, isMemoryPath, memoryContent } from '../core/rules/index.js';
 import type { Neighbour } from '../core/rules/index.js';
 import type { ParsedMemory } from '../core/types.js';
-import type { Embedder } from '../search/embedder.js';
+import { loadInstalledModel, type Embedder } from '../ops/models.js';
 import type { Logger, Workspace } from './workspace.js';
 
 const BATCH = 16;
@@ -33,15 +33,7 @@ export class SemanticIndex {
     const config = ws.governance?.ctx.store.config.search;
     if (!config) return null;
     try {
-      const [{ loadEmbedder }, { modelCacheDir }] = await Promise.all([
-        import('../search/embedder.js'),
-        import('../search/models.js'),
-      ]);
-      const embedder = await loadEmbedder({
-        modelId: config.model,
-        cacheDir: modelCacheDir(env),
-        dtype: config.dtype,
-      });
+      const embedder = await loadInstalledModel({ modelId: config.model, dtype: config.dtype, env });
       if (!embedder) {
         log(
           `cairn: duplicate/semantic is off: model ${config.model} is not installed (\`cairn model pull\` or \`cairn model import DIR\`)`,

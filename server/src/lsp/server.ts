@@ -3,6 +3,7 @@
 // protocol library loads before `initialize` is answered; features load right after (features.ts).
 import {
   CodeActionKind,
+  type CancellationToken,
   createConnection,
   DidChangeWatchedFilesNotification,
   StreamMessageReader,
@@ -15,6 +16,7 @@ import {
   type InitializeResult,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
+import type { OpenStore, StoreServices } from '../ops/context.js';
 import { COMMANDS, CUSTOM_REQUESTS, type ServerContext } from './context.js';
 import { uriToPath } from './paths.js';
 
@@ -23,6 +25,8 @@ export interface LanguageServerOptions {
   output: NodeJS.WritableStream;
   /** Environment for the commit author (CAIRN_AUTHOR_NAME, GIT_AUTHOR_NAME, ...). */
   env?: NodeJS.ProcessEnv;
+  /** Opens a store with its services: the composition root's (compose.ts), which `cairn lsp` injects. */
+  openStore: OpenStore;
 }
 
 type Features = typeof import('./features.js');
@@ -53,7 +57,23 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
     fileFor: () => null,
     refresh: async () => {},
     republishAll: () => {},
+    openStore: async () => {
+      throw new Error('not wired');
+    },
   };
+  // Every store opened gets its search index built in the background, reported with $/progress,
+  // and its worker stopped when the client goes.
+  const opened: StoreServices[] = [];
+  const open = opts.openStore;
+  ctx.openStore = async (dir) => {
+    const services = await open(dir);
+    opened.push(services);
+    const { reportSearchProgress } = await import('./search-progress.js');
+    reportSearchProgress(ctx, services.search);
+    services.search.refresh();
+    return services;
+  };
+  opts.input.on('end', () => opened.splice(0).forEach((s) => void s.close().catch(() => undefined)));
   let loading: Promise<Loaded> | null = null;
   const load = (): Promise<Loaded> =>
     (loading ??= import('./features.js').then((f) => ({ f, session: new f.Session(ctx, opts.env) })));
@@ -63,11 +83,11 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
       .then(f)
       .catch((e: unknown) => ctx.log(`cairn: ${(e as Error).stack ?? String(e)}`));
   };
-  /** Runs a handler once features are loaded. */
+  /** Runs a handler once features are loaded; the request's cancellation token comes along. */
   const withFeatures =
-    <P, R>(run: (l: Loaded, p: P) => Promise<R>) =>
-    async (p: P): Promise<R> =>
-      run(await load(), p);
+    <P, R>(run: (l: Loaded, p: P, token?: CancellationToken) => Promise<R>) =>
+    async (p: P, token?: CancellationToken): Promise<R> =>
+      run(await load(), p, token);
 
   connection.onInitialize((params: InitializeParams): InitializeResult => {
     ctx.caps = params.capabilities;
@@ -126,13 +146,13 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
   connection.onRenameRequest(withFeatures(({ f }, p) => f.provideRename(ctx, p)));
   connection.onDocumentLinks(withFeatures(({ f }, p) => f.provideDocumentLinks(ctx, p)));
   connection.onDocumentSymbol(withFeatures(({ f }, p) => f.provideDocumentSymbols(ctx, p)));
-  connection.onWorkspaceSymbol(withFeatures(({ f }, p) => f.provideWorkspaceSymbols(ctx, p)));
+  connection.onWorkspaceSymbol(withFeatures(({ f }, p, token) => f.provideWorkspaceSymbols(ctx, p, token)));
   connection.onCodeAction(withFeatures(({ f }, p) => f.provideCodeActions(ctx, p)));
-  connection.onExecuteCommand(withFeatures(({ f }, p) => f.executeCommand(ctx, p)));
+  connection.onExecuteCommand(withFeatures(({ f }, p, token) => f.executeCommand(ctx, p, token)));
   for (const method of CUSTOM_REQUESTS)
     connection.onRequest(
       method,
-      withFeatures(({ f }, p: unknown) => f.handleCustomRequest(ctx, method, p)),
+      withFeatures(({ f }, p: unknown, token) => f.handleCustomRequest(ctx, method, p, token)),
     );
 
   documents.listen(connection);
@@ -141,11 +161,15 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
 }
 
 /** `cairn lsp --stdio`: serves on stdin/stdout and exits when stdin closes (editors often just kill). */
-export function runLspStdio(): void {
+export function runLspStdio(opts: { openStore: OpenStore }): void {
   // stdout carries the protocol: anything else printed there would corrupt it.
   console.log = console.info = (...args: unknown[]) =>
     process.stderr.write(args.map(String).join(' ') + '\n');
-  const connection = startLanguageServer({ input: process.stdin, output: process.stdout });
+  const connection = startLanguageServer({
+    input: process.stdin,
+    output: process.stdout,
+    openStore: opts.openStore,
+  });
   // A bug must cost one answer, not the editor's session: log it and keep serving.
   const report = (e: unknown) => {
     const text = `cairn: ${(e as Error)?.stack ?? String(e)}`;

@@ -52,7 +52,7 @@ export class Session {
     ctx.indexed = false;
     ctx.ready = (async () => {
       const t0 = performance.now();
-      const governance = openGovernance(root, this.env).then((gov) => {
+      const governance = openGovernance(root, ctx.openStore).then((gov) => {
         if (typeof gov === 'string')
           ctx.log(`cairn: ${root} without git governance (${gov}); statuses come from files only`);
         else ws.governance = gov;

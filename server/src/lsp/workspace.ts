@@ -8,6 +8,8 @@ import path from 'node:path';
 import { idOf, isMemoryPath, memoryContent, parseStoreFile, WorkspaceModel } from '../core/rules/index.js';
 import { deriveStatuses, type StatusInfo } from '../core/status.js';
 import type { MemoryRef, ParsedMemory } from '../core/types.js';
+import type { InjectionDetector } from '../core/scan/index.js';
+import { injectionDetector } from '../store/injection-model.js';
 import { findLink, findStoreLinks, readStoreEntry, type FoundLink } from '../store/safe-fs.js';
 import type { GitFacts, Governance } from './governance.js';
 import { isStoreFile, pathToUri } from './paths.js';
@@ -67,6 +69,11 @@ export class Workspace {
 
   /** URIs as the client spelled them for open files (clients compare URIs as strings). */
   readonly clientUris = new Map<string, string>();
+
+  /** The learned injection detector, with cairn.yaml's threshold once governance has read it. */
+  detector(): InjectionDetector | undefined {
+    return injectionDetector(this.governance?.ctx.store.config);
+  }
 
   uriOf(rel: string): string {
     return this.clientUris.get(rel) ?? pathToUri(path.join(this.root, ...rel.split('/')));

@@ -36,6 +36,12 @@ export function retrievalNarrative(answer: SearchAnswer): string {
       '',
     );
   }
+  if (answer.partial)
+    lines.push(
+      '_This answer is partial: the search index is still being built, so some memories are not ' +
+        'searchable yet. Ask again in a moment for a complete answer._',
+      '',
+    );
   if (!answer.vector_enabled)
     lines.push(`_Keyword search only (provider: ${answer.provider}); no embedding model is installed._`);
   return lines.join('\n').trimEnd() + '\n';

@@ -4,7 +4,7 @@
 import { ErrorCode as RpcErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { CairnError } from '../core/errors.js';
 import type { OpContext } from '../ops/context.js';
-import { auditToolCall } from './audit.js';
+import { auditToolCall } from '../ops/agent-audit.js';
 import { errorBody, errorToResult } from './results.js';
 import { MAX_MESSAGE_BYTES, type RefusedLine } from './stdio-transport.js';
 

@@ -1,9 +1,3 @@
-// The agent tools search through the same operation as the CLI and the language server.
-export {
-  hybridSearch,
-  type SearchAnswer,
-  type SearchEntry,
-  type SearchFn,
-  type SearchRequest,
-} from '../ops/search.js';
-export { searchFiles as governedFiles } from '../ops/search-files.js';
+// The agent tools search through the store's one search service (ops/search.ts), which the
+// composition root builds and hands to the MCP server.
+export type { SearchAnswer, SearchEntry, SearchRequest, SearchService, AgentEntry } from '../ops/search.js';

@@ -15,22 +15,20 @@ import { agentNameOf } from '../core/payload.js';
 import { createLimiters } from '../core/limits.js';
 import type { OpContext } from '../ops/context.js';
 import { cleanupSessionItems } from '../ops/session-memory.js';
-import { openStore, type LocateOptions } from '../store/store.js';
-import { auditToolCall } from './audit.js';
-import { readLimitsConfig, type PartialLimits } from './limits-config.js';
+import { auditToolCall } from '../ops/agent-audit.js';
+import { readLimitsConfig, type PartialLimits } from '../ops/agent-limits.js';
 import { answerToResult, errorBody, errorToResult, issueToError } from './results.js';
-import { hybridSearch, type SearchFn } from './search-port.js';
+import type { SearchAnswer, SearchService } from './search-port.js';
 import { auditRefusal, refusalReply, screenToolCall } from './refusals.js';
 import { LineTransport } from './stdio-transport.js';
 import type { AnyTool, ToolEnv } from './tool.js';
 import { ALL_TOOLS } from './tools/index.js';
 
 export interface McpOptions {
-  /** An open store context; else the store is located from `locate` (--store, CAIRN_STORE, cwd). */
-  ctx?: OpContext;
-  locate?: LocateOptions;
-  /** The hybrid search (issue 3); without it a keyword scan answers and says so. */
-  search?: SearchFn;
+  /** The open store (the composition root builds it). */
+  ctx: OpContext;
+  /** The store's search service (the composition root builds it, in a worker thread). */
+  search: SearchService;
   /** Default: cairn.yaml `mcp.retrieval` / `mcp.ingestion`, else DEFAULT_LIMITS (rates clamped at 30 a minute). */
   limits?: PartialLimits;
   /** Default: a fresh id per server process (`mcp-<date>-<random>`). */
@@ -50,15 +48,20 @@ export function newSessionId(now: Date): string {
   return `mcp-${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
-/** Hybrid search with the configured model when it is installed; keyword-only (and said so) otherwise. */
-function defaultSearch(stderr: NodeJS.WritableStream): SearchFn {
-  const search = hybridSearch();
+/** The search service, saying its first answer's warnings once on stderr (keyword-only, rebuilt). */
+function warnOnce(search: SearchService, stderr: NodeJS.WritableStream): SearchService {
   let warned = false;
-  return async (c, req) => {
-    const answer = await search(c, req);
-    if (!warned && answer.warnings?.length) stderr.write(`cairn mcp: ${answer.warnings.join('; ')}\n`);
-    warned = true;
-    return answer;
+  return {
+    ...search,
+    async search(req, opts) {
+      const answer: SearchAnswer = await search.search(req, opts);
+      const lasting = answer.warnings.filter((w) => !w.startsWith('partial answer'));
+      if (!warned && lasting.length) {
+        stderr.write(`cairn mcp: ${lasting.join('; ')}\n`);
+        warned = true;
+      }
+      return answer;
+    },
   };
 }
 
@@ -89,8 +92,8 @@ function clientRoots(server: McpServer): () => Promise<string[]> {
     }));
 }
 
-/** Builds the MCP server with every Cairn tool registered. */
-export function createCairnMcpServer(ctx: OpContext, opts: McpOptions = {}): McpServer {
+/** Builds the MCP server with every Cairn tool registered, over the store's search service. */
+export function createCairnMcpServer(ctx: OpContext, opts: Omit<McpOptions, 'ctx'>): McpServer {
   const server = new McpServer(
     { name: 'cairn', version: '0.1.0' },
     {
@@ -102,7 +105,7 @@ export function createCairnMcpServer(ctx: OpContext, opts: McpOptions = {}): Mcp
   const env: ToolEnv = {
     ctx,
     sessionId: opts.sessionId ?? newSessionId(ctx.now()),
-    search: opts.search ?? defaultSearch(opts.stderr ?? process.stderr),
+    search: warnOnce(opts.search, opts.stderr ?? process.stderr),
     roots: clientRoots(server),
   };
   const limiters = createLimiters(opts.clock ?? Date.now, opts.limits);
@@ -175,24 +178,20 @@ export function createCairnMcpServer(ctx: OpContext, opts: McpOptions = {}): Mcp
   return server;
 }
 
-/** Opens the store and serves the tools on stdin/stdout until the client disconnects. Returns an exit code. */
-export async function runMcpStdio(opts: McpOptions = {}): Promise<number> {
-  const ctx =
-    opts.ctx ??
-    ({
-      store: await openStore(opts.locate ?? { env: process.env }),
-      now: () => new Date(),
-      author: { name: 'Cairn', email: 'cairn@localhost' },
-    } satisfies OpContext);
-  // A write a crash interrupted is finished or undone under the store lock; say so on stderr.
+/** Serves the tools on stdin/stdout until the client disconnects. Returns an exit code. */
+export async function runMcpStdio(opts: McpOptions): Promise<number> {
   const stderr = opts.stderr ?? process.stderr;
+  const { ctx, search } = opts;
+  // A write a crash interrupted is finished or undone under the store lock; say so on stderr.
   ctx.store.repo.onRecovered ??= (summary) =>
     stderr.write(`cairn: recovered from an interrupted write: ${summary}\n`);
   await ctx.store.repo.recoverIfInterrupted();
   // Scratch items past sessions.maxAgeDays go at start-up; a failure here must not stop serving.
   await cleanupSessionItems(ctx, { expired: true }).catch(() => undefined);
   const limits = opts.limits ?? (await readLimitsConfig(ctx.store.root));
-  const server = createCairnMcpServer(ctx, { ...opts, limits });
+  const server = createCairnMcpServer(ctx, { ...opts, search, limits });
+  // Index now, in the worker: the agent's first memory_retrieve finds what is ready (partial if need be).
+  search.refresh();
   const stdin = (opts.stdin ?? process.stdin) as Readable;
   const transport = new LineTransport(stdin, (opts.stdout ?? process.stdout) as Writable);
   const closed = new Promise<void>((resolve) => {
@@ -215,5 +214,6 @@ export async function runMcpStdio(opts: McpOptions = {}): Promise<number> {
   };
   stderr.write(`cairn mcp: serving ${ctx.store.root} on stdio\n`);
   await closed;
+  await search.close();
   return 0;
 }

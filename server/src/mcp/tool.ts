@@ -4,14 +4,15 @@
 import type { z } from 'zod';
 import type { ErrorCode } from '../core/errors.js';
 import type { OpContext } from '../ops/context.js';
-import type { SearchFn } from './search-port.js';
+import type { SearchService } from './search-port.js';
 
 /** What a handler sees besides its arguments. */
 export interface ToolEnv {
   ctx: OpContext;
   /** The MCP session: memory_manager's default session folder, and the Session trailer. */
   sessionId: string;
-  search: SearchFn;
+  /** The store's search service (a worker: answers never wait for a build; `partial` says so). */
+  search: SearchService;
   /** Folders the client declares (MCP roots/list), where memory_manager may read a file_path. */
   roots(): Promise<string[]>;
 }

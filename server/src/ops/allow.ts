@@ -11,6 +11,7 @@ import { appendAudit } from './audit.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
 import { memoryHistories } from './history.js';
 import { CANDIDATE_PREFIX, requireMainTip } from './read.js';
+import { injectionDetector } from '../store/injection-model.js';
 
 export interface FileFinding {
   /** Store-relative path. */
@@ -97,7 +98,9 @@ export async function allowFindings(
           : `no memory "${id}" on ${store.config.mainBranch}; \`cairn list\` shows the ids`,
       );
     }
-    const flagged = [...new Set(flaggedFindings(text).map((f) => f.rule))];
+    const flagged = [
+      ...new Set(flaggedFindings(text, { detector: injectionDetector(store.config) }).map((f) => f.rule)),
+    ];
     const stray = wanted.filter((r) => !flagged.includes(r));
     if (stray.length)
       throw new CairnError(

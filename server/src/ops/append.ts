@@ -9,6 +9,7 @@ import { formatCommitMessage } from '../core/trailers.js';
 import { repoPath } from '../store/store.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
 import { requireMainTip } from './read.js';
+import { injectionDetector } from '../store/injection-model.js';
 
 export const MEMORY_MD = 'MEMORY.md';
 export const APPEND_LIMIT = 4_000;
@@ -56,7 +57,7 @@ export async function appendMemoryMd(
   const timestamp = isoNow(ctx);
   const base = { timestamp, commit: null, chars: 0, maxChars, evicted: [], findings: [], redacted };
 
-  const findings = scanText(text);
+  const findings = scanText(text, { detector: injectionDetector(store.config) });
   if (isFlagged(findings)) {
     const rules = [...new Set(findings.map((f) => f.code))];
     return {

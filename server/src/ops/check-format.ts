@@ -30,7 +30,7 @@ function counts(findings: CheckFinding[]): Record<Severity, number> {
   return c;
 }
 
-function text(findings: CheckFinding[], checked: number): string {
+function text(findings: CheckFinding[], checked: number, degraded?: string): string {
   const lines = findings.map(
     (f) =>
       `${f.path}:${f.range.start.line + 1}:${f.range.start.character + 1}: ${f.severity} ${f.code} ${f.message}`,
@@ -42,6 +42,7 @@ function text(findings: CheckFinding[], checked: number): string {
       ? `cairn check: ${checked} file${checked === 1 ? '' : 's'} checked, no findings`
       : `cairn check: ${c.error} error(s), ${c.warning} warning(s), ${c.information + c.hint} note(s) in ${files} of ${checked} file(s)`,
   );
+  if (degraded) lines.push(`cairn check: degraded: ${degraded}`);
   return lines.join('\n') + '\n';
 }
 
@@ -54,7 +55,7 @@ function region(r: Range) {
   };
 }
 
-function sarif(findings: CheckFinding[], repoPrefix: string): string {
+function sarif(findings: CheckFinding[], repoPrefix: string, degraded?: string): string {
   const codes = [...new Set(findings.map((f) => f.code))].sort();
   const location = (path: string, r: Range) => ({
     physicalLocation: { artifactLocation: { uri: repoPrefix + path }, region: region(r) },
@@ -72,6 +73,16 @@ function sarif(findings: CheckFinding[], repoPrefix: string): string {
           },
         },
         columnKind: 'utf16CodeUnits',
+        ...(degraded
+          ? {
+              invocations: [
+                {
+                  executionSuccessful: true,
+                  toolExecutionNotifications: [{ level: 'warning', message: { text: degraded } }],
+                },
+              ],
+            }
+          : {}),
         results: findings.map((f) => ({
           ruleId: f.code,
           ruleIndex: codes.indexOf(f.code),
@@ -98,9 +109,9 @@ function sarif(findings: CheckFinding[], repoPrefix: string): string {
 /** Formats findings for output; `repoPrefix` turns store paths into repository paths for SARIF. */
 export function formatFindings(
   findings: CheckFinding[],
-  opts: { format: CheckFormat; repoPrefix: string; checked: number },
+  opts: { format: CheckFormat; repoPrefix: string; checked: number; degraded?: string },
 ): string {
-  if (opts.format === 'sarif') return sarif(findings, opts.repoPrefix);
+  if (opts.format === 'sarif') return sarif(findings, opts.repoPrefix, opts.degraded);
   if (opts.format === 'json') {
     const summary = { ...counts(findings), files: opts.checked };
     return (
@@ -113,11 +124,12 @@ export function formatFindings(
             column: f.range.start.character + 1,
           })),
           summary,
+          ...(opts.degraded ? { degraded: opts.degraded } : {}),
         },
         null,
         2,
       ) + '\n'
     );
   }
-  return text(findings, opts.checked);
+  return text(findings, opts.checked, opts.degraded);
 }

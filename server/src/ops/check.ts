@@ -19,6 +19,7 @@ import { findStoreLinks, readStoreEntry } from '../store/safe-fs.js';
 import type { OpContext } from './context.js';
 import { formatFindings, type CheckFinding, type CheckFormat } from './check-format.js';
 import { mainTip, openCandidates, rejectedTags } from './read.js';
+import { injectionDetector, injectionModelProblem } from '../store/injection-model.js';
 
 export type { CheckFinding, CheckFormat } from './check-format.js';
 
@@ -36,6 +37,8 @@ export interface CheckResult {
   output: string;
   /** 1 when any finding is an error, else 0. */
   exitCode: number;
+  /** Why the learned injection detector did not run (missing or damaged weights); absent when it ran. */
+  degraded?: string;
 }
 
 /**
@@ -123,18 +126,23 @@ export async function checkStore(ctx: OpContext, opts: CheckOptions): Promise<Ch
   const inChange = (p: string) => !only || [...only].some((c) => c === p || c.startsWith(`${p}/`));
   const findings = [
     ...pathFindings.filter((f) => inChange(f.path)),
-    ...checkWorkspace(selected, model).flatMap((f) => f.problems.map((p) => toFinding(f.path, p))),
+    ...checkWorkspace(selected, model, { detector: injectionDetector(store.config) }).flatMap((f) =>
+      f.problems.map((p) => toFinding(f.path, p)),
+    ),
   ];
   const exitCode = findings.some((f) => f.severity === 'error') ? 1 : 0;
   const checked = selected.map((d) => d.path);
+  const degraded = injectionModelProblem() ?? undefined;
   return {
     findings,
     checked,
     exitCode,
+    ...(degraded ? { degraded } : {}),
     output: formatFindings(findings, {
       format: opts.format,
       repoPrefix: store.prefix,
       checked: checked.length,
+      degraded,
     }),
   };
 }

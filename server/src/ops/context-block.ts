@@ -5,6 +5,7 @@ import { repoPath } from '../store/store.js';
 import type { OpContext } from './context.js';
 import { graphSummary } from './graph.js';
 import { requireMainTip } from './read.js';
+import { injectionDetector } from '../store/injection-model.js';
 
 export interface ContextBlockOptions {
   /** Token budget (default 1,500; about 4 characters a token). */
@@ -45,5 +46,6 @@ export async function contextBlock(
     dailyNotes,
     hasSearchTool,
     budgetTokens: opts.budgetTokens ?? DEFAULT_CONTEXT_TOKENS,
+    detector: injectionDetector(store.config),
   });
 }

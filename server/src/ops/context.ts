@@ -1,6 +1,7 @@
 // What every operation needs: the open store, a clock, and who is writing.
 import type { Author } from '../store/git/index.js';
 import type { Store } from '../store/store.js';
+import type { SearchService } from './search.js';
 
 export interface OpContext {
   store: Store;
@@ -8,6 +9,33 @@ export interface OpContext {
   now: () => Date;
   /** The person or process on whose behalf Cairn writes (git config user, else "Cairn"). */
   author: { name: string; email: string };
+}
+
+/** What a long-lived front end gets per store from the composition root (compose.ts). */
+export interface StoreServices {
+  ctx: OpContext;
+  search: SearchService;
+  /** Stops the store's search worker. */
+  close(): Promise<void>;
+}
+
+/** Opens the store at a folder with its services; the root injects it into servers. */
+export type OpenStore = (dir: string) => Promise<StoreServices>;
+
+/** What the composition root (compose.ts) hands the CLI's commands besides their store. */
+export interface Root {
+  /** The author of a person's own commands, for `cairn init` (no store yet). */
+  author(): Promise<{ name: string; email: string }>;
+  /**
+   * The search service of an open store: in this thread for a short command (indexing runs before
+   * the answer), or in a worker thread for a server (answers never wait for a build).
+   */
+  search(
+    ctx: OpContext,
+    opts: { background: boolean; log?: (message: string) => void },
+  ): Promise<SearchService>;
+  /** Opens the store at a folder with its search in a worker: a language server does this per store. */
+  openStore(dir: string, log?: (message: string) => void): Promise<StoreServices>;
 }
 
 export function isoNow(ctx: OpContext): string {

@@ -12,6 +12,7 @@ import { appendAudit } from './audit.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
 import { branchNote, commitRouted } from './commit-routed.js';
 import { CANDIDATE_PREFIX, readMainMemories, requireMainTip } from './read.js';
+import { injectionDetector } from '../store/injection-model.js';
 
 export interface EditResult {
   id: string;
@@ -146,7 +147,7 @@ export async function correct(ctx: OpContext, id: string, newContext: string): P
       updateFrontMatter(text, { updated: isoNow(ctx) }),
       renderBody({ ...parsed.body, context: newContext.trim() }),
     );
-    const findings = scanText(newContext);
+    const findings = scanText(newContext, { detector: injectionDetector(store.config) });
     const flagged = isFlagged(findings) ? [...new Set(findings.map((f) => f.code))] : [];
     const decision = routeWrite({ origin: 'human', flaggedBy: flagged, governance: store.config.governance });
     const message = formatCommitMessage({

@@ -21,6 +21,7 @@ import { memoryPath, repoPath } from '../store/store.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
 import { loadMemories, readMainMemory, requireMainTip } from './read.js';
 import { storeMemory, type RedactedSecret, type StoreResult } from './store-memory.js';
+import { injectionDetector } from '../store/injection-model.js';
 
 export interface AddFactInput {
   subject: string;
@@ -109,7 +110,9 @@ async function addFactToMemory(
     const memory = (await readMainMemory(store, id, tip))!;
     const triples = [...memory.frontMatter.triples, triple].map(tripleToYaml);
     const updated = updateFrontMatter(text, { triples, updated: isoNow(ctx) });
-    const findings = scanText(`${triple.s} ${triple.p} ${triple.o}`);
+    const findings = scanText(`${triple.s} ${triple.p} ${triple.o}`, {
+      detector: injectionDetector(store.config),
+    });
     const flagged = isFlagged(findings) ? [...new Set(findings.map((f) => f.code))] : [];
     const decision = routeWrite({
       origin,

@@ -140,8 +140,10 @@ export class LinkCache {
     const hit = this.entries.get(blobOid);
     if (hit === 0) return { supersedes: [] };
     if (isLinks(hit)) return hit;
-    const fm = parseMemory((await text()) ?? '', { path: memoryPath }).frontMatter;
-    const links: BlobLinks = { supersedes: fm.supersedes, superseded_by: fm.superseded_by };
+    const content = (await text()) ?? '';
+    // Most memories name no link: only a file that mentions one is parsed (a fresh clone reads 10,000).
+    const fm = content.includes('supersed') ? parseMemory(content, { path: memoryPath }).frontMatter : null;
+    const links: BlobLinks = { supersedes: fm?.supersedes ?? [], superseded_by: fm?.superseded_by };
     this.entries.set(blobOid, links.supersedes.length || links.superseded_by ? links : 0);
     this.dirty = true;
     return links;

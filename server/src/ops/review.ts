@@ -12,6 +12,7 @@ import { appendAudit } from './audit.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
 import { pickCandidate, pickHandle } from './candidate-pick.js';
 import { REJECTED_PREFIX, openCandidates, rejectedTags, requireMainTip } from './read.js';
+import { injectionDetector } from '../store/injection-model.js';
 
 export interface CandidateView {
   id: string;
@@ -137,9 +138,10 @@ export async function acceptCandidate(
     }
     // The content itself is scanned, not only the Memory-Flagged trailer: a branch may have been
     // pushed or amended by hand. Checked before any ref moves.
+    const detector = injectionDetector(store.config);
     const findings: FileFinding[] = changes.flatMap((c) =>
       c.content && c.path.startsWith(store.prefix) && c.path.endsWith('.md')
-        ? flaggedFindings(Buffer.from(c.content).toString('utf8')).map((f) => ({
+        ? flaggedFindings(Buffer.from(c.content).toString('utf8'), { detector }).map((f) => ({
             path: c.path.slice(store.prefix.length),
             rule: f.rule,
             line: f.line,

@@ -1,7 +1,9 @@
 // What search indexes: the files on the main branch as governance sees them (memories with their
-// derived status and trust, MEMORY.md, daily notes), plus open candidates when asked. Files are
-// handed to the index lazily, keyed by git blob id, so only blobs that changed since the last
-// search are read and parsed; supersede links come from a small cache by blob id.
+// derived status and trust, MEMORY.md, daily notes), plus open candidates when asked. Two steps:
+// `listSearchable` reads only trees (blob ids, cheap), so a caller can see how much changed before
+// deciding to index now or in the background; `searchFiles` then derives statuses (supersede links
+// from a small cache by blob id) and hands the files to the index lazily, so only blobs that
+// changed since the last search are read, each once.
 import { parseMemory, parseNote } from '../core/format/index.js';
 import { chunkMetaFromMemory, chunkMetaFromNote } from '../core/search/meta.js';
 import { deriveStatuses, type MainMemoryLinks } from '../core/status.js';
@@ -36,66 +38,132 @@ export interface SearchFilesOptions {
   includeCandidates?: boolean;
 }
 
-export async function searchFiles(ctx: OpContext, opts: SearchFilesOptions = {}): Promise<SourceFile[]> {
+/** The files search covers, by blob id, read from trees only. */
+export interface SearchListing {
+  tip: string;
+  /** What the listing was made from: equal keys mean equal file lists (index-store `source`). */
+  key: string;
+  memories: { path: string; oid: string }[];
+  notes: { path: string; oid: string }[];
+  candidates: { id: string; tip: string }[];
+}
+
+/** The key of what search would list now, without listing: main's commit (and candidates' tips). */
+export async function searchSourceKey(ctx: OpContext, opts: SearchFilesOptions = {}): Promise<string> {
+  const tip = await requireMainTip(ctx.store);
+  return sourceKey(tip, opts.includeCandidates ? await openCandidates(ctx.store, tip) : null);
+}
+
+function sourceKey(tip: string, candidates: { tip: string }[] | null): string {
+  return candidates ? `main+candidates:${tip}:${candidates.map((c) => c.tip).join(',')}` : `main:${tip}`;
+}
+
+export async function listSearchable(ctx: OpContext, opts: SearchFilesOptions = {}): Promise<SearchListing> {
   const { store } = ctx;
   const tip = await requireMainTip(store);
-  const now = ctx.now();
-  const readAt = async (commit: string, p: string) =>
-    (await store.repo.readText(commit, repoPath(store, p))) ?? '';
   const blobs = async (dir: string) =>
     (await store.repo.listDir(tip, repoPath(store, dir).replace(/\/$/, ''))).filter(
       (e) => e.type === 'blob' && e.name.endsWith('.md') && !e.name.startsWith('.'),
     );
-
-  const memories = await blobs('memories');
-  const linkCache = await LinkCache.load(store);
-  const links: MainMemoryLinks[] = [];
-  for (const e of memories) {
-    const l = await linkCache.get(e.oid, `memories/${e.name}`, () =>
-      store.repo.readText(tip, repoPath(store, `memories/${e.name}`)),
-    );
-    links.push({ id: e.name.slice(0, -3), ...l });
-  }
-  linkCache.save();
-  const statuses = deriveStatuses({ main: links, openCandidates: [], rejected: [] });
-
-  const memoryFile = (path: string, hash: string, commit: string, status: MemoryStatus): SourceFile => ({
-    path,
-    hash,
-    status,
-    load: async () => {
-      const text = await readAt(commit, path);
-      const parsed = parseMemory(text, { path });
-      return {
-        text,
-        meta: chunkMetaFromMemory(parsed, { status, trust: fileTrust(parsed.frontMatter, now) }),
-      };
-    },
-  });
-  const files: SourceFile[] = memories.map((e) =>
-    memoryFile(`memories/${e.name}`, e.oid, tip, statuses.get(e.name.slice(0, -3))?.status ?? 'active'),
-  );
+  const memories = (await blobs('memories')).map((e) => ({ path: `memories/${e.name}`, oid: e.oid }));
   const notes = [
     ...(await blobs('')).filter((e) => e.name === 'MEMORY.md').map((e) => ({ path: e.name, oid: e.oid })),
     ...(await blobs('daily')).map((e) => ({ path: `daily/${e.name}`, oid: e.oid })),
   ];
-  for (const n of notes) {
+  const open = opts.includeCandidates ? await openCandidates(store, tip) : [];
+  const onMain = new Set(memories.map((m) => m.path));
+  const candidates = open.filter((c) => !onMain.has(memoryPath(c.id))).map((c) => ({ id: c.id, tip: c.tip }));
+  return { tip, key: sourceKey(tip, opts.includeCandidates ? open : null), memories, notes, candidates };
+}
+
+/** A candidate's file lives only on its branch; its commit id keys the content. */
+const candidateHash = (tip: string) => `candidate:${tip}`;
+
+/** How many listed files an index would have to (re)read: new or changed blobs. */
+export function changedCount(listing: SearchListing, hashOf: (path: string) => string | undefined): number {
+  let n = 0;
+  for (const f of [...listing.memories, ...listing.notes]) if (hashOf(f.path) !== f.oid) n++;
+  for (const c of listing.candidates) if (hashOf(memoryPath(c.id)) !== candidateHash(c.tip)) n++;
+  return n;
+}
+
+export interface SourceOptions {
+  /** Called after each blob read for status (a server's build yields to queued searches there). */
+  pause?: () => Promise<void> | undefined;
+  /** Blobs the index already holds: their text is not kept for load(). */
+  indexed?: (path: string) => string | undefined;
+}
+
+/** The listed files as the index takes them: status derived, text read once and only when needed. */
+export async function searchSources(
+  ctx: OpContext,
+  listing: SearchListing,
+  opts: SourceOptions = {},
+): Promise<SourceFile[]> {
+  const { store } = ctx;
+  const now = ctx.now();
+  // Blobs read for their links are kept until the index loads them, so a new blob is read once.
+  const texts = new Map<string, string>();
+  const linkCache = await LinkCache.load(store);
+  const links: MainMemoryLinks[] = [];
+  for (const m of listing.memories) {
+    const l = await linkCache.get(m.oid, m.path, async () => {
+      const text = await store.repo.readBlobText(m.oid);
+      if (text !== null && opts.indexed?.(m.path) !== m.oid) texts.set(m.oid, text);
+      const paused = opts.pause?.();
+      if (paused) await paused;
+      return text;
+    });
+    links.push({ id: m.path.slice('memories/'.length, -3), ...l });
+  }
+  linkCache.save();
+  const statuses = deriveStatuses({ main: links, openCandidates: [], rejected: [] });
+
+  const blobText = async (oid: string) => {
+    const kept = texts.get(oid);
+    texts.delete(oid);
+    return kept ?? (await store.repo.readBlobText(oid)) ?? '';
+  };
+  const memoryFile = (
+    path: string,
+    hash: string,
+    text: () => Promise<string>,
+    status: MemoryStatus,
+  ): SourceFile => ({
+    path,
+    hash,
+    status,
+    load: async () => {
+      const parsed = parseMemory(await text(), { path });
+      return {
+        text: parsed.text,
+        meta: chunkMetaFromMemory(parsed, { status, trust: fileTrust(parsed.frontMatter, now) }),
+      };
+    },
+  });
+  const files: SourceFile[] = listing.memories.map((m) => {
+    const id = m.path.slice('memories/'.length, -3);
+    return memoryFile(m.path, m.oid, () => blobText(m.oid), statuses.get(id)?.status ?? 'active');
+  });
+  for (const n of listing.notes) {
     files.push({
       path: n.path,
       hash: n.oid,
       load: async () => {
-        const text = await readAt(tip, n.path);
+        const text = await blobText(n.oid);
         return { text, meta: chunkMetaFromNote(parseNote(text, { path: n.path }), { status: 'active' }) };
       },
     });
   }
-  if (opts.includeCandidates) {
-    const onMain = new Set(memories.map((e) => e.name.slice(0, -3)));
-    for (const c of await openCandidates(store, tip)) {
-      if (onMain.has(c.id)) continue;
-      // A candidate's file lives only on its branch; its commit id keys the content.
-      files.push(memoryFile(memoryPath(c.id), `candidate:${c.tip}`, c.tip, 'candidate'));
-    }
+  for (const c of listing.candidates) {
+    const path = memoryPath(c.id);
+    const text = async () => (await store.repo.readText(c.tip, repoPath(store, path))) ?? '';
+    files.push(memoryFile(path, candidateHash(c.tip), text, 'candidate'));
   }
   return files;
+}
+
+/** Lists and prepares every searchable file (both steps at once). */
+export async function searchFiles(ctx: OpContext, opts: SearchFilesOptions = {}): Promise<SourceFile[]> {
+  return searchSources(ctx, await listSearchable(ctx, opts));
 }

@@ -1,122 +1,79 @@
-// Search as every front end uses it (CLI, MCP, language server): the persisted index under
-// .cairn/index, refreshed from the store's files, ranked by BM25 plus cosine when a local model is
-// installed. Without a model the answer says so: provider "none", vector_enabled false. Every
-// answer is agent-facing: flagged passages come back withheld (ops/withhold.ts), `withheld` counts them.
+// The search service every front end uses (CLI, language server, MCP): one request type, one
+// answer type, defaults applied once from cairn.yaml. The composition root (compose.ts) builds one
+// service per store: in this thread for a short command (`cairn search` indexes before it answers,
+// with progress), or in a worker thread for a server (search-thread.ts), which answers from what is
+// indexed and says `partial: true` while a build runs. Every answer is agent-facing: flagged
+// passages come back withheld (ops/withhold.ts) and `withheld` counts them.
+import type { SearchConfig } from '../core/config.js';
 import type { Embedder } from '../search/embedder.js';
-import { SearchIndex } from '../search/index-store.js';
-import { searchStore, type SearchEntry, type SearchResponse } from '../search/search.js';
-import { openCairnDir } from '../store/cairn-dir.js';
+import type { SearchEntry, SearchResultItem } from '../search/search.js';
 import type { OpContext } from './context.js';
-import { searchFiles } from './search-files.js';
-import { withholdSearchAnswer, type AgentEntry, type WithheldSearch } from './withhold.js';
+import type { AgentEntry, AgentResult } from './withhold.js';
 
-export type { SearchEntry, SearchResponse, AgentEntry };
+export type { SearchEntry, SearchResultItem, AgentEntry, AgentResult };
 
+/** One search, whoever asks. Fields left out take cairn.yaml's `search` settings. */
 export interface SearchRequest {
   query: string;
-  maxResults: number;
-  /** Token budget that trims the list (~4 characters a token). */
-  maxTokens?: number;
+  /** Most memories returned (default search.maxResults). */
+  maxResults?: number;
+  /** Token budget that trims the list, ~4 characters a token (default search.maxTokens); null: no budget. */
+  maxTokens?: number | null;
   includeSuperseded?: boolean;
   includeCandidates?: boolean;
+  /** Recency decay (default search.halfLifeDays; 0 turns it off). */
   halfLifeDays?: number;
+  /** Relevance floor relative to the best hit (default search.minScore). */
   minScore?: number;
 }
 
-/** What every front end gets: entries and results with flagged passages withheld, and how many. */
-export type SearchAnswer = Omit<WithheldSearch<SearchResponse>, 'warnings'> & { warnings?: string[] };
+/** A request with every default applied: what the index is asked. */
+export type ResolvedRequest = Required<Omit<SearchRequest, 'maxTokens'>> & { maxTokens: number };
 
-export type SearchFn = (ctx: OpContext, req: SearchRequest) => Promise<SearchAnswer>;
-
-/** Loads the model cairn.yaml names from the local cache; null when none is installed. Never downloads. */
-export async function configuredEmbedder(ctx: OpContext): Promise<Embedder | null> {
-  const { loadEmbedder } = await import('../search/embedder.js');
-  const { model, dtype } = ctx.store.config.search;
-  try {
-    return await loadEmbedder({ modelId: model, dtype });
-  } catch {
-    // An installed but broken model: keyword search still works, and the answer says vectors are off.
-    return null;
-  }
-}
-
-/**
- * The persisted index under .cairn/index; when .cairn cannot be used (a link, tracked by git), a
- * throw-away one in a private temporary folder, rebuilt by each process (cairn-dir.ts warns once).
- */
-async function openIndex(ctx: OpContext): Promise<SearchIndex> {
-  const dir = (await openCairnDir(ctx.store.root, ctx.store.repo)).folder('index');
-  return SearchIndex.open(ctx.store.root, { dir });
-}
-
-async function runSearch(
-  ctx: OpContext,
-  index: SearchIndex,
-  embedder: Embedder | null,
-  req: SearchRequest,
-): Promise<WithheldSearch<SearchResponse>> {
-  const cfg = ctx.store.config.search;
-  const answer = await searchStore({
-    storeRoot: ctx.store.root,
-    index,
-    query: req.query,
-    files: () => searchFiles(ctx, { includeCandidates: req.includeCandidates }),
-    limit: req.maxResults,
-    maxTokens: req.maxTokens ?? cfg.maxTokens,
-    includeSuperseded: req.includeSuperseded,
-    includeCandidates: req.includeCandidates,
-    halfLifeDays: req.halfLifeDays ?? cfg.halfLifeDays,
-    minScore: req.minScore ?? cfg.minScore,
-    embedder,
-  });
-  return withholdSearchAnswer(ctx, answer);
-}
-
-/** One search in a short-lived process (the CLI): open, refresh, rank, save, close. */
-export async function searchOnce(
-  ctx: OpContext,
-  req: SearchRequest,
-  embedder?: Embedder | null,
-): Promise<WithheldSearch<SearchResponse>> {
-  const index = await openIndex(ctx);
-  try {
-    return await runSearch(
-      ctx,
-      index,
-      embedder === undefined ? await configuredEmbedder(ctx) : embedder,
-      req,
-    );
-  } finally {
-    index.close();
-  }
-}
-
-/**
- * A SearchFn for a long-lived process (language server, MCP server): the index stays open and
- * warm between calls, calls run one at a time because refresh and save mutate it, and the model
- * loads on first use.
- */
-export function hybridSearch(
-  opts: { embedder?: (ctx: OpContext) => Promise<Embedder | null> } = {},
-): SearchFn {
-  let embedder: Promise<Embedder | null> | undefined;
-  let index: Promise<SearchIndex> | undefined;
-  let queue: Promise<unknown> = Promise.resolve();
-  return (ctx, req) => {
-    const run = async () => {
-      embedder ??= (opts.embedder ?? configuredEmbedder)(ctx).catch(() => null);
-      index ??= openIndex(ctx).catch((e: unknown) => {
-        index = undefined; // a broken index file: the next call tries again
-        throw e;
-      });
-      return runSearch(ctx, await index, await embedder, req);
-    };
-    const result = queue.then(run, run);
-    queue = result.catch(() => undefined);
-    return result;
+/** The one place search defaults are applied, from the store's cairn.yaml. */
+export function resolveRequest(config: SearchConfig, req: SearchRequest): ResolvedRequest {
+  return {
+    query: String(req.query ?? ''),
+    maxResults: req.maxResults ?? config.maxResults,
+    maxTokens: req.maxTokens === null ? Infinity : (req.maxTokens ?? config.maxTokens),
+    includeSuperseded: req.includeSuperseded ?? false,
+    includeCandidates: req.includeCandidates ?? false,
+    halfLifeDays: req.halfLifeDays ?? config.halfLifeDays,
+    minScore: req.minScore ?? config.minScore,
   };
 }
 
+/** The one answer every front end gets. */
+export interface SearchAnswer {
+  /** Best memories first, flagged passages withheld. */
+  entries: AgentEntry[];
+  /** Memories that matched (after status and minScore), before the result count and token budget. */
+  totalResults: number;
+  tokensUsed: number;
+  /** The best chunk of each entry, with a snippet. */
+  results: AgentResult[];
+  /** The embedding model, or "none" (keyword only). */
+  provider: string;
+  vector_enabled: boolean;
+  /** Flagged passages withheld across entries and results. */
+  withheld: number;
+  /**
+   * True while the index is still being built (a fresh clone, a large change) or embedded: the
+   * answer covers what is indexed so far, and `warnings` says how much.
+   */
+  partial: boolean;
+  /** Plain-language notes: partial answer, no model, chunks not embedded, index rebuilt. */
+  warnings: string[];
+}
+
+/** Where a build is: the keyword pass over files, then embedding chunks; `done` once complete. */
+export interface IndexProgress {
+  phase: 'listing' | 'keyword' | 'embedding' | 'done';
+  done: number;
+  total: number;
+}
+
+/** What `cairn index` reports. */
 export interface IndexResult {
   files: number;
   added: number;
@@ -130,30 +87,73 @@ export interface IndexResult {
   warnings: string[];
 }
 
-/** `cairn index`: bring the keyword index up to date and embed every chunk that has no vector yet. */
-export async function buildIndex(
-  ctx: OpContext,
-  opts: { onProgress?: (done: number, total: number) => void; signal?: AbortSignal } = {},
-): Promise<IndexResult> {
-  const index = await openIndex(ctx);
+export interface SearchCallOptions {
+  /** Stops the search: scoring stops, the promise rejects with CANCELLED. */
+  signal?: AbortSignal;
+  /** Progress of indexing that runs before the answer (the CLI's first search in a clone). */
+  onProgress?: (p: IndexProgress) => void;
+}
+
+/** One store's search, owned by the composition root and injected into the front ends. */
+export interface SearchService {
+  /** Answers from what is indexed now; in a server a large build never delays it (`partial`). */
+  search(req: SearchRequest, opts?: SearchCallOptions): Promise<SearchAnswer>;
+  /** Brings the index fully up to date, vectors included (`cairn index`). */
+  index(opts?: SearchCallOptions): Promise<IndexResult>;
+  /** Starts bringing the index up to date without waiting (a server's start, after a change). */
+  refresh(): void;
+  /** Index progress as it happens (a server reports it as `$/progress`); returns the unsubscribe. */
+  onProgress(listener: (p: IndexProgress) => void): () => void;
+  close(): Promise<void>;
+}
+
+/** Loads the model cairn.yaml names from the local cache; null when none is installed. Never downloads. */
+export async function configuredEmbedder(ctx: OpContext): Promise<Embedder | null> {
+  const { loadEmbedder } = await import('../search/embedder.js');
+  const { model, dtype } = ctx.store.config.search;
   try {
-    const result = await index.withRepair(async () => {
-      const files = await searchFiles(ctx);
-      const stats = await index.refresh(files);
-      const embedder = await configuredEmbedder(ctx);
-      const embedded = embedder ? await index.embedMissing(embedder, opts) : 0;
-      await index.save({ compact: true });
-      return {
-        files: files.length,
-        ...stats,
-        embedded,
-        provider: embedder?.modelId ?? 'none',
-        vector_enabled: embedder !== null,
-      };
-    });
-    const note = index.takeRepairNote();
-    return { ...result, warnings: note ? [note] : [] };
+    return await loadEmbedder({ modelId: model, dtype });
+  } catch {
+    // An installed but broken model: keyword search still works, and the answer says vectors are off.
+    return null;
+  }
+}
+
+/** The service of a short-lived process (the CLI, tests): indexing runs before the answer. */
+export async function inlineSearchService(
+  ctx: OpContext,
+  opts: { embedder?: (ctx: OpContext) => Promise<Embedder | null>; background?: boolean } = {},
+): Promise<SearchService> {
+  const { SearchHost } = await import('./search-host.js');
+  const host = new SearchHost(ctx, { background: opts.background ?? false, embedder: opts.embedder });
+  const listeners = new Set<(p: IndexProgress) => void>();
+  host.onProgress = (p) => listeners.forEach((l) => l(p));
+  const cancelled = (signal?: AbortSignal) => () => signal?.aborted ?? false;
+  return {
+    search: (req, o = {}) => host.search(req, { cancelled: cancelled(o.signal), onProgress: o.onProgress }),
+    index: (o = {}) => host.buildAll({ cancelled: cancelled(o.signal), onProgress: o.onProgress }),
+    refresh: () => host.refresh(),
+    onProgress(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    close: async () => host.close(),
+  };
+}
+
+/** One search in a fresh index host: the CLI's path, for tests and scripts. */
+export async function searchOnce(
+  ctx: OpContext,
+  req: SearchRequest,
+  embedder?: Embedder | null,
+): Promise<SearchAnswer> {
+  const service = await inlineSearchService(
+    ctx,
+    embedder === undefined ? {} : { embedder: async () => embedder },
+  );
+  try {
+    return await service.search(req);
   } finally {
-    index.close();
+    await service.close();
   }
 }

@@ -22,6 +22,7 @@ import { branchNote, commitRouted } from './commit-routed.js';
 import { refuseSupersedeCycle } from './edit.js';
 import { memoryHistories } from './history.js';
 import { CANDIDATE_PREFIX, rejectedTags, requireMainTip, syncRemote } from './read.js';
+import { injectionDetector } from '../store/injection-model.js';
 
 export interface StoreFinding {
   code: string;
@@ -64,6 +65,8 @@ export interface StoreOptions {
   channel: WriteChannel;
   /** The audit command name ("store", "import", "memory_store"). */
   command?: string;
+  /** Set when this write must be reviewed whatever its confidence (learned sensitive text, a contradiction). */
+  reviewReason?: string;
 }
 
 /** Validates, routes and commits one payload. Invalid input throws CairnError (logged). */
@@ -81,7 +84,7 @@ export async function storeMemory(
     payload = p;
     const agentWrite = opts.channel === 'agent' || p.agentName !== undefined;
     const result = await ctx.store.repo.withLock(() =>
-      storeLocked(ctx, p, opts.channel === 'import', agentWrite),
+      storeLocked(ctx, p, opts.channel === 'import', agentWrite, opts.reviewReason),
     );
     if (redacted.length) {
       result.redacted = redacted;
@@ -122,6 +125,7 @@ async function storeLocked(
   p: StorePayload,
   isImport: boolean,
   agentWrite: boolean,
+  reviewReason?: string,
 ): Promise<StoreResult> {
   const { store } = ctx;
   const tip = await requireMainTip(store);
@@ -177,9 +181,9 @@ async function storeLocked(
       ? `a person rejected ${rejection.what} before (tag ${rejection.tag}${rejection.reason ? `: "${rejection.reason}"` : ''}); a new proposal waits for review`
       : action === 'update' && agentWrite && (await lastWrittenByPerson(store, tip, id))
         ? 'an agent update of a memory a person last wrote is reviewed'
-        : undefined;
+        : reviewReason;
 
-  const scan = scanText(`${p.topic}\n${text}`);
+  const scan = scanText(`${p.topic}\n${text}`, { detector: injectionDetector(store.config) });
   const flagged = isFlagged(scan) ? [...new Set(scan.map((f) => f.code))] : [];
   const findings = scan.map((f) => ({ code: f.code, message: f.message, line: f.range.start.line }));
   const decision = routeWrite({

@@ -11,6 +11,10 @@ import type { OpContext } from './context.js';
 import { memoryHistories } from './history.js';
 import { readStoreLines, type FileLines } from './query.js';
 import { openCandidates, requireMainTip } from './read.js';
+import { injectionDetector } from '../store/injection-model.js';
+
+/** The store's learned injection detector (null: rules only), for front ends that mark findings. */
+export const detectorOf = (ctx: OpContext) => injectionDetector(ctx.store.config);
 
 export type { WithheldPassage };
 
@@ -30,9 +34,10 @@ export async function withholdForAgent(
   where: { path: string; status?: MemoryStatus },
 ): Promise<WithholdResult> {
   const id = memoryIdFromPath(where.path);
-  const strict = withholdText(text, { id });
+  const detector = injectionDetector(ctx.store.config);
+  const strict = withholdText(text, { id, detector });
   if (!strict.passages.length || !id || where.status === 'candidate') return strict;
-  return withholdText(text, { id, allowed: (await allowedRules(ctx))(id) });
+  return withholdText(text, { id, allowed: (await allowedRules(ctx))(id), detector });
 }
 
 export type AgentEntry = SearchEntry & { withheldPassages?: WithheldPassage[] };

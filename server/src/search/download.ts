@@ -10,7 +10,6 @@ import { CairnError } from '../core/errors.js';
 import {
   createStagingDir,
   DEFAULT_DTYPE,
-  installStaged,
   modelCacheDir,
   modelFolder,
   modelStatus,
@@ -20,6 +19,7 @@ import {
   type ModelDtype,
   type ModelStatus,
 } from './models.js';
+import { installStaged } from './model-install.js';
 
 export const DEFAULT_REMOTE_HOST = 'https://huggingface.co';
 

@@ -111,6 +111,8 @@ export interface IndexState {
     delta: Record<string, Posting>;
     fieldLength: (number[] | null)[];
   };
+  /** What the files were listed from (index-store.ts `source`); absent in older indexes. */
+  source?: string;
 }
 
 export const STATE_FILE = 'state.json';

@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { chunkDocument, embeddingText, type ChunkMeta, type ChunkOptions } from '../core/search/chunk.js';
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_TOKENS } from '../core/search/chunk.js';
 import { TOKENIZER_VERSION } from '../core/search/tokenize.js';
-import type { MemoryStatus } from '../core/types.js';
 import { KeywordIndex, type KeywordHit, type KeywordSearchOptions } from './keyword-index.js';
 import type { VectorCache } from './vectors.js';
 import type { Embedder } from './embedder.js';
@@ -29,43 +28,17 @@ import {
   type FileState,
   type IndexState,
 } from './index-files.js';
+import type {
+  IndexedChunk,
+  RefreshOptions,
+  RefreshStats,
+  SourceFile,
+  SourceProvider,
+} from './index-types.js';
 
 export { IndexDamagedError };
 
-/** A file to index: given eagerly, or lazily so unchanged files are never read or parsed. */
-export type SourceFile =
-  | { path: string; text: string; meta: ChunkMeta; hash?: string }
-  | {
-      path: string;
-      hash: string;
-      /** Governance facts that can change while the text does not. */
-      status?: MemoryStatus;
-      trust?: number;
-      load(): Promise<{ text: string; meta: ChunkMeta }>;
-    };
-export type SourceProvider = () => Promise<SourceFile[]>;
-
-export interface RefreshStats {
-  added: number;
-  changed: number;
-  removed: number;
-  unchanged: number;
-  /** Chunks (re)indexed by this refresh. */
-  chunks: number;
-}
-
-/** One indexed chunk, as results show it. */
-export interface IndexedChunk {
-  docId: number;
-  path: string;
-  startLine: number;
-  endLine: number;
-  heading: string;
-  text: string;
-  tokens: number;
-  hash: string;
-  meta: ChunkMeta;
-}
+export type { IndexedChunk, RefreshOptions, RefreshStats, SourceFile, SourceProvider };
 
 /** Compact when this share of the keyword index is stale (removed or not yet in the base). */
 const COMPACT_RATIO = 0.1;
@@ -158,6 +131,7 @@ export class SearchIndex {
     const keyword = KeywordIndex.fromSnapshot({ terms, offsets, postings, delta, fieldLength });
     const index = new SearchIndex(dir, chunking, keyword, state.keyword, reader);
     for (const [path, f] of files) index.setFile(path, f);
+    index.sourceKey = typeof state.source === 'string' ? state.source : undefined;
     return index;
   }
 
@@ -199,6 +173,7 @@ export class SearchIndex {
     this.docFile = [];
     this.pending.clear();
     this.byHash = null;
+    this.sourceKey = undefined;
     this.generation++;
     this.dirty = true;
   }
@@ -237,11 +212,14 @@ export class SearchIndex {
   /**
    * Brings the index up to date with the given files: re-chunks those whose hash changed, drops
    * those no longer listed, and updates status/trust of the rest. Call save() to persist.
+   * `onProgress(done, total)` counts the files being (re)indexed; `pause()` is called after each
+   * one, and a returned promise is awaited (a server's build yields to queued searches there).
    */
-  async refresh(source: SourceFile[] | SourceProvider): Promise<RefreshStats> {
+  async refresh(source: SourceFile[] | SourceProvider, opts: RefreshOptions = {}): Promise<RefreshStats> {
     const list = typeof source === 'function' ? await source() : source;
     const stats: RefreshStats = { added: 0, changed: 0, removed: 0, unchanged: 0, chunks: 0 };
     const seen = new Set<string>();
+    const todo: { src: SourceFile; hash: string }[] = [];
     for (const src of list) {
       seen.add(src.path);
       const hash = src.hash ?? ('text' in src ? sha256(src.text) : '');
@@ -257,19 +235,46 @@ export class SearchIndex {
         }
         continue;
       }
-      const { text, meta } = 'text' in src ? src : await src.load();
-      if (prev) stats.changed++;
-      else stats.added++;
-      stats.chunks += this.indexFile(src.path, hash, text, meta);
+      todo.push({ src, hash });
     }
+    // Files gone first: a search during a long refresh never shows a deleted memory.
     for (const path of [...this.files.keys()]) {
       if (seen.has(path)) continue;
       this.dropFile(path);
       stats.removed++;
       this.dirty = true;
     }
+    for (let i = 0; i < todo.length; i++) {
+      const { src, hash } = todo[i];
+      const { text, meta } = 'text' in src ? src : await src.load();
+      if (this.files.has(src.path)) stats.changed++;
+      else stats.added++;
+      stats.chunks += this.indexFile(src.path, hash, text, meta);
+      opts.onProgress?.(i + 1, todo.length);
+      const paused = opts.pause?.();
+      if (paused) await paused;
+    }
     return stats;
   }
+
+  /** The content hash a file is indexed under, or undefined when it is not indexed. */
+  hashOf(path: string): string | undefined {
+    return this.files.get(path)?.hash;
+  }
+
+  /**
+   * What the indexed files were listed from (the provider's key, e.g. main's commit): kept in
+   * state.json, so a process that finds the same key skips listing the store.
+   */
+  get source(): string | undefined {
+    return this.sourceKey;
+  }
+  set source(key: string | undefined) {
+    if (key === this.sourceKey) return;
+    this.sourceKey = key;
+    this.dirty = true;
+  }
+  private sourceKey: string | undefined;
 
   /**
    * Re-indexes one file now (a language server on save), without listing the store: cost is the
@@ -279,6 +284,7 @@ export class SearchIndex {
     const { text, meta } = 'text' in src ? src : await src.load();
     const hash = src.hash ?? sha256(text);
     if (this.files.get(src.path)?.hash === hash) return 0;
+    this.source = undefined; // no longer what the provider listed
     return this.indexFile(src.path, hash, text, meta);
   }
 
@@ -286,6 +292,7 @@ export class SearchIndex {
   removeFile(path: string): void {
     if (!this.files.has(path)) return;
     this.dropFile(path);
+    this.source = undefined;
     this.dirty = true;
   }
 
@@ -473,6 +480,7 @@ export class SearchIndex {
       chunking: this.chunking,
       files: encodeFiles(this.files),
       keyword: { ...this.baseFiles, delta: snap.delta, fieldLength: snap.fieldLength },
+      ...(this.sourceKey ? { source: this.sourceKey } : {}),
     };
     await writeAtomic(join(this.dir, STATE_FILE), JSON.stringify(state));
     this.pending.clear();

@@ -3,6 +3,7 @@
 // query over just the postings that query touches. So a cold `cairn search` parses a few terms
 // instead of the whole index (SPIKES.md: loading a full minisearch index costs 0.3-0.9 s at 10k).
 import { processTerm, splitWords, tokenize } from '../core/search/tokenize.js';
+import { CairnError } from '../core/errors.js';
 import { IndexDamagedError } from './index-files.js';
 import { scoreDocuments, type Bm25Params } from './keyword-bm25.js';
 import {
@@ -56,6 +57,12 @@ export interface KeywordSearchOptions {
    * (the scoring before issue 13, kept for the fuzzy and prefix paths and for comparison).
    */
   scoring?: 'document' | 'fields';
+  /** Asked between query terms: true stops scoring (CANCELLED). A worker reads a shared flag here. */
+  cancelled?: () => boolean;
+}
+
+function stopIfCancelled(cancelled?: () => boolean): void {
+  if (cancelled?.()) throw new CairnError('CANCELLED', 'the search was cancelled');
 }
 
 /** A title word counts twice (SciFact train folds: +0.004 nDCG@10, docs/search.md). */
@@ -196,9 +203,10 @@ export class KeywordIndex {
     const hits = prefix
       ? this.run(query, this.exactTerms(queryTerms, prefix), { prefix, boost, bm25 }).slice(0, opts.limit)
       : byDocument
-        ? this.scoreDocuments(tokenize(query), boost, bm25, opts.limit ?? Infinity)
-        : this.scoreExact(tokenize(query), boost, bm25, opts.limit ?? Infinity);
+        ? this.scoreDocuments(tokenize(query), boost, bm25, opts.limit ?? Infinity, opts.cancelled)
+        : this.scoreExact(tokenize(query), boost, bm25, opts.limit ?? Infinity, opts.cancelled);
     if (hits.length > 0 || opts.fuzzyFallback === false) return hits;
+    stopIfCancelled(opts.cancelled);
     const fuzzyBm25 = opts.bm25 ?? FIELDS_BM25;
     return this.run(query, this.fuzzyTerms(queryTerms), {
       prefix,
@@ -214,6 +222,7 @@ export class KeywordIndex {
     boost: Record<string, number>,
     bm25: Bm25Params,
     limit: number,
+    cancelled?: () => boolean,
   ): KeywordHit[] {
     const boosts = KEYWORD_FIELDS.map((f) => boost[f] ?? 1);
     const total = this.totals.reduce((a, b) => a + b, 0);
@@ -227,6 +236,7 @@ export class KeywordIndex {
           return fl ? fl[0] + fl[1] + fl[2] + fl[3] : undefined;
         },
         posting: (term) => {
+          stopIfCancelled(cancelled);
           this.load(term);
           return this.ms.termData(term);
         },
@@ -249,6 +259,7 @@ export class KeywordIndex {
     boost: Record<string, number>,
     bm25: { k: number; b: number; d: number },
     limit: number,
+    cancelled?: () => boolean,
   ): KeywordHit[] {
     const n = this.fieldLength.length;
     const scores = new Float64Array(n);
@@ -260,6 +271,7 @@ export class KeywordIndex {
     let round = 0;
     const lastRound = new Uint16Array(n);
     for (const [term, count] of counts) {
+      stopIfCancelled(cancelled);
       this.load(term);
       const data = this.ms.termData(term);
       if (!data) continue;

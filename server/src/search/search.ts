@@ -12,6 +12,7 @@ import {
   type RankedKey,
   type ScoredKey,
 } from '../core/search/rank.js';
+import { CairnError } from '../core/errors.js';
 import type { MemoryStatus } from '../core/types.js';
 import type { Embedder } from './embedder.js';
 import type { KeywordSearchOptions } from './keyword-index.js';
@@ -29,6 +30,13 @@ export interface RankOptionsInput {
   maxEmbedOnSearch?: number;
   now?: number;
   signal?: AbortSignal;
+  /** Checked while scoring (a worker reads a shared flag): true stops the search with CANCELLED. */
+  cancelled?: () => boolean;
+}
+
+/** Throws CANCELLED when the caller gave up on the search. */
+export function checkCancelled(cancelled?: () => boolean): void {
+  if (cancelled?.()) throw new CairnError('CANCELLED', 'the search was cancelled');
 }
 
 export interface HybridRanking {
@@ -58,7 +66,8 @@ export async function searchHybrid(
   };
   // Ask for more than needed so that filtered-out statuses rarely leave fewer than CANDIDATES.
   const keyword: ScoredKey[] = [];
-  for (const h of index.searchKeyword(query, { limit: CANDIDATES * 5, ...opts.keyword })) {
+  const kwOptions = { limit: CANDIDATES * 5, cancelled: opts.cancelled, ...opts.keyword };
+  for (const h of index.searchKeyword(query, kwOptions)) {
     if (keyword.length >= CANDIDATES) break;
     if (allowed(h.docId)) keyword.push({ key: h.docId, score: h.score });
   }
@@ -70,12 +79,15 @@ export async function searchHybrid(
     if (missing > 0 && missing <= (opts.maxEmbedOnSearch ?? 256)) {
       await index.embedMissing(embedder, { signal: opts.signal });
       missing = 0;
-    } else if (missing > 0) {
+    } else if (missing > 0 && opts.maxEmbedOnSearch !== 0) {
+      // (0: the caller embeds in the background and says so itself.)
       warnings.push(
         `${missing} chunks have no embedding yet: semantic matches among them are missed; run \`cairn index\``,
       );
     }
+    checkCancelled(opts.cancelled);
     const [q] = await embedder.embed([query], { signal: opts.signal });
+    checkCancelled(opts.cancelled);
     const seen = new Set<number>();
     const take = (hash: string, score: number) => {
       for (const docId of byHash.get(hash) ?? []) {
@@ -190,8 +202,8 @@ export async function searchStore(opts: SearchStoreOptions): Promise<SearchRespo
   try {
     // Without `files` there is nothing to rebuild from: damage is the caller's to handle.
     const res = opts.files
-      ? await index.withRepair(() => searchIndex(index, opts))
-      : await searchIndex(index, opts);
+      ? await index.withRepair(() => refreshAndRank(index, opts))
+      : await refreshAndRank(index, opts);
     const note = index.takeRepairNote();
     if (note) res.warnings.unshift(note);
     return res;
@@ -200,23 +212,37 @@ export async function searchStore(opts: SearchStoreOptions): Promise<SearchRespo
   }
 }
 
-async function searchIndex(index: SearchIndex, opts: SearchStoreOptions): Promise<SearchResponse> {
-  const defaults = SEARCH_DEFAULTS;
+async function refreshAndRank(index: SearchIndex, opts: SearchStoreOptions): Promise<SearchResponse> {
   if (opts.files) await index.refresh(opts.files);
+  const res = await rankIndex(index, opts);
+  await index.save();
+  return res;
+}
+
+/**
+ * Ranks the index as it is (no refresh, no save): what a server's search host calls while a build
+ * may be running. Chunks are read right after ranking, with no await between, so a build that goes
+ * on in the same thread between two searches never shows a half-indexed file.
+ */
+export async function rankIndex(
+  index: SearchIndex,
+  opts: Omit<SearchStoreOptions, 'storeRoot' | 'files' | 'index'>,
+): Promise<SearchResponse> {
+  const defaults = SEARCH_DEFAULTS;
   const ranking = await searchHybrid(index, opts.query, opts.embedder ?? null, {
     minScore: defaults.minScore,
     halfLifeDays: defaults.halfLifeDays,
     ...opts,
   });
-  await index.save();
+  checkCancelled(opts.cancelled);
   const best = new Map<string, RankedKey>();
   for (const hit of ranking.hits) {
     const path = index.pathOf(hit.key);
     if (path !== undefined && !best.has(path)) best.set(path, hit);
   }
-  const candidates = [...best.values()].map((hit) => {
+  const candidates = [...best.values()].flatMap((hit) => {
     const c = index.chunk(hit.key);
-    if (!c) throw new Error(`search index: chunk ${hit.key} vanished`);
+    if (!c) return []; // removed by a refresh while the query was being embedded
     const entry: SearchEntry = {
       topicId: c.meta.memoryId ?? c.path,
       topic: c.meta.title,
@@ -234,7 +260,7 @@ async function searchIndex(index: SearchIndex, opts: SearchStoreOptions): Promis
       score: entry.score,
       snippet: clip(c.text, SNIPPET_CHARS),
     };
-    return { entry, result };
+    return [{ entry, result }];
   });
   const { kept, tokensUsed } = applyBudget(candidates, {
     maxResults: opts.limit ?? defaults.maxResults,

@@ -70,7 +70,7 @@ export function checkMemory(doc: ParsedMemory, ws: WorkspaceView, opts: CheckOpt
   run('schema', () => schemaProblems(doc));
   run('references', () => referenceProblems(doc, ws));
   run('duplicates', () => duplicateProblems(doc, ws, opts));
-  run('scanner', () => scannerProblems(doc));
+  run('scanner', () => scannerProblems(doc, opts.detector));
   run('conflicts', () => conflictProblems(doc, ws));
   return out.sort(byPosition);
 }

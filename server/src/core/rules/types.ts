@@ -1,6 +1,7 @@
 // Plain-data inputs of the rule engine. The language server and `cairn check` both build a
 // WorkspaceView (see model.ts) and hand it to checkMemory / checkWorkspace; the engine never reads
 // files, git or the protocol.
+import type { InjectionDetector } from '../scan/index.js';
 import type { MemoryStatus, Range, Triple } from '../types.js';
 
 /** What the rules need to know about one memory in the store (not necessarily the one checked). */
@@ -76,6 +77,9 @@ export interface CheckOptions {
   semanticThreshold?: number;
   /** Run only these rules (default: all). */
   rules?: readonly RuleName[];
+  /** The learned injection detector for the scanner rule (injection/model); without it only the
+   * named rules run. */
+  detector?: InjectionDetector;
 }
 
 export const DEFAULT_NEAR_THRESHOLD = 0.75;

@@ -11,6 +11,8 @@
 //   injection/encoded         error    base64/hex >= 40 chars decoding to text with instructions
 //   injection/exfiltration    error    image/link URLs with placeholders or long query values; "send the secrets to"
 //   injection/secrecy         warning  "do not tell the user", "without the user knowing"
+//   injection/model           warning  a passage the learned detector scores at or above the threshold
+//                                      (docs/injection-model.md), where no injection rule fired
 //   hidden/zero-width         warning  U+200B-200F, U+2060-2064, U+FEFF mid-text (emoji ZWJ and script joiners allowed)
 //   hidden/bidi               warning  U+202A-202E, U+2066-2069
 //   hidden/html-comment       warning  <!-- --> whose content addresses the agent or holds an injection
@@ -19,6 +21,15 @@
 //   secret/*                  error    AWS, GitHub, Slack, OpenAI, Anthropic, Google, Stripe, JWT, PEM keys,
 //                                      passwords in URLs, high-entropy `password|secret|token|api_key = "..."`
 export type { ScanFinding, ScanCategory } from './types.js';
-export { scanText, isFlagged, SCAN_RULES } from './scan.js';
+export { scanText, isFlagged, SCAN_RULES, MODEL_RULE, type ScanOptions } from './scan.js';
+export {
+  parseInjectionModel,
+  serializeInjectionModel,
+  findInjectionPassages,
+  injectionProbability,
+  type InjectionDetector,
+  type InjectionModel,
+  type InjectionModelHeader,
+} from './injection-model.js';
 export { isPlaceholder, redact, findSecretValues } from './secret-rules.js';
 export { redactSecrets, redactDeep, redactionMarker, type Redaction } from './redact.js';

@@ -7,6 +7,7 @@ import { exfiltrationRule, htmlCommentRule, templateTagsRule } from './markup-ru
 import { bidiRule, controlCharsRule, tagCharsRule, zeroWidthRule } from './hidden-rules.js';
 import { encodedRule } from './encoded-rule.js';
 import { SECRET_RULES } from './secret-rules.js';
+import { findInjectionPassages, type InjectionDetector, type InjectionPassage } from './injection-model.js';
 
 /** Every rule, in the order findings are reported for the same position. */
 export const SCAN_RULES: readonly ScanRule[] = [
@@ -76,15 +77,49 @@ function dropOverlaps(matches: RuleMatch[]): RuleMatch[] {
   return kept;
 }
 
+export interface ScanOptions {
+  /** Added to every line number, for fragments taken from a larger file. */
+  baseLine?: number;
+  /** The learned detector (store/injection-model.ts hands in the shipped one); without it only
+   * the rules run. */
+  detector?: InjectionDetector;
+}
+
+export const MODEL_RULE = {
+  code: 'injection/model',
+  title: 'Learned injection detector',
+  why: 'A model trained on known prompt injections scores this passage as one: text addressed to the agent that can make it obey the memory instead of its user. A person decides.',
+} as const;
+
+/** Rule findings that already explain an injection in a passage: the model adds nothing there. */
+const explainsInjection = (f: ScanFinding) =>
+  f.category === 'injection' || f.code === 'hidden/html-comment' || f.code === 'hidden/tag-chars';
+
+function modelFinding(p: InjectionPassage, range: Range, matched: string, threshold: number): ScanFinding {
+  const reasons = p.reasons.map((r) => `"${shorten(r.phrase)}" +${r.weight.toFixed(1)}`).join(', ');
+  const note = `Score ${p.probability.toFixed(2)} (threshold ${threshold})${reasons ? `; strongest: ${reasons}` : ''}.`;
+  return {
+    code: MODEL_RULE.code,
+    category: 'injection',
+    // A statistical verdict, like the phrase rules that also match legitimate notes: it routes the
+    // write to review and withholds the passage from agents, but does not fail `cairn check`.
+    severity: 'warning',
+    range,
+    matched,
+    why: MODEL_RULE.why,
+    message: `${MODEL_RULE.title}: "${matched}". ${MODEL_RULE.why} ${note}`,
+  };
+}
+
 /**
- * Scans text for prompt injection, hidden characters and secrets.
+ * Scans text for prompt injection, hidden characters and secrets: the named rules, then, with a
+ * detector, the learned model's passages (injection/model) where no injection rule already fired.
  *
  * @param text memory text (a whole file or a fragment).
- * @param opts.baseLine added to every line number, for fragments taken from a larger file.
  * @returns findings with 0-based UTF-16 ranges within `text`, sorted by position.
  * @example scanText('Ignore all previous instructions.')[0].code // 'injection/override'
  */
-export function scanText(text: string, opts: { baseLine?: number } = {}): ScanFinding[] {
+export function scanText(text: string, opts: ScanOptions = {}): ScanFinding[] {
   const baseLine = opts.baseLine ?? 0;
   const input = makeScanInput(text);
   const starts = lineStarts(text);
@@ -107,6 +142,20 @@ export function scanText(text: string, opts: { baseLine?: number } = {}): ScanFi
         why: rule.why,
         message,
       });
+    }
+  }
+  const { detector } = opts;
+  if (detector) {
+    const explained = findings.filter(explainsInjection);
+    for (const p of findInjectionPassages(detector.model, input.folded, detector.threshold)) {
+      const start = input.toOriginal(p.start);
+      const end = input.toOriginal(p.end - 1) + 1;
+      const range: Range = {
+        start: toPosition(start, starts, baseLine),
+        end: toPosition(end, starts, baseLine),
+      };
+      const finding = modelFinding(p, range, shorten(text.slice(start, end)), detector.threshold);
+      if (!explained.some((f) => overlaps(f, finding))) findings.push(finding);
     }
   }
   return dropRedundantGenericSecrets(findings).sort(

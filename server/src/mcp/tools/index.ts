@@ -4,6 +4,7 @@ import { memoryAppend } from './append.js';
 import { knowledgeGraph } from './graph.js';
 import { memoryGet, memoryRetrieve, memoryReview, memorySearch, memoryStore } from './memory.js';
 import { memoryManager } from './session.js';
+import { memoryConsolidate, memoryImport, memoryLearn, memoryRefresh } from './tidy.js';
 
 export const ALL_TOOLS: AnyTool[] = [
   memoryStore,
@@ -14,4 +15,8 @@ export const ALL_TOOLS: AnyTool[] = [
   knowledgeGraph,
   memoryManager,
   memoryReview,
+  memoryLearn,
+  memoryImport,
+  memoryConsolidate,
+  memoryRefresh,
 ];

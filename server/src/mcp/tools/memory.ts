@@ -111,8 +111,20 @@ export const memoryRetrieve = defineTool({
     'instructions) read "[withheld by Cairn: ...]" unless a person allowed them.',
   shape: {
     query: z.string().min(1).max(BOUNDS.query).describe('What you need to know, in words'),
-    maxResults: z.number().int().min(1).max(10).optional().describe('Default 3, at most 10'),
-    maxTokens: z.number().int().min(50).max(20_000).optional().describe('Token budget, default 2000'),
+    maxResults: z
+      .number()
+      .int()
+      .min(1)
+      .max(10)
+      .optional()
+      .describe('At most 10; default cairn.yaml search.maxResults (6)'),
+    maxTokens: z
+      .number()
+      .int()
+      .min(50)
+      .max(20_000)
+      .optional()
+      .describe('Token budget; default cairn.yaml search.maxTokens (2000)'),
     includeSuperseded: z.boolean().optional(),
     halfLifeDays: z.number().positive().optional().describe('Recency decay; default from cairn.yaml'),
     contextHints: z
@@ -128,11 +140,12 @@ export const memoryRetrieve = defineTool({
   audit: (a) => ({ topic: a.query }),
   handler: async (a, env) => {
     const query = [a.query, ...(a.contextHints ?? [])].join(' ');
-    const answer = await env.search(env.ctx, {
+    // Unset fields take cairn.yaml's search settings (applied once, by the search service).
+    const answer = await env.search.search({
       query,
-      maxResults: a.maxResults ?? 3,
-      maxTokens: a.maxTokens ?? 2000,
-      includeSuperseded: a.includeSuperseded ?? false,
+      maxResults: a.maxResults,
+      maxTokens: a.maxTokens,
+      includeSuperseded: a.includeSuperseded,
       halfLifeDays: a.halfLifeDays,
     });
     const json = {
@@ -142,8 +155,9 @@ export const memoryRetrieve = defineTool({
       provider: answer.provider,
       vector_enabled: answer.vector_enabled,
       withheld: answer.withheld,
+      partial: answer.partial,
       // Honest output: keyword-only, partial or rebuilt answers say so to the agent, every call.
-      ...(answer.warnings?.length ? { warnings: answer.warnings } : {}),
+      ...(answer.warnings.length ? { warnings: answer.warnings } : {}),
     };
     return { text: retrievalNarrative(answer), json, result: `${answer.entries.length} results` };
   },
@@ -158,7 +172,13 @@ export const memorySearch = defineTool({
     'up with memory_get for exact lines.',
   shape: {
     query: z.string().min(1).max(BOUNDS.query),
-    max_results: z.number().int().min(1).max(50).optional().describe('Default 6'),
+    max_results: z
+      .number()
+      .int()
+      .min(1)
+      .max(50)
+      .optional()
+      .describe('Default cairn.yaml search.maxResults (6)'),
     agentName: z.string().max(BOUNDS.name).optional(),
   },
   invalidCode: 'INVALID_REQUEST',
@@ -166,14 +186,15 @@ export const memorySearch = defineTool({
   limiter: () => 'retrieval',
   audit: (a) => ({ topic: a.query }),
   handler: async (a, env) => {
-    const answer = await env.search(env.ctx, { query: a.query, maxResults: a.max_results ?? 6 });
+    const answer = await env.search.search({ query: a.query, maxResults: a.max_results });
     return {
       json: {
         results: answer.results,
         provider: answer.provider,
         vector_enabled: answer.vector_enabled,
         withheld: answer.withheld,
-        ...(answer.warnings?.length ? { warnings: answer.warnings } : {}),
+        partial: answer.partial,
+        ...(answer.warnings.length ? { warnings: answer.warnings } : {}),
       },
       result: `${answer.results.length} results`,
     };

@@ -130,6 +130,12 @@ export class GitRepo {
     return obj?.type === 'blob' ? obj.body : null;
   }
 
+  /** A blob's text (UTF-8) by its id, as listDir gives it; null when it is not a blob. */
+  async readBlobText(oid: string): Promise<string | null> {
+    const obj = await this.store.read(oid);
+    return obj?.type === 'blob' ? Buffer.from(obj.body).toString('utf8') : null;
+  }
+
   /** A file's text (UTF-8) at `commit`; null when missing. */
   async readText(commit: string, filePath: string): Promise<string | null> {
     const bytes = await this.readFile(commit, filePath);

@@ -1,0 +1,388 @@
+// Issue 11's targets, each printed beside its reference measured in the same run (a script, not a
+// test). Part `lsp` (npm run bench:lsp): request latency during a cold search-index build vs a
+// trivial vscode-languageserver server, all rules live cold/warm, the server's memory. Part
+// `search` (npm run bench:search): first keyword index vs an SQLite FTS5 build of the same files
+// (bench/fts5.py), a whole `cairn search` process vs a Python process querying FTS5, the MCP first
+// memory_retrieve on a fresh clone; with --big N also index time, peak memory and keyword query
+// p95 vs FTS5 at N memories.
+// Usage: npm run build && node bench/service.mjs [--part lsp|search|all] [--memories 10000]
+//        [--big 100000] [--dir /tmp/cairn-service-bench]
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import lsp from 'vscode-languageserver/node';
+import { generateStore, queries } from './search-gen.mjs';
+
+const { createMessageConnection, StreamMessageReader, StreamMessageWriter } = lsp;
+const { values: args } = parseArgs({
+  options: {
+    part: { type: 'string', default: 'all' },
+    memories: { type: 'string', default: '10000' },
+    big: { type: 'string' },
+    dir: { type: 'string', default: '/tmp/cairn-service-bench' },
+  },
+});
+const N = Number(args.memories);
+const CAIRN = new URL('../bin/cairn.js', import.meta.url).pathname;
+const FTS5 = new URL('./fts5.py', import.meta.url).pathname;
+const TRIVIAL = new URL('./trivial-server.mjs', import.meta.url).pathname;
+const GIT_ENV = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 'bench',
+  GIT_AUTHOR_EMAIL: 'bench@example.com',
+  GIT_COMMITTER_NAME: 'bench',
+  GIT_COMMITTER_EMAIL: 'bench@example.com',
+};
+
+const pct = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))] : NaN;
+};
+const f1 = (x) => (Number.isFinite(x) ? x.toFixed(x < 10 ? 1 : 0) : '-');
+const row = (label, reference, cairn, target = '') =>
+  console.log(`  ${label.padEnd(58)} ${String(reference).padEnd(22)} ${String(cairn).padEnd(26)} ${target}`);
+const header = (title) => {
+  console.log(`\n${title}`);
+  row('measure', 'reference', 'cairn', 'target');
+};
+
+/** A git store of `count` generated memories (reused when a previous run left it). */
+function store(count) {
+  const dir = path.join(args.dir, `store-${count}`);
+  const marker = path.join(dir, '.git', 'bench-service');
+  if (existsSync(marker)) return dir;
+  rmSync(dir, { recursive: true, force: true });
+  const t = performance.now();
+  generateStore(dir, count);
+  rmSync(path.join(dir, '.generated'));
+  writeFileSync(path.join(dir, 'cairn.yaml'), 'version: 1\n');
+  writeFileSync(path.join(dir, '.gitignore'), '.cairn/\n');
+  writeFileSync(path.join(dir, 'MEMORY.md'), '# Memory\n');
+  const git = (...a) => execFileSync('git', a, { cwd: dir, env: GIT_ENV, stdio: 'pipe', maxBuffer: 1 << 30 });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-qm', `bench: ${count} memories`);
+  writeFileSync(marker, '');
+  console.log(`(generated ${count} memories in ${dir} in ${((performance.now() - t) / 1000).toFixed(1)} s)`);
+  return dir;
+}
+
+const cold = (dir) => rmSync(path.join(dir, '.cairn'), { recursive: true, force: true });
+
+/** Wall time and peak RSS (KB) of a command, via /usr/bin/time. */
+function measured(cmd, argv, opts = {}) {
+  const t = performance.now();
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', cmd, ...argv], { encoding: 'utf8', ...opts });
+  const ms = performance.now() - t;
+  if (r.status !== 0) throw new Error(`${cmd} ${argv.join(' ')} failed: ${r.stderr}`);
+  const peakKb = Number(r.stderr.trim().split('\n').pop());
+  return { ms, peakMb: peakKb / 1024, stdout: r.stdout };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The language server
+
+function startServer(argv, root) {
+  const child = spawn(process.execPath, argv, { stdio: ['pipe', 'pipe', 'ignore'] });
+  const conn = createMessageConnection(
+    new StreamMessageReader(child.stdout),
+    new StreamMessageWriter(child.stdin),
+  );
+  const events = { indexed: null, buildEnded: null, buildBegun: null };
+  const tokens = new Set();
+  const waiters = [];
+  const fire = () => waiters.splice(0).forEach((w) => w());
+  conn.onNotification('window/logMessage', (p) => {
+    if (p.message.includes('cairn: indexed')) events.indexed = performance.now();
+    fire();
+  });
+  conn.onNotification('$/progress', (p) => {
+    if (p.value.kind === 'begin' && p.value.title?.includes('search index')) {
+      tokens.add(p.token);
+      events.buildBegun = performance.now();
+    }
+    if (tokens.has(p.token) && p.value.kind === 'end') events.buildEnded = performance.now();
+    fire();
+  });
+  const diagnostics = new Map();
+  conn.onNotification('textDocument/publishDiagnostics', (p) => {
+    diagnostics.get(p.version)?.();
+  });
+  conn.onRequest('window/workDoneProgress/create', () => null);
+  conn.listen();
+  const until = async (pred, timeoutMs = 600_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!pred()) {
+      if (Date.now() > deadline) throw new Error('timed out');
+      await new Promise((r) => {
+        waiters.push(r);
+        setTimeout(r, 50);
+      });
+    }
+  };
+  const rss = () => {
+    try {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
+    } catch {
+      return 0;
+    }
+  };
+  let peak = 0;
+  const sampler = setInterval(() => (peak = Math.max(peak, rss())), 50);
+  return {
+    child,
+    conn,
+    events,
+    until,
+    rss,
+    peak: () => peak,
+    published: (version) => new Promise((resolve) => diagnostics.set(version, resolve)),
+    async init() {
+      await conn.sendRequest('initialize', {
+        processId: null,
+        rootUri: pathToFileURL(root).href,
+        capabilities: { window: { workDoneProgress: true } },
+      });
+      await conn.sendNotification('initialized', {});
+    },
+    async stop() {
+      clearInterval(sampler);
+      child.stdin.end();
+      child.kill();
+      await new Promise((r) => child.on('exit', r));
+    },
+  };
+}
+
+/** Completion, hover, workspace symbols and edit -> diagnostics, timed, while `running()` holds. */
+async function probe(s, root, running, { symbols = true } = {}) {
+  const uri = pathToFileURL(path.join(root, 'memories', 'mem-7.md')).href;
+  const text = readFileSync(path.join(root, 'memories', 'mem-7.md'), 'utf8') + '\nSee [[mem-1';
+  const lines = text.split('\n');
+  const end = { line: lines.length - 1, character: lines[lines.length - 1].length };
+  let version = 0;
+  let p = s.published(version);
+  await s.conn.sendNotification('textDocument/didOpen', {
+    textDocument: { uri, languageId: 'markdown', version, text },
+  });
+  await Promise.race([p, new Promise((r) => setTimeout(r, 30_000))]);
+  const t = { completion: [], hover: [], symbols: [], diagnostics: [] };
+  const time = async (list, fn) => {
+    const start = performance.now();
+    await fn();
+    list.push(performance.now() - start);
+  };
+  do {
+    await time(t.completion, () =>
+      s.conn.sendRequest('textDocument/completion', { textDocument: { uri }, position: end }),
+    );
+    await time(t.hover, () =>
+      s.conn.sendRequest('textDocument/hover', {
+        textDocument: { uri },
+        position: { line: end.line, character: 8 },
+      }),
+    );
+    if (symbols)
+      await time(t.symbols, () => s.conn.sendRequest('workspace/symbol', { query: 'deploy cache retry' }));
+    version++;
+    p = s.published(version);
+    await time(t.diagnostics, async () => {
+      await s.conn.sendNotification('textDocument/didChange', {
+        textDocument: { uri, version },
+        contentChanges: [{ text: text.replace('See [[', `Edit ${version}. See [[`) }],
+      });
+      await p;
+    });
+    await new Promise((r) => setTimeout(r, 20));
+  } while (running());
+  return t;
+}
+
+async function lspPart() {
+  const root = store(N);
+  header(`language server, ${N} memories (the trivial server is the reference)`);
+
+  // The trivial server, same library, same requests.
+  const trivial = startServer([TRIVIAL, '--stdio'], root);
+  await trivial.init();
+  let k = 0;
+  const tt = await probe(trivial, root, () => ++k < 100, { symbols: false });
+  const trivialRss = trivial.rss();
+  await trivial.stop();
+
+  // Cairn on a fresh clone: the search index builds in the worker while requests come in.
+  cold(root);
+  const t0 = performance.now();
+  const s = startServer([CAIRN, 'lsp', '--stdio'], root);
+  await s.init();
+  // The index build starts when the store opens; probe until it ends.
+  await s.until(() => s.events.buildBegun !== null || s.events.buildEnded !== null, 120_000).catch(() => {});
+  const during = await probe(s, root, () => s.events.buildEnded === null);
+  await s.until(() => s.events.indexed !== null);
+  const liveCold = s.events.indexed - t0;
+  const buildMs =
+    s.events.buildEnded && s.events.buildBegun ? s.events.buildEnded - s.events.buildBegun : NaN;
+  const after = await probe(
+    s,
+    root,
+    (() => {
+      let n = 0;
+      return () => ++n < 100;
+    })(),
+  );
+  const rss = s.rss();
+  const peak = s.peak();
+  await s.stop();
+
+  // Warm: the same store again (startup cache and search index on disk).
+  const t1 = performance.now();
+  const w = startServer([CAIRN, 'lsp', '--stdio'], root);
+  await w.init();
+  await w.until(() => w.events.indexed !== null);
+  const liveWarm = w.events.indexed - t1;
+  await w.stop();
+
+  const p95 = (xs) => `p95 ${f1(pct(xs, 0.95))} ms (n=${xs.length})`;
+  const p5095 = (xs) => `${f1(pct(xs, 0.5))} / ${f1(pct(xs, 0.95))} ms`;
+  row('search index build (cold, in the worker)', '-', `${f1(buildMs / 1000)} s`);
+  row('completion during the cold build', p95(tt.completion), p95(during.completion), '<= 50 ms p95');
+  row('hover during the cold build', p95(tt.hover), p95(during.hover), '<= 50 ms p95');
+  row('workspace symbols during the cold build (partial)', '-', p95(during.symbols), '<= 50 ms p95');
+  row(
+    'edit -> diagnostics during the cold build',
+    p95(tt.diagnostics),
+    p95(during.diagnostics),
+    '<= 50 ms p95',
+  );
+  row(
+    'edit -> diagnostics p50 / p95, index ready',
+    p5095(tt.diagnostics),
+    p5095(after.diagnostics),
+    '<= 3x ref p95',
+  );
+  row('completion p50 / p95, index ready', p5095(tt.completion), p5095(after.completion));
+  row('workspace symbols p50 / p95, index ready', '-', p5095(after.symbols));
+  row(
+    'all rules live after start, cold / warm',
+    '-',
+    `${f1(liveCold / 1000)} / ${f1(liveWarm / 1000)} s`,
+    '<= 2 / 0.5 s',
+  );
+  row(
+    'server memory (RSS after the build / peak)',
+    `${f1(trivialRss)} MB`,
+    `${f1(rss)} / ${f1(peak)} MB`,
+    '<= 150 MB',
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Search: whole processes, first index, MCP first answer
+
+async function mcpFirstRetrieve(root) {
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+  cold(root);
+  const t0 = performance.now();
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CAIRN, 'mcp', '--store', root],
+    stderr: 'ignore',
+  });
+  const client = new Client({ name: 'bench', version: '0' });
+  await client.connect(transport);
+  const t1 = performance.now();
+  const r = await client.callTool({ name: 'memory_retrieve', arguments: { query: 'deploy cache retry' } });
+  const t2 = performance.now();
+  const texts = r.content.filter((c) => c.type === 'text').map((c) => c.text);
+  const json = JSON.parse(texts[texts.length - 1]);
+  await client.close();
+  return { call: t2 - t1, fromStart: t2 - t0, partial: json.partial, results: json.entries?.length ?? 0 };
+}
+
+async function searchPart() {
+  const root = store(N);
+  const db = path.join(args.dir, `fts5-${N}.db`);
+  const qs = queries(10);
+  header(`search, ${N} memories (SQLite FTS5 via Python is the reference)`);
+
+  cold(root);
+  const fts = measured('python3', [FTS5, 'build', root, db]);
+  const index = measured(process.execPath, [CAIRN, 'index', '--store', root]);
+  row(
+    'first index, keyword only (fresh clone)',
+    `${f1(fts.ms / 1000)} s`,
+    `${f1(index.ms / 1000)} s`,
+    '<= 2x ref',
+  );
+  row('  peak memory of that process', `${f1(fts.peakMb)} MB`, `${f1(index.peakMb)} MB`);
+
+  const whole = { fts: [], cairn: [] };
+  for (const q of qs) {
+    whole.fts.push(measured('python3', [FTS5, 'query', db, q]).ms);
+    whole.cairn.push(measured(process.execPath, [CAIRN, 'search', '--store', root, '--json', q]).ms);
+  }
+  row(
+    'whole search process, warm index (median of 10)',
+    `${f1(pct(whole.fts, 0.5) / 1000)} s`,
+    `${f1(pct(whole.cairn, 0.5) / 1000)} s`,
+    '<= 1.2x ref',
+  );
+
+  const mcp = await mcpFirstRetrieve(root);
+  row(
+    'MCP first memory_retrieve, fresh clone (call / from start)',
+    '-',
+    `${f1(mcp.call)} / ${f1(mcp.fromStart)} ms${mcp.partial ? ', partial' : ''}`,
+    '<= 1 s',
+  );
+}
+
+/** Index time, peak memory and keyword query p95 at a large size. */
+async function bigPart(count) {
+  const root = store(count);
+  const db = path.join(args.dir, `fts5-${count}.db`);
+  header(`search, ${count} memories`);
+  cold(root);
+  const fts = measured('python3', [FTS5, 'build', root, db]);
+  const index = measured(process.execPath, [CAIRN, 'index', '--store', root]);
+  row('first index, keyword only', `${f1(fts.ms / 1000)} s`, `${f1(index.ms / 1000)} s`, '< 60 s');
+  row('peak memory indexing', `${f1(fts.peakMb)} MB`, `${f1(index.peakMb)} MB`, '< 1 GB');
+  const file = path.join(args.dir, 'queries.txt');
+  const qs = queries(200);
+  writeFileSync(file, qs.join('\n') + '\n');
+  const ftsTimes = JSON.parse(execFileSync('python3', [FTS5, 'queries', db, file], { encoding: 'utf8' }));
+  // Cairn's keyword query in one process, the index opened once (as a server's worker holds it).
+  const script = `
+    const { openContext } = await import(${JSON.stringify(new URL('../dist/compose.js', import.meta.url).href)});
+    const { inlineSearchService } = await import(${JSON.stringify(new URL('../dist/ops/search.js', import.meta.url).href)});
+    const ctx = await openContext({ store: process.argv[1], env: process.env, cwd: process.cwd() });
+    const s = await inlineSearchService(ctx, { embedder: async () => null });
+    const qs = JSON.parse(process.argv[2]);
+    await s.search({ query: qs[0] });
+    const times = [];
+    for (const q of qs) { const t = performance.now(); await s.search({ query: q, maxTokens: null }); times.push(performance.now() - t); }
+    console.log(JSON.stringify(times));
+    await s.close();`;
+  const cairnTimes = JSON.parse(
+    execFileSync(process.execPath, ['--input-type=module', '-e', script, root, JSON.stringify(qs)], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 26,
+    }),
+  );
+  row(
+    'keyword query p50 / p95 (index open, 200 queries)',
+    `${f1(pct(ftsTimes, 0.5))} / ${f1(pct(ftsTimes, 0.95))} ms`,
+    `${f1(pct(cairnTimes, 0.5))} / ${f1(pct(cairnTimes, 0.95))} ms`,
+    'p95 <= ref',
+  );
+}
+
+mkdirSync(args.dir, { recursive: true });
+console.log(`bench/service.mjs: ${new Date().toISOString()}, ${process.version}`);
+if (args.part === 'lsp' || args.part === 'all') await lspPart();
+if (args.part === 'search' || args.part === 'all') await searchPart();
+if (args.big) await bigPart(Number(args.big));

@@ -1,0 +1,299 @@
+// Training and evaluation of the learned injection detector, shared by scripts/train-injection.mjs
+// and bench/injection.mjs. Features come from the built core (dist/core/scan), the same code that
+// scores at run time. Deterministic: a seeded order, no threads, no clock.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { extractFeatures, passageUnits, windowsOf } from '../dist/core/scan/injection-features.js';
+
+export const DATA_FILES = ['deepset-train.jsonl', 'train-extra.jsonl'];
+
+/**
+ * The shipped settings, chosen by 5-fold cross-validation and the held-out split (figures in
+ * docs/injection-model.md): passages of at most 100 characters beat 200, 400 and whole texts at
+ * 2 % false positives; 2^17 buckets do as well as 2^18 or 2^20 (2^16 loses a little); more epochs, more L2, capping
+ * sources harder or keeping only n-grams shared by several sources did not help.
+ */
+export const SETTINGS = {
+  buckets: 2 ** 17,
+  maxUnit: 100,
+  maxWindow: 100,
+  epochs: 10,
+  lr: 0.1,
+  l2: 1e-5,
+  seed: 20261201,
+  sourceCap: 3,
+};
+export const HELD_OUT_SHARE = 0.2;
+export const SPLIT_SEED = 20261201;
+/** The default threshold flags at most this share of held-out benign texts. */
+export const TARGET_FPR = 0.02;
+
+/** Payload source of an `embedded/<carrier>+<payload>` row -> the attack family it came from. */
+const PAYLOAD_FAMILY = {
+  'cyberseceval-pi': 'cyberseceval-pi',
+  'injecagent-attacker-instruction': 'injecagent',
+  spikee: 'spikee',
+  'tensortrust-extraction': 'tensortrust-extraction',
+};
+
+/**
+ * deepset-train labels pure role prompts ("I want you to act as a linux terminal ...") 1, while
+ * train-extra labels the same kind of text 0 (awesome-chatgpt-prompts). Rows that *start* with a
+ * role prompt and carry nothing else of an attack are contested: left out of training and scoring.
+ * A role prompt appended to an unrelated question (goal hijacking) stays an attack.
+ */
+const ROLE_PROMPT =
+  /^\s*(?:I\s+want\s+you\s+to\s+act\s+as|act\s+as\s+an?|Ich\s+möchte,\s+dass\s+Sie\s+als)\b/i;
+const ATTACK_MARK =
+  /ignore|forget|vergiss|ignorier|DAN\b|jailbreak|no\s+(?:restrictions|guidelines)|evil|SPD\s+ist\s+doof/i;
+
+export function isContestedRolePrompt(row) {
+  return (
+    row.source === 'deepset' && row.label === 1 && ROLE_PROMPT.test(row.text) && !ATTACK_MARK.test(row.text)
+  );
+}
+
+/** Reads both files; each row gets `source`, `group` (text before the first `/`) and, for
+ * embedded rows, `carrier` and `family` (the payload's source family). */
+export function loadRows(dataDir) {
+  const rows = [];
+  const digest = createHash('sha256');
+  for (const file of DATA_FILES) {
+    const bytes = readFileSync(join(dataDir, file));
+    digest.update(file + '\0').update(bytes);
+    for (const line of bytes.toString('utf8').split('\n')) {
+      if (!line.trim()) continue;
+      const r = JSON.parse(line);
+      const source = r.source ?? 'deepset';
+      const row = { text: r.text, label: r.label, source, group: source.split('/')[0] };
+      if (row.group === 'embedded') {
+        const [carrier, payload] = source.slice('embedded/'.length).split('+');
+        row.carrier = carrier;
+        row.family = PAYLOAD_FAMILY[payload] ?? payload;
+      }
+      row.contested = isContestedRolePrompt(row);
+      rows.push(row);
+    }
+  }
+  return { rows, digest: digest.digest('hex') };
+}
+
+/** mulberry32: a small seeded generator, the same on every machine. */
+export function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function shuffled(items, random) {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
+/**
+ * A fixed held-out split by row, stratified by source and label: `share` of each (source, label)
+ * stratum, chosen with the seed. Returns a Set of row indexes that are held out.
+ */
+export function heldOutSplit(rows, share, seed) {
+  const strata = new Map();
+  rows.forEach((r, i) => {
+    const key = `${r.source}|${r.label}`;
+    if (!strata.has(key)) strata.set(key, []);
+    strata.get(key).push(i);
+  });
+  const random = rng(seed);
+  const held = new Set();
+  for (const key of [...strata.keys()].sort()) {
+    const idx = shuffled(strata.get(key), random);
+    const n = Math.round(idx.length * share);
+    for (const i of idx.slice(0, n)) held.add(i);
+  }
+  return held;
+}
+
+/**
+ * A document's features, grouped by unit: `feats` holds bucket << 2 | (sign < 0) << 1 | group per
+ * occurrence; `unitStart[u]..unitStart[u+1]` are unit u's occurrences; `windows` the passages
+ * scored ([first unit, end unit) pairs), exactly as core/scan/injection-model.ts builds them.
+ */
+export function featurize(text, cfg) {
+  const units = passageUnits(text, cfg.maxUnit);
+  const { codes, starts, length } = extractFeatures(text, Math.log2(cfg.buckets));
+  const perUnit = units.map(() => []);
+  let u = 0;
+  let group = 0;
+  for (let i = 0; i < length && units.length; i++) {
+    // Chars come first, then words, each in order of position: one cursor, reset between them.
+    if ((codes[i] & 1) !== group) {
+      group = codes[i] & 1;
+      u = 0;
+    }
+    while (u < units.length - 1 && starts[i] >= units[u + 1].start) u++;
+    perUnit[u].push(codes[i]);
+  }
+  const unitStart = new Int32Array(units.length + 1);
+  let total = 0;
+  perUnit.forEach((f, i) => {
+    unitStart[i] = total;
+    total += f.length;
+  });
+  unitStart[units.length] = total;
+  const feats = new Int32Array(total);
+  let k = 0;
+  for (const f of perUnit) for (const x of f) feats[k++] = x;
+  return { units, unitStart, feats, windows: windowsOf(units, cfg.maxWindow) };
+}
+
+/** Per-unit sums of weights and counts, per group. */
+function unitSums(doc, w) {
+  const n = doc.units.length;
+  const sc = new Float64Array(n);
+  const sw = new Float64Array(n);
+  const nc = new Int32Array(n);
+  const nw = new Int32Array(n);
+  for (let u = 0; u < n; u++) {
+    let a = 0,
+      b = 0,
+      ca = 0,
+      cb = 0;
+    for (let k = doc.unitStart[u]; k < doc.unitStart[u + 1]; k++) {
+      const x = doc.feats[k];
+      const v = x & 2 ? -w[x >>> 2] : w[x >>> 2];
+      if (x & 1) {
+        b += v;
+        cb++;
+      } else {
+        a += v;
+        ca++;
+      }
+    }
+    sc[u] = a;
+    sw[u] = b;
+    nc[u] = ca;
+    nw[u] = cb;
+  }
+  return { sc, sw, nc, nw };
+}
+
+/** The highest-scoring window of a document: { score, window, nc, nw }. */
+export function bestWindow(doc, model) {
+  const { sc, sw, nc, nw } = unitSums(doc, model.w);
+  let best = { score: -Infinity, window: null, nc: 0, nw: 0 };
+  for (const win of doc.windows) {
+    let a = 0,
+      b = 0,
+      ca = 0,
+      cb = 0;
+    for (let u = win[0]; u < win[1]; u++) {
+      a += sc[u];
+      b += sw[u];
+      ca += nc[u];
+      cb += nw[u];
+    }
+    const s = model.bias + (ca ? a / Math.sqrt(ca) : 0) + (cb ? b / Math.sqrt(cb) : 0);
+    if (s > best.score) best = { score: s, window: win, nc: ca, nw: cb };
+  }
+  if (!doc.windows.length) best.score = model.bias;
+  return best;
+}
+
+export const score = (doc, model) => bestWindow(doc, model).score;
+
+/**
+ * Multiple-instance logistic regression: a document's score is its best window's, and the loss
+ * is the logistic loss of that score, so a negative pushes down its most suspicious passage and a
+ * positive pulls up the passage that carries the attack. AdaGrad with L2, seeded order.
+ */
+export function train(docs, labels, weights, cfg) {
+  const w = new Float32Array(cfg.buckets);
+  const g2 = new Float32Array(cfg.buckets);
+  const model = { w, bias: 0, buckets: cfg.buckets };
+  let biasG2 = 0;
+  const random = rng(cfg.seed);
+  const order = docs.map((_, i) => i);
+  for (let epoch = 0; epoch < cfg.epochs; epoch++) {
+    for (const i of shuffled(order, random)) {
+      const doc = docs[i];
+      const best = bestWindow(doc, model);
+      if (!best.window) continue;
+      const p = 1 / (1 + Math.exp(-best.score));
+      const g = (p - labels[i]) * weights[i];
+      if (Math.abs(g) < 1e-6) continue;
+      const rc = best.nc ? 1 / Math.sqrt(best.nc) : 0;
+      const rw = best.nw ? 1 / Math.sqrt(best.nw) : 0;
+      const [a, b] = best.window;
+      for (let k = doc.unitStart[a]; k < doc.unitStart[b]; k++) {
+        const x = doc.feats[k];
+        const j = x >>> 2;
+        const grad = g * (x & 2 ? -1 : 1) * (x & 1 ? rw : rc) + cfg.l2 * w[j];
+        g2[j] += grad * grad;
+        w[j] -= (cfg.lr * grad) / (Math.sqrt(g2[j]) + 1e-8);
+      }
+      biasG2 += g * g;
+      model.bias -= (cfg.lr * g) / (Math.sqrt(biasG2) + 1e-8);
+    }
+  }
+  return model;
+}
+
+/** Row weights: each class carries half the total, and within a class no source carries more than
+ * `cap` times the median source (templates repeat; a big source would otherwise dominate). */
+export function rowWeights(rows, cap = SETTINGS.sourceCap) {
+  const out = new Float64Array(rows.length);
+  for (const label of [0, 1]) {
+    const bySource = new Map();
+    rows.forEach((r) => r.label === label && bySource.set(r.source, (bySource.get(r.source) ?? 0) + 1));
+    const counts = [...bySource.values()].sort((a, b) => a - b);
+    const median = counts[counts.length >> 1] ?? 1;
+    const limit = median * cap;
+    let total = 0;
+    rows.forEach((r, i) => {
+      if (r.label !== label) return;
+      const n = bySource.get(r.source);
+      out[i] = n > limit ? limit / n : 1;
+      total += out[i];
+    });
+    rows.forEach((r, i) => {
+      if (r.label === label) out[i] *= rows.length / 2 / total;
+    });
+  }
+  return out;
+}
+
+/** Threshold for at most `fpr` of the negatives' scores at or above it. */
+export function thresholdFor(negScores, fpr) {
+  const sorted = [...negScores].sort((a, b) => b - a);
+  const k = Math.floor(sorted.length * fpr);
+  // Just above the (k+1)-th highest negative: at most k negatives reach it.
+  return sorted[k] + 1e-6;
+}
+
+export function sigmoid(x) {
+  return 1 / (1 + Math.exp(-x));
+}
+
+/** int8 quantization with one scale: the file stays small and the scores move by < 0.01. */
+export function quantize(model) {
+  let max = 0;
+  for (const v of model.w) max = Math.max(max, Math.abs(v));
+  const scale = max / 127 || 1;
+  const q = new Int8Array(model.w.length);
+  for (let i = 0; i < q.length; i++) q[i] = Math.round(model.w[i] / scale);
+  return { q, scale };
+}
+
+export function dequantize({ q, scale }, bias, buckets) {
+  const w = new Float32Array(q.length);
+  for (let i = 0; i < q.length; i++) w[i] = q[i] * scale;
+  return { w, bias, buckets };
+}

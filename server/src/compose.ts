@@ -1,0 +1,62 @@
+// The composition root: the one place where adapters are built and wired. It opens a store into
+// the operation context (store, clock, author) and builds the store's search service, and hands
+// both to the CLI, the language server and the MCP server, which import only ops/ and core/.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { OpContext, Root, StoreServices } from './ops/context.js';
+import { packageRoot } from './package-root.js';
+import { resolveAuthor } from './store/identity.js';
+import { openStore, type LocateOptions } from './store/store.js';
+
+export type { Root, StoreServices };
+
+/** Opens the store (--store, else CAIRN_STORE, else upward from cwd) with its clock and author. */
+export async function openContext(opts: LocateOptions & { env: NodeJS.ProcessEnv }): Promise<OpContext> {
+  const store = await openStore(opts);
+  const author = await resolveAuthor(opts.env, store.repo.root);
+  return { store, author, now: () => new Date() };
+}
+
+export function createRoot(opts: { env: NodeJS.ProcessEnv; cwd: string }): Root {
+  const search: Root['search'] = async (ctx, o) => {
+    const worker = o.background ? workerUrl() : null;
+    if (worker) {
+      const { threadSearchService } = await import('./ops/search-thread.js');
+      return threadSearchService({
+        storeRoot: ctx.store.root,
+        workerUrl: worker,
+        env: opts.env,
+        log: o.log ?? ((m) => process.stderr.write(`${m}\n`)),
+      });
+    }
+    // Without the compiled worker (sources run directly): the same host, yielding in this thread.
+    const { inlineSearchService } = await import('./ops/search.js');
+    return inlineSearchService(ctx, { background: o.background });
+  };
+  return {
+    author: () => resolveAuthor(opts.env, null),
+    search,
+    async openStore(dir, log) {
+      const ctx = await openContext({ store: dir, env: opts.env, cwd: opts.cwd });
+      const service = await search(ctx, { background: true, log });
+      return { ctx, search: service, close: () => service.close() };
+    },
+  };
+}
+
+/**
+ * The compiled worker next to the running code: the bundle's search-worker.mjs, or tsc's
+ * search-worker.js; from the TypeScript sources (tests), the compiled one in dist/. Null when
+ * nothing is built.
+ */
+export function workerUrl(): URL | null {
+  const here = new URL(import.meta.url);
+  const candidates = [new URL('./search-worker.mjs', here), new URL('./search-worker.js', here)];
+  if (here.pathname.endsWith('.ts')) {
+    // Sources run by a test runner: the worker must be compiled JavaScript (`npm run build`).
+    candidates.length = 0;
+    candidates.push(pathToFileURL(path.join(packageRoot(), 'dist', 'search-worker.js')));
+  }
+  return candidates.find((u) => existsSync(fileURLToPath(u))) ?? null;
+}

@@ -1,0 +1,56 @@
+// `cairn refresh`: rebuilds the generated index block of MEMORY.md from the active memories on main,
+// as one commit (Memory-Action: refresh), or none when the block already says the same.
+import { renderMemoryIndex, replaceMemoryIndex } from '../core/memory-index.js';
+import { formatCommitMessage } from '../core/trailers.js';
+import { repoPath } from '../store/store.js';
+import { MEMORY_MD } from './append.js';
+import { authorFor, type OpContext } from './context.js';
+import { loadMemories, requireMainTip } from './read.js';
+
+export interface RefreshResult {
+  changed: boolean;
+  commit: string | null;
+  /** The generated block as written (or as it would be, with dryRun). */
+  block: string;
+  decisions: number;
+  conventions: number;
+}
+
+export async function refreshMemoryMd(
+  ctx: OpContext,
+  opts: { dryRun?: boolean; agentName?: string } = {},
+): Promise<RefreshResult> {
+  const { store } = ctx;
+  return store.repo.withLock(async () => {
+    const tip = await requireMainTip(store);
+    const records = await loadMemories(store);
+    const items = records
+      .filter((r) => r.status === 'active')
+      .map((r) => ({
+        id: r.id,
+        title: r.memory.frontMatter.title,
+        kind: r.memory.frontMatter.kind,
+        tags: r.memory.frontMatter.tags,
+        updated: r.memory.frontMatter.updated ?? r.memory.frontMatter.created,
+      }));
+    const { block, ...counts } = renderMemoryIndex(items, Math.floor(store.config.memoryMd.maxChars / 2));
+    const file = repoPath(store, MEMORY_MD);
+    const current = (await store.repo.readText(tip, file)) ?? '# Memory\n';
+    const next = replaceMemoryIndex(current, block);
+    if (next === current || opts.dryRun) return { changed: next !== current, commit: null, block, ...counts };
+    const commit = await store.repo.commit({
+      branch: store.config.mainBranch,
+      expectedTip: tip,
+      changes: [{ path: file, content: next }],
+      author: authorFor(ctx, opts.agentName),
+      message: formatCommitMessage({
+        action: 'refresh',
+        id: MEMORY_MD,
+        summary: `index of ${counts.decisions} decisions and ${counts.conventions} conventions`,
+        origin: opts.agentName ? 'conversation' : 'human',
+        agent: opts.agentName,
+      }),
+    });
+    return { changed: true, commit, block, ...counts };
+  });
+}

@@ -1,0 +1,275 @@
+// One store's search index, owned by one thread: the CLI's own thread, or a server's search worker
+// (search-worker.ts). It keeps the index in step with main (a commit changes the listing's key;
+// unchanged keys skip listing altogether), ranks, and withholds flagged passages. In a server a
+// large (re)build or embedding runs in slices behind the answers, which come from what is indexed
+// so far and say `partial: true`; a short process indexes first and reports progress.
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Embedder } from '../search/embedder.js';
+import { SearchIndex } from '../search/index-store.js';
+import { checkCancelled, rankIndex } from '../search/search.js';
+import { openCairnDir } from '../store/cairn-dir.js';
+import type { OpContext } from './context.js';
+import {
+  configuredEmbedder,
+  resolveRequest,
+  type IndexProgress,
+  type IndexResult,
+  type SearchAnswer,
+  type SearchRequest,
+} from './search.js';
+import {
+  changedCount,
+  listSearchable,
+  searchSourceKey,
+  searchSources,
+  type SearchListing,
+} from './search-files.js';
+import { withholdSearchAnswer } from './withhold.js';
+
+/** A server indexes this many changed files before answering (a commit or two); more go to the background. */
+export const SMALL_REFRESH = 200;
+/** A background build gives queued searches a turn this often. */
+const SLICE_MS = 8;
+/** Chunks a short process embeds during a search; `cairn index` embeds the rest. */
+const EMBED_ON_SEARCH = 256;
+/** Progress is reported at most this often (and at every phase change). */
+const PROGRESS_MS = 100;
+
+export interface HostOptions {
+  /** A server: large builds and embedding run behind the answers (partial). Else all runs first. */
+  background: boolean;
+  /** The model (default: the one cairn.yaml names, if installed). */
+  embedder?: (ctx: OpContext) => Promise<Embedder | null>;
+  log?: (message: string) => void;
+}
+
+export interface HostCallOptions {
+  /** Asked while ranking (a worker reads a shared flag): true stops the search with CANCELLED. */
+  cancelled?: () => boolean;
+  /** Progress of indexing done before this answer. */
+  onProgress?: (p: IndexProgress) => void;
+}
+
+async function openIndex(ctx: OpContext): Promise<SearchIndex> {
+  // When .cairn cannot be used (a link, tracked by git), a private temporary folder (cairn-dir.ts).
+  const dir = (await openCairnDir(ctx.store.root, ctx.store.repo)).folder('index');
+  return SearchIndex.open(ctx.store.root, { dir });
+}
+
+export class SearchHost {
+  /** Every progress report of this host (a server forwards them as `$/progress`). */
+  onProgress: (p: IndexProgress) => void = () => {};
+  private indexP: Promise<SearchIndex> | null = null;
+  private embedderP: Promise<Embedder | null> | null = null;
+  /** The background build or embedding, while it runs. */
+  private building: Promise<void> | null = null;
+  /** Syncs run one at a time (two searches must not refresh the index at once). */
+  private syncs: Promise<unknown> = Promise.resolve();
+  private progress: IndexProgress = { phase: 'done', done: 0, total: 0 };
+
+  constructor(
+    private readonly ctx: OpContext,
+    private readonly opts: HostOptions,
+  ) {}
+
+  private index(): Promise<SearchIndex> {
+    return (this.indexP ??= openIndex(this.ctx).catch((e: unknown) => {
+      this.indexP = null; // e.g. the store folder is unreadable: the next call tries again
+      throw e;
+    }));
+  }
+
+  private embedder(): Promise<Embedder | null> {
+    return (this.embedderP ??= (this.opts.embedder ?? configuredEmbedder)(this.ctx).catch(() => null));
+  }
+
+  /** True while a build or embedding runs behind the answers. */
+  get isBuilding(): boolean {
+    return this.building !== null;
+  }
+
+  async search(request: SearchRequest, o: HostCallOptions = {}): Promise<SearchAnswer> {
+    const req = resolveRequest(this.ctx.store.config.search, request);
+    checkCancelled(o.cancelled);
+    const index = await this.index();
+    const embedder = await this.embedder();
+    // Partial when a build was running as ranking began: it may finish before the answer is sent.
+    let partial = false;
+    const rank = async () => {
+      await this.sync(req.includeCandidates, o.onProgress);
+      checkCancelled(o.cancelled);
+      if (this.opts.background && embedder && !this.building && (await index.missingVectors(embedder)) > 0)
+        this.startBuild(null);
+      partial = this.building !== null;
+      return rankIndex(index, {
+        query: req.query,
+        limit: req.maxResults,
+        maxTokens: req.maxTokens,
+        includeSuperseded: req.includeSuperseded,
+        includeCandidates: req.includeCandidates,
+        halfLifeDays: req.halfLifeDays,
+        minScore: req.minScore,
+        embedder,
+        // A server embeds in its background build; a short process embeds a few now.
+        maxEmbedOnSearch: this.opts.background ? 0 : EMBED_ON_SEARCH,
+        cancelled: o.cancelled,
+      });
+    };
+    // A damaged index is rebuilt from git, unless a build is using it right now.
+    const ranked = this.building ? await rank() : await index.withRepair(rank);
+    if (!this.opts.background) await index.save();
+    const note = index.takeRepairNote();
+    if (note) ranked.warnings.unshift(note);
+    const answer = await withholdSearchAnswer(this.ctx, ranked);
+    checkCancelled(o.cancelled);
+    return { ...answer, partial, warnings: [...(partial ? [this.partialNote()] : []), ...ranked.warnings] };
+  }
+
+  /** Starts bringing the index up to date without waiting (a server's start, a change). */
+  refresh(): void {
+    this.sync(false).catch((e: unknown) => this.log(`search index refresh failed: ${(e as Error).message}`));
+  }
+
+  /** `cairn index`: everything up to date, vectors included, then a compact snapshot. */
+  async buildAll(o: HostCallOptions = {}): Promise<IndexResult> {
+    await this.building;
+    const index = await this.index();
+    const report = this.reporter(o.onProgress);
+    const result = await index.withRepair(async () => {
+      const listing = await listSearchable(this.ctx);
+      const files = await searchSources(this.ctx, listing, { indexed: (p) => index.hashOf(p) });
+      const total = changedCount(listing, (p) => index.hashOf(p));
+      report({ phase: 'keyword', done: 0, total });
+      const stats = await index.refresh(files, {
+        onProgress: (done) => report({ phase: 'keyword', done, total }),
+      });
+      index.source = listing.key;
+      const embedder = await this.embedder();
+      checkCancelled(o.cancelled);
+      const embedded = embedder
+        ? await index.embedMissing(embedder, {
+            onProgress: (done, all) => report({ phase: 'embedding', done, total: all }),
+          })
+        : 0;
+      await index.save({ compact: true });
+      return {
+        files: files.length,
+        added: stats.added,
+        changed: stats.changed,
+        removed: stats.removed,
+        chunks: stats.chunks,
+        embedded,
+        provider: embedder?.modelId ?? 'none',
+        vector_enabled: embedder !== null,
+      };
+    });
+    report({ phase: 'done', done: 0, total: 0 });
+    const note = index.takeRepairNote();
+    return { ...result, warnings: note ? [note] : [] };
+  }
+
+  async close(): Promise<void> {
+    await this.building?.catch(() => undefined);
+    (await this.indexP?.catch(() => null))?.close();
+  }
+
+  /**
+   * Brings the index in step with main for this kind of search: nothing when the index was listed
+   * from the same commit; a few changed files at once; many (a fresh clone) in the background in a
+   * server, at once with progress in a short process. While a build runs, answers use what is there.
+   */
+  private sync(includeCandidates: boolean, onProgress?: (p: IndexProgress) => void): Promise<void> {
+    const run = async () => {
+      if (this.building) return;
+      const index = await this.index();
+      if (index.source === (await searchSourceKey(this.ctx, { includeCandidates }))) return;
+      const listing = await listSearchable(this.ctx, { includeCandidates });
+      const changed = changedCount(listing, (p) => index.hashOf(p));
+      if (this.opts.background && changed > SMALL_REFRESH) this.startBuild(listing);
+      else await this.refreshFrom(index, listing, this.reporter(onProgress), false);
+    };
+    const result = this.syncs.then(run, run);
+    this.syncs = result.catch(() => undefined);
+    return result;
+  }
+
+  private async refreshFrom(
+    index: SearchIndex,
+    listing: SearchListing,
+    report: (p: IndexProgress) => void,
+    sliced: boolean,
+  ): Promise<void> {
+    const pause = sliced ? this.slicer() : undefined;
+    const total = changedCount(listing, (p) => index.hashOf(p));
+    report({ phase: total ? 'listing' : 'keyword', done: 0, total });
+    await index.withRepair(async () => {
+      const files = await searchSources(this.ctx, listing, { pause, indexed: (p) => index.hashOf(p) });
+      await index.refresh(files, { pause, onProgress: (done) => report({ phase: 'keyword', done, total }) });
+    });
+    index.source = listing.key;
+    // A large refresh leaves much of the index in the delta: write it compactly once.
+    await index.save({ compact: total > SMALL_REFRESH });
+    report({ phase: 'done', done: total, total });
+  }
+
+  /** A build behind the answers: the listed files (when given), then every missing vector. */
+  private startBuild(listing: SearchListing | null): void {
+    if (this.building) return;
+    const report = this.reporter();
+    this.building = (async () => {
+      const index = await this.index();
+      if (listing) await this.refreshFrom(index, listing, report, true);
+      const embedder = await this.embedder();
+      if (embedder && (await index.missingVectors(embedder)) > 0) {
+        await index.embedMissing(embedder, {
+          batch: 16,
+          onProgress: (done, total) => report({ phase: 'embedding', done, total }),
+        });
+        await index.save();
+      }
+    })()
+      .catch((e: unknown) => this.log(`search index build failed: ${(e as Error).message}`))
+      .finally(() => {
+        this.building = null;
+        report({ phase: 'done', done: 0, total: 0 });
+      });
+  }
+
+  /** Yields to the event loop when a slice of work has run long enough (queued searches answer). */
+  private slicer(): () => Promise<void> | undefined {
+    let since = performance.now();
+    return () => {
+      if (performance.now() - since < SLICE_MS) return undefined;
+      return nextTurn().then(() => {
+        since = performance.now();
+      });
+    };
+  }
+
+  /** Reports to the host's listener and the caller's, throttled within a phase. */
+  private reporter(caller?: (p: IndexProgress) => void): (p: IndexProgress) => void {
+    let last = 0;
+    return (p) => {
+      const now = performance.now();
+      const phaseChanged = p.phase !== this.progress.phase;
+      this.progress = p;
+      if (!phaseChanged && p.done !== p.total && now - last < PROGRESS_MS) return;
+      last = now;
+      this.onProgress(p);
+      caller?.(p);
+    };
+  }
+
+  private partialNote(): string {
+    const { phase, done, total } = this.progress;
+    if (phase === 'embedding')
+      return `partial answer: the search index is still embedding (${done} of ${total} chunks so far); semantic matches among the rest are missed`;
+    if (total === 0)
+      return 'partial answer: the search index is still being built; ask again shortly for a complete answer';
+    return `partial answer: the search index is still being built (${done} of ${total} files indexed so far); ask again shortly for a complete answer`;
+  }
+
+  private log(message: string): void {
+    this.opts.log?.(`cairn: ${message}`);
+  }
+}

@@ -1,0 +1,234 @@
+// The search service as editors and agents meet it (issue 11): the index is built in a worker
+// thread, so the language server answers while a build runs, says when an answer is partial (with
+// `$/progress` while building), honours cancellation; the agents' first memory_retrieve on a fresh
+// clone answers at once, partial and saying so. Real processes over stdio, a generated store of a
+// few thousand memories committed with the git CLI.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  CancellationTokenSource,
+  createMessageConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type MessageConnection,
+} from 'vscode-languageserver/node';
+// @ts-expect-error: a plain JavaScript module shared with the benchmarks
+import { generateStore } from '../../bench/search-gen.mjs';
+import { call, connect } from '../mcp/helpers.js';
+import { git, uriOf } from './lsp-helper.js';
+
+const REPO = path.resolve(import.meta.dirname, '../..');
+const BUILT = existsSync(path.join(REPO, 'dist/main.js'));
+const MEMORIES = 4000;
+
+let template: string;
+const dirs: string[] = [];
+const children: ChildProcess[] = [];
+
+beforeAll(() => {
+  template = path.join(os.tmpdir(), `cairn-search-service-${process.pid}`);
+  (generateStore as (dir: string, count: number) => void)(template, MEMORIES);
+  rmSync(path.join(template, '.generated'), { force: true });
+  writeFileSync(path.join(template, 'cairn.yaml'), 'version: 1\n');
+  writeFileSync(path.join(template, '.gitignore'), '.cairn/\n');
+  git(template, 'init', '-q', '-b', 'main');
+  git(template, 'add', '-A');
+  git(template, 'commit', '-q', '-m', 'store(init): generated memories');
+}, 120_000);
+afterAll(() => rmSync(template, { recursive: true, force: true }));
+afterEach(() => {
+  children.splice(0).forEach((c) => c.kill());
+  dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true }));
+});
+
+/** A fresh clone of the generated store: no .cairn, nothing indexed. */
+function freshStore(): string {
+  const dir = path.join(os.tmpdir(), `cairn-search-service-${process.pid}-${dirs.length}-${Date.now()}`);
+  cpSync(template, dir, { recursive: true });
+  dirs.push(dir);
+  return dir;
+}
+
+interface Server {
+  conn: MessageConnection;
+  /** `$/progress` values of the search index build, in arrival order. */
+  buildProgress: { kind: string; title?: string }[];
+  /** Resolves at the build's next `end`. */
+  buildEnded(): Promise<void>;
+  buildBegun(): Promise<void>;
+}
+
+async function startServer(root: string): Promise<Server> {
+  const child = spawn(process.execPath, [path.join(REPO, 'bin/cairn.js'), 'lsp', '--stdio'], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, CAIRN_AUTHOR_NAME: 'Ada', CAIRN_AUTHOR_EMAIL: 'ada@example.com' },
+  });
+  children.push(child);
+  const conn = createMessageConnection(
+    new StreamMessageReader(child.stdout!),
+    new StreamMessageWriter(child.stdin!),
+  );
+  const buildTokens = new Set<string | number>();
+  const buildProgress: Server['buildProgress'] = [];
+  const waiters: { kind: string; resolve: () => void }[] = [];
+  conn.onRequest('window/workDoneProgress/create', () => null);
+  conn.onNotification(
+    '$/progress',
+    (p: { token: string | number; value: { kind: string; title?: string } }) => {
+      if (p.value.kind === 'begin' && p.value.title?.includes('search index')) buildTokens.add(p.token);
+      if (!buildTokens.has(p.token)) return;
+      buildProgress.push(p.value);
+      for (const w of waiters.filter((x) => x.kind === p.value.kind)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
+    },
+  );
+  conn.listen();
+  await conn.sendRequest('initialize', {
+    processId: null,
+    rootUri: pathToFileURL(root).href,
+    capabilities: { window: { workDoneProgress: true } },
+    workspaceFolders: null,
+  });
+  await conn.sendNotification('initialized', {});
+  const waitFor = (kind: string) => new Promise<void>((resolve) => waiters.push({ kind, resolve }));
+  return { conn, buildProgress, buildEnded: () => waitFor('end'), buildBegun: () => waitFor('begin') };
+}
+
+interface CairnSearch {
+  partial?: boolean;
+  warnings?: string[];
+  results: { id: string }[];
+}
+
+/** Asks cairn/search until the index is complete (an older server never says partial). */
+async function settle(conn: MessageConnection): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    const r = (await conn.sendRequest('cairn/search', { query: 'deploy cache' })) as CairnSearch;
+    if (!r.partial) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error('the search index never completed');
+}
+
+/** Rewrites most memories and commits with the git CLI: the next search has thousands to re-index. */
+function commitLargeChange(root: string): void {
+  const files = readdirSync(path.join(root, 'memories')).slice(0, 3000);
+  for (const f of files) {
+    const file = path.join(root, 'memories', f);
+    writeFileSync(file, `${readFileSync(file, 'utf8')}\nRevisited during the zeppelin migration.\n`);
+  }
+  git(root, 'add', '-A');
+  git(root, 'commit', '-q', '-m', 'edit memories by hand');
+}
+
+/** When `.cairn/index/state.json` is next rewritten (the end of a (re)index, in every version). */
+function indexSaved(root: string): { at: () => number | null; stop: () => void } {
+  const state = path.join(root, '.cairn', 'index', 'state.json');
+  const mtime = () => (existsSync(state) ? statSync(state).mtimeMs : 0);
+  const before = mtime();
+  let at: number | null = null;
+  const timer = setInterval(() => {
+    if (at === null && mtime() !== before) at = performance.now();
+  }, 5);
+  return { at: () => at, stop: () => clearInterval(timer) };
+}
+
+const OPEN_TEXT = '---\nid: mem-1\ntitle: one\nkind: note\n---\nSee [[mem-\n';
+
+describe.skipIf(!BUILT)('the search service behind the language server', () => {
+  // A guard more than a reproduction: the server before issue 11 passed it too on a re-index (its
+  // 1.5 s keyword fallback answered and its refresh yielded); the freeze it had on a fresh clone
+  // depends on timing, which tests do not assert (bench/service.mjs measures it).
+  it('answers a completion and the workspace-symbol search itself while thousands of files re-index', async () => {
+    const root = freshStore();
+    const s = await startServer(root);
+    await s.conn.sendNotification('textDocument/didOpen', {
+      textDocument: {
+        uri: uriOf(root, 'memories/mem-1.md'),
+        languageId: 'markdown',
+        version: 0,
+        text: OPEN_TEXT,
+      },
+    });
+    await settle(s.conn);
+    commitLargeChange(root);
+
+    const saved = indexSaved(root);
+    const answered: Record<string, number> = {};
+    const symbols = s.conn.sendRequest('workspace/symbol', { query: 'zeppelin migration' }).then((r) => {
+      answered.symbols = performance.now();
+      return r;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const completion = s.conn
+      .sendRequest('textDocument/completion', {
+        textDocument: { uri: uriOf(root, 'memories/mem-1.md') },
+        position: { line: 5, character: 10 },
+      })
+      .then((r) => {
+        answered.completion = performance.now();
+        return r as { items: { label: string }[] } | null;
+      });
+    const items = await completion;
+    await symbols;
+    // The re-index finishes later, behind the answers (the old server re-indexed before answering).
+    for (let i = 0; i < 2000 && saved.at() === null; i++) await new Promise((r) => setTimeout(r, 20));
+    saved.stop();
+    expect(items?.items.length).toBeGreaterThan(0);
+    expect(saved.at()).not.toBeNull();
+    expect(answered.completion).toBeLessThan(saved.at()!);
+    expect(answered.symbols).toBeLessThan(saved.at()!);
+  }, 240_000);
+
+  it('says partial while it builds, with $/progress, and complete afterwards', async () => {
+    const root = freshStore();
+    const s = await startServer(root);
+    await settle(s.conn);
+    commitLargeChange(root);
+    const ended = s.buildEnded();
+    // The first search after the change starts the re-index behind it and answers from what is ready.
+    const first = (await s.conn.sendRequest('cairn/search', { query: 'zeppelin migration' })) as CairnSearch;
+    expect(first.partial).toBe(true);
+    expect(first.warnings?.join('\n')).toMatch(/partial answer: the search index is still being built/);
+    await ended;
+    expect(s.buildProgress.map((p) => p.kind)).toContain('begin');
+    const after = (await s.conn.sendRequest('cairn/search', { query: 'zeppelin migration' })) as CairnSearch;
+    expect(after.partial).toBe(false);
+    expect(after.results.length).toBeGreaterThan(0);
+  }, 240_000);
+
+  it('answers a cancelled search with RequestCancelled', async () => {
+    const root = freshStore();
+    const s = await startServer(root);
+    for (const method of ['workspace/symbol', 'cairn/search']) {
+      const source = new CancellationTokenSource();
+      const pending = s.conn.sendRequest(method, { query: 'deploy cache' }, source.token);
+      source.cancel();
+      await expect(pending).rejects.toMatchObject({ code: -32800 });
+    }
+    // The server goes on serving.
+    await settle(s.conn);
+  }, 240_000);
+});
+
+describe.skipIf(!BUILT)('the agents first memory_retrieve on a fresh clone', () => {
+  it('answers while the index builds, partial and saying so', async () => {
+    const root = freshStore();
+    const c = await connect(root);
+    try {
+      const r = await call(c.client, 'memory_retrieve', { query: 'deploy cache' });
+      expect(r.isError).toBe(false);
+      expect(r.json.partial).toBe(true);
+      expect(r.json.warnings.join('\n')).toMatch(/partial answer/);
+      expect(r.texts.join('\n')).toMatch(/This answer is partial/);
+    } finally {
+      await c.close();
+    }
+  }, 240_000);
+});
