@@ -1,130 +1,182 @@
-// SciFact evaluation: nDCG@10 and recall@100 for keyword-only, vector-only and hybrid ranking.
-// Usage: npm run eval:scifact -- [--model-dir DIR] [--data DIR] [--grid] [--prefix]
-// Indexes each abstract as one document (title + text fields) through the product's keyword index
-// and fusion code (dist/), so the figures are the ones `cairn search` ranks with.
-import { readFileSync } from 'node:fs';
+// SciFact evaluation, side by side with SQLite FTS5 (porter stemmer, BM25) over the same text.
+// Usage: npm run eval:scifact -- [--model-dir DIR] [--folds 5] [--held-out] [--answer] [--cli-check]
+//   [--weights V/T] [--no-adaptive] [--kw JSON] [--fusion JSON] [--data DIR]
+// Each abstract becomes one memory file (front matter + body) indexed by the product's SearchIndex;
+// each train query is ranked in-process by searchHybrid (the ranking `cairn search` uses), whole
+// ranking (minScore 0, one entry per memory) and, with --answer, the default answer of
+// `searchStore({ limit: 10 })`. Queries are split into --folds deterministic folds by query id; the
+// last fold is held out and only printed with --held-out (look at it once, after tuning).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { KeywordIndex } from '../dist/search/keyword-index.js';
-import { fuse, weightsForModel } from '../dist/core/search/rank.js';
+import Database from 'better-sqlite3';
+import { SearchIndex } from '../dist/search/index-store.js';
+import { searchHybrid, searchStore } from '../dist/search/search.js';
+import { parseMemory } from '../dist/core/format/index.js';
+import { chunkMetaFromMemory } from '../dist/core/search/meta.js';
+import { foldOf, meanOf, metrics, memoryText, readJsonl, readQrels } from './scifact-lib.mjs';
 
 const { values: args } = parseArgs({
   options: {
     'model-dir': { type: 'string' },
     data: { type: 'string', default: new URL('../../shared/data/scifact', import.meta.url).pathname },
-    grid: { type: 'boolean', default: false },
-    prefix: { type: 'boolean', default: false },
-    k: { type: 'string' },
-    b: { type: 'string' },
-    d: { type: 'string' },
-    'title-boost': { type: 'string' },
+    folds: { type: 'string', default: '5' },
+    'held-out': { type: 'boolean', default: false },
+    answer: { type: 'boolean', default: false },
+    'cli-check': { type: 'boolean', default: false },
+    weights: { type: 'string' },
+    'no-adaptive': { type: 'boolean', default: false },
+    fusion: { type: 'string' },
+    kw: { type: 'string' },
     limit: { type: 'string' },
   },
 });
 
-const readJsonl = (p) =>
-  readFileSync(p, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l));
 const corpus = readJsonl(`${args.data}/corpus.beir.jsonl`);
-const qrels = new Map();
-for (const line of readFileSync(`${args.data}/qrels_train.tsv`, 'utf8').split('\n').slice(1)) {
-  const [q, d, s] = line.split('\t');
-  if (!q || !(Number(s) > 0)) continue;
-  if (!qrels.has(q)) qrels.set(q, new Map());
-  qrels.get(q).set(d, Number(s));
-}
+const qrels = readQrels(`${args.data}/qrels_train.tsv`);
 let queries = readJsonl(`${args.data}/queries.train.beir.jsonl`).filter((q) => qrels.has(q._id));
 if (args.limit) queries = queries.slice(0, Number(args.limit));
+const folds = Number(args.folds);
+const heldOut = folds - 1;
+const NOW = Date.parse('2026-11-30T00:00:00Z');
 
-/** nDCG@10 and recall@100 of ranked doc keys against one query's judgements. */
-function metrics(ranked, rel) {
-  let dcg = 0;
-  ranked.slice(0, 10).forEach((key, i) => (dcg += (rel.get(corpus[key]._id) ?? 0) / Math.log2(i + 2)));
-  const ideal = [...rel.values()].sort((a, b) => b - a).slice(0, 10);
-  const idcg = ideal.reduce((s, g, i) => s + g / Math.log2(i + 2), 0);
-  const top100 = new Set(ranked.slice(0, 100).map((k) => corpus[k]._id));
-  const found = [...rel.keys()].filter((d) => top100.has(d)).length;
-  return { ndcg: idcg ? dcg / idcg : 0, recall: found / rel.size };
-}
-
-function evaluate(name, rankFor) {
-  let ndcg = 0;
-  let recall = 0;
-  const t0 = performance.now();
-  for (const q of queries) {
-    const m = metrics(rankFor(q), qrels.get(q._id));
-    ndcg += m.ndcg;
-    recall += m.recall;
-  }
-  const ms = (performance.now() - t0) / queries.length;
-  const row = `${name.padEnd(34)} nDCG@10 ${(ndcg / queries.length).toFixed(3)}  recall@100 ${(recall / queries.length).toFixed(3)}  (${ms.toFixed(2)} ms/query)`;
-  console.log(row);
-}
-
+// --- Cairn: one memory per abstract, indexed by the product's SearchIndex.
 let t = performance.now();
-const index = KeywordIndex.empty();
-corpus.forEach((d, i) => index.add(i, { title: d.title ?? '', tags: '', heading: '', text: d.text ?? '' }));
+const root = mkdtempSync(join(tmpdir(), 'cairn-scifact-'));
+const index = await SearchIndex.open(root);
+const pathToDoc = new Map();
+const files = corpus.map((d) => {
+  const path = `memories/d${d._id}.md`;
+  pathToDoc.set(path, d._id);
+  const text = memoryText(d);
+  return {
+    path,
+    text,
+    meta: chunkMetaFromMemory(parseMemory(text, { path }), { status: 'active', trust: 0.8 }),
+  };
+});
+await index.refresh(files);
 console.log(
-  `SciFact: ${corpus.length} abstracts, ${queries.length} train queries; keyword index built in ${(performance.now() - t).toFixed(0)} ms`,
+  `SciFact: ${corpus.length} abstracts, ${queries.length} train queries in ${folds} folds; ` +
+    `Cairn index built in ${(performance.now() - t).toFixed(0)} ms`,
 );
 
-const keywordHits = new Map();
-const kwOptions = { prefix: args.prefix };
-if (args.k) kwOptions.bm25 = { k: Number(args.k), b: Number(args.b ?? 0.7), d: Number(args.d ?? 0.5) };
-if (args['title-boost']) kwOptions.boost = { title: Number(args['title-boost']) };
-evaluate(`keyword-only (BM25${args.prefix ? ', prefix' : ''})`, (q) => {
-  const hits = index.search(q.text, kwOptions).slice(0, 100);
-  keywordHits.set(q._id, hits);
-  return hits.map((h) => h.docId);
-});
+// --- FTS5 over the same title + text.
+t = performance.now();
+const db = new Database(':memory:');
+db.exec(`CREATE VIRTUAL TABLE docs USING fts5(id UNINDEXED, title, text, tokenize='porter unicode61')`);
+const insert = db.prepare('INSERT INTO docs (id, title, text) VALUES (?, ?, ?)');
+db.transaction(() => corpus.forEach((d) => insert.run(d._id, d.title ?? '', d.text ?? '')))();
+const ftsQuery = db.prepare('SELECT id FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT 100');
+const fts = (text) => {
+  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return words.length ? ftsQuery.all(words.map((w) => `"${w}"`).join(' OR ')).map((r) => r.id) : [];
+};
+console.log(`FTS5 built in ${(performance.now() - t).toFixed(0)} ms`);
 
+let embedder = null;
 if (args['model-dir']) {
   const { loadEmbedderFromDir } = await import('../dist/search/embedder.js');
-  const embedder = await loadEmbedderFromDir(args['model-dir']);
+  embedder = await loadEmbedderFromDir(args['model-dir']);
   t = performance.now();
-  const docVecs = await embedder.embed(corpus.map((d) => `${d.title}\n\n${d.text}`));
-  const queryVecs = await embedder.embed(queries.map((q) => q.text));
+  await index.embedMissing(embedder);
   console.log(
-    `model ${embedder.modelId} (${embedder.dims} dims): embedded corpus + queries in ${(performance.now() - t).toFixed(0)} ms`,
+    `model ${embedder.modelId} (${embedder.dims} dims): corpus embedded in ${(performance.now() - t).toFixed(0)} ms`,
   );
-  const vectorHits = new Map();
-  queries.forEach((q, qi) => {
-    const qv = queryVecs[qi];
-    const scores = docVecs.map((v, key) => {
-      let s = 0;
-      for (let i = 0; i < qv.length; i++) s += qv[i] * v[i];
-      return { key, score: s };
-    });
-    scores.sort((a, b) => b.score - a.score);
-    const top = scores.slice(0, 100);
-    // The product also scores the keyword hits by cosine (exact cosine is cheap), so do the same.
-    const seen = new Set(top.map((s) => s.key));
-    for (const h of keywordHits.get(q._id))
-      if (!seen.has(h.docId)) top.push(scores.find((s) => s.key === h.docId));
-    vectorHits.set(q._id, top);
-  });
-  const kw = (q) => keywordHits.get(q._id).map((h) => ({ key: h.docId, score: h.score }));
-  evaluate('vector-only', (q) =>
-    vectorHits
-      .get(q._id)
-      .slice(0, 100)
-      .map((s) => s.key),
-  );
-  const chosen = weightsForModel(embedder.modelId);
-  evaluate(`hybrid weighted ${chosen.vectorWeight}/${chosen.textWeight} (model default)`, (q) =>
-    fuse(kw(q), vectorHits.get(q._id), { method: 'weighted', ...chosen }).map((s) => s.key),
-  );
-  if (args.grid) {
-    for (const vw of [0.1, 0.2, 0.3, 0.5, 0.7]) {
-      const w = { vectorWeight: vw, textWeight: Math.round((1 - vw) * 10) / 10 };
-      evaluate(`hybrid weighted ${w.vectorWeight}/${w.textWeight}`, (q) =>
-        fuse(kw(q), vectorHits.get(q._id), { method: 'weighted', ...w }).map((s) => s.key),
-      );
-      evaluate(`hybrid rrf k=60 ${w.vectorWeight}/${w.textWeight}`, (q) =>
-        fuse(kw(q), vectorHits.get(q._id), { method: 'rrf', ...w }).map((s) => s.key),
-      );
-    }
-  }
-  await embedder.dispose();
 }
+
+const rankOpts = { minScore: 0, now: NOW };
+// --kw '{"scoring":"fields"}' or '{"bm25":{"k":1.2,"b":0.75,"d":0}}': keyword options to compare.
+// A JSON array compares several keyword settings in one run (one row each).
+const kwVariants = args.kw ? [JSON.parse(args.kw)].flat() : [];
+if (kwVariants.length === 1) rankOpts.keyword = kwVariants[0];
+const fusionOpts = {};
+if (args.weights) {
+  const [v, w] = args.weights.split('/').map(Number);
+  Object.assign(fusionOpts, { vectorWeight: v, textWeight: w });
+}
+if (args['no-adaptive']) fusionOpts.adaptive = false;
+
+/** Memory-level ranking: the best chunk of each memory, in order. */
+async function cairnRanking(query, emb, opts = rankOpts, fusion = fusionOpts) {
+  const { hits } = await searchHybrid(index, query, emb, { ...opts, fusion });
+  const out = [];
+  const seen = new Set();
+  for (const h of hits) {
+    const id = pathToDoc.get(index.pathOf(h.key));
+    if (id === undefined || seen.has(id)) continue;
+    out.push(id);
+    seen.add(id);
+  }
+  return out;
+}
+
+async function cairnAnswer(query, emb) {
+  const res = await searchStore({ storeRoot: root, query, index, embedder: emb, limit: 10, now: NOW });
+  return res.entries.map((e) => pathToDoc.get(e.path));
+}
+
+const systems = [
+  ['FTS5', async (q) => fts(q)],
+  ['keyword', (q) => cairnRanking(q, null)],
+];
+if (args.answer) systems.push(['keyword answer', (q) => cairnAnswer(q, null)]);
+if (kwVariants.length > 1) {
+  for (const kw of kwVariants) {
+    systems.push([
+      JSON.stringify(kw).slice(0, 30),
+      (q) => cairnRanking(q, null, { ...rankOpts, keyword: kw }),
+    ]);
+  }
+}
+if (embedder) {
+  systems.push([`hybrid ${embedder.modelId}`, (q) => cairnRanking(q, embedder)]);
+  if (args.answer) systems.push(['hybrid answer', (q) => cairnAnswer(q, embedder)]);
+  // --fusion '[{"vectorWeight":0.3,"textWeight":0.7}, ...]': fusion settings to compare in one run.
+  for (const f of args.fusion ? JSON.parse(args.fusion) : []) {
+    systems.push([JSON.stringify(f).slice(0, 30), (q) => cairnRanking(q, embedder, rankOpts, f)]);
+  }
+}
+
+// per system, per fold: list of {ndcg, recall}
+const results = systems.map(() => Array.from({ length: folds }, () => []));
+t = performance.now();
+for (const q of queries) {
+  const fold = foldOf(q._id, folds);
+  if (fold === heldOut && !args['held-out']) continue;
+  for (let s = 0; s < systems.length; s++) {
+    results[s][fold].push(metrics(await systems[s][1](q.text), qrels.get(q._id)));
+  }
+}
+console.log(`ranked in ${((performance.now() - t) / 1000).toFixed(1)} s\n`);
+
+const shown = [...Array(folds).keys()].filter((f) => f !== heldOut);
+const header = [
+  'system'.padEnd(30),
+  ...shown.map((f) => `fold ${f + 1}`.padStart(14)),
+  'folds mean'.padStart(14),
+];
+if (args['held-out']) header.push('HELD-OUT'.padStart(14));
+console.log(header.join(''));
+console.log(''.padEnd(30) + [...header.slice(1)].map(() => 'nDCG   R@100'.padStart(14)).join(''));
+systems.forEach(([name], s) => {
+  const cell = (list) =>
+    `${meanOf(list, 'ndcg').toFixed(3)}  ${meanOf(list, 'recall').toFixed(3)}`.padStart(14);
+  const row = [
+    name.padEnd(30),
+    ...shown.map((f) => cell(results[s][f])),
+    cell(shown.flatMap((f) => results[s][f])),
+  ];
+  if (args['held-out']) row.push(cell(results[s][heldOut]));
+  console.log(row.join(''));
+});
+
+if (args['cli-check']) {
+  const { cliCheck } = await import('./scifact-cli.mjs');
+  await cliCheck({ corpus, queries: queries.slice(0, 5) });
+}
+
+await embedder?.dispose();
+index.close();
+rmSync(root, { recursive: true, force: true });

@@ -66,15 +66,25 @@ describe('loadEmbedder with the generated tiny BERT', () => {
     }
   });
 
-  it('truncates texts at maxTokens (256 by default, as sentence-transformers does for MiniLM)', async () => {
+  it('sees the whole of a text longer than its window (maxTokens, 256 by default)', async () => {
     expect(embedder.maxTokens).toBe(256);
     const short = await loadEmbedderFromDir(join(cacheDir, MODEL_ID), { dtype: 'fp32', maxTokens: 8 });
     try {
       expect(short.maxTokens).toBe(8);
       const prefix = 'one two three four five six seven';
-      const [a, b, c] = await short.embed([`${prefix} eight`, `${prefix} nine ten`, 'one two three']);
-      expect(dot(a, b)).toBeCloseTo(1, 5); // only [CLS] + the first 7 words are seen
+      const [a, b, c, d] = await short.embed([
+        `${prefix} eight`,
+        `${prefix} nine ten`,
+        'one two three',
+        prefix,
+      ]);
+      // Issue 13: past the window, the end of a text used to be cut off (a and b were equal).
+      expect(dot(a, b)).toBeLessThan(0.9999);
       expect(dot(a, c)).toBeLessThan(0.999);
+      for (const v of [a, b, c, d]) expect(norm(v)).toBeCloseTo(1, 5);
+      // A text that fits is one passage: the same vector as embedding it alone.
+      const [alone] = await short.embed(['one two three']);
+      expect(dot(alone, c)).toBeCloseTo(1, 6);
     } finally {
       await short.dispose();
     }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SearchIndex } from '../../server/src/search/index-store.js';
 import MiniSearch from 'minisearch';
-import { processTerm, splitWords } from '../../server/src/core/search/tokenize.js';
+import { processTerm, splitWords, tokenize } from '../../server/src/core/search/tokenize.js';
 import { KeywordIndex, KEYWORD_FIELDS } from '../../server/src/search/keyword-index.js';
 import { folderFiles } from '../../server/src/search/source-files.js';
 import { memoryText, sources, tempStore, type MemorySpec } from './helpers.js';
@@ -54,15 +54,17 @@ describe('SearchIndex keyword search', () => {
     expect(paths(index, 'databse')[0]).toBe('memories/pg-choice.md'); // typo: fuzzy fallback
   });
 
-  it('scores exactly as a plain minisearch over the live documents would', async () => {
+  it('per-field scoring equals a plain minisearch over the live documents', async () => {
     const index = KeywordIndex.empty();
-    const docs = ['alpha beta gamma', 'beta beta delta', 'gamma epsilon alpha alpha'];
+    // No word repeated within a field: minisearch counts a field's distinct words as its length.
+    const docs = ['alpha beta gamma', 'beta delta', 'gamma epsilon alpha'];
     docs.forEach((text, i) => index.add(i, { title: '', tags: '', heading: '', text }));
     index.remove(1);
     index.add(3, { title: 'beta', tags: '', heading: '', text: 'zeta' });
-    const before = index.search('alpha beta');
+    const fields = { scoring: 'fields', boost: { title: 1 } } as const;
+    const before = index.search('alpha beta', fields);
     const reloaded = KeywordIndex.fromSnapshot(index.snapshot({ compact: true }));
-    expect(reloaded.search('alpha beta')).toEqual(before);
+    expect(reloaded.search('alpha beta', fields)).toEqual(before);
     expect(before.map((h) => h.docId).sort()).toEqual([0, 2, 3]);
     const plain = new MiniSearch({
       fields: [...KEYWORD_FIELDS],
@@ -76,9 +78,48 @@ describe('SearchIndex keyword search', () => {
     await plain.vacuum();
     for (const q of ['alpha beta', 'beta gamma beta zeta', 'epsilon']) {
       const expected = plain.search(q).map((r) => ({ docId: r.id, score: r.score }));
-      const got = index.search(q);
+      const got = index.search(q, fields);
       expect(got.map((h) => h.docId)).toEqual(expected.map((h) => h.docId));
       got.forEach((h, i) => expect(h.score).toBeCloseTo(expected[i].score, 10));
+    }
+  });
+
+  it('scores a chunk as one document with BM25 (k 1.2, b 0.75), as SQLite FTS5 does', () => {
+    const index = KeywordIndex.empty();
+    const docs = [
+      { title: 'Redis', tags: '', heading: '', text: 'cache cache sessions' },
+      { title: '', tags: '', heading: 'Sessions', text: 'cookies hold sessions longer than a cache' },
+      { title: '', tags: '', heading: '', text: 'postgres tables' },
+    ];
+    docs.forEach((d, i) => index.add(i, d));
+    index.add(3, { title: '', tags: '', heading: '', text: 'removed cache' });
+    index.remove(3);
+    // Reference: tf summed over fields (title counts twice), length = all words, idf over chunks.
+    const tokensOf = (d: (typeof docs)[number]) =>
+      [d.title, d.title, d.tags, d.heading, d.text].flatMap((f) => tokenize(f));
+    const lengthOf = (d: (typeof docs)[number]) =>
+      [d.title, d.tags, d.heading, d.text].reduce((n, f) => n + splitWords(f).length, 0);
+    const avg = docs.reduce((n, d) => n + lengthOf(d), 0) / docs.length;
+    const reference = (query: string) =>
+      docs
+        .map((d, docId) => {
+          let score = 0;
+          for (const term of tokenize(query)) {
+            const n = docs.filter((x) => tokensOf(x).includes(term)).length;
+            const tf = tokensOf(d).filter((t) => t === term).length;
+            if (!tf) continue;
+            const idf = Math.log(1 + (docs.length - n + 0.5) / (n + 0.5));
+            score += (idf * tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * lengthOf(d)) / avg));
+          }
+          return { docId, score };
+        })
+        .filter((h) => h.score > 0)
+        .sort((a, b) => b.score - a.score);
+    for (const q of ['redis cache', 'sessions', 'cache cookies postgres']) {
+      const got = index.search(q);
+      const want = reference(q);
+      expect(got.map((h) => h.docId)).toEqual(want.map((h) => h.docId));
+      got.forEach((h, i) => expect(h.score).toBeCloseTo(want[i].score, 10));
     }
   });
 });

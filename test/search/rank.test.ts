@@ -5,6 +5,7 @@ import {
   rankHits,
   recencyMultiplier,
   SEARCH_DEFAULTS,
+  vectorAgreement,
   weightsForModel,
 } from '../../server/src/core/search/rank.js';
 import { DEFAULT_CONFIG } from '../../server/src/core/config.js';
@@ -33,7 +34,7 @@ describe('fuse', () => {
       { key: 2, score: 0.8 },
       { key: 3, score: 0.4 },
     ];
-    const fused = fuse(kw, vec, { vectorWeight: 0.5, textWeight: 0.5 });
+    const fused = fuse(kw, vec, { vectorWeight: 0.5, textWeight: 0.5, adaptive: false });
     // key 2: 0.25 + 0.5 = 0.75, key 1: 0.5, key 3: 0.25 -> divided by 0.75
     expect(fused.map((f) => f.key)).toEqual([2, 1, 3]);
     expect(fused[0].score).toBe(1);
@@ -45,13 +46,45 @@ describe('fuse', () => {
       method: 'rrf',
       vectorWeight: 0.7,
       textWeight: 0.3,
+      adaptive: false,
     });
     expect(fused.map((f) => f.key)).toEqual([2, 1]);
   });
 
+  // Issue 13: a model whose best hits share nothing with the keyword ranking (the random test
+  // model, a model for another language or domain) pulled keyword results down at 0.7 / 0.3.
+  const keyword = Array.from({ length: 60 }, (_, i) => ({ key: i, score: 60 - i }));
+  it('gives a model that disagrees with the keywords no say (adaptive fusion)', () => {
+    // The model's favourites are unrelated keys 100..109, plus the keyword hits' own cosines in
+    // random order: no better than chance.
+    const noise = [
+      ...Array.from({ length: 10 }, (_, i) => ({ key: 100 + i, score: 0.9 - i * 0.001 })),
+      ...keyword.map((k) => ({ key: k.key, score: 0.5 + ((k.key * 37) % 60) / 1000 })),
+    ];
+    const fused = fuse(keyword, noise, { vectorWeight: 0.7, textWeight: 0.3 });
+    expect(fused.slice(0, 60).map((f) => f.key)).toEqual(keyword.map((k) => k.key));
+    expect(fuse(keyword, noise, { vectorWeight: 0.7, textWeight: 0.3, adaptive: false })[0].key).not.toBe(0);
+  });
+
+  it('keeps the weight of a model that agrees with the keywords beyond chance', () => {
+    // The model ranks keyword hits 5..14 first and finds key 200 that no keyword matched.
+    const agreeing = [
+      ...[7, 5, 6, 8, 9, 10, 11, 12, 13, 14].map((key, i) => ({ key, score: 0.95 - i * 0.01 })),
+      { key: 200, score: 0.89 },
+      ...Array.from({ length: 100 }, (_, i) => ({ key: 300 + i, score: 0.2 })),
+    ];
+    expect(vectorAgreement(keyword, agreeing)).toBe(1);
+    const adaptive = fuse(keyword, agreeing, { vectorWeight: 0.7, textWeight: 0.3 });
+    expect(adaptive).toEqual(
+      fuse(keyword, agreeing, { vectorWeight: 0.7, textWeight: 0.3, adaptive: false }),
+    );
+    expect(adaptive[0].key).not.toBe(0); // the model reorders the keyword hits
+    expect(vectorAgreement([], agreeing)).toBe(1); // only the model can answer
+  });
+
   it('picks weights per model and keyword-only without one', () => {
     expect(weightsForModel(null)).toEqual({ vectorWeight: 0, textWeight: 1 });
-    expect(weightsForModel('glove-sif-50k').vectorWeight).toBeLessThan(0.5);
+    expect(weightsForModel('glove-sif-50k').vectorWeight).toBeLessThanOrEqual(0.5);
     expect(weightsForModel('someone/unknown-model')).toEqual({ vectorWeight: 0.7, textWeight: 0.3 });
   });
 });
@@ -63,11 +96,18 @@ describe('rankHits and budgets', () => {
   });
 
   const now = Date.parse('2026-06-01');
-  it('halves at most with age, and keeps undated files whole', () => {
+  it('halves at most with age; an undated file or the scaffolding is not lifted (issue 13)', () => {
     expect(recencyMultiplier({ status: 'active', updated: '2026-06-01' }, now, 180)).toBe(1);
     expect(recencyMultiplier({ status: 'active', updated: '2025-12-03' }, now, 180)).toBeCloseTo(0.75, 2);
     expect(recencyMultiplier({ status: 'active', updated: '1990-01-01' }, now, 180)).toBeCloseTo(0.5, 3);
-    expect(recencyMultiplier({ status: 'active' }, now, 180)).toBe(1);
+    expect(recencyMultiplier({ status: 'active' }, now, 180)).toBe(0.5);
+    const template = {
+      status: 'active' as const,
+      updated: '2026-06-01',
+      path: 'memories/cairn-store-conventions.md',
+    };
+    expect(recencyMultiplier(template, now, 180)).toBe(0.5);
+    expect(recencyMultiplier({ status: 'active', path: 'MEMORY.md' }, now, 0)).toBe(1);
   });
 
   it('lets trust reorder equally relevant hits', () => {

@@ -66,9 +66,23 @@ export const modelCommand: Command = {
     }
     if (sub === 'import') {
       if (!dir) throw new UsageError('model import needs a folder: cairn model import DIR');
-      const s = await importModel({ from: path.resolve(io.cwd, dir), modelId, cacheDir });
-      if (args.json) writeJson(io, { success: true, ...s });
-      else writeLine(io, `imported ${modelId} (${s.dtype}, ${formatBytes(s.sizeBytes)}) into ${s.path}`);
+      // The folder's own id unless --model names one (refused when the folder says otherwise).
+      const s = await importModel({
+        from: path.resolve(io.cwd, dir),
+        modelId: str(args, 'model'),
+        configuredId: modelId,
+        cacheDir,
+      });
+      if (args.json) writeJson(io, { success: true, ...s, configuredModel: modelId });
+      else {
+        writeLine(io, `imported ${s.modelId} (${s.dtype}, ${formatBytes(s.sizeBytes)}) into ${s.path}`);
+        if (s.modelId !== modelId) {
+          writeLine(
+            io,
+            `  search uses ${modelId}; to use this one, set search.model: ${s.modelId} in cairn.yaml`,
+          );
+        }
+      }
       return EXIT.OK;
     }
     if (sub === 'pull') {

@@ -27,6 +27,8 @@ export const ERROR_CODES = [
   'CONFIG_INVALID',
   'MODEL_NOT_INSTALLED',
   'MODEL_INVALID',
+  /** `model import --model ID` given a folder whose own config says it is another model. */
+  'MODEL_MISMATCH',
   'NETWORK_UNAVAILABLE',
   /** The sync remote cannot be reached (offline, DNS, connection refused, cut mid-transfer). */
   'REMOTE_UNREACHABLE',

@@ -45,7 +45,9 @@ export async function modelStatus(opts: {
 
 export async function importModel(opts: {
   from: string;
-  modelId: string;
+  /** --model; default: the folder's own id (search/model-identity.ts). */
+  modelId?: string;
+  configuredId?: string;
   cacheDir: string;
 }): Promise<ModelStatus> {
   return (await import('../search/model-install.js')).importModel(opts);

@@ -4,6 +4,9 @@
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CairnError } from '../core/errors.js';
+import { DEFAULT_WEIGHTS, weightsForModel, type FusionWeights } from '../core/search/rank.js';
+import { poolByOwner, windowPassages } from './passages.js';
+import { identityConflict, knownModelLike, readModelIdentity } from './model-identity.js';
 import {
   chooseDtype,
   DEFAULT_DTYPE,
@@ -18,6 +21,8 @@ export interface Embedder {
   readonly dims: number;
   /** L2-normalized, mean-pooled vectors, one per text, in input order. */
   embed(texts: string[], opts?: { signal?: AbortSignal }): Promise<Float32Array[]>;
+  /** Fusion weights of the model actually loaded (default: weightsForModel(modelId)). */
+  readonly fusion?: FusionWeights;
 }
 
 /** An embedder with what was loaded and a way to free the ONNX session. */
@@ -30,7 +35,7 @@ export interface LoadedEmbedder extends Embedder {
 }
 
 type Extractor = {
-  tokenizer: { model_max_length?: number };
+  tokenizer: { model_max_length?: number; encode(text: string): number[] };
   (
     texts: string[],
     opts: { pooling: 'mean'; normalize: boolean },
@@ -72,6 +77,7 @@ async function createExtractor(dir: string, dtype: ModelDtype): Promise<Extracto
 
 class TransformersEmbedder implements LoadedEmbedder {
   dims = 0;
+  fusion: FusionWeights = DEFAULT_WEIGHTS;
   readonly maxTokens: number;
   constructor(
     readonly modelId: string,
@@ -84,7 +90,29 @@ class TransformersEmbedder implements LoadedEmbedder {
     extractor.tokenizer.model_max_length = this.maxTokens;
   }
 
+  /**
+   * One vector per text. A text longer than the model's window is cut into overlapping passages
+   * that fit it (passages.ts), and their vectors are averaged: the whole text counts, not only its
+   * first maxTokens tokens (issue 13: chunks are 400 words, the window 256 tokens).
+   */
   async embed(texts: string[], opts: { signal?: AbortSignal } = {}): Promise<Float32Array[]> {
+    const pieces: string[] = [];
+    const owner: number[] = [];
+    texts.forEach((text, i) => {
+      for (const p of windowPassages(
+        text,
+        this.maxTokens,
+        (t) => this.extractor.tokenizer.encode(t).length,
+      )) {
+        pieces.push(p);
+        owner.push(i);
+      }
+    });
+    const vectors = await this.embedPassages(pieces, opts);
+    return poolByOwner(vectors, owner, texts.length);
+  }
+
+  private async embedPassages(texts: string[], opts: { signal?: AbortSignal }): Promise<Float32Array[]> {
     const out = new Array<Float32Array>(texts.length);
     // Batches of similar length waste less work on padding; the mask makes results order-free.
     const order = texts.map((_, i) => i).sort((a, b) => texts[a].length - texts[b].length);
@@ -153,6 +181,11 @@ export async function loadEmbedderFromDir(
       throw new Error('the model returned no usable vector');
     }
     embedder.dims = probe.length;
+    // Weights of the model the folder holds: a folder installed under another model's id (an
+    // import before issue 13) must not borrow that model's weights.
+    const identity = { ...(await readModelIdentity(path)), dims: probe.length };
+    const conflict = identityConflict(identity, modelId);
+    embedder.fusion = !conflict ? weightsForModel(modelId) : weightsForModel(knownModelLike(identity));
   } catch (e) {
     await embedder?.dispose().catch(() => undefined);
     throw new CairnError(

@@ -3,6 +3,7 @@
 // so that the embedder can use those without importing back what loads it.
 import { copyFile, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { chooseModelId, readModelIdentity } from './model-identity.js';
 import { CairnError } from '../core/errors.js';
 import { loadEmbedderFromDir } from './embedder.js';
 import {
@@ -60,16 +61,21 @@ export async function installStaged(opts: {
 /**
  * Installs a model from a folder (for air-gapped machines): validates it, copies the files
  * transformers.js needs into a staging folder inside the cache, proves it loads, then renames it
- * into place. An incomplete folder is rejected with MODEL_INVALID naming what is missing.
+ * into place. An incomplete folder is rejected with MODEL_INVALID naming what is missing. The id is
+ * the folder's own (model-identity.ts); `modelId` (--model) is refused with MODEL_MISMATCH when the
+ * folder says it is another model, before anything is copied.
  */
 export async function importModel(opts: {
   from: string;
-  modelId: string;
+  /** The id asked for (--model); default: the folder's own id. */
+  modelId?: string;
+  /** The store's configured model: used when the folder names that same model. */
+  configuredId?: string;
   cacheDir?: string;
 }): Promise<ModelStatus> {
   const from = resolve(opts.from);
   const cacheDir = opts.cacheDir ?? modelCacheDir();
-  modelFolder(cacheDir, opts.modelId); // reject a bad id before copying anything
+  if (opts.modelId) modelFolder(cacheDir, opts.modelId); // reject a bad id before copying anything
   if (!(await stat(from).catch(() => null))?.isDirectory()) {
     throw new CairnError('NOT_FOUND', `cannot import model: ${from} is not a folder`);
   }
@@ -82,6 +88,14 @@ export async function importModel(opts: {
       { problems },
     );
   }
+  const identity = await readModelIdentity(from);
+  const modelId = chooseModelId({
+    identity,
+    folder: from,
+    requested: opts.modelId,
+    configured: opts.configuredId,
+  });
+  modelFolder(cacheDir, modelId);
   await removeStaleStaging(cacheDir);
   const stagingRoot = await createStagingDir(cacheDir);
   try {
@@ -96,5 +110,5 @@ export async function importModel(opts: {
     throw e;
   }
   const dtype = (await availableDtypes(from))[0];
-  return installStaged({ stagingRoot, cacheDir, modelId: opts.modelId, source: 'imported', dtype });
+  return installStaged({ stagingRoot, cacheDir, modelId, source: 'imported', dtype });
 }

@@ -6,6 +6,7 @@ import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CairnError } from '../core/errors.js';
+import { MODEL_CONFIG_FILE } from './model-identity.js';
 
 export type ModelDtype = 'q8' | 'fp32';
 
@@ -20,7 +21,12 @@ export const ONNX_FILE: Record<ModelDtype, string> = {
 /** Files every model needs besides its ONNX graph. */
 export const REQUIRED_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json'];
 /** Optional files copied along when present (tokenizers of some models need them). */
-export const OPTIONAL_FILES = ['special_tokens_map.json', 'vocab.txt', 'sentence_bert_config.json'];
+export const OPTIONAL_FILES = [
+  'special_tokens_map.json',
+  'vocab.txt',
+  'sentence_bert_config.json',
+  MODEL_CONFIG_FILE,
+];
 /** Written into an installed folder by import/pull; its absence means "placed there by hand". */
 export const INSTALL_MARKER = '.cairn-model.json';
 

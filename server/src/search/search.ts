@@ -115,13 +115,22 @@ export async function searchHybrid(
   } else {
     warnings.push('no embedding model installed: keyword-only search (install one with `cairn model pull`)');
   }
-  const fusion = { method: 'weighted' as const, ...weightsForModel(embedder?.modelId), ...opts.fusion };
+  const fusion = {
+    method: 'weighted' as const,
+    ...(embedder?.fusion ?? weightsForModel(embedder?.modelId)),
+    ...opts.fusion,
+  };
   const fused = fuse(keyword, vector, fusion);
   const hits = rankHits(
     fused,
     (docId) => {
       const f = index.fileOf(docId);
-      return { status: f?.status ?? 'rejected', updated: f?.date, trust: f?.trust };
+      return {
+        status: f?.status ?? 'rejected',
+        updated: f?.date,
+        trust: f?.trust,
+        path: index.pathOf(docId),
+      };
     },
     { ...opts, now: opts.now ?? Date.now() },
   );

@@ -4,7 +4,7 @@
 //
 // File layout (little-endian):
 //   0  magic "CAIRNVEC"            8 bytes
-//   8  version (u32) = 1
+//   8  version (u32) = 2
 //  12  dims (u32)
 //  16  count (u32)
 //  20  model id length (u32), then the UTF-8 model id, zero-padded to a multiple of 4 bytes
@@ -16,7 +16,8 @@ import { CairnError } from '../core/errors.js';
 import { VectorMatrix } from './vector-matrix.js';
 
 const MAGIC = 'CAIRNVEC';
-const VERSION = 1;
+// 2: vectors pool the passages of long chunks (passages.ts); version-1 vectors saw only the start.
+const VERSION = 2;
 const KEY_BYTES = 32;
 const HASH_HEX = /^[0-9a-f]{64}$/;
 
@@ -80,7 +81,7 @@ export class VectorCache {
     }
     if (loaded) return loaded;
     const empty = new VectorCache(path, opts.modelId, opts.dims);
-    empty.damage = 'was damaged or written for another model';
+    empty.damage = 'was damaged, or written for another model or by an older Cairn';
     return empty;
   }
 

@@ -25,6 +25,41 @@ export interface FusionOptions extends Partial<FusionWeights> {
   method?: FusionMethod;
   /** Reciprocal-rank constant (default 60, as in Cormack et al. 2009). */
   rrfK?: number;
+  /**
+   * Scale the vector weight per query by how far the model's best hits agree with the keyword
+   * ranking (vectorAgreement); default true. A model whose best hits share nothing with the words
+   * of the query gets little say, so a weak or wrong model cannot drag keyword results down.
+   */
+  adaptive?: boolean;
+}
+
+/** How many of the model's best hits are compared with the keyword ranking. */
+export const AGREEMENT_TOP = 10;
+/** ... against this many keyword hits. */
+export const AGREEMENT_POOL = 50;
+/** Agreement at which the model keeps its full weight. */
+export const AGREEMENT_FULL = 0.5;
+
+/**
+ * How far the model's AGREEMENT_TOP best keys agree with the keyword list's AGREEMENT_POOL best,
+ * beyond chance, from 0 (no better than a random pick from the vector list, which also holds the
+ * keyword hits' own cosines) to 1 (at AGREEMENT_FULL). 1 when there is no keyword list (only the
+ * model can answer). Measured on SciFact train folds (docs/search.md).
+ */
+export function vectorAgreement(keyword: ScoredKey[], vector: ScoredKey[]): number {
+  if (keyword.length === 0) return 1;
+  if (vector.length === 0) return 0;
+  const best = (list: ScoredKey[], n: number) =>
+    [...list]
+      .sort((a, b) => b.score - a.score || a.key - b.key)
+      .slice(0, n)
+      .map((s) => s.key);
+  const pool = new Set(best(keyword, AGREEMENT_POOL));
+  const top = best(vector, AGREEMENT_TOP);
+  const shared = top.filter((k) => pool.has(k)).length / top.length;
+  const chance = vector.filter((s) => pool.has(s.key)).length / vector.length;
+  const lift = chance >= 1 ? 1 : Math.max(0, (shared - chance) / (1 - chance));
+  return Math.min(1, lift / AGREEMENT_FULL);
 }
 
 /**
@@ -33,7 +68,7 @@ export interface FusionOptions extends Partial<FusionWeights> {
  */
 export const MODEL_WEIGHTS: Record<string, FusionWeights> = {
   'Xenova/all-MiniLM-L6-v2': { vectorWeight: 0.7, textWeight: 0.3 },
-  'glove-sif-50k': { vectorWeight: 0.2, textWeight: 0.8 },
+  'glove-sif-50k': { vectorWeight: 0.5, textWeight: 0.5 },
 };
 export const DEFAULT_WEIGHTS: FusionWeights = { vectorWeight: 0.7, textWeight: 0.3 };
 
@@ -61,7 +96,8 @@ export function normalizeByMax(list: ScoredKey[]): Map<number, number> {
  */
 export function fuse(keyword: ScoredKey[], vector: ScoredKey[], opts: FusionOptions = {}): ScoredKey[] {
   const wt = vector.length === 0 ? 1 : (opts.textWeight ?? DEFAULT_WEIGHTS.textWeight);
-  const wv = vector.length === 0 ? 0 : (opts.vectorWeight ?? DEFAULT_WEIGHTS.vectorWeight);
+  const agreement = (opts.adaptive ?? true) ? vectorAgreement(keyword, vector) : 1;
+  const wv = vector.length === 0 ? 0 : (opts.vectorWeight ?? DEFAULT_WEIGHTS.vectorWeight) * agreement;
   const total = wt + wv || 1;
   const fused = new Map<number, number>();
   const addTo = (key: number, v: number) => fused.set(key, (fused.get(key) ?? 0) + v);
@@ -91,6 +127,8 @@ export interface RankableMeta {
   created?: string;
   updated?: string;
   trust?: number;
+  /** Store-relative path: tells the store's scaffolding (SCAFFOLDING_PATHS) from user memories. */
+  path?: string;
 }
 
 export interface RankOptions {
@@ -115,10 +153,32 @@ export const RECENCY_FLOOR = 0.5;
 export const DEFAULT_TRUST = 0.75;
 const DAY_MS = 86_400_000;
 
-/** RECENCY_FLOOR + (1 - RECENCY_FLOOR) x 0.5^(age / halfLife); 1 when undated or decay is off. */
+/**
+ * The files `cairn init` writes from memory-template: the MEMORY.md index page and the sample
+ * conventions memory. They describe the store, not the work; measured on conversation memories
+ * dated 2023 (issue 13), they ranked first for a fifth of the questions while undated or dated the
+ * day the store was made.
+ */
+export const SCAFFOLDING_PATHS: ReadonlySet<string> = new Set([
+  'MEMORY.md',
+  'memories/cairn-store-conventions.md',
+]);
+/** Scaffolding keeps this share of its score: found when it is what was asked for, never crowding. */
+export const SCAFFOLDING_WEIGHT = 0.5;
+
+export function isScaffolding(meta: Pick<RankableMeta, 'path'>): boolean {
+  return meta.path !== undefined && SCAFFOLDING_PATHS.has(meta.path);
+}
+
+/**
+ * RECENCY_FLOOR + (1 - RECENCY_FLOOR) x 0.5^(age / halfLife); 1 when decay is off. A file with no
+ * date, or the store's scaffolding (dated when the store was made, not when anything was learned),
+ * gets the floor: decay reorders by what is known to be recent, it never lifts the unknown.
+ */
 export function recencyMultiplier(meta: RankableMeta, now: number, halfLifeDays: number): number {
+  if (!halfLifeDays) return 1;
   const date = Date.parse(meta.updated ?? meta.created ?? '');
-  if (!halfLifeDays || Number.isNaN(date)) return 1;
+  if (Number.isNaN(date) || isScaffolding(meta)) return RECENCY_FLOOR;
   const ageDays = Math.max(0, (now - date) / DAY_MS);
   return RECENCY_FLOOR + (1 - RECENCY_FLOOR) * Math.pow(0.5, ageDays / halfLifeDays);
 }
@@ -141,7 +201,7 @@ export function statusAllowed(
 
 /**
  * Filters fused hits by status and minScore, then orders them by relevance x recency x trust
- * (ties: newer first, then key). `metaOf` returns the hit's file facts.
+ * (x SCAFFOLDING_WEIGHT for the store's own files; ties: newer first, then key). `metaOf` returns the hit's file facts.
  */
 export function rankHits(
   fused: ScoredKey[],
@@ -155,7 +215,9 @@ export function rankHits(
     if (hit.score < minScore) continue;
     const meta = metaOf(hit.key);
     if (!statusAllowed(meta.status, opts)) continue;
-    const score = hit.score * recencyMultiplier(meta, opts.now, halfLife) * trustMultiplier(meta);
+    const scaffolding = isScaffolding(meta) ? SCAFFOLDING_WEIGHT : 1;
+    const score =
+      hit.score * recencyMultiplier(meta, opts.now, halfLife) * trustMultiplier(meta) * scaffolding;
     const date = Date.parse(meta.updated ?? meta.created ?? '') || 0;
     out.push({ key: hit.key, relevance: hit.score, score, date });
   }
