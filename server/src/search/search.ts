@@ -277,7 +277,7 @@ export async function rankIndex(
   let kept: typeof candidates;
   let tokensUsed: number;
   let trimmed = 0;
-  if (opts.trim === 'results')
+  if ((opts.trim ?? 'results') === 'results')
     ({ kept, tokensUsed } = applyBudget(candidates, { maxResults: limit, maxTokens, cost }));
   else {
     // Every result asked for is kept; when their texts together pass the budget, each text gets an
