@@ -13,6 +13,8 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { SearchIndex } from '../dist/search/index-store.js';
 import { searchHybrid, searchStore } from '../dist/search/search.js';
+import { DEFAULT_CONFIG } from '../dist/core/config.js';
+import { resolveRequest } from '../dist/ops/search.js';
 import { parseMemory } from '../dist/core/format/index.js';
 import { chunkMetaFromMemory } from '../dist/core/search/meta.js';
 import { foldOf, meanOf, metrics, memoryText, readJsonl, readQrels } from './scifact-lib.mjs';
@@ -112,8 +114,21 @@ async function cairnRanking(query, emb, opts = rankOpts, fusion = fusionOpts) {
   return out;
 }
 
+/** What `cairn search QUERY --limit 10` answers: the request resolved as the search service does. */
 async function cairnAnswer(query, emb) {
-  const res = await searchStore({ storeRoot: root, query, index, embedder: emb, limit: 10, now: NOW });
+  const req = resolveRequest(DEFAULT_CONFIG.search, { query, maxResults: 10 });
+  const res = await searchStore({
+    storeRoot: root,
+    query,
+    index,
+    embedder: emb,
+    limit: req.maxResults,
+    maxTokens: req.maxTokens,
+    trim: req.trim,
+    minScore: req.minScore,
+    halfLifeDays: req.halfLifeDays,
+    now: NOW,
+  });
   return res.entries.map((e) => pathToDoc.get(e.path));
 }
 

@@ -30,6 +30,8 @@ describe('search: fair recency', () => {
       const r = await storeMemory(ctx, { ...m, origin: 'conversation', confidence: 0.9, agentName: 'test' });
       expect(r.success).toBe(true);
     }
+    // Searched today: the memories are three years old (search ranks on the operation's clock).
+    ctx.now = () => new Date('2026-11-29T10:00:00Z');
     for (const query of ['who reviews agent memories in pull requests', 'memories reviewed by the team']) {
       const answer = await searchOnce(ctx, { query, maxResults: 5, minScore: 0 }, null);
       expect(answer.entries[0]?.topicId, query).toBe('review-rota-for-agent-memories');

@@ -105,6 +105,8 @@ export class SearchHost {
         query: req.query,
         limit: req.maxResults,
         maxTokens: req.maxTokens,
+        trim: req.trim,
+        now: this.ctx.now().getTime(),
         includeSuperseded: req.includeSuperseded,
         includeCandidates: req.includeCandidates,
         halfLifeDays: req.halfLifeDays,

@@ -17,18 +17,28 @@ export interface SearchRequest {
   query: string;
   /** Most memories returned (default search.maxResults). */
   maxResults?: number;
-  /** Token budget that trims the list, ~4 characters a token (default search.maxTokens); null: no budget. */
+  /**
+   * Token budget, ~4 characters a token; null: no budget. Asked for, it cuts the list; left out,
+   * search.maxTokens shortens long texts instead, and every result asked for is returned.
+   */
   maxTokens?: number | null;
   includeSuperseded?: boolean;
   includeCandidates?: boolean;
   /** Recency decay (default search.halfLifeDays; 0 turns it off). */
   halfLifeDays?: number;
-  /** Relevance floor relative to the best hit (default search.minScore). */
+  /**
+   * Relevance floor relative to the best hit. Default: search.minScore when the caller left the
+   * count to cairn.yaml, none when it asked for a count (`--limit 10` answers 10 when 10 match).
+   */
   minScore?: number;
 }
 
 /** A request with every default applied: what the index is asked. */
-export type ResolvedRequest = Required<Omit<SearchRequest, 'maxTokens'>> & { maxTokens: number };
+export type ResolvedRequest = Required<Omit<SearchRequest, 'maxTokens'>> & {
+  maxTokens: number;
+  /** What the budget cuts: results when the caller set it, otherwise text. */
+  trim: 'results' | 'text';
+};
 
 /** The one place search defaults are applied, from the store's cairn.yaml. */
 export function resolveRequest(config: SearchConfig, req: SearchRequest): ResolvedRequest {
@@ -36,10 +46,11 @@ export function resolveRequest(config: SearchConfig, req: SearchRequest): Resolv
     query: String(req.query ?? ''),
     maxResults: req.maxResults ?? config.maxResults,
     maxTokens: req.maxTokens === null ? Infinity : (req.maxTokens ?? config.maxTokens),
+    trim: typeof req.maxTokens === 'number' ? 'results' : 'text',
     includeSuperseded: req.includeSuperseded ?? false,
     includeCandidates: req.includeCandidates ?? false,
     halfLifeDays: req.halfLifeDays ?? config.halfLifeDays,
-    minScore: req.minScore ?? config.minScore,
+    minScore: req.minScore ?? (req.maxResults !== undefined ? 0 : config.minScore),
   };
 }
 
@@ -50,6 +61,8 @@ export interface SearchAnswer {
   /** Memories that matched (after status and minScore), before the result count and token budget. */
   totalResults: number;
   tokensUsed: number;
+  /** Entries whose text was shortened to fit the budget (a warning says so). */
+  trimmed: number;
   /** The best chunk of each entry, with a snippet. */
   results: AgentResult[];
   /** The embedding model, or "none" (keyword only). */

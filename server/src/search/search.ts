@@ -163,6 +163,8 @@ export interface SearchResponse {
   /** Memories that matched (after status and minScore), before the result count and token budget. */
   totalResults: number;
   tokensUsed: number;
+  /** Entries whose text was shortened to fit the token budget (their full text: memory_get, cairn get). */
+  trimmed: number;
   results: SearchResultItem[];
   provider: string;
   vector_enabled: boolean;
@@ -182,6 +184,11 @@ export interface SearchStoreOptions extends RankOptionsInput {
   limit?: number;
   /** Token budget of the returned entries (default 2000). */
   maxTokens?: number;
+  /**
+   * What the budget cuts: `results` (fewer entries; a caller that asked for a budget) or `text`
+   * (every entry up to `limit` is kept and the longest texts are shortened; the default).
+   */
+  trim?: 'results' | 'text';
   embedder?: Embedder | null;
   /** A warm index (language server); otherwise the persisted one is opened, refreshed and saved. */
   index?: SearchIndex;
@@ -262,18 +269,68 @@ export async function rankIndex(
     };
     return [{ entry, result }];
   });
-  const { kept, tokensUsed } = applyBudget(candidates, {
-    maxResults: opts.limit ?? defaults.maxResults,
-    maxTokens: opts.maxTokens ?? defaults.maxTokens,
-    cost: ({ entry }) => estimateTokens([entry.topic, entry.summaryText, ...entry.decisions].join('\n')),
-  });
+  const limit = opts.limit ?? defaults.maxResults;
+  const maxTokens = opts.maxTokens ?? defaults.maxTokens;
+  const cost = ({ entry }: (typeof candidates)[number]) =>
+    estimateTokens([entry.topic, entry.summaryText, ...entry.decisions].join('\n'));
+  const warnings = [...ranking.warnings];
+  let kept: typeof candidates;
+  let tokensUsed: number;
+  let trimmed = 0;
+  if ((opts.trim ?? 'results') === 'results')
+    ({ kept, tokensUsed } = applyBudget(candidates, { maxResults: limit, maxTokens, cost }));
+  else {
+    // Every result asked for is kept; when their texts together pass the budget, each text gets an
+    // equal share of it (the shortest keep all they have and leave the rest to the longer ones).
+    kept = candidates.slice(0, limit);
+    const shares = fitShares(kept.map(cost), maxTokens);
+    kept = kept.map((k, i) => {
+      if (cost(k) <= shares[i]) return k;
+      trimmed++;
+      const room = Math.max(
+        60,
+        (shares[i] - estimateTokens([k.entry.topic, ...k.entry.decisions].join('\n'))) * 4,
+      );
+      return {
+        entry: { ...k.entry, summaryText: clip(k.entry.summaryText, room) },
+        result: { ...k.result, snippet: clip(k.result.snippet, room) },
+      };
+    });
+    tokensUsed = kept.reduce((n, k) => n + cost(k), 0);
+    if (trimmed)
+      warnings.push(
+        `${trimmed} of ${kept.length} entries were shortened to fit the ${maxTokens}-token budget; read one whole with memory_get or cairn get ID, or raise the budget`,
+      );
+  }
   return {
     entries: kept.map((k) => k.entry),
     totalResults: candidates.length,
     tokensUsed,
+    trimmed,
     results: kept.map((k) => k.result),
     provider: ranking.provider,
     vector_enabled: ranking.vectorEnabled,
-    warnings: ranking.warnings,
+    warnings,
   };
+}
+
+/** Token shares that fit `budget`: equal shares, with what short texts leave over handed to longer ones. */
+function fitShares(costs: number[], budget: number): number[] {
+  const shares = costs.map(() => 0);
+  let open = costs.map((_, i) => i);
+  let left = budget;
+  while (open.length) {
+    const share = Math.floor(left / open.length);
+    const small = open.filter((i) => costs[i] <= share);
+    if (!small.length) {
+      for (const i of open) shares[i] = share;
+      break;
+    }
+    for (const i of small) {
+      shares[i] = costs[i];
+      left -= costs[i];
+    }
+    open = open.filter((i) => costs[i] > share);
+  }
+  return shares;
 }

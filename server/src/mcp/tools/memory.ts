@@ -152,6 +152,7 @@ export const memoryRetrieve = defineTool({
       entries: answer.entries,
       totalResults: answer.totalResults,
       tokensUsed: answer.tokensUsed,
+      trimmed: answer.trimmed,
       provider: answer.provider,
       vector_enabled: answer.vector_enabled,
       withheld: answer.withheld,
