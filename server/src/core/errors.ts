@@ -41,6 +41,8 @@ export const ERROR_CODES = [
   'RATE_LIMIT_EXCEEDED',
   'QUEUE_FULL',
   '429_BACKLOG',
+  /** A newer edit or the client cancelled the request that started this work. */
+  'CANCELLED',
   'INTERNAL',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
