@@ -5,11 +5,13 @@ import { UsageError, writeText } from './io.js';
 export const lspCommand: Command = {
   name: 'lsp',
   summary: 'Run the language server on stdio (diagnostics, completion, navigation, search)',
-  usage: 'cairn lsp --stdio',
+  usage: 'cairn lsp --stdio [--store DIR]',
   options: { stdio: { type: 'boolean' } },
-  async run() {
+  async run(args) {
     const { runLspStdio } = await import('../lsp/index.js');
-    runLspStdio();
+    // --store DIR: that store only (the VS Code `cairn.store` setting); else every store among the
+    // editor's workspace folders and the files it opens.
+    runLspStdio({ store: str(args, 'store') });
     // The server runs until stdin closes; it ends the process itself.
     return new Promise<number>(() => {});
   },

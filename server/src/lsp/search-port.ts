@@ -4,8 +4,9 @@
 // summaries come with flagged passages withheld (core/withhold.ts), as in every agent-facing answer.
 import { parseStoreFile } from '../core/rules/index.js';
 import { withholdText } from '../core/withhold.js';
+import { summaryOf } from '../ops/workspace/index.js';
 import type { ServerContext } from './context.js';
-import { summaryOf, type Workspace } from './workspace.js';
+import type { StoreHost } from './host.js';
 
 export interface SearchHit {
   id: string;
@@ -47,7 +48,8 @@ type SearchFn = (
 /** A search over the index gets this long before the keyword match answers instead (it keeps warming). */
 const INDEX_PATIENCE_MS = 1500;
 
-let searchFn: Promise<SearchFn | null> | null = null;
+/** One search (and warm index) per store: a multi-root window searches each store's own index. */
+const searchFns = new WeakMap<StoreHost, Promise<SearchFn | null>>();
 const said = new Set<string>();
 
 function sayOnce(ctx: ServerContext, key: string, message: string): void {
@@ -57,15 +59,14 @@ function sayOnce(ctx: ServerContext, key: string, message: string): void {
 }
 
 /** Keyword fallback: every query word must prefix-match a word of the id, title, tags or summary. */
-export function keywordSearch(ws: Workspace, query: string, limit: number): Omit<SearchHit, 'withheld'>[] {
+export function keywordSearch(host: StoreHost, query: string, limit: number): Omit<SearchHit, 'withheld'>[] {
   const words = (s: string) => s.toLowerCase().match(/[a-z0-9]+/g) ?? [];
   const q = words(query);
   const out: Omit<SearchHit, 'withheld'>[] = [];
-  for (const e of ws.files.values()) {
-    if (!e.id || q.length === 0) continue;
-    const fm = e.doc.frontMatter;
-    const title = words(`${e.id} ${fm.title} ${fm.tags.join(' ')}`);
-    const rest = words(e.summary);
+  for (const f of host.ws.files.values()) {
+    if (!f.id || q.length === 0) continue;
+    const title = words(`${f.id} ${f.title} ${f.tags.join(' ')}`);
+    const rest = words(f.summary);
     let score = 0;
     for (const w of q) {
       const inTitle = title.some((t) => t.startsWith(w));
@@ -76,9 +77,9 @@ export function keywordSearch(ws: Workspace, query: string, limit: number): Omit
       score += inTitle ? 2 : 1;
     }
     if (score === -Infinity) continue;
-    const status = ws.model.memories.get(e.id)?.status;
+    const status = host.ws.info(f.id)?.status;
     if (status === 'superseded' || status === 'rejected') score -= 1;
-    out.push({ id: e.id, path: e.rel, score, title: fm.title || e.id, summary: e.summary });
+    out.push({ id: f.id, path: f.rel, score, title: f.title || f.id, summary: f.summary });
   }
   return out.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id)).slice(0, limit);
 }
@@ -94,13 +95,12 @@ function firstLine(text: string): string {
 }
 
 /** Title and summary of a keyword hit as agents may read them, from the file's withheld text. */
-async function withheldHit(ws: Workspace, hit: Omit<SearchHit, 'withheld'>): Promise<SearchHit> {
-  const text = ws.files.get(hit.path)?.doc.text;
-  if (text === undefined || !withholdText(text, { id: hit.id }).passages.length)
-    return { ...hit, withheld: 0 };
+async function withheldHit(host: StoreHost, hit: Omit<SearchHit, 'withheld'>): Promise<SearchHit> {
+  const text = host.ws.text(hit.path);
+  if (text === null || !withholdText(text, { id: hit.id }).passages.length) return { ...hit, withheld: 0 };
   let allowed: string[] = [];
-  if (ws.governance && ws.model.memories.get(hit.id)?.status !== 'candidate')
-    allowed = (await ws.governance.histories().catch(() => null))?.get(hit.id)?.allowed ?? [];
+  if (host.governance && host.ws.info(hit.id)?.status !== 'candidate')
+    allowed = (await host.governance.histories().catch(() => null))?.get(hit.id)?.allowed ?? [];
   const w = withholdText(text, { id: hit.id, allowed });
   if (!w.passages.length) return { ...hit, withheld: 0 };
   const doc = parseStoreFile(w.text, hit.path);
@@ -112,9 +112,9 @@ async function withheldHit(ws: Workspace, hit: Omit<SearchHit, 'withheld'>): Pro
   };
 }
 
-async function keywordAnswer(ws: Workspace, query: string, limit: number): Promise<SearchAnswer> {
+async function keywordAnswer(host: StoreHost, query: string, limit: number): Promise<SearchAnswer> {
   const hits: SearchHit[] = [];
-  for (const h of keywordSearch(ws, query, limit)) hits.push(await withheldHit(ws, h));
+  for (const h of keywordSearch(host, query, limit)) hits.push(await withheldHit(host, h));
   return {
     hits,
     engine: 'keyword',
@@ -124,23 +124,8 @@ async function keywordAnswer(ws: Workspace, query: string, limit: number): Promi
   };
 }
 
-/** Searches memories, preferring the search index; never throws for a missing index. */
-export async function searchMemories(
-  ctx: ServerContext,
-  ws: Workspace,
-  query: string,
-  limit: number,
-): Promise<SearchAnswer> {
-  const gov = ws.governance;
-  if (!gov) {
-    sayOnce(
-      ctx,
-      'keyword',
-      'cairn: search uses keyword matching on ids, titles, tags and first lines (no git store for the index)',
-    );
-    return keywordAnswer(ws, query, limit);
-  }
-  searchFn ??= import('../ops/search.js')
+function loadSearch(ctx: ServerContext): Promise<SearchFn | null> {
+  return import('../ops/search.js')
     .then((m) => m.hybridSearch() as unknown as SearchFn)
     .catch((e: unknown) => {
       sayOnce(
@@ -150,8 +135,28 @@ export async function searchMemories(
       );
       return null;
     });
+}
+
+/** Searches memories, preferring the search index; never throws for a missing index. */
+export async function searchMemories(
+  ctx: ServerContext,
+  host: StoreHost,
+  query: string,
+  limit: number,
+): Promise<SearchAnswer> {
+  const gov = host.governance;
+  if (!gov) {
+    sayOnce(
+      ctx,
+      'keyword',
+      'cairn: search uses keyword matching on ids, titles, tags and first lines (no git store for the index)',
+    );
+    return keywordAnswer(host, query, limit);
+  }
+  let searchFn = searchFns.get(host);
+  if (!searchFn) searchFns.set(host, (searchFn = loadSearch(ctx)));
   const search = await searchFn;
-  if (!search) return keywordAnswer(ws, query, limit);
+  if (!search) return keywordAnswer(host, query, limit);
   const pending = search(gov.ctx, { query, maxResults: limit }).then(
     (r) => r,
     (e: unknown) => {
@@ -172,7 +177,7 @@ export async function searchMemories(
         'warming',
         'cairn: the search index is still building; keyword matching answers meanwhile',
       );
-    return keywordAnswer(ws, query, limit);
+    return keywordAnswer(host, query, limit);
   }
   sayOnce(
     ctx,

@@ -3,6 +3,7 @@
 // protocol library loads before `initialize` is answered; features load right after (features.ts).
 import {
   CodeActionKind,
+  type CancellationToken,
   createConnection,
   DidChangeWatchedFilesNotification,
   StreamMessageReader,
@@ -23,6 +24,8 @@ export interface LanguageServerOptions {
   output: NodeJS.WritableStream;
   /** Environment for the commit author (CAIRN_AUTHOR_NAME, GIT_AUTHOR_NAME, ...). */
   env?: NodeJS.ProcessEnv;
+  /** `cairn lsp --store DIR`: serve this store only, whatever folders the editor opens. */
+  store?: string;
 }
 
 type Features = typeof import('./features.js');
@@ -39,10 +42,6 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
     connection,
     documents,
     caps: {} as ClientCapabilities,
-    ready: Promise.resolve(),
-    indexed: true,
-    workspace: null,
-    semantic: null,
     log: (m) => {
       try {
         connection.console.log(m);
@@ -50,24 +49,29 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
         // The client is gone (a late timer after exit): a log line must never crash the server.
       }
     },
-    fileFor: () => null,
+    hosts: () => [],
+    hostFor: () => null,
+    fileFor: async () => null,
     refresh: async () => {},
     republishAll: () => {},
   };
   let loading: Promise<Loaded> | null = null;
   const load = (): Promise<Loaded> =>
-    (loading ??= import('./features.js').then((f) => ({ f, session: new f.Session(ctx, opts.env) })));
+    (loading ??= import('./features.js').then((f) => ({
+      f,
+      session: new f.Session(ctx, { env: opts.env, store: opts.store }),
+    })));
   /** Runs `f` once features are loaded; a failure is logged, never left to crash the process. */
   const later = (f: (l: Loaded) => void): void => {
     load()
       .then(f)
       .catch((e: unknown) => ctx.log(`cairn: ${(e as Error).stack ?? String(e)}`));
   };
-  /** Runs a handler once features are loaded. */
+  /** Runs a handler once features are loaded; the request's cancellation token comes along. */
   const withFeatures =
-    <P, R>(run: (l: Loaded, p: P) => Promise<R>) =>
-    async (p: P): Promise<R> =>
-      run(await load(), p);
+    <P, R>(run: (l: Loaded, p: P, token?: CancellationToken) => Promise<R>) =>
+    async (p: P, token?: CancellationToken): Promise<R> =>
+      run(await load(), p, token);
 
   connection.onInitialize((params: InitializeParams): InitializeResult => {
     ctx.caps = params.capabilities;
@@ -78,7 +82,7 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
       params.rootPath ?? null,
     ].filter((p): p is string => !!p);
     // After the answer is on its way: load the features and start indexing.
-    setTimeout(() => later(({ session }) => roots.forEach((r) => session.ensureWorkspace(r))), 0);
+    setTimeout(() => later(({ session }) => session.addFolders(roots)), 0);
     const prepare = !!params.capabilities.textDocument?.rename?.prepareSupport;
     const literalActions = !!params.capabilities.textDocument?.codeAction?.codeActionLiteralSupport;
     return {
@@ -118,21 +122,21 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
   documents.onDidClose((e) => later(({ session }) => session.closed(e.document.uri)));
   connection.onDidChangeWatchedFiles(withFeatures(({ session }, p) => session.watchedFilesChanged(p)));
 
-  connection.onCompletion(withFeatures(({ f }, p) => f.provideCompletion(ctx, p)));
-  connection.onHover(withFeatures(({ f }, p) => f.provideHover(ctx, p)));
-  connection.onDefinition(withFeatures(({ f }, p) => f.provideDefinition(ctx, p)));
-  connection.onReferences(withFeatures(({ f }, p) => f.provideReferences(ctx, p)));
-  connection.onPrepareRename(withFeatures(({ f }, p) => f.prepareRename(ctx, p)));
-  connection.onRenameRequest(withFeatures(({ f }, p) => f.provideRename(ctx, p)));
-  connection.onDocumentLinks(withFeatures(({ f }, p) => f.provideDocumentLinks(ctx, p)));
-  connection.onDocumentSymbol(withFeatures(({ f }, p) => f.provideDocumentSymbols(ctx, p)));
-  connection.onWorkspaceSymbol(withFeatures(({ f }, p) => f.provideWorkspaceSymbols(ctx, p)));
-  connection.onCodeAction(withFeatures(({ f }, p) => f.provideCodeActions(ctx, p)));
-  connection.onExecuteCommand(withFeatures(({ f }, p) => f.executeCommand(ctx, p)));
+  connection.onCompletion(withFeatures(({ f }, p, token) => f.provideCompletion(ctx, p, token)));
+  connection.onHover(withFeatures(({ f }, p, token) => f.provideHover(ctx, p, token)));
+  connection.onDefinition(withFeatures(({ f }, p, token) => f.provideDefinition(ctx, p, token)));
+  connection.onReferences(withFeatures(({ f }, p, token) => f.provideReferences(ctx, p, token)));
+  connection.onPrepareRename(withFeatures(({ f }, p, token) => f.prepareRename(ctx, p, token)));
+  connection.onRenameRequest(withFeatures(({ f }, p, token) => f.provideRename(ctx, p, token)));
+  connection.onDocumentLinks(withFeatures(({ f }, p, token) => f.provideDocumentLinks(ctx, p, token)));
+  connection.onDocumentSymbol(withFeatures(({ f }, p, token) => f.provideDocumentSymbols(ctx, p, token)));
+  connection.onWorkspaceSymbol(withFeatures(({ f }, p, token) => f.provideWorkspaceSymbols(ctx, p, token)));
+  connection.onCodeAction(withFeatures(({ f }, p, token) => f.provideCodeActions(ctx, p, token)));
+  connection.onExecuteCommand(withFeatures(({ f }, p, token) => f.executeCommand(ctx, p, token)));
   for (const method of CUSTOM_REQUESTS)
     connection.onRequest(
       method,
-      withFeatures(({ f }, p: unknown) => f.handleCustomRequest(ctx, method, p)),
+      withFeatures(({ f }, p: unknown, token) => f.handleCustomRequest(ctx, method, p, token)),
     );
 
   documents.listen(connection);
@@ -141,11 +145,11 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
 }
 
 /** `cairn lsp --stdio`: serves on stdin/stdout and exits when stdin closes (editors often just kill). */
-export function runLspStdio(): void {
+export function runLspStdio(opts: { store?: string } = {}): void {
   // stdout carries the protocol: anything else printed there would corrupt it.
   console.log = console.info = (...args: unknown[]) =>
     process.stderr.write(args.map(String).join(' ') + '\n');
-  const connection = startLanguageServer({ input: process.stdin, output: process.stdout });
+  const connection = startLanguageServer({ input: process.stdin, output: process.stdout, store: opts.store });
   // A bug must cost one answer, not the editor's session: log it and keep serving.
   const report = (e: unknown) => {
     const text = `cairn: ${(e as Error)?.stack ?? String(e)}`;

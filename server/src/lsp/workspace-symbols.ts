@@ -1,5 +1,12 @@
-// workspace/symbol = search, so every editor can search memories without a plugin.
-import { SymbolKind, type SymbolInformation, type WorkspaceSymbolParams } from 'vscode-languageserver/node';
+// workspace/symbol = search, so every editor can search memories without a plugin. Every store the
+// server serves answers (multi-root windows); each symbol points at its memory's title line.
+import {
+  SymbolKind,
+  type CancellationToken,
+  type SymbolInformation,
+  type WorkspaceSymbolParams,
+} from 'vscode-languageserver/node';
+import { headlineRange } from '../core/rules/index.js';
 import type { ServerContext } from './context.js';
 import { searchMemories } from './search-port.js';
 
@@ -8,18 +15,32 @@ const LIMIT = 50;
 export async function provideWorkspaceSymbols(
   ctx: ServerContext,
   params: WorkspaceSymbolParams,
+  _token?: CancellationToken,
 ): Promise<SymbolInformation[] | null> {
-  await ctx.ready;
-  const ws = ctx.workspace;
-  if (!ws || !params.query.trim()) return ws ? [] : null;
-  const answer = await searchMemories(ctx, ws, params.query, LIMIT);
-  return answer.hits.map((h) => ({
-    name: h.title,
-    kind: SymbolKind.File,
-    containerName: `${h.id} · ${ws.model.memories.get(h.id)?.status ?? 'active'}`,
-    location: {
-      uri: ws.uriOf(h.path),
-      range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
-    },
-  }));
+  const hosts = ctx.hosts();
+  if (!hosts.length) return null;
+  if (!params.query.trim()) return [];
+  await Promise.all(hosts.map((h) => h.ready));
+  const found = await Promise.all(
+    hosts.map(async (host) => ({ host, answer: await searchMemories(ctx, host, params.query, LIMIT) })),
+  );
+  return found
+    .flatMap(({ host, answer }) =>
+      answer.hits.map((h) => {
+        const info = host.ws.info(h.id);
+        return {
+          score: h.score,
+          symbol: {
+            name: h.title,
+            kind: SymbolKind.File,
+            containerName: `${h.id} · ${info?.status ?? 'active'}`,
+            // The title line: where a person lands reads what the memory is about.
+            location: { uri: host.uriOf(h.path), range: headlineRange(info?.keyRanges) },
+          } satisfies SymbolInformation,
+        };
+      }),
+    )
+    .sort((a, b) => b.score - a.score)
+    .slice(0, LIMIT)
+    .map((s) => s.symbol);
 }

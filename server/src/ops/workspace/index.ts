@@ -2,6 +2,6 @@
 export { StoreWorkspace, type StoreFile, type WorkspaceOptions, type Logger } from './workspace.js';
 export { WorkspaceCache } from './cache.js';
 export { checkFiles, fileProblems, viewOf, type ProblemOptions } from './problems.js';
-export { summaryOf, type FileFacts } from './facts.js';
+export { contentOfText, summaryOf, type FileFacts } from './facts.js';
 export type { FileStamp } from './files.js';
 export type { GitFacts } from './git-facts.js';

@@ -71,6 +71,8 @@ export class StoreWorkspace {
   /** Editor buffers and candidates' branch texts: the text of files not read from disk. */
   private readonly texts = new Map<string, string>();
   private readonly parsed = new Map<string, ParsedMemory>();
+  /** What the disk held at load for files an editor buffer shadowed, for the cache. */
+  private readonly shadowed = new Map<string, CachedFile>();
   /** Rejected ids with no file anywhere: known to references as rejected, nothing else. */
   private stubs = new Set<string>();
   private readonly log: Logger;
@@ -92,7 +94,11 @@ export class StoreWorkspace {
    * stamp, without reading them. Yields every 64 files so requests are answered meanwhile.
    */
   async load(
-    opts: { cache?: WorkspaceCache; onProgress?: (done: number, total: number) => void; token?: CancelToken } = {},
+    opts: {
+      cache?: WorkspaceCache;
+      onProgress?: (done: number, total: number) => void;
+      token?: CancelToken;
+    } = {},
   ): Promise<void> {
     this.links = scanLinks(this.root);
     for (const link of this.links.values())
@@ -107,8 +113,22 @@ export class StoreWorkspace {
     }
   }
 
-  /** Reads one file from disk, or takes it from the cache when its stamp (or bytes) did not change. */
+  /**
+   * Reads one file from disk, or takes it from the cache when its stamp (or bytes) did not change.
+   * A file an editor opened meanwhile is read too (the cache keeps what the disk holds), then its
+   * buffer is put back on top.
+   */
   private loadFromDisk(rel: string, cache?: WorkspaceCache): void {
+    const buffer = this.files.get(rel)?.open ? this.texts.get(rel) : undefined;
+    if (buffer === undefined) return this.readFromDisk(rel, cache);
+    this.texts.delete(rel);
+    const open = this.files.get(rel);
+    if (open) open.open = false; // read as the disk has it; put keeps that entry for the cache
+    this.readFromDisk(rel, cache);
+    this.put(rel, buffer);
+  }
+
+  private readFromDisk(rel: string, cache?: WorkspaceCache): void {
     const link = linkOf(this.links, rel);
     if (link) return void this.setLink(rel, link);
     const readAt = Date.now();
@@ -120,7 +140,8 @@ export class StoreWorkspace {
     const key = contentKeyOf(disk.bytes);
     const byKey = cache?.byKey(rel, key);
     const stamp = disk.stamp ?? undefined;
-    if (byKey && this.restore(rel, { ...byKey, stamp: stamp ?? byKey.stamp }, readAt)) return cache!.count(true);
+    if (byKey && this.restore(rel, { ...byKey, stamp: stamp ?? byKey.stamp }, readAt))
+      return cache!.count(true);
     cache?.count(false);
     this.index(rel, disk.text, { onDisk: true, stamp, key, readAt, quiet: true });
   }
@@ -186,11 +207,22 @@ export class StoreWorkspace {
     this.links.set(link.at, link);
     const previous = this.files.get(rel);
     if (previous?.link && previous.link.target === link.target) return;
-    this.setFile({ id: '', title: '', tags: [], summary: '', refIds: [], supersedes: [], rel, onDisk: true, link });
+    this.setFile({
+      id: '',
+      title: '',
+      tags: [],
+      summary: '',
+      refIds: [],
+      supersedes: [],
+      rel,
+      onDisk: true,
+      link,
+    });
   }
 
   private drop(rel: string): void {
     const file = this.files.get(rel);
+    this.shadowed.delete(rel);
     if (!file) return;
     for (const id of file.refIds) this.refIndex.get(id)?.delete(rel);
     this.files.delete(rel);
@@ -293,9 +325,17 @@ export class StoreWorkspace {
       this.setLink(rel, link);
       return this.files.get(rel)!;
     }
+    // What the disk holds stays what the cache keeps for this file while the buffer shadows it.
+    const disk = known && !known.open ? this.entryOf(known) : undefined;
+    if (disk) this.shadowed.set(rel, disk);
     this.texts.set(rel, text);
     const doc = parseStoreFile(text, rel);
-    const file = this.index(rel, text, { onDisk: known?.onDisk ?? true, branch: known?.branch, open: true, doc });
+    const file = this.index(rel, text, {
+      onDisk: known?.onDisk ?? true,
+      branch: known?.branch,
+      open: true,
+      doc,
+    });
     this.parsed.set(rel, doc);
     return file;
   }
@@ -312,6 +352,7 @@ export class StoreWorkspace {
   /** Re-reads one file from disk (gone: forgotten). An open file belongs to the editor. */
   reload(rel: string): void {
     if (this.files.get(rel)?.open) return;
+    this.shadowed.delete(rel);
     const link = lookForLink(this.root, rel);
     if (link) this.links.set(link.at, link);
     else this.links.delete(rel);
@@ -322,7 +363,8 @@ export class StoreWorkspace {
       const key = contentKeyOf(disk.bytes);
       const known = this.files.get(rel);
       if (known?.key === key && known.onDisk && !known.link) known.stamp = disk.stamp ?? undefined;
-      else this.index(rel, disk.text, { onDisk: true, stamp: disk.stamp ?? undefined, key, readAt: Date.now() });
+      else
+        this.index(rel, disk.text, { onDisk: true, stamp: disk.stamp ?? undefined, key, readAt: Date.now() });
     }
   }
 
@@ -341,8 +383,7 @@ export class StoreWorkspace {
   syncWithDisk(): void {
     this.links = scanLinks(this.root);
     const present = new Set(listStoreFiles(this.root, this.links));
-    for (const [rel, file] of this.files)
-      if (file.onDisk && !present.has(rel) && !file.open) this.drop(rel);
+    for (const [rel, file] of this.files) if (file.onDisk && !present.has(rel) && !file.open) this.drop(rel);
     for (const rel of present) {
       const known = this.files.get(rel);
       if (known?.open) continue;
@@ -376,8 +417,11 @@ export class StoreWorkspace {
 
   /** Files (other than the memory itself) that refer to `id` (for trust). */
   inboundCount(id: string): number {
-    return new Set(this.referencesTo(id).map((r) => r.rel).filter((rel) => this.files.get(rel)?.id !== id))
-      .size;
+    return new Set(
+      this.referencesTo(id)
+        .map((r) => r.rel)
+        .filter((rel) => this.files.get(rel)?.id !== id),
+    ).size;
   }
 
   /** Files that name `id` in their front matter's supersedes / superseded_by (for rename). */
@@ -392,29 +436,27 @@ export class StoreWorkspace {
 
   /**
    * The cache entries of every file whose facts came from the disk; files an editor shadows keep
-   * what the cache held at load, if anything.
+   * what the disk held when they were read, or what the cache held at load.
    */
   cacheEntries(cache: WorkspaceCache): Map<string, CachedFile> {
     const out = new Map<string, CachedFile>();
     for (const [rel, f] of this.files) {
       if (!f.onDisk || f.link) continue;
-      if (f.open || !f.stamp || !f.key) {
-        const kept = cache.loadedEntry(rel);
-        if (kept) out.set(rel, kept);
-        continue;
-      }
-      const { rel: _r, onDisk: _o, branch: _b, link: _l, open: _p, stamp, key, readAt, ...facts } = f;
-      const entry: CachedFile = { stamp, key, racy: isRacy(stamp, readAt ?? 0), facts };
-      if (f.id) {
-        const derived = this.rules.derivedOf(f.id);
-        const info = this.rules.memories.get(f.id);
-        if (!info || !derived?.near) continue;
-        entry.info = info;
-        entry.near = derived.near;
-      }
-      out.set(rel, entry);
+      const entry = f.open ? (this.shadowed.get(rel) ?? cache.loadedEntry(rel)) : this.entryOf(f);
+      if (entry) out.set(rel, entry);
     }
     return out;
+  }
+
+  /** The cache entry of a file read from disk (undefined for others, or without a signature). */
+  private entryOf(f: StoreFile): CachedFile | undefined {
+    if (!f.onDisk || f.link || f.open || !f.stamp || !f.key) return undefined;
+    const { rel: _r, onDisk: _o, branch: _b, link: _l, open: _p, stamp, key, readAt, ...facts } = f;
+    const entry: CachedFile = { stamp, key, racy: isRacy(stamp, readAt ?? 0), facts };
+    if (!f.id) return entry;
+    const info = this.rules.memories.get(f.id);
+    const near = this.rules.derivedOf(f.id)?.near;
+    return info && near ? { ...entry, info, near } : undefined;
   }
 }
 
