@@ -6,6 +6,7 @@ import {
   type CancellationToken,
   createConnection,
   DidChangeWatchedFilesNotification,
+  DidChangeWorkspaceFoldersNotification,
   StreamMessageReader,
   StreamMessageWriter,
   TextDocuments,
@@ -102,6 +103,8 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
         workspaceSymbolProvider: true,
         codeActionProvider: literalActions ? { codeActionKinds: [CodeActionKind.QuickFix] } : true,
         executeCommandProvider: { commands: [...COMMANDS] },
+        // Folders added to (or removed from) a multi-root window: their stores are served (or not).
+        workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
       },
       serverInfo: { name: 'cairn', version: '0.1.0' },
     };
@@ -120,6 +123,14 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
   documents.onDidChangeContent((e) => later(({ session }) => session.publisher.schedule(e.document.uri)));
   documents.onDidSave((e) => later(({ session }) => session.publisher.schedule(e.document.uri)));
   documents.onDidClose((e) => later(({ session }) => session.closed(e.document.uri)));
+  connection.onNotification(DidChangeWorkspaceFoldersNotification.type, ({ event }) =>
+    later(({ session }) => {
+      const paths = (list: { uri: string }[]) =>
+        list.map((f) => uriToPath(f.uri)).filter((p): p is string => !!p);
+      session.removeFolders(paths(event.removed));
+      session.addFolders(paths(event.added));
+    }),
+  );
   connection.onDidChangeWatchedFiles(withFeatures(({ session }, p) => session.watchedFilesChanged(p)));
 
   connection.onCompletion(withFeatures(({ f }, p, token) => f.provideCompletion(ctx, p, token)));

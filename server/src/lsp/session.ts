@@ -60,6 +60,17 @@ export class Session {
     }
   }
 
+  /** Folders gone from the window: their stores are no longer served (a file opened later finds its own). */
+  removeFolders(folders: string[]): void {
+    if (this.opts.store) return;
+    for (const folder of folders) {
+      const root = findStoreFolder(folder);
+      if (!root || !this.hosts.delete(root)) continue;
+      for (const d of this.ctx.documents.all())
+        if (uriToPath(d.uri)?.startsWith(root + path.sep)) this.publisher.clear(d.uri);
+    }
+  }
+
   /** The host of a store folder, started on first use. */
   private serve(root: string): StoreHost {
     let host = this.hosts.get(root);
