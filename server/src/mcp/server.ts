@@ -18,6 +18,7 @@ import { cleanupSessionItems } from '../ops/session-memory.js';
 import { openStore, type LocateOptions } from '../store/store.js';
 import { auditToolCall } from './audit.js';
 import { readLimitsConfig, type PartialLimits } from './limits-config.js';
+import { withArgumentAliases } from './names.js';
 import { answerToResult, errorBody, errorToResult, issueToError } from './results.js';
 import { hybridSearch, type SearchFn } from './search-port.js';
 import { auditRefusal, refusalReply, screenToolCall } from './refusals.js';
@@ -136,6 +137,8 @@ export function createCairnMcpServer(ctx: OpContext, opts: McpOptions = {}): Mcp
       );
       return errorToResult(body);
     }
+    // Earlier releases' snake_case argument names still work (names.ts).
+    rawArgs = withArgumentAliases(tool.shape, rawArgs);
     // An MCP client is never a person: a call that names no agent is written under the client's own
     // name (from `initialize`), so its commits carry an Agent trailer and an agent author.
     if ('agentName' in tool.shape && !(typeof rawArgs.agentName === 'string' && rawArgs.agentName.trim())) {
