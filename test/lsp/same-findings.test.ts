@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Diagnostic } from 'vscode-languageserver/node';
 import { cairn } from '../helpers/store.js';
-import { git, makeStore, memoryText, startClient, uriOf, type TestClient } from './lsp-helper.js';
+import { git, makeStore, memoryText, startClient, type TestClient } from './lsp-helper.js';
 
 const COPY = 'Release notes are written by the person who merges the last pull request of the sprint.';
 const FILES: Record<string, string> = {

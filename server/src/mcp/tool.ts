@@ -12,7 +12,9 @@ export const AGENT_NAME = z
   .string()
   .max(BOUNDS.name)
   .optional()
-  .describe('Your name, e.g. "claude-code"; commits and the audit log name it (default: the MCP client name)');
+  .describe(
+    'Your name, e.g. "claude-code"; commits and the audit log name it (default: the MCP client name)',
+  );
 
 /** What a handler sees besides its arguments. */
 export interface ToolEnv {

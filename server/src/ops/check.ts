@@ -34,7 +34,8 @@ async function pathFindings(ctx: OpContext, ws: StoreWorkspace): Promise<CheckFi
   const out = links.map((l) => toFinding(l.at, symlinkProblem(l.at, l.target)));
   const cairn = await openCairnDir(ctx.store.root, ctx.store.repo);
   const tracked = cairn.problem?.match(/^git tracks (.+)$/)?.[1];
-  if (tracked && !links.some((l) => l.at === tracked)) out.push(toFinding(tracked, cairnTrackedProblem(tracked)));
+  if (tracked && !links.some((l) => l.at === tracked))
+    out.push(toFinding(tracked, cairnTrackedProblem(tracked)));
   return out;
 }
 

@@ -154,7 +154,16 @@ function parseMemoryUnchecked(text: string, opts: ParseOptions): ParsedMemory {
   }
   const bodyStartLine = split.state === 'ok' ? split.bodyStartLine : 0;
   if (opts.headOnly)
-    return { path: opts.path, text, frontMatter, body: emptyBody(), refs: [], keyRanges, bodyStartLine, problems };
+    return {
+      path: opts.path,
+      text,
+      frontMatter,
+      body: emptyBody(),
+      refs: [],
+      keyRanges,
+      bodyStartLine,
+      problems,
+    };
   const scan = scanMarkdown(text, bodyStart, opts);
   if (scan.limited) problems.push(limitProblem(scan.limited, index));
   problems = withConflictsFirst(problems, conflictMarkerProblems(text, index));

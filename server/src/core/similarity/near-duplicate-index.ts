@@ -97,7 +97,8 @@ interface Entry extends NearSignature {
  * has it already (for a text within NEAR_TEXT_LIMIT).
  */
 export function nearSignature(text: string, normalized?: string): NearSignature {
-  const norm = normalized !== undefined && text.length <= NEAR_TEXT_LIMIT ? normalized : normalizedStart(text);
+  const norm =
+    normalized !== undefined && text.length <= NEAR_TEXT_LIMIT ? normalized : normalizedStart(text);
   const grams = new TrigramTable(norm);
   return { normalized: norm, grams: grams.size, sig: minhashSignature(grams) };
 }

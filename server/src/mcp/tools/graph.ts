@@ -28,7 +28,11 @@ export const knowledgeGraph = defineTool({
       .describe('add a fact, close one, query facts, or summarize the graph'),
     subject: z.string().max(BOUNDS.text).optional().describe('add/close: who or what the fact is about'),
     predicate: z.string().max(BOUNDS.text).optional().describe('The relation, e.g. "works_on"'),
-    object: z.string().max(BOUNDS.text).optional().describe('add (close: optional): the value of the relation'),
+    object: z
+      .string()
+      .max(BOUNDS.text)
+      .optional()
+      .describe('add (close: optional): the value of the relation'),
     validFrom: z.string().max(BOUNDS.name).optional().describe('add: ISO date the fact started to hold'),
     until: z
       .string()

@@ -213,7 +213,9 @@ export const memoryGet = defineTool({
       .min(1)
       .max(5000)
       .optional()
-      .describe(`How many lines (default ${GET_WINDOW_LINES}); an answer holds at most ${GET_MAX_CHARS} characters`),
+      .describe(
+        `How many lines (default ${GET_WINDOW_LINES}); an answer holds at most ${GET_MAX_CHARS} characters`,
+      ),
     agentName: AGENT_NAME,
   },
   invalidCode: 'INVALID_REQUEST',

@@ -82,7 +82,8 @@ export class WorkspaceCache {
   /** The entry for `rel` when the file provably has not changed: same stamp, not racy. */
   byStamp(rel: string, stamp: FileStamp | null): CachedFile | undefined {
     const hit = this.entries.get(rel);
-    if (!hit || !stamp || hit.racy || !sameStampOf(hit.stamp, stamp) || hit.facts === undefined) return undefined;
+    if (!hit || !stamp || hit.racy || !sameStampOf(hit.stamp, stamp) || hit.facts === undefined)
+      return undefined;
     return hit;
   }
 

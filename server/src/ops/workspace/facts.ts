@@ -58,5 +58,12 @@ export function factsOf(doc: ParsedMemory): FileFacts {
 /** The facts of a note (MEMORY.md, a daily note) from its text, without parsing its markdown. */
 export function noteFacts(text: string): FileFacts {
   const content = contentOfText(text);
-  return { id: '', title: '', tags: [], summary: summaryOfContent(content), refIds: refIdsInText(content, 0), supersedes: [] };
+  return {
+    id: '',
+    title: '',
+    tags: [],
+    summary: summaryOfContent(content),
+    refIds: refIdsInText(content, 0),
+    supersedes: [],
+  };
 }
