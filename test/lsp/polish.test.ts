@@ -42,6 +42,17 @@ describe('editor polish', () => {
     // An editor filters on filterText (else the label) against what follows `[[`: "expiry" finds it.
     expect(item.filterText).toContain('Session expiry');
     expect(item.filterText).toContain('redis-ttl');
+    // Prefix-matching editors (Eglot): once a title word is typed, that word leads the filter text.
+    const typed = NOTE.replace('See [[', 'See [[expi');
+    c.open('memories/typed.md', typed);
+    const narrowed = (await c.conn.sendRequest('textDocument/completion', {
+      textDocument: { uri: uriOf(root, 'memories/typed.md') },
+      position: { line: 6, character: typed.split('\n')[6].length },
+    })) as CompletionList;
+    expect(narrowed.isIncomplete).toBe(true);
+    expect(narrowed.items.map((i) => [i.label, i.filterText])).toEqual([
+      ['redis-ttl', 'expiry redis-ttl Session expiry'],
+    ]);
   });
 
   it('workspace symbols point at the title line', async () => {

@@ -88,13 +88,28 @@ function refItems(
           }
         : doc,
       sortText: String(i).padStart(4, '0'),
-      // Editors filter on this as the person types: the title's words match too, not only the id.
-      filterText: f.title ? `${f.id} ${f.title}` : f.id,
+      filterText: filterTextOf(f, prefix),
       insertTextFormat: InsertTextFormat.PlainText,
       textEdit: { range: { start: spot.start, end: spot.end }, newText: spot.closed ? f.id : `${f.id}]]` },
     };
   });
-  return { isIncomplete: scored.length > LIMIT, items };
+  // The filter texts are made for this prefix: ask again as the person types.
+  return { isIncomplete: true, items };
+}
+
+/**
+ * What an editor matches the typed text against: the id and the title, so a word of the title finds
+ * the memory too. Editors that match by prefix (Eglot, and VS Code scores a match at the start
+ * best) need the word typed first: when the prefix starts a word of the title or of the id other
+ * than its first, that word leads.
+ */
+function filterTextOf(f: StoreFile, prefix: string): string {
+  const base = f.title ? `${f.id} ${f.title}` : f.id;
+  if (!prefix || f.id.startsWith(prefix)) return base;
+  const word = [...f.id.split(/[-_.]/), ...f.title.split(/[^\p{L}\p{N}_-]+/u)].find((w) =>
+    w.toLowerCase().startsWith(prefix),
+  );
+  return word ? `${word} ${base}` : base;
 }
 
 function plainItems(
@@ -147,8 +162,8 @@ export async function provideCompletion(
   const pos = params.position;
   const ws = open.host.ws;
   if (spot.kind === 'ref') {
-    const list = refItems(ctx, open, spot, pos);
-    return open.host.indexed ? list : { ...list, isIncomplete: true };
+    // Always incomplete: the filter texts fit this prefix, and indexing may not have finished.
+    return refItems(ctx, open, spot, pos);
   }
   if (spot.kind === 'key') {
     const keys =
