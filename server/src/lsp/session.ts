@@ -10,7 +10,7 @@ import { warmCompletion } from './completion.js';
 import { DiagnosticsPublisher } from './diagnostics.js';
 import { StoreHost } from './host.js';
 import { SemanticIndex } from './semantic.js';
-import { findStoreFolder, isStoreFile, uriToPath } from './paths.js';
+import { findStoreFolder, findStoreFolders, isStoreFile, uriToPath } from './paths.js';
 
 export interface SessionOptions {
   env?: NodeJS.ProcessEnv;
@@ -54,18 +54,14 @@ export class Session {
       if (this.fixedRoot) this.serve(this.fixedRoot);
       return;
     }
-    for (const folder of folders) {
-      const root = findStoreFolder(folder);
-      if (root) this.serve(root);
-    }
+    for (const folder of folders) for (const root of findStoreFolders(folder)) this.serve(root);
   }
 
   /** Folders gone from the window: their stores are no longer served (a file opened later finds its own). */
   removeFolders(folders: string[]): void {
     if (this.opts.store) return;
-    for (const folder of folders) {
-      const root = findStoreFolder(folder);
-      if (!root || !this.hosts.delete(root)) continue;
+    for (const root of folders.flatMap(findStoreFolders)) {
+      if (!this.hosts.delete(root)) continue;
       for (const d of this.ctx.documents.all())
         if (uriToPath(d.uri)?.startsWith(root + path.sep)) this.publisher.clear(d.uri);
     }
