@@ -71,7 +71,7 @@ export const memoryStore = defineTool({
     '300-1500 characters (what, why, where) and 0-5 short `decisions`; put doubts in `openQuestions`. Set ' +
     '`origin` ("conversation" when the user said it, "background" for your own inferences) and `confidence` ' +
     '(0..1). Governance decides the route: the answer says whether it became ACTIVE or a CANDIDATE awaiting ' +
-    'human review, and why. Pass metadata.topic_id to update an existing memory.',
+    'human review, and why. Pass metadata.topicId to update an existing memory.',
   shape: {
     topic: z.string().max(LIMITS.topic).describe('Short title, e.g. "Use Redis for session caching"'),
     context: z.string().max(LIMITS.context).describe('The summary paragraph, about 300-1500 characters'),
@@ -201,9 +201,11 @@ export const memoryGet = defineTool({
   name: 'memory_get',
   title: 'Read lines of a memory file',
   description:
-    'Exact lines of a file in the store, e.g. after memory_search: path "memories/<id>.md", from_line (1-based), ' +
-    'lines. A passage the scanner flags reads "[withheld by Cairn: ...]" unless a person allowed it; line ' +
-    'numbers are kept and `withheld` counts such passages.',
+    'Exact lines of a file in the store, e.g. after memory_search: path "memories/<id>.md", fromLine (1-based), ' +
+    `lines (default ${GET_WINDOW_LINES}). An answer holds at most ${GET_MAX_CHARS} characters; while lines remain ` +
+    'it gives `next` {fromLine, lines}: call again with those to read on. A passage the scanner flags reads ' +
+    '"[withheld by Cairn: ...]" unless a person allowed it; line numbers are kept and `withheld` counts such ' +
+    'passages.',
   shape: {
     path: z.string().min(1).max(BOUNDS.path).describe('Store path, e.g. "memories/<id>.md" or "MEMORY.md"'),
     fromLine: z.number().int().min(1).optional().describe('First line to read, 1-based (default 1)'),
