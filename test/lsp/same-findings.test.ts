@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Diagnostic } from 'vscode-languageserver/node';
 import { cairn } from '../helpers/store.js';
-import { git, makeStore, memoryText, startClient, type TestClient } from './lsp-helper.js';
+import { git, makeStore, memoryText, startClient, uriOf, type TestClient } from './lsp-helper.js';
 
 const COPY = 'Release notes are written by the person who merges the last pull request of the sprint.';
 const FILES: Record<string, string> = {
@@ -105,5 +105,23 @@ describe('cairn check and the language server', () => {
       expect(codes).toContain(code);
     expect(codes.some((x) => x.startsWith('secret/'))).toBe(true);
     expect(fromServer.sort(order)).toEqual(fromCheck.sort(order));
+  });
+
+  it('an edit in one file updates the findings of the other open files, as cairn check would', async () => {
+    const root = makeStore({
+      'memories/first.md': memoryText('first', COPY),
+      'memories/second.md': memoryText('second', 'Deploys need a signed tag.'),
+    });
+    const c = (client = await startClient(root));
+    c.open('memories/first.md', memoryText('first', COPY));
+    c.open('memories/second.md', memoryText('second', 'Deploys need a signed tag.'));
+    expect(await c.waitDiagnostics('memories/first.md', () => true)).toEqual([]);
+    // second becomes a copy of first in the editor: first's findings change without touching it.
+    await c.conn.sendNotification('textDocument/didChange', {
+      textDocument: { uri: uriOf(root, 'memories/second.md'), version: 1 },
+      contentChanges: [{ text: memoryText('second', COPY) }],
+    });
+    const first = await c.waitDiagnostics('memories/first.md', (d) => d.length > 0);
+    expect(first.map((d) => d.code)).toEqual(['duplicate/exact']);
   });
 });

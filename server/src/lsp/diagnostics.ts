@@ -33,7 +33,8 @@ export class DiagnosticsPublisher {
     private readonly delayMs = 8,
   ) {}
 
-  schedule(uri: string): void {
+  /** Checks `uri` after a short pause (plus `laterMs`); a newer call for it replaces this one. */
+  schedule(uri: string, laterMs = 0): void {
     this.cancel(uri);
     const size = this.ctx.documents.get(uri)?.getText().length ?? 0;
     this.timers.set(
@@ -53,7 +54,7 @@ export class DiagnosticsPublisher {
               source.dispose();
             });
         },
-        this.delayMs + pauseForSize(size),
+        this.delayMs + pauseForSize(size) + laterMs,
       ),
     );
   }

@@ -120,7 +120,7 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
   });
 
   documents.onDidOpen((e) => later(({ session }) => session.opened(e.document.uri)));
-  documents.onDidChangeContent((e) => later(({ session }) => session.publisher.schedule(e.document.uri)));
+  documents.onDidChangeContent((e) => later(({ session }) => session.changed(e.document.uri)));
   documents.onDidSave((e) => later(({ session }) => session.publisher.schedule(e.document.uri)));
   documents.onDidClose((e) => later(({ session }) => session.closed(e.document.uri)));
   connection.onNotification(DidChangeWorkspaceFoldersNotification.type, ({ event }) =>

@@ -18,6 +18,9 @@ export interface SessionOptions {
   store?: string;
 }
 
+/** How long after an edit the store's other open files are checked again. */
+const OTHERS_AFTER_MS = 300;
+
 export class Session {
   readonly publisher: DiagnosticsPublisher;
   private readonly hosts = new Map<string, StoreHost>();
@@ -161,6 +164,18 @@ export class Session {
     host.ws.syncWithDisk();
     await host.ws.refreshGit();
     this.ctx.republishAll();
+  }
+
+  /**
+   * An edit: that document is checked at once, the store's other open files once typing pauses, as
+   * their findings about other memories (copies, references, facts) may have changed with it.
+   */
+  changed(uri: string): void {
+    this.publisher.schedule(uri);
+    const host = this.hostFor(uri);
+    if (!host) return;
+    for (const d of this.ctx.documents.all())
+      if (d.uri !== uri && this.hostFor(d.uri) === host) this.publisher.schedule(d.uri, OTHERS_AFTER_MS);
   }
 
   opened(uri: string): void {
