@@ -68,7 +68,7 @@ async function changedFiles(ctx: OpContext, base: string): Promise<Set<string>> 
  */
 export async function checkStore(ctx: OpContext, opts: CheckOptions): Promise<CheckResult> {
   const { store } = ctx;
-  const ws = new StoreWorkspace({ root: store.root, store });
+  const ws = new StoreWorkspace({ root: store.root, store, keepParsed: true });
   await ws.load();
   await ws.refreshGit();
   const only = opts.changed ? await changedFiles(ctx, opts.changed) : null;

@@ -215,13 +215,14 @@ export class NearDuplicateIndex {
       for (const id of bucket) {
         if (seen.has(id) || id === opts.excludeId || opts.exclude?.has(id)) continue;
         seen.add(id);
-        if (opts.accept && !opts.accept(id)) continue;
         const entry = this.entries.get(id)!;
         // Exact filters before the exact check: size ratio bounds Jaccard; the MinHash estimate is close.
         const small = Math.min(grams.size, entry.grams);
         const large = Math.max(grams.size, entry.grams);
         if (large > 0 && small / large < threshold) continue;
         if (estimateJaccard(sig, entry.sig) < threshold - ESTIMATE_MARGIN) continue;
+        // The caller's filter after the cheap ones (it reads a map), still before the exact check.
+        if (opts.accept && !opts.accept(id)) continue;
         const normalized = entry.normalized ?? normalizedStart(this.opts.textOf?.(id) ?? '');
         const jaccard = grams.jaccard(new TrigramTable(normalized));
         if (jaccard >= threshold) matches.push({ id, jaccard });

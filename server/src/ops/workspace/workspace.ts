@@ -4,7 +4,7 @@
 // at a time. Files nobody has open are kept as small facts (facts.ts) and parsed whole again when a
 // feature needs them; editor buffers are kept whole. Both front ends ask it the same questions, so
 // they give the same answers (ARCHITECTURE.md, "One workspace model").
-import { isMemoryPath, parseStoreFile, WorkspaceModel } from '../../core/rules/index.js';
+import { isMemoryPath, memoryContent, parseStoreFile, WorkspaceModel } from '../../core/rules/index.js';
 import { deriveStatuses, type StatusInfo } from '../../core/status.js';
 import type { MemoryInfo } from '../../core/rules/index.js';
 import type { MemoryRef, ParsedMemory } from '../../core/types.js';
@@ -51,6 +51,11 @@ export interface WorkspaceOptions {
   /** The git-backed store, for candidates and rejections; null for a plain folder. */
   store?: Store | null;
   log?: Logger;
+  /**
+   * Parse every file whole when it is read and keep it (`cairn check`, which checks them all); else
+   * files nobody has open are parsed for their front matter only and whole again on demand.
+   */
+  keepParsed?: boolean;
 }
 
 /** Parsed files kept besides editor buffers: hover and references reread the same few often. */
@@ -76,12 +81,16 @@ export class StoreWorkspace {
   /** Rejected ids with no file anywhere: known to references as rejected, nothing else. */
   private stubs = new Set<string>();
   private readonly log: Logger;
+  private readonly keepParsed: boolean;
 
   constructor(opts: WorkspaceOptions) {
     this.root = opts.root;
+    this.keepParsed = opts.keepParsed ?? false;
     this.store = opts.store ?? null;
     this.log = opts.log ?? (() => {});
-    this.rules = new WorkspaceModel({ contentOf: (id) => this.contentOf(id) });
+    // Kept whole anyway (`cairn check`): the near index may keep each normalized text too, which
+    // spares normalizing it again for every candidate verified. Else texts are read back.
+    this.rules = new WorkspaceModel(this.keepParsed ? {} : { contentOf: (id) => this.contentOf(id) });
   }
 
   /** Every symbolic link where the store is read, from the last look at the disk. */
@@ -175,9 +184,11 @@ export class StoreWorkspace {
     if (!isMemoryPath(rel)) {
       const note: StoreFile = { ...noteFacts(text), rel, ...where };
       this.setFile(note);
+      if (this.keepParsed) this.parsed.set(rel, parsed ?? parseStoreFile(text, rel));
       return note;
     }
-    const doc = parsed ?? parseStoreFile(text, rel, { headOnly: true });
+    const doc = parsed ?? parseStoreFile(text, rel, { headOnly: !this.keepParsed });
+    if (this.keepParsed) this.parsed.set(rel, doc);
     const file: StoreFile = { ...factsOf(doc), rel, ...where };
     const previous = this.files.get(rel);
     this.setFile(file);
@@ -297,7 +308,7 @@ export class StoreWorkspace {
     if (text === null) return null;
     const doc = parseStoreFile(text, rel);
     this.parsed.set(rel, doc);
-    if (this.parsed.size > PARSED_KEEP) {
+    if (!this.keepParsed && this.parsed.size > PARSED_KEEP) {
       for (const key of this.parsed.keys()) {
         if (this.parsed.size <= PARSED_KEEP) break;
         if (!this.files.get(key)?.open) this.parsed.delete(key);
@@ -309,6 +320,8 @@ export class StoreWorkspace {
   /** A memory's content (the body), read back for the near-duplicate rule's exact check. */
   private contentOf(id: string): string | null {
     const info = this.rules.memories.get(id);
+    const doc = info && this.parsed.get(info.path);
+    if (doc) return memoryContent(doc);
     const text = info ? this.text(info.path) : null;
     return text === null ? null : contentOfText(text);
   }
