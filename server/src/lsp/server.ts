@@ -57,11 +57,14 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
     republishAll: () => {},
   };
   let loading: Promise<Loaded> | null = null;
+  /** The folders from `initialize`: their stores are served before any request is handled. */
+  let folders: string[] = [];
   const load = (): Promise<Loaded> =>
-    (loading ??= import('./features.js').then((f) => ({
-      f,
-      session: new f.Session(ctx, { env: opts.env, store: opts.store }),
-    })));
+    (loading ??= import('./features.js').then((f) => {
+      const session = new f.Session(ctx, { env: opts.env, store: opts.store });
+      session.addFolders(folders);
+      return { f, session };
+    }));
   /** Runs `f` once features are loaded; a failure is logged, never left to crash the process. */
   const later = (f: (l: Loaded) => void): void => {
     load()
@@ -77,13 +80,13 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
   connection.onInitialize((params: InitializeParams): InitializeResult => {
     ctx.caps = params.capabilities;
     ctx.clientName = params.clientInfo?.name;
-    const roots = [
+    folders = [
       ...(params.workspaceFolders ?? []).map((f) => uriToPath(f.uri)),
       params.rootUri ? uriToPath(params.rootUri) : null,
       params.rootPath ?? null,
     ].filter((p): p is string => !!p);
     // After the answer is on its way: load the features and start indexing.
-    setTimeout(() => later(({ session }) => session.addFolders(roots)), 0);
+    setTimeout(() => later(() => {}), 0);
     const prepare = !!params.capabilities.textDocument?.rename?.prepareSupport;
     const literalActions = !!params.capabilities.textDocument?.codeAction?.codeActionLiteralSupport;
     return {
