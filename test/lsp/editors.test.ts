@@ -2,7 +2,7 @@
 // Vim/ALE show for diagnostics, `[[` completion and hover. Each is skipped, with the reason printed,
 // when its editor or the harness is missing (install: ../shared/lsp-harness/install-editors.sh).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -84,5 +84,56 @@ describe('real editors', () => {
     expect(r.completion.items.map((i: any) => i.word)).toEqual(['deploy-notes]]']);
     expect(r.hover.value.contents).toMatchObject({ kind: 'plaintext' });
     expect(r.hover.value.contents.value).toContain('deploy notes (deploy-notes)');
+  });
+
+  // Eglot's own completion-at-point, as a person typing `[[expi` gets it: Eglot keeps the items whose
+  // filterText starts with the typed word, so a word of the title must lead it.
+  it.skipIf(report('emacs'))('Emacs/Eglot completes a memory from a word of its title', () => {
+    const root = makeStore({
+      'memories/redis-ttl.md': memoryText(
+        'redis-ttl',
+        'Login sessions live in Redis for thirty minutes.',
+      ).replace('title: redis ttl', 'title: Session expiry'),
+      'memories/build-cache.md': memoryText('build-cache', 'CI caches builds per branch.'),
+      'memories/note.md': memoryText('note', 'Why are people logged out? See [[expi'),
+    });
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'cairn-eglot-'));
+    const script = path.join(dir, 'capf.el');
+    writeFileSync(
+      script,
+      `(require 'package)
+(add-to-list 'package-directory-list "/usr/share/emacs/site-lisp/elpa")
+(package-initialize)
+(require 'eglot)
+(require 'markdown-mode nil t)
+(let ((eglot-sync-connect t)
+      (cmd (append (json-read-from-string (getenv "CAIRN_CMD")) nil)))
+  (add-to-list 'eglot-server-programs (cons '(markdown-mode gfm-mode fundamental-mode text-mode) cmd))
+  (find-file (expand-file-name "memories/note.md" (getenv "CAIRN_ROOT")))
+  (apply #'eglot (eglot--guess-contact))
+  (sleep-for 1.5)
+  (goto-char (point-min))
+  (search-forward "[[expi")
+  (let* ((capf (eglot-completion-at-point))
+         (probe (buffer-substring-no-properties (nth 0 capf) (nth 1 capf)))
+         (shown (mapcar #'substring-no-properties (all-completions probe (nth 2 capf)))))
+    (with-temp-file (getenv "CAIRN_OUT")
+      (insert (json-encode (list :probe probe :shown (vconcat shown))))))
+  (kill-emacs 0))
+`,
+    );
+    const out = path.join(dir, 'out.json');
+    execFileSync('emacs', ['--batch', '-Q', '-l', script], {
+      env: {
+        ...process.env,
+        HOME: dir,
+        CAIRN_CMD: JSON.stringify(SERVER_CMD),
+        CAIRN_ROOT: root,
+        CAIRN_OUT: out,
+      },
+      stdio: 'ignore',
+      timeout: 60_000,
+    });
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({ probe: 'expi', shown: ['redis-ttl'] });
   });
 });

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findStoreFolder, isStoreFile } from '../../server/src/lsp/paths.js';
+import { findStoreFolder, findStoreFolders, isStoreFile } from '../../server/src/lsp/paths.js';
 
 describe('isStoreFile', () => {
   it('takes memories, daily notes and MEMORY.md, and skips dot, swap and backup files', () => {
@@ -48,5 +48,19 @@ describe('findStoreFolder', () => {
     mkdirSync(path.join(plain, 'memories'));
     expect(findStoreFolder(path.join(plain, 'memories'))).toBe(plain);
     expect(findStoreFolder(tmp())).toBeNull();
+  });
+});
+
+describe('findStoreFolders', () => {
+  it('serves every store a workspace folder holds as child folders, or the one it is in', () => {
+    const repo = mkdtempSync(path.join(os.tmpdir(), 'cairn-paths-'));
+    for (const team of ['team-a', 'team-b']) {
+      mkdirSync(path.join(repo, team, 'memories'), { recursive: true });
+      writeFileSync(path.join(repo, team, 'cairn.yaml'), 'version: 1\n');
+    }
+    mkdirSync(path.join(repo, 'src'));
+    expect(findStoreFolders(repo)).toEqual([path.join(repo, 'team-a'), path.join(repo, 'team-b')]);
+    expect(findStoreFolders(path.join(repo, 'team-b', 'memories'))).toEqual([path.join(repo, 'team-b')]);
+    expect(findStoreFolders(path.join(repo, 'src'))).toEqual([]);
   });
 });

@@ -20,7 +20,7 @@ const FILES = {
   'MEMORY.md': '# Long-term\n\n- Deploys: [[deploy]] and [[gone]]\n',
 };
 const CHECKED = ['memories/redis-cache.md', 'memories/queue-a.md', 'MEMORY.md'] as const;
-const CACHE = ['.cairn', 'cache', 'lsp-startup.v8'];
+const CACHE = ['.cairn', 'cache', 'workspace.v8'];
 
 let root: string;
 let client: TestClient | null = null;

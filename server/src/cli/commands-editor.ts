@@ -5,12 +5,17 @@ import { UsageError, writeText } from './io.js';
 export const lspCommand: Command = {
   name: 'lsp',
   summary: 'Run the language server on stdio (diagnostics, completion, navigation, search)',
-  usage: 'cairn lsp --stdio',
+  usage: 'cairn lsp --stdio [--store DIR]',
   options: { stdio: { type: 'boolean' } },
-  async run(_args, io, _open, root) {
+  async run(args, io, _open, root) {
     const { runLspStdio } = await import('../lsp/index.js');
     // Each store the editor opens gets its context and search worker from the composition root.
-    runLspStdio({ openStore: (dir) => root.openStore(dir, (m) => void io.stderr.write(`${m}\n`)) });
+    // --store DIR: that store only (the VS Code `cairn.store` setting); else every store among the
+    // editor's workspace folders and the files it opens.
+    runLspStdio({
+      openStore: (dir) => root.openStore(dir, (m) => void io.stderr.write(`${m}\n`)),
+      store: str(args, 'store'),
+    });
     // The server runs until stdin closes; it ends the process itself.
     return new Promise<number>(() => {});
   },

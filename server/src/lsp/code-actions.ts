@@ -3,6 +3,7 @@
 // successor of a superseded memory, and accept or reject a candidate.
 import {
   CodeActionKind,
+  type CancellationToken,
   type CodeAction,
   type CodeActionParams,
   type Command,
@@ -11,35 +12,31 @@ import {
   type WorkspaceEdit,
 } from 'vscode-languageserver/node';
 import { updateFrontMatter } from '../core/format/index.js';
+import type { ParsedMemory } from '../core/types.js';
 import { flaggedFindings } from '../core/withhold.js';
-import type { ServerContext } from './context.js';
-import { relativeToStore, uriToPath } from './paths.js';
-import type { FileEntry, Workspace } from './workspace.js';
-
-const WHOLE_FILE_END = { line: Number.MAX_SAFE_INTEGER, character: 0 };
+import type { OpenFile, ServerContext } from './context.js';
+import { wholeText } from './convert.js';
+import type { StoreHost } from './host.js';
 
 function messageOf(d: Diagnostic): string {
   return typeof d.message === 'string' ? d.message : d.message.value;
 }
 
 /** The other memory a duplicate or conflict diagnostic points at. */
-function otherId(ws: Workspace, d: Diagnostic): string | null {
+function otherId(host: StoreHost, d: Diagnostic): string | null {
   const uri = d.relatedInformation?.[0]?.location.uri;
-  const abs = uri ? uriToPath(uri) : null;
-  const rel = abs ? relativeToStore(ws.root, abs) : null;
-  const fromUri = rel ? ws.files.get(rel)?.id : undefined;
+  const rel = uri ? host.relOf(uri) : null;
+  const fromUri = rel ? host.ws.files.get(rel)?.id : undefined;
   return fromUri || (/"([a-z0-9][a-z0-9._-]*)"/.exec(messageOf(d))?.[1] ?? null);
 }
 
-function supersedeEdit(uri: string, entry: FileEntry, other: string): WorkspaceEdit | null {
-  const current = entry.doc.frontMatter.supersedes;
+function supersedeEdit(uri: string, doc: ParsedMemory, other: string): WorkspaceEdit | null {
+  const current = doc.frontMatter.supersedes;
   if (current.includes(other)) return null;
   try {
-    const text = updateFrontMatter(entry.doc.text, { supersedes: [...current, other] });
-    const edit: TextEdit = {
-      range: { start: { line: 0, character: 0 }, end: WHOLE_FILE_END },
-      newText: text,
-    };
+    const text = updateFrontMatter(doc.text, { supersedes: [...current, other] });
+    // The whole text, to the end of its last line: no position past the end (some editors refuse it).
+    const edit: TextEdit = { range: wholeText(doc.text), newText: text };
     return { changes: { [uri]: [edit] } };
   } catch {
     return null; // broken front matter: the schema diagnostics say what to fix first
@@ -52,21 +49,16 @@ function newMemoryText(id: string): string {
   return `---\nid: ${id}\ntitle: ${title}\nkind: note\ncreated: ${today}\nupdated: ${today}\ntags: []\n---\n\nWhat this memory records.\n`;
 }
 
-function actionsFor(
-  ctx: ServerContext,
-  ws: Workspace,
-  uri: string,
-  entry: FileEntry,
-  d: Diagnostic,
-): CodeAction[] {
+function actionsFor(ctx: ServerContext, open: OpenFile, uri: string, d: Diagnostic): CodeAction[] {
+  const { host, doc } = open;
   const code = String(d.code ?? '');
   const out: CodeAction[] = [];
   const fix = (title: string, extra: Partial<CodeAction>) =>
     out.push({ title, kind: CodeActionKind.QuickFix, diagnostics: [d], ...extra });
   if (code.startsWith('duplicate/') || code === 'conflict/fact') {
-    const other = otherId(ws, d);
+    const other = otherId(host, d);
     if (other) {
-      const edit = supersedeEdit(uri, entry, other);
+      const edit = supersedeEdit(uri, doc, other);
       if (edit) fix(`Mark as superseding "${other}"`, { edit, isPreferred: code === 'duplicate/exact' });
       fix(`Open "${other}"`, {
         command: { title: `Open ${other}`, command: 'cairn.openMemory', arguments: [other] },
@@ -78,7 +70,7 @@ function actionsFor(
     const id = /"([^"]+)"/.exec(messageOf(d))?.[1];
     const ops = ctx.caps.workspace?.workspaceEdit?.resourceOperations ?? [];
     if (id && ops.includes('create') && ctx.caps.workspace?.workspaceEdit?.documentChanges) {
-      const target = ws.uriOf(`memories/${id}.md`);
+      const target = host.uriOf(`memories/${id}.md`);
       fix(`Create memory "${id}"`, {
         edit: {
           documentChanges: [
@@ -98,7 +90,7 @@ function actionsFor(
     }
   } else if (code === 'ref/superseded') {
     const by = /superseded by "([^"]+)"/.exec(messageOf(d))?.[1];
-    const ref = entry.doc.refs.find(
+    const ref = doc.refs.find(
       (r) => r.range.start.line === d.range.start.line && r.range.start.character === d.range.start.character,
     );
     if (by && ref)
@@ -116,15 +108,16 @@ function actionsFor(
       });
   } else if (code === 'ref/candidate') {
     const id = /"([^"]+)"/.exec(messageOf(d))?.[1];
-    if (id) out.push(...reviewActions(id, flaggedRulesOf(ws, id)));
+    if (id) out.push(...reviewActions(id, flaggedRulesOf(host, id)));
   }
   return out;
 }
 
 /** Rules the scanner flags in a candidate's text: accepting it needs them allowed by name. */
-function flaggedRulesOf(ws: Workspace, id: string): string[] {
-  const text = ws.memory(id)?.doc.text;
-  return text ? [...new Set(flaggedFindings(text, { detector: ws.detector() }).map((f) => f.rule))] : [];
+function flaggedRulesOf(host: StoreHost, id: string): string[] {
+  const file = host.ws.memory(id);
+  const text = file && !file.link ? host.ws.text(file.rel) : null;
+  return text ? [...new Set(flaggedFindings(text, { detector: host.ws.detector() }).map((f) => f.rule))] : [];
 }
 
 function reviewActions(id: string, flagged: string[]): CodeAction[] {
@@ -154,17 +147,17 @@ function reviewActions(id: string, flagged: string[]): CodeAction[] {
 export async function provideCodeActions(
   ctx: ServerContext,
   params: CodeActionParams,
+  token?: CancellationToken,
 ): Promise<(CodeAction | Command)[] | null> {
-  await ctx.ready;
-  const ws = ctx.workspace;
   const uri = params.textDocument.uri;
-  const entry = ctx.fileFor(uri);
-  if (!ws || !entry) return null;
+  const open = await ctx.fileFor(uri, token);
+  if (!open) return null;
   const actions = params.context.diagnostics
     .filter((d) => d.source === 'cairn')
-    .flatMap((d) => actionsFor(ctx, ws, uri, entry, d));
-  if (entry.id && ws.model.memories.get(entry.id)?.status === 'candidate')
-    actions.push(...reviewActions(entry.id, flaggedRulesOf(ws, entry.id)));
+    .flatMap((d) => actionsFor(ctx, open, uri, d));
+  const self = open.file.id;
+  if (self && open.host.ws.info(self)?.status === 'candidate')
+    actions.push(...reviewActions(self, flaggedRulesOf(open.host, self)));
   if (ctx.caps.textDocument?.codeAction?.codeActionLiteralSupport) return actions;
   return actions
     .filter((a) => a.command)

@@ -2,18 +2,36 @@
 // cairn/accept, cairn/reject) for agent tools and the VS Code client. Each calls the same operation
 // as the CLI; expected failures come back as ResponseError with the CairnError code in `data`.
 import { agentNameOf } from '../core/payload.js';
+import path from 'node:path';
 import { ResponseError, type CancellationToken, type ExecuteCommandParams } from 'vscode-languageserver/node';
 import { isCairnError } from '../core/errors.js';
 import type { OpContext } from '../ops/context.js';
 import { COMMANDS, type CustomRequest, type ServerContext } from './context.js';
+import type { StoreHost } from './host.js';
 import { searchMemories } from './search-port.js';
 import { runTidyCommand } from './tidy-commands.js';
 
 /** LSP's RequestFailed: the request was valid, the operation failed. */
 const REQUEST_FAILED = -32803;
 
-function opContext(ctx: ServerContext): OpContext {
-  const gov = ctx.workspace?.governance;
+/**
+ * The store a command acts on: the one holding `uri` or named by `store` (a folder), else the one
+ * that knows memory `id`, else the first git-backed store served (multi-root windows serve several).
+ */
+async function hostOf(ctx: ServerContext, where: { uri?: unknown; store?: unknown; id?: unknown } = {}) {
+  const hosts = ctx.hosts();
+  await Promise.all(hosts.map((h) => h.ready));
+  if (typeof where.uri === 'string') return ctx.hostFor(where.uri);
+  if (typeof where.store === 'string') {
+    const dir = path.resolve(where.store);
+    return hosts.find((h) => h.root === dir) ?? null;
+  }
+  const id = typeof where.id === 'string' ? where.id : undefined;
+  return (id && hosts.find((h) => h.ws.info(id))) || hosts.find((h) => h.governance) || hosts[0] || null;
+}
+
+function opContext(host: StoreHost | null): OpContext {
+  const gov = host?.governance;
   if (!gov)
     throw new ResponseError(
       REQUEST_FAILED,
@@ -25,12 +43,13 @@ function opContext(ctx: ServerContext): OpContext {
 
 async function guarded<T>(
   ctx: ServerContext,
-  f: () => Promise<T>,
+  host: StoreHost | null,
+  f: (ops: OpContext) => Promise<T>,
   opts: { changes?: boolean } = {},
 ): Promise<T> {
   try {
-    const result = await f();
-    if (opts.changes) await ctx.refresh();
+    const result = await f(opContext(host));
+    if (opts.changes && host) await ctx.refresh(host);
     return result;
   } catch (e) {
     if (e instanceof ResponseError) throw e;
@@ -47,70 +66,67 @@ export interface SearchRequest {
   maxResults?: number;
 }
 
+/** Searches every store served (each with its own index), best first; partial when any store is. */
 async function search(ctx: ServerContext, req: SearchRequest, token?: CancellationToken) {
-  await ctx.ready;
-  const ws = ctx.workspace;
-  if (!ws)
-    return {
-      provider: 'none',
-      vector_enabled: false,
-      results: [],
-      withheld: 0,
-      partial: false,
-      warnings: [],
-    };
+  const hosts = ctx.hosts();
+  await Promise.all(hosts.map((h) => h.ready));
   // `limit` as the VS Code client sends it; unset fields take cairn.yaml's search settings.
-  const answer = await searchMemories(
-    ctx,
-    ws,
-    { query: String(req?.query ?? ''), maxResults: req?.limit ?? req?.maxResults },
-    token,
+  const limit = req?.limit ?? req?.maxResults;
+  const request = { query: String(req?.query ?? ''), maxResults: limit };
+  const answers = await Promise.all(
+    hosts.map(async (host) => ({ host, answer: await searchMemories(ctx, host, request, token) })),
   );
+  const first = answers[0]?.answer;
+  const results = answers
+    .flatMap(({ host, answer }) => answer.hits.map((h) => ({ ...h, uri: host.uriOf(h.path) })))
+    .sort((a, b) => b.score - a.score)
+    .slice(0, limit ?? Infinity);
   return {
-    provider: answer.provider,
-    vector_enabled: answer.vector_enabled,
-    withheld: answer.withheld,
-    partial: answer.partial,
-    warnings: answer.warnings,
-    results: answer.hits.map((h) => ({ ...h, uri: ws.uriOf(h.path) })),
+    provider: first?.provider ?? 'none',
+    vector_enabled: first?.vector_enabled ?? false,
+    withheld: results.reduce((n, h) => n + h.withheld, 0),
+    partial: answers.some(({ answer }) => answer.partial),
+    warnings: [...new Set(answers.flatMap(({ answer }) => answer.warnings))],
+    results,
   };
 }
 
-const review = (ctx: ServerContext) =>
-  guarded(ctx, async () => (await import('../ops/review.js')).reviewCandidates(opContext(ctx)));
+const review = async (ctx: ServerContext, where?: { uri?: unknown; store?: unknown }) =>
+  guarded(ctx, await hostOf(ctx, where), async (ops) =>
+    (await import('../ops/review.js')).reviewCandidates(ops),
+  );
 /** `allow`: the scanner rules the person explicitly allows (a list or "a,b"); flagged content needs them. */
 function allowList(allow: unknown): string[] {
   if (Array.isArray(allow)) return allow.map(String);
   return typeof allow === 'string' ? [allow] : [];
 }
 
-const accept = (ctx: ServerContext, id: string, allow?: unknown) =>
+const accept = async (ctx: ServerContext, id: string, allow?: unknown) =>
   guarded(
     ctx,
-    async () =>
-      (await import('../ops/review.js')).acceptCandidate(opContext(ctx), String(id), {
+    await hostOf(ctx, { id }),
+    async (ops) =>
+      (await import('../ops/review.js')).acceptCandidate(ops, String(id), {
         allow: allowList(allow),
       }),
     { changes: true },
   );
-const reject = (ctx: ServerContext, id: string, why?: string) =>
+const reject = async (ctx: ServerContext, id: string, why?: string) =>
   guarded(
     ctx,
-    async () =>
-      (await import('../ops/review.js')).rejectCandidate(
-        opContext(ctx),
-        String(id),
-        why || 'rejected in the editor',
-      ),
+    await hostOf(ctx, { id }),
+    async (ops) =>
+      (await import('../ops/review.js')).rejectCandidate(ops, String(id), why || 'rejected in the editor'),
     {
       changes: true,
     },
   );
-const store = (ctx: ServerContext, payload: unknown) =>
+const store = async (ctx: ServerContext, payload: unknown) =>
   guarded(
     ctx,
-    async () =>
-      (await import('../ops/store-memory.js')).storeMemory(opContext(ctx), withAgentName(ctx, payload), {
+    await hostOf(ctx, storeTarget(payload)),
+    async (ops) =>
+      (await import('../ops/store-memory.js')).storeMemory(ops, withAgentName(ctx, storePayload(payload)), {
         channel: 'agent',
         command: 'lsp',
       }),
@@ -130,12 +146,24 @@ function withAgentName(ctx: ServerContext, payload: unknown): unknown {
   return { ...p, agentName: agentNameOf(ctx.clientName, 'editor') };
 }
 
+/** A store payload may name its store (`store`: a folder, or `uri` of a file in it); the rest is the memory. */
+function storeTarget(payload: unknown): { uri?: unknown; store?: unknown } {
+  if (!payload || typeof payload !== 'object') return {};
+  const p = payload as Record<string, unknown>;
+  return { uri: p.uri, store: p.store };
+}
+
+function storePayload(payload: unknown): unknown {
+  if (!payload || typeof payload !== 'object' || Array.isArray(payload)) return payload;
+  const { uri: _uri, store: _store, ...rest } = payload as Record<string, unknown>;
+  return rest;
+}
+
 async function openMemory(ctx: ServerContext, id: string): Promise<{ uri: string } | null> {
-  await ctx.ready;
-  const ws = ctx.workspace;
-  const e = ws?.memory(String(id));
-  if (!ws || !e) return null;
-  const uri = ws.uriOf(e.rel);
+  const host = await hostOf(ctx, { id: String(id) });
+  const e = host?.ws.memory(String(id));
+  if (!host || !e) return null;
+  const uri = host.uriOf(e.rel);
   if (ctx.caps.window?.showDocument?.support)
     await ctx.connection.window.showDocument({ uri, takeFocus: true });
   return { uri };
@@ -160,7 +188,7 @@ export async function executeCommand(
     case 'cairn.store':
       return store(ctx, a);
     case 'cairn.review':
-      return review(ctx);
+      return review(ctx, typeof a === 'object' && a ? (a as { uri?: unknown; store?: unknown }) : undefined);
     case 'cairn.accept':
       return accept(ctx, a as string, b);
     case 'cairn.reject':
@@ -172,13 +200,14 @@ export async function executeCommand(
     case 'cairn.consolidate':
     case 'cairn.refresh': {
       const command = params.command;
+      const where = typeof a === 'object' && a ? (a as { uri?: unknown; store?: unknown }) : undefined;
       return guarded(
         ctx,
-        async () => {
-          await ctx.ready;
-          return runTidyCommand(command, opContext(ctx), ctx.clientName, a);
+        await hostOf(ctx, where),
+        (ops) => runTidyCommand(command, ops, ctx.clientName, a),
+        {
+          changes: true,
         },
-        { changes: true },
       );
     }
     default:
@@ -202,7 +231,7 @@ export async function handleCustomRequest(
     case 'cairn/store':
       return store(ctx, p);
     case 'cairn/review':
-      return review(ctx);
+      return review(ctx, p);
     case 'cairn/accept':
       return accept(ctx, p?.id, p?.allow);
     case 'cairn/reject':

@@ -7,113 +7,109 @@ import {
   MarkupKind,
   type CompletionItem,
   type CompletionList,
+  type CancellationToken,
   type CompletionParams,
 } from 'vscode-languageserver/node';
 import { KNOWN_KEYS } from '../core/format/frontmatter.js';
+import { tokenize } from '../core/search/tokenize.js';
 import { MEMORY_KINDS, ORIGINS } from '../core/types.js';
+import type { StoreFile, StoreWorkspace } from '../ops/workspace/index.js';
 import { completionSpot, paragraphAround, type CompletionSpot } from './completion-context.js';
-import type { ServerContext } from './context.js';
-import type { FileEntry, Workspace } from './workspace.js';
+import type { OpenFile, ServerContext } from './context.js';
 
 const LIMIT = 100;
-const STOP = new Set([
-  'the',
-  'and',
-  'for',
-  'with',
-  'that',
-  'this',
-  'from',
-  'are',
-  'was',
-  'use',
-  'not',
-  'but',
-  'see',
-  'when',
-  'into',
-]);
 const STATUS_PENALTY: Record<string, number> = { active: 0, candidate: 0.25, superseded: 2, rejected: 3 };
 
-function tokens(text: string): string[] {
-  return (text.toLowerCase().match(/[a-z0-9]{3,}/g) ?? []).filter((t) => !STOP.has(t));
-}
-
-/** Words of a memory that count for ranking, cached per parsed file. */
-const wordCache = new WeakMap<FileEntry, { title: string[]; tags: string[]; summary: string[] }>();
-function wordsOf(e: FileEntry) {
-  let w = wordCache.get(e);
+/** Terms of a memory that count for ranking (the search tokenizer's), cached per file record. */
+const wordCache = new WeakMap<StoreFile, { title: string[]; tags: string[]; summary: string[] }>();
+function wordsOf(f: StoreFile) {
+  let w = wordCache.get(f);
   if (!w) {
-    const fm = e.doc.frontMatter;
     w = {
-      title: tokens(`${fm.title} ${e.id.replace(/[-_.]/g, ' ')}`),
-      tags: fm.tags.flatMap(tokens),
-      summary: tokens(e.summary),
+      title: tokenize(`${f.title} ${f.id.replace(/[-_.]/g, ' ')}`),
+      tags: f.tags.flatMap(tokenize),
+      summary: tokenize(f.summary),
     };
-    wordCache.set(e, w);
+    wordCache.set(f, w);
   }
   return w;
 }
 
 /** Tokenizes every memory in the background after indexing, so the first `[[` is as fast as the rest. */
-export async function warmCompletion(ws: Workspace): Promise<void> {
+export async function warmCompletion(ws: StoreWorkspace): Promise<void> {
   let n = 0;
-  for (const e of ws.files.values()) {
-    if (e.id) wordsOf(e);
+  for (const f of ws.files.values()) {
+    if (f.id) wordsOf(f);
     if (++n % 500 === 0) await new Promise((resolve) => setImmediate(resolve));
   }
 }
 
 function refItems(
   ctx: ServerContext,
-  ws: Workspace,
+  open: OpenFile,
   spot: Extract<CompletionSpot, { kind: 'ref' }>,
-  self: FileEntry,
   pos: CompletionParams['position'],
 ): CompletionList {
-  const para = new Set(tokens(paragraphAround(self.doc.text, pos.line)));
+  const ws = open.host.ws;
+  const para = new Set(tokenize(paragraphAround(open.doc.text, pos.line)));
   const prefix = spot.prefix.toLowerCase();
-  const scored: { e: FileEntry; status: string; score: number }[] = [];
-  for (const info of ws.model.memories.values()) {
+  const scored: { f: StoreFile; status: string; score: number }[] = [];
+  for (const info of ws.rules.memories.values()) {
     if (
-      info.id === self.id ||
+      info.id === open.file.id ||
       (prefix && !info.id.includes(prefix) && !info.title.toLowerCase().includes(prefix))
     )
       continue;
-    const e = ws.files.get(info.path);
-    if (!e) continue;
-    const w = wordsOf(e);
+    const f = ws.files.get(info.path);
+    if (!f) continue;
+    const w = wordsOf(f);
     let score = 0;
     for (const t of w.title) if (para.has(t)) score += 2;
     for (const t of w.tags) if (para.has(t)) score += 1.5;
     for (const t of w.summary) if (para.has(t)) score += 0.25;
     if (prefix && info.id.startsWith(prefix)) score += 3;
-    scored.push({ e, status: info.status, score: score - (STATUS_PENALTY[info.status] ?? 0) });
+    scored.push({ f, status: info.status, score: score - (STATUS_PENALTY[info.status] ?? 0) });
   }
-  scored.sort((a, b) => b.score - a.score || a.e.id.localeCompare(b.e.id));
+  scored.sort((a, b) => b.score - a.score || a.f.id.localeCompare(b.f.id));
   const markdown = ctx.caps.textDocument?.completion?.completionItem?.documentationFormat?.includes(
     MarkupKind.Markdown,
   );
-  const items = scored.slice(0, LIMIT).map(({ e, status }, i): CompletionItem => {
-    const title = e.doc.frontMatter.title || e.id;
-    const doc = `${title} (${status})${e.summary ? `\n\n${e.summary}` : ''}`;
+  const items = scored.slice(0, LIMIT).map(({ f, status }, i): CompletionItem => {
+    const title = f.title || f.id;
+    const doc = `${title} (${status})${f.summary ? `\n\n${f.summary}` : ''}`;
     return {
-      label: e.id,
+      label: f.id,
       kind: CompletionItemKind.Reference,
       detail: `${title} · ${status}`,
       documentation: markdown
         ? {
             kind: MarkupKind.Markdown,
-            value: `**${title}** · ${status}${e.summary ? `\n\n${e.summary}` : ''}`,
+            value: `**${title}** · ${status}${f.summary ? `\n\n${f.summary}` : ''}`,
           }
         : doc,
       sortText: String(i).padStart(4, '0'),
-      filterText: e.id,
+      filterText: filterTextOf(f, prefix),
       insertTextFormat: InsertTextFormat.PlainText,
-      textEdit: { range: { start: spot.start, end: spot.end }, newText: spot.closed ? e.id : `${e.id}]]` },
+      textEdit: { range: { start: spot.start, end: spot.end }, newText: spot.closed ? f.id : `${f.id}]]` },
     };
   });
-  return { isIncomplete: scored.length > LIMIT, items };
+  // The filter texts are made for this prefix: ask again as the person types.
+  return { isIncomplete: true, items };
+}
+
+/**
+ * What an editor matches the typed text against: the id and the title, so a word of the title finds
+ * the memory too. Editors that match by prefix (Eglot, and VS Code scores a match at the start
+ * best) need the word typed first: when the prefix starts a word of the title or of the id other
+ * than its first, that word leads.
+ */
+function filterTextOf(f: StoreFile, prefix: string): string {
+  const base = f.title ? `${f.id} ${f.title}` : f.id;
+  if (!prefix || f.id.startsWith(prefix)) return base;
+  const word = [...f.id.split(/[-_.]/), ...f.title.split(/[^\p{L}\p{N}_-]+/u)].find((w) =>
+    w.toLowerCase().startsWith(prefix),
+  );
+  return word ? `${word} ${base}` : base;
 }
 
 function plainItems(
@@ -133,7 +129,7 @@ function plainItems(
 }
 
 function valueItems(
-  ws: Workspace,
+  ws: StoreWorkspace,
   spot: Extract<CompletionSpot, { kind: 'value' }>,
   pos: CompletionParams['position'],
 ): CompletionList | null {
@@ -144,15 +140,10 @@ function valueItems(
     case 'origin':
       return plainItems(ORIGINS, CompletionItemKind.EnumMember, spot, pos);
     case 'tags':
-      return plainItems(
-        [...ws.files.values()].flatMap((e) => e.doc.frontMatter.tags),
-        CompletionItemKind.Keyword,
-        spot,
-        pos,
-      );
+      return plainItems(ws.tags(), CompletionItemKind.Keyword, spot, pos);
     case 'supersedes':
     case 'superseded_by':
-      return plainItems(ws.model.memories.keys(), CompletionItemKind.Reference, spot, pos);
+      return plainItems(ws.rules.memories.keys(), CompletionItemKind.Reference, spot, pos);
     default:
       return null;
   }
@@ -162,25 +153,25 @@ function valueItems(
 export async function provideCompletion(
   ctx: ServerContext,
   params: CompletionParams,
+  token?: CancellationToken,
 ): Promise<CompletionList | null> {
-  await ctx.ready;
-  const ws = ctx.workspace;
-  const self = ctx.fileFor(params.textDocument.uri);
-  if (!ws || !self) return null;
-  const spot = completionSpot(self.doc.text, params.position);
+  const open = await ctx.fileFor(params.textDocument.uri, token);
+  if (!open) return null;
+  const spot = completionSpot(open.doc.text, params.position);
   if (!spot) return null;
   const pos = params.position;
+  const ws = open.host.ws;
   if (spot.kind === 'ref') {
-    const list = refItems(ctx, ws, spot, self, pos);
-    return ctx.indexed ? list : { ...list, isIncomplete: true };
+    // Always incomplete: the filter texts fit this prefix, and indexing may not have finished.
+    return refItems(ctx, open, spot, pos);
   }
   if (spot.kind === 'key') {
     const keys =
-      spot.nested === 'source' ? ['agent', 'origin'] : KNOWN_KEYS.filter((k) => !(k in self.doc.keyRanges));
+      spot.nested === 'source' ? ['agent', 'origin'] : KNOWN_KEYS.filter((k) => !(k in open.doc.keyRanges));
     return plainItems(keys, CompletionItemKind.Property, spot, pos, ': ');
   }
   if (spot.kind === 'value') return valueItems(ws, spot, pos);
-  const terms = ws.model.facts.terms();
+  const terms = ws.rules.facts.terms();
   const values = spot.part === 's' ? terms.subjects : spot.part === 'p' ? terms.predicates : terms.objects;
   return plainItems(values, CompletionItemKind.Value, spot, pos);
 }

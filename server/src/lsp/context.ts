@@ -1,10 +1,22 @@
 // What every feature handler gets: the connection, open documents, the client's capabilities and
-// the workspace (once the store is found). Handlers convert, call the core, convert back.
+// the stores the server serves (one per store folder among the workspace folders and opened
+// files, or the one `--store` names). Handlers find the store of a document, convert, call the
+// workspace model (ops/workspace), convert back.
 import type { ClientCapabilities, Connection, TextDocuments } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { OpenStore } from '../ops/context.js';
-import type { SemanticIndex } from './semantic.js';
-import type { FileEntry, Workspace } from './workspace.js';
+import type { CancelToken } from '../core/cancel.js';
+import type { ParsedMemory } from '../core/types.js';
+import type { StoreFile } from '../ops/workspace/index.js';
+import type { StoreHost } from './host.js';
+
+/** A store file a request is about: its store, what the workspace knows and its whole parse. */
+export interface OpenFile {
+  host: StoreHost;
+  file: StoreFile;
+  doc: ParsedMemory;
+  rel: string;
+}
 
 export interface ServerContext {
   connection: Connection;
@@ -12,20 +24,20 @@ export interface ServerContext {
   caps: ClientCapabilities;
   /** The editor's name from `initialize` (clientInfo), used as the agent name of its store commands. */
   clientName?: string;
-  /** Resolves once the store is indexed (or known to be absent). */
-  ready: Promise<void>;
-  /** False while the store is being indexed: answers may be partial. */
-  indexed: boolean;
-  workspace: Workspace | null;
-  /** Embedding neighbours for duplicate/semantic, once a model is loaded and memories embedded. */
-  semantic: SemanticIndex | null;
   log(message: string): void;
   /** Opens a store with its services (the composition root's opener, injected by server.ts). */
   openStore: OpenStore;
-  /** The store file behind a URI, parsed from the editor's text when open, or null. */
-  fileFor(uri: string): FileEntry | null;
-  /** Re-reads git facts and files after an operation changed the store. */
-  refresh(): Promise<void>;
+  /** Every store served so far (in the order they were found). */
+  hosts(): StoreHost[];
+  /** The store serving `uri` (found on first sight of a file in a store), or null. */
+  hostFor(uri: string): StoreHost | null;
+  /**
+   * The store file behind a URI once its store is indexed (the editor's text when it is open), or
+   * null: not a store file, or the request was cancelled while the store was being indexed.
+   */
+  fileFor(uri: string, token?: CancelToken): Promise<OpenFile | null>;
+  /** Syncs a store with the disk and git after an operation changed it, and republishes. */
+  refresh(host: StoreHost): Promise<void>;
   /** Schedules diagnostics for every open document. */
   republishAll(): void;
 }

@@ -1,11 +1,12 @@
 // Core values to protocol values and back. Positions need no conversion: the core already counts
-// UTF-16 code units from 0, as LSP does.
+// UTF-16 code units from 0, as LSP does. Ranges are clamped to the text's lines on the way out:
+// some editors (Neovim, Eglot) refuse a whole answer for one position past the end of a line.
 import {
   DiagnosticSeverity,
   type Diagnostic,
   type DiagnosticRelatedInformation,
 } from 'vscode-languageserver/node';
-import type { Problem, Severity } from '../core/types.js';
+import type { Position, Problem, Range, Severity } from '../core/types.js';
 
 const SEVERITY: Record<Severity, DiagnosticSeverity> = {
   error: DiagnosticSeverity.Error,
@@ -34,5 +35,35 @@ export function toDiagnostic(
     source: 'cairn',
     message: p.message + where,
     ...(opts.relatedSupport && related.length ? { relatedInformation: related } : {}),
+    // The group a finding belongs to (copies of one text, contradicting facts): every member shows
+    // it here; `cairn check` reports it once.
+    ...(p.group ? { data: { group: p.group } } : {}),
+  };
+}
+
+/** The length of each line of `text` (line breaks \n, \r\n and \r, as LSP counts them). */
+function lineLengths(text: string): number[] {
+  return text.split(/\r\n|\r|\n/).map((l) => l.length);
+}
+
+function clampPosition(lengths: readonly number[], p: Position): Position {
+  const last = lengths.length - 1;
+  if (p.line > last) return { line: last, character: lengths[last] };
+  const line = Math.max(0, p.line);
+  return { line, character: Math.max(0, Math.min(p.character, lengths[line])) };
+}
+
+/** Clamps ranges to `text`: no line past the last, no character past the end of its line. */
+export function rangeClamp(text: string): (range: Range) => Range {
+  const lengths = lineLengths(text);
+  return (range) => ({ start: clampPosition(lengths, range.start), end: clampPosition(lengths, range.end) });
+}
+
+/** The range of the whole of `text`, from its start to the end of its last line. */
+export function wholeText(text: string): Range {
+  const lengths = lineLengths(text);
+  return {
+    start: { line: 0, character: 0 },
+    end: { line: lengths.length - 1, character: lengths[lengths.length - 1] },
   };
 }

@@ -1,17 +1,14 @@
 // Push diagnostics: no editor we target pulls them. Each change schedules one publish per document
-// after a short pause, so a burst of keystrokes costs one rule run.
-import { checkMemory, symlinkProblem, type WorkspaceModel, type WorkspaceView } from '../core/rules/index.js';
+// after a short pause, so a burst of keystrokes costs one rule run; a newer change cancels the pass
+// still running for the older text (the rules stop between rules, see ops/workspace/problems.ts).
+import { CancellationTokenSource } from 'vscode-languageserver/node';
+import { isCancelled } from '../core/cancel.js';
+import type { Problem } from '../core/types.js';
+import { fileProblems } from '../ops/workspace/index.js';
 import type { ServerContext } from './context.js';
-import { toDiagnostic } from './convert.js';
-
-function viewOf(model: WorkspaceModel): WorkspaceView {
-  return {
-    memories: model.memories,
-    byHash: model.byHash,
-    facts: model.facts,
-    nearDuplicates: model.nearDuplicates,
-  };
-}
+import { rangeClamp, toDiagnostic } from './convert.js';
+import type { StoreHost } from './host.js';
+import { isStoreFile } from './paths.js';
 
 /**
  * Extra pause before checking a large document: the rules read the whole text (about a second for
@@ -26,28 +23,53 @@ const PARTIAL_AFTER_MS = 750;
 
 export class DiagnosticsPublisher {
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
+  /** The pass running for each document, cancelled when a newer change arrives. */
+  private readonly running = new Map<string, CancellationTokenSource>();
+  /** Rule passes cancelled by a newer change (the tests and the log read it). */
+  cancelledPasses = 0;
 
   constructor(
     private readonly ctx: ServerContext,
     private readonly delayMs = 8,
   ) {}
 
-  schedule(uri: string): void {
-    const pending = this.timers.get(uri);
-    if (pending) clearTimeout(pending);
+  /** Checks `uri` after a short pause (plus `laterMs`); a newer call for it replaces this one. */
+  schedule(uri: string, laterMs = 0): void {
+    this.cancel(uri);
     const size = this.ctx.documents.get(uri)?.getText().length ?? 0;
     this.timers.set(
       uri,
       setTimeout(
         () => {
           this.timers.delete(uri);
-          this.publish(uri).catch((e) =>
-            this.ctx.log(`cairn: diagnostics failed for ${uri}: ${(e as Error).stack}`),
-          );
+          const source = new CancellationTokenSource();
+          this.running.set(uri, source);
+          this.publish(uri, source)
+            .catch((e) => {
+              if (!isCancelled(e))
+                this.ctx.log(`cairn: diagnostics failed for ${uri}: ${(e as Error).stack}`);
+            })
+            .finally(() => {
+              if (this.running.get(uri) === source) this.running.delete(uri);
+              source.dispose();
+            });
         },
-        this.delayMs + pauseForSize(size),
+        this.delayMs + pauseForSize(size) + laterMs,
       ),
     );
+  }
+
+  /** Stops what is pending or running for `uri`: its text changed or it closed. */
+  private cancel(uri: string): void {
+    const pending = this.timers.get(uri);
+    if (pending) clearTimeout(pending);
+    this.timers.delete(uri);
+    const running = this.running.get(uri);
+    if (running) {
+      running.cancel();
+      this.running.delete(uri);
+      this.cancelledPasses++;
+    }
   }
 
   /**
@@ -55,55 +77,60 @@ export class DiagnosticsPublisher {
    * injection, secrets) first; the session republishes every open document with all rules when
    * indexing ends.
    */
-  async publish(uri: string): Promise<void> {
-    if (!this.ctx.workspace) await this.ctx.ready;
-    // Small stores index in well under a second: wait for it rather than publish twice.
-    if (!this.ctx.indexed)
-      await Promise.race([this.ctx.ready, new Promise((resolve) => setTimeout(resolve, PARTIAL_AFTER_MS))]);
-    const doc = this.ctx.documents.get(uri);
-    if (!doc) return;
-    const entry = this.ctx.fileFor(uri);
-    const ws = this.ctx.workspace;
-    if (!entry || !ws) {
-      await this.ctx.connection.sendDiagnostics({ uri, diagnostics: [] });
+  private async publish(uri: string, source: CancellationTokenSource): Promise<void> {
+    const token = source.token;
+    const host = this.ctx.hostFor(uri);
+    const rel = host?.relOf(uri);
+    if (!host || !rel || !isStoreFile(rel)) {
+      if (this.ctx.documents.get(uri)) await this.ctx.connection.sendDiagnostics({ uri, diagnostics: [] });
       return;
     }
-    const relatedSupport = !!this.ctx.caps.textDocument?.publishDiagnostics?.relatedInformation;
-    // A linked path holds only its target's name: the one thing to say is that it is a link.
-    const problems = entry.link
-      ? [symlinkProblem(entry.link.at, entry.link.target)]
-      : checkMemory(entry.doc, ws.model, {
-          rules: this.ctx.indexed ? undefined : ['schema', 'scanner'],
-          detector: ws.detector(),
-        });
-    const diagnostics = problems.map((p) =>
-      toDiagnostic(p, { uriOf: (rel) => ws.uriOf(rel), relatedSupport }),
-    );
-    // A newer version may have arrived while we computed: its own publish follows.
-    if (this.ctx.documents.get(uri)?.version !== doc.version) return;
-    await this.ctx.connection.sendDiagnostics({ uri, version: doc.version, diagnostics });
+    // Small stores index in well under a second: wait for it rather than publish twice.
+    if (!host.indexed)
+      await Promise.race([host.ready, new Promise((resolve) => setTimeout(resolve, PARTIAL_AFTER_MS))]);
+    const doc = this.ctx.documents.get(uri);
+    if (!doc || token.isCancellationRequested) return;
+    const version = doc.version;
+    const text = doc.getText();
+    host.clientUris.set(rel, uri);
+    host.ws.put(rel, text);
+    const partial = !host.indexed;
+    const problems = await fileProblems(host.ws, rel, {
+      token,
+      rules: partial ? ['schema', 'scanner'] : undefined,
+    });
+    if (!problems || token.isCancellationRequested) return;
+    await this.send(host, uri, version, text, problems);
     // Semantic neighbours need an embedding of the edited text: they follow in a second publish,
     // only when there is something to add.
-    const semantic = this.ctx.semantic;
-    if (!semantic || !this.ctx.indexed || entry.link) return;
-    const neighbours = await semantic.neighbours(entry.doc);
-    const view: WorkspaceView = { ...viewOf(ws.model), semanticNeighbours: () => neighbours };
-    const extra = checkMemory(entry.doc, view, { rules: ['duplicates'] }).filter(
-      (p) => p.code === 'duplicate/semantic',
+    const semantic = host.semantic;
+    const parsed = host.ws.doc(rel);
+    if (!semantic || partial || !parsed || host.ws.files.get(rel)?.link) return;
+    const neighbours = await semantic.neighbours(parsed);
+    const extra = (
+      (await fileProblems(host.ws, rel, {
+        token,
+        rules: ['duplicates'],
+        view: { semanticNeighbours: () => neighbours },
+      })) ?? []
+    ).filter((p) => p.code === 'duplicate/semantic');
+    if (!extra.length || token.isCancellationRequested) return;
+    await this.send(host, uri, version, text, [...problems, ...extra]);
+  }
+
+  private async send(host: StoreHost, uri: string, version: number, text: string, problems: Problem[]) {
+    const relatedSupport = !!this.ctx.caps.textDocument?.publishDiagnostics?.relatedInformation;
+    const clamp = rangeClamp(text);
+    const diagnostics = problems.map((p) =>
+      toDiagnostic({ ...p, range: clamp(p.range) }, { uriOf: (r) => host.uriOf(r), relatedSupport }),
     );
-    if (!extra.length || this.ctx.documents.get(uri)?.version !== doc.version) return;
-    const more = extra.map((p) => toDiagnostic(p, { uriOf: (rel) => ws.uriOf(rel), relatedSupport }));
-    await this.ctx.connection.sendDiagnostics({
-      uri,
-      version: doc.version,
-      diagnostics: [...diagnostics, ...more],
-    });
+    // A newer version may have arrived while we computed: its own publish follows.
+    if (this.ctx.documents.get(uri)?.version !== version) return;
+    await this.ctx.connection.sendDiagnostics({ uri, version, diagnostics });
   }
 
   clear(uri: string): void {
-    const pending = this.timers.get(uri);
-    if (pending) clearTimeout(pending);
-    this.timers.delete(uri);
+    this.cancel(uri);
     void this.ctx.connection.sendDiagnostics({ uri, diagnostics: [] });
   }
 }

@@ -6,19 +6,10 @@ import type { OpContext, OpenStore } from '../ops/context.js';
 import type { MemoryHistory } from '../ops/history.js';
 import type { SearchService } from '../ops/search.js';
 
-export interface GitFacts {
-  /** Open candidate branches: id and the memory text on the branch. */
-  candidates: { id: string; path: string; text: string; branch: string }[];
-  /** Ids with a rejected/<id> tag. */
-  rejected: string[];
-}
-
 export interface Governance {
   ctx: OpContext;
   /** The store's search service (its index lives in a worker thread). */
   search: SearchService;
-  /** Candidates and rejected ids, read from refs. */
-  gitFacts(): Promise<GitFacts>;
   /** Per-memory history (last commit, feedback, review) from main's log. */
   histories(): Promise<Map<string, MemoryHistory>>;
   trust(input: TrustInput): number;
@@ -49,17 +40,6 @@ export async function openGovernance(root: string, open: OpenStore): Promise<Gov
     return {
       ctx,
       search,
-      async gitFacts() {
-        const tip = await read.mainTip(store);
-        const candidates: GitFacts['candidates'] = [];
-        for (const c of await read.openCandidates(store, tip)) {
-          const p = `memories/${c.id}.md`;
-          const text = await store.repo.readText(c.tip, store.prefix + p);
-          if (text !== null) candidates.push({ id: c.id, path: p, text, branch: c.branch });
-        }
-        const rejected = (await read.rejectedTags(store)).map((t) => t.id);
-        return { candidates, rejected };
-      },
       async histories() {
         const tip = await read.mainTip(store);
         return tip ? history.memoryHistories(store, tip) : new Map();

@@ -1,31 +1,37 @@
 // Hover on `[[id]]` (or an id in the front matter): title, status, trust, updated, last commit and
 // the first lines, in the client's content format (ALE takes plain text only).
-import { MarkupKind, type Hover, type HoverParams } from 'vscode-languageserver/node';
+import { MarkupKind, type CancellationToken, type Hover, type HoverParams } from 'vscode-languageserver/node';
 import { memoryContent } from '../core/rules/index.js';
 import type { ServerContext } from './context.js';
+import type { StoreHost } from './host.js';
 import { idAt } from './id-at.js';
-import type { Workspace } from './workspace.js';
 import { emptyHistory } from '../ops/history.js';
 
 const FIRST_LINES = 6;
 
-async function describe(ctx: ServerContext, ws: Workspace, id: string, markdown: boolean): Promise<string> {
-  const entry = ws.memory(id);
-  const info = ws.model.memories.get(id);
-  if (!entry || !info) return markdown ? `**${id}**: no such memory` : `${id}: no such memory`;
-  const fm = entry.doc.frontMatter;
+async function describe(ctx: ServerContext, host: StoreHost, id: string, markdown: boolean): Promise<string> {
+  const ws = host.ws;
+  const file = ws.memory(id);
+  const info = ws.info(id);
+  const doc = file && !file.link ? ws.doc(file.rel) : null;
+  if (!info) return markdown ? `**${id}**: no such memory` : `${id}: no such memory`;
+  if (!file || !doc)
+    // A rejected memory has no file: what is known is that it was rejected.
+    return markdown ? `**${id}** · status: ${info.status}` : `${id} (status: ${info.status})`;
+  const fm = doc.frontMatter;
   const lines: string[] = [];
   lines.push(markdown ? `**${fm.title || id}** \`${id}\`` : `${fm.title || id} (${id})`);
   const facts = [`status: ${info.status}${info.supersededBy ? ` (by ${info.supersededBy})` : ''}`];
   let history;
-  if (ws.governance) {
+  const gov = host.governance;
+  if (gov) {
     try {
-      history = (await ws.governance.histories()).get(id);
-      const trust = ws.governance.trust({
+      history = (await gov.histories()).get(id);
+      const trust = gov.trust({
         id,
-        path: entry.rel,
+        path: file.rel,
         status: info.status,
-        memory: entry.doc,
+        memory: doc,
         history: history ?? emptyHistory(),
         inboundRefs: ws.inboundCount(id),
       });
@@ -39,8 +45,8 @@ async function describe(ctx: ServerContext, ws: Workspace, id: string, markdown:
   lines.push(facts.join(' · '));
   const c = history?.lastCommit;
   if (c) lines.push(`last commit: ${c.author}, ${c.date.slice(0, 10)}, ${c.action ?? 'commit'}`);
-  else if (entry.branch) lines.push(`on branch ${entry.branch}, awaiting review`);
-  const body = memoryContent(entry.doc)
+  else if (file.branch) lines.push(`on branch ${file.branch}, awaiting review`);
+  const body = memoryContent(doc)
     .split('\n')
     .filter((l) => l.trim())
     .slice(0, FIRST_LINES)
@@ -50,12 +56,14 @@ async function describe(ctx: ServerContext, ws: Workspace, id: string, markdown:
 }
 
 /** Handles textDocument/hover. */
-export async function provideHover(ctx: ServerContext, params: HoverParams): Promise<Hover | null> {
-  await ctx.ready;
-  const ws = ctx.workspace;
-  const entry = ctx.fileFor(params.textDocument.uri);
-  if (!ws || !entry) return null;
-  const at = idAt(entry, params.position);
+export async function provideHover(
+  ctx: ServerContext,
+  params: HoverParams,
+  token?: CancellationToken,
+): Promise<Hover | null> {
+  const open = await ctx.fileFor(params.textDocument.uri, token);
+  if (!open) return null;
+  const at = idAt(open.doc, open.file.id, params.position);
   if (!at) return null;
   const formats = ctx.caps.textDocument?.hover?.contentFormat ?? [MarkupKind.PlainText];
   // Formats come in the client's order of preference.
@@ -63,7 +71,7 @@ export async function provideHover(ctx: ServerContext, params: HoverParams): Pro
   return {
     contents: {
       kind: markdown ? MarkupKind.Markdown : MarkupKind.PlainText,
-      value: await describe(ctx, ws, at.id, markdown),
+      value: await describe(ctx, open.host, at.id, markdown),
     },
     range: at.range,
   };

@@ -1,7 +1,6 @@
 // Which memory id is under the cursor: a `[[id]]` reference, the file's own `id:` value, or an id
 // listed in `supersedes` / `superseded_by`. Shared by hover, definition, references and rename.
-import type { Position, Range } from '../core/types.js';
-import type { FileEntry } from './workspace.js';
+import type { ParsedMemory, Position, Range } from '../core/types.js';
 
 export interface IdAtPosition {
   id: string;
@@ -27,16 +26,17 @@ export function innerRange(text: string, ref: { id: string; range: Range }): Ran
   };
 }
 
-export function idAt(entry: FileEntry, pos: Position): IdAtPosition | null {
-  const ref = entry.doc.refs.find((r) => contains(r.range, pos));
-  if (ref) return { id: ref.id, range: innerRange(entry.doc.text, ref), where: 'ref' };
-  const keys = entry.doc.keyRanges;
-  if (entry.id && keys.id && contains(keys.id, pos))
-    return { id: entry.id, range: keys.id, where: 'declaration' };
+/** `selfId`: the memory id of the file (its name), '' for notes. */
+export function idAt(doc: ParsedMemory, selfId: string, pos: Position): IdAtPosition | null {
+  const ref = doc.refs.find((r) => contains(r.range, pos));
+  if (ref) return { id: ref.id, range: innerRange(doc.text, ref), where: 'ref' };
+  const keys = doc.keyRanges;
+  if (selfId && keys.id && contains(keys.id, pos))
+    return { id: selfId, range: keys.id, where: 'declaration' };
   for (const key of ['supersedes', 'superseded_by']) {
     const r = keys[key];
     if (!r || !contains(r, pos) || r.start.line !== pos.line) continue;
-    const line = entry.doc.text.split(/\r\n|\r|\n/)[pos.line] ?? '';
+    const line = doc.text.split(/\r\n|\r|\n/)[pos.line] ?? '';
     const re = /[a-z0-9][a-z0-9._-]*/g;
     for (let m = re.exec(line); m; m = re.exec(line)) {
       if (

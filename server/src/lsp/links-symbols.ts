@@ -2,6 +2,7 @@
 // markdown headings), hierarchical when the client supports it.
 import {
   SymbolKind,
+  type CancellationToken,
   type DocumentLink,
   type DocumentLinkParams,
   type DocumentSymbol,
@@ -15,19 +16,18 @@ import { innerRange } from './id-at.js';
 export async function provideDocumentLinks(
   ctx: ServerContext,
   params: DocumentLinkParams,
+  token?: CancellationToken,
 ): Promise<DocumentLink[] | null> {
-  await ctx.ready;
-  const ws = ctx.workspace;
-  const entry = ctx.fileFor(params.textDocument.uri);
-  if (!ws || !entry) return null;
+  const open = await ctx.fileFor(params.textDocument.uri, token);
+  if (!open) return null;
   const links: DocumentLink[] = [];
-  for (const ref of entry.doc.refs) {
-    const target = ws.memory(ref.id);
+  for (const ref of open.doc.refs) {
+    const target = open.host.ws.memory(ref.id);
     if (!target) continue;
     links.push({
-      range: innerRange(entry.doc.text, ref),
-      target: ws.uriOf(target.rel),
-      tooltip: target.doc.frontMatter.title || ref.id,
+      range: innerRange(open.doc.text, ref),
+      target: open.host.uriOf(target.rel),
+      tooltip: target.title || ref.id,
     });
   }
   return links;
@@ -36,10 +36,11 @@ export async function provideDocumentLinks(
 export async function provideDocumentSymbols(
   ctx: ServerContext,
   params: DocumentSymbolParams,
+  token?: CancellationToken,
 ): Promise<DocumentSymbol[] | SymbolInformation[] | null> {
-  await ctx.ready;
-  const entry = ctx.fileFor(params.textDocument.uri);
-  if (!entry) return null;
+  const open = await ctx.fileFor(params.textDocument.uri, token);
+  if (!open) return null;
+  const entry = { doc: open.doc, rel: open.rel };
   const symbols: DocumentSymbol[] = [];
   for (const [key, range] of Object.entries(entry.doc.keyRanges)) {
     if (key.includes('.')) continue;

@@ -66,6 +66,19 @@ export function findStoreFolder(start: string): string | null {
   }
 }
 
+/**
+ * Every store a workspace folder holds: the store it is in (or is), else each direct child folder
+ * with cairn.yaml (a repository holding several stores), else the plain notes folder found upward.
+ */
+export function findStoreFolders(folder: string): string[] {
+  const found = findStoreFolder(folder);
+  if (!found || path.dirname(found) !== path.resolve(folder)) return found ? [found] : [];
+  const dir = path.resolve(folder);
+  return childFolders(dir)
+    .map((child) => path.join(dir, child))
+    .filter((child) => existsSync(path.join(child, 'cairn.yaml')));
+}
+
 /** Store-relative path with forward slashes, or null when `abs` is outside the store. */
 export function relativeToStore(root: string, abs: string): string | null {
   const rel = path.relative(root, abs);

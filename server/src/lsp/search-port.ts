@@ -7,7 +7,7 @@ import { isCairnError } from '../core/errors.js';
 import type { MemoryStatus } from '../core/types.js';
 import type { SearchRequest } from '../ops/search.js';
 import type { ServerContext } from './context.js';
-import type { Workspace } from './workspace.js';
+import type { StoreHost } from './host.js';
 
 export interface SearchHit {
   id: string;
@@ -61,11 +61,11 @@ function sayOnce(ctx: ServerContext, key: string, message: string): void {
 /** Searches memories through the store's search service; a cancelled request answers RequestCancelled. */
 export async function searchMemories(
   ctx: ServerContext,
-  ws: Workspace,
+  host: StoreHost,
   req: SearchRequest,
   token?: CancellationToken,
 ): Promise<SearchAnswer> {
-  const search = ws.governance?.search;
+  const search = host.governance?.search;
   if (!search) {
     const warning =
       'search needs the store to be a git repository with a first commit (git init, git commit)';

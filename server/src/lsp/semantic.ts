@@ -5,16 +5,22 @@
 import { idOf, isMemoryPath, memoryContent } from '../core/rules/index.js';
 import type { Neighbour } from '../core/rules/index.js';
 import type { ParsedMemory } from '../core/types.js';
+import { contentOfText, type Logger, type StoreWorkspace } from '../ops/workspace/index.js';
 import { loadInstalledModel, type Embedder } from '../ops/models.js';
-import type { Logger, Workspace } from './workspace.js';
+import type { StoreHost } from './host.js';
 
 const BATCH = 16;
 /** Neighbours below this never matter (the rule's threshold is higher); keeps the list short. */
 const FLOOR = 0.5;
 const MAX_NEIGHBOURS = 5;
 
+/** What is embedded for a memory: its title and body, cut at 4,000 characters. */
+function embeddingText(title: string, content: string): string {
+  return `${title}\n${content}`.slice(0, 4000);
+}
+
 function textOf(doc: ParsedMemory): string {
-  return `${doc.frontMatter.title}\n${memoryContent(doc)}`.slice(0, 4000);
+  return embeddingText(doc.frontMatter.title, memoryContent(doc));
 }
 
 function dot(a: Float32Array, b: Float32Array): number {
@@ -29,8 +35,8 @@ export class SemanticIndex {
   private constructor(private readonly embedder: Embedder) {}
 
   /** Loads the store's configured model from the local cache, or returns null (rule off). */
-  static async open(ws: Workspace, env: NodeJS.ProcessEnv, log: Logger): Promise<SemanticIndex | null> {
-    const config = ws.governance?.ctx.store.config.search;
+  static async open(host: StoreHost, env: NodeJS.ProcessEnv, log: Logger): Promise<SemanticIndex | null> {
+    const config = host.governance?.ctx.store.config.search;
     if (!config) return null;
     try {
       const embedder = await loadInstalledModel({ modelId: config.model, dtype: config.dtype, env });
@@ -52,13 +58,18 @@ export class SemanticIndex {
   }
 
   /** Embeds every memory whose text changed since last time, in small batches that yield. */
-  async build(ws: Workspace): Promise<void> {
-    const todo = [...ws.files.values()].filter((e) => e.id && this.vectors.get(e.id)?.text !== textOf(e.doc));
+  async build(ws: StoreWorkspace): Promise<void> {
+    const todo: { id: string; text: string }[] = [];
+    for (const f of ws.files.values()) {
+      const text = f.id && !f.link ? ws.text(f.rel) : null;
+      if (text === null) continue;
+      const embedded = embeddingText(f.title, contentOfText(text));
+      if (this.vectors.get(f.id)?.text !== embedded) todo.push({ id: f.id, text: embedded });
+    }
     for (let i = 0; i < todo.length; i += BATCH) {
       const batch = todo.slice(i, i + BATCH);
-      const texts = batch.map((e) => textOf(e.doc));
-      const vs = await this.embedder.embed(texts);
-      batch.forEach((e, j) => this.vectors.set(e.id, { text: texts[j], v: vs[j] }));
+      const vs = await this.embedder.embed(batch.map((e) => e.text));
+      batch.forEach((e, j) => this.vectors.set(e.id, { text: e.text, v: vs[j] }));
       await new Promise((resolve) => setImmediate(resolve));
     }
   }

@@ -6,6 +6,7 @@ import {
   type CancellationToken,
   createConnection,
   DidChangeWatchedFilesNotification,
+  DidChangeWorkspaceFoldersNotification,
   StreamMessageReader,
   StreamMessageWriter,
   TextDocuments,
@@ -27,6 +28,8 @@ export interface LanguageServerOptions {
   env?: NodeJS.ProcessEnv;
   /** Opens a store with its services: the composition root's (compose.ts), which `cairn lsp` injects. */
   openStore: OpenStore;
+  /** `cairn lsp --store DIR`: serve this store only, whatever folders the editor opens. */
+  store?: string;
 }
 
 type Features = typeof import('./features.js');
@@ -43,10 +46,6 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
     connection,
     documents,
     caps: {} as ClientCapabilities,
-    ready: Promise.resolve(),
-    indexed: true,
-    workspace: null,
-    semantic: null,
     log: (m) => {
       try {
         connection.console.log(m);
@@ -54,7 +53,9 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
         // The client is gone (a late timer after exit): a log line must never crash the server.
       }
     },
-    fileFor: () => null,
+    hosts: () => [],
+    hostFor: () => null,
+    fileFor: async () => null,
     refresh: async () => {},
     republishAll: () => {},
     openStore: async () => {
@@ -75,8 +76,14 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
   };
   opts.input.on('end', () => opened.splice(0).forEach((s) => void s.close().catch(() => undefined)));
   let loading: Promise<Loaded> | null = null;
+  /** The folders from `initialize`: their stores are served before any request is handled. */
+  let folders: string[] = [];
   const load = (): Promise<Loaded> =>
-    (loading ??= import('./features.js').then((f) => ({ f, session: new f.Session(ctx, opts.env) })));
+    (loading ??= import('./features.js').then((f) => {
+      const session = new f.Session(ctx, { env: opts.env, store: opts.store });
+      session.addFolders(folders);
+      return { f, session };
+    }));
   /** Runs `f` once features are loaded; a failure is logged, never left to crash the process. */
   const later = (f: (l: Loaded) => void): void => {
     load()
@@ -92,13 +99,13 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
   connection.onInitialize((params: InitializeParams): InitializeResult => {
     ctx.caps = params.capabilities;
     ctx.clientName = params.clientInfo?.name;
-    const roots = [
+    folders = [
       ...(params.workspaceFolders ?? []).map((f) => uriToPath(f.uri)),
       params.rootUri ? uriToPath(params.rootUri) : null,
       params.rootPath ?? null,
     ].filter((p): p is string => !!p);
     // After the answer is on its way: load the features and start indexing.
-    setTimeout(() => later(({ session }) => roots.forEach((r) => session.ensureWorkspace(r))), 0);
+    setTimeout(() => later(() => {}), 0);
     const prepare = !!params.capabilities.textDocument?.rename?.prepareSupport;
     const literalActions = !!params.capabilities.textDocument?.codeAction?.codeActionLiteralSupport;
     return {
@@ -118,6 +125,8 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
         workspaceSymbolProvider: true,
         codeActionProvider: literalActions ? { codeActionKinds: [CodeActionKind.QuickFix] } : true,
         executeCommandProvider: { commands: [...COMMANDS] },
+        // Folders added to (or removed from) a multi-root window: their stores are served (or not).
+        workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
       },
       serverInfo: { name: 'cairn', version: '0.1.0' },
     };
@@ -133,21 +142,29 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
   });
 
   documents.onDidOpen((e) => later(({ session }) => session.opened(e.document.uri)));
-  documents.onDidChangeContent((e) => later(({ session }) => session.publisher.schedule(e.document.uri)));
+  documents.onDidChangeContent((e) => later(({ session }) => session.changed(e.document.uri)));
   documents.onDidSave((e) => later(({ session }) => session.publisher.schedule(e.document.uri)));
   documents.onDidClose((e) => later(({ session }) => session.closed(e.document.uri)));
+  connection.onNotification(DidChangeWorkspaceFoldersNotification.type, ({ event }) =>
+    later(({ session }) => {
+      const paths = (list: { uri: string }[]) =>
+        list.map((f) => uriToPath(f.uri)).filter((p): p is string => !!p);
+      session.removeFolders(paths(event.removed));
+      session.addFolders(paths(event.added));
+    }),
+  );
   connection.onDidChangeWatchedFiles(withFeatures(({ session }, p) => session.watchedFilesChanged(p)));
 
-  connection.onCompletion(withFeatures(({ f }, p) => f.provideCompletion(ctx, p)));
-  connection.onHover(withFeatures(({ f }, p) => f.provideHover(ctx, p)));
-  connection.onDefinition(withFeatures(({ f }, p) => f.provideDefinition(ctx, p)));
-  connection.onReferences(withFeatures(({ f }, p) => f.provideReferences(ctx, p)));
-  connection.onPrepareRename(withFeatures(({ f }, p) => f.prepareRename(ctx, p)));
-  connection.onRenameRequest(withFeatures(({ f }, p) => f.provideRename(ctx, p)));
-  connection.onDocumentLinks(withFeatures(({ f }, p) => f.provideDocumentLinks(ctx, p)));
-  connection.onDocumentSymbol(withFeatures(({ f }, p) => f.provideDocumentSymbols(ctx, p)));
+  connection.onCompletion(withFeatures(({ f }, p, token) => f.provideCompletion(ctx, p, token)));
+  connection.onHover(withFeatures(({ f }, p, token) => f.provideHover(ctx, p, token)));
+  connection.onDefinition(withFeatures(({ f }, p, token) => f.provideDefinition(ctx, p, token)));
+  connection.onReferences(withFeatures(({ f }, p, token) => f.provideReferences(ctx, p, token)));
+  connection.onPrepareRename(withFeatures(({ f }, p, token) => f.prepareRename(ctx, p, token)));
+  connection.onRenameRequest(withFeatures(({ f }, p, token) => f.provideRename(ctx, p, token)));
+  connection.onDocumentLinks(withFeatures(({ f }, p, token) => f.provideDocumentLinks(ctx, p, token)));
+  connection.onDocumentSymbol(withFeatures(({ f }, p, token) => f.provideDocumentSymbols(ctx, p, token)));
   connection.onWorkspaceSymbol(withFeatures(({ f }, p, token) => f.provideWorkspaceSymbols(ctx, p, token)));
-  connection.onCodeAction(withFeatures(({ f }, p) => f.provideCodeActions(ctx, p)));
+  connection.onCodeAction(withFeatures(({ f }, p, token) => f.provideCodeActions(ctx, p, token)));
   connection.onExecuteCommand(withFeatures(({ f }, p, token) => f.executeCommand(ctx, p, token)));
   for (const method of CUSTOM_REQUESTS)
     connection.onRequest(
@@ -161,7 +178,7 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
 }
 
 /** `cairn lsp --stdio`: serves on stdin/stdout and exits when stdin closes (editors often just kill). */
-export function runLspStdio(opts: { openStore: OpenStore }): void {
+export function runLspStdio(opts: { openStore: OpenStore; store?: string }): void {
   // stdout carries the protocol: anything else printed there would corrupt it.
   console.log = console.info = (...args: unknown[]) =>
     process.stderr.write(args.map(String).join(' ') + '\n');
@@ -169,6 +186,7 @@ export function runLspStdio(opts: { openStore: OpenStore }): void {
     input: process.stdin,
     output: process.stdout,
     openStore: opts.openStore,
+    store: opts.store,
   });
   // A bug must cost one answer, not the editor's session: log it and keep serving.
   const report = (e: unknown) => {

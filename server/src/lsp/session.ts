@@ -1,112 +1,111 @@
-// One server session over a store: finds the store (from the root folders or the first opened file),
-// indexes it with $/progress, keeps the workspace in step with open documents and the disk, and
-// publishes diagnostics. Loaded lazily by server.ts so `initialize` is answered before the parser loads.
-import {
-  FileChangeType,
-  type DidChangeWatchedFilesParams,
-  type WorkDoneProgressServerReporter,
-} from 'vscode-languageserver/node';
-import type { ServerContext } from './context.js';
+// The server's stores: one StoreHost per store folder among the workspace folders and the files
+// opened (a multi-root window serves each of its stores), or only the store `--store` names. Keeps
+// each workspace in step with open documents and the disk, and publishes diagnostics. Loaded lazily
+// by server.ts so `initialize` is answered before the parser loads.
+import path from 'node:path';
+import { FileChangeType, type DidChangeWatchedFilesParams } from 'vscode-languageserver/node';
+import type { CancelToken } from '../core/cancel.js';
+import type { OpenFile, ServerContext } from './context.js';
 import { warmCompletion } from './completion.js';
 import { DiagnosticsPublisher } from './diagnostics.js';
-import { openGovernance } from './governance.js';
+import { StoreHost } from './host.js';
 import { SemanticIndex } from './semantic.js';
-import { findStoreFolder, isStoreFile, relativeToStore, uriToPath } from './paths.js';
-import { StartupCache } from './startup-cache.js';
-import { Workspace, type FileEntry } from './workspace.js';
+import { findStoreFolder, findStoreFolders, isStoreFile, uriToPath } from './paths.js';
 
-/** How long after indexing the startup cache is written (off the first diagnostics' path). */
-const SAVE_DELAY_MS = 500;
+export interface SessionOptions {
+  env?: NodeJS.ProcessEnv;
+  /** `cairn lsp --store DIR`: serve this store only, whatever the workspace folders are. */
+  store?: string;
+}
+
+/** How long after an edit the store's other open files are checked again. */
+const OTHERS_AFTER_MS = 300;
 
 export class Session {
   readonly publisher: DiagnosticsPublisher;
-  private storeRoot: string | null = null;
-  private progress: { reporter: WorkDoneProgressServerReporter | null; done: number; total: number } = {
-    reporter: null,
-    done: 0,
-    total: 0,
-  };
+  private readonly hosts = new Map<string, StoreHost>();
   private initialized = false;
+  /** The store --store names (resolved), or null to find stores from folders and files. */
+  private readonly fixedRoot: string | null;
 
   constructor(
     private readonly ctx: ServerContext,
-    private readonly env: NodeJS.ProcessEnv | undefined,
+    private readonly opts: SessionOptions = {},
   ) {
     this.publisher = new DiagnosticsPublisher(ctx);
-    ctx.fileFor = (uri) => this.fileFor(uri);
-    ctx.refresh = () => this.refresh();
+    ctx.hosts = () => [...this.hosts.values()];
+    ctx.hostFor = (uri) => this.hostFor(uri);
+    ctx.fileFor = (uri, token) => this.fileFor(uri, token);
+    ctx.refresh = (host) => this.refresh(host);
     ctx.republishAll = () => ctx.documents.all().forEach((d) => this.publisher.schedule(d.uri));
+    this.fixedRoot = opts.store ? this.resolveFixed(opts.store) : null;
   }
 
-  /** Finds the store from `start` (a folder or a file) and starts indexing it, once. */
-  ensureWorkspace(start: string): void {
-    if (this.storeRoot) return;
-    const root = findStoreFolder(start);
-    if (!root) return;
-    this.storeRoot = root;
+  private resolveFixed(dir: string): string | null {
+    const abs = path.resolve(dir);
+    const root = findStoreFolder(abs);
+    if (root === abs || (root && path.dirname(root) === abs)) return root;
+    this.ctx.log(
+      `cairn: --store ${dir} is not a store folder (no cairn.yaml or memories/ there); serving nothing`,
+    );
+    return null;
+  }
+
+  /** The workspace folders (or root) from `initialize`: each store among them starts indexing now. */
+  addFolders(folders: string[]): void {
+    if (this.opts.store) {
+      if (this.fixedRoot) this.serve(this.fixedRoot);
+      return;
+    }
+    for (const folder of folders) for (const root of findStoreFolders(folder)) this.serve(root);
+  }
+
+  /** Folders gone from the window: their stores are no longer served (a file opened later finds its own). */
+  removeFolders(folders: string[]): void {
+    if (this.opts.store) return;
+    for (const root of folders.flatMap(findStoreFolders)) {
+      if (!this.hosts.delete(root)) continue;
+      for (const d of this.ctx.documents.all())
+        if (uriToPath(d.uri)?.startsWith(root + path.sep)) this.publisher.clear(d.uri);
+    }
+  }
+
+  /** The host of a store folder, started on first use. */
+  private serve(root: string): StoreHost {
+    let host = this.hosts.get(root);
+    if (host) return host;
+    host = new StoreHost(root, this.ctx, (h) => this.indexed(h));
+    this.hosts.set(root, host);
+    if (this.initialized) void host.startProgress().catch(() => undefined);
+    return host;
+  }
+
+  /** After indexing: republish, then warm what the first requests would otherwise pay for. */
+  private indexed(host: StoreHost): void {
     const ctx = this.ctx;
-    // The workspace exists at once (completion answers from what is indexed so far); git
-    // governance opens while the files are read.
-    const ws = new Workspace(root, null, ctx.log);
-    ctx.workspace = ws;
-    ctx.indexed = false;
-    ctx.ready = (async () => {
-      const t0 = performance.now();
-      const governance = openGovernance(root, ctx.openStore).then((gov) => {
-        if (typeof gov === 'string')
-          ctx.log(`cairn: ${root} without git governance (${gov}); statuses come from files only`);
-        else ws.governance = gov;
-      });
-      const cache = await StartupCache.load(root);
-      if (cache.problem)
-        ctx.log(`cairn: ${cache.problem}: the startup cache, search index and logs are not kept there`);
-      await ws.load((done, total) => {
-        this.progress = { ...this.progress, done, total };
-        this.progress.reporter?.report(
-          Math.round((done / Math.max(total, 1)) * 100),
-          `${done}/${total} files`,
-        );
-      }, cache);
-      await governance;
-      await ws.refreshGit();
-      ctx.indexed = true;
-      ctx.republishAll();
-      void warmCompletion(ws).catch((e) =>
-        ctx.log(`cairn: completion warm-up failed: ${(e as Error).message}`),
-      );
-      // The first hover reads main's whole log for trust and last commits: do it now, off the hot path.
-      void ws.governance?.histories().catch(() => undefined);
-      void this.startSemantic(ws).catch((e) =>
-        ctx.log(`cairn: duplicate/semantic is off: ${(e as Error).message}`),
-      );
-      this.progress.reporter?.done();
-      ctx.log(
-        `cairn: indexed ${ws.files.size} files in ${root} in ${Math.round(performance.now() - t0)} ms` +
-          ` (${cache.parsed} parsed, ${cache.reused} from the startup cache)`,
-      );
-      // Serializing 10,000 entries blocks for a few hundred ms: let the first answers go out first.
-      setTimeout(() => {
-        const t1 = performance.now();
-        const saved = cache.save(ws);
-        const ms = Math.round(performance.now() - t1);
-        if (saved !== null) ctx.log(`cairn: startup cache saved (${saved} files in ${ms} ms)`);
-      }, SAVE_DELAY_MS).unref();
-    })().catch((e) => ctx.log(`cairn: indexing failed: ${(e as Error).stack}`));
-    if (this.initialized) void this.startProgress().catch(() => undefined);
+    ctx.republishAll();
+    void warmCompletion(host.ws).catch((e) =>
+      ctx.log(`cairn: completion warm-up failed: ${(e as Error).message}`),
+    );
+    // The first hover reads main's whole log for trust and last commits: do it now, off the hot path.
+    void host.governance?.histories().catch(() => undefined);
+    void this.startSemantic(host).catch((e) =>
+      ctx.log(`cairn: duplicate/semantic is off: ${(e as Error).message}`),
+    );
   }
 
   /** Loads the embedding model if one is installed, embeds every memory, then turns the rule on. */
-  private async startSemantic(ws: Workspace): Promise<void> {
+  private async startSemantic(host: StoreHost): Promise<void> {
     const t0 = performance.now();
-    const index = await SemanticIndex.open(ws, this.env ?? process.env, this.ctx.log);
+    const index = await SemanticIndex.open(host, this.opts.env ?? process.env, this.ctx.log);
     if (!index) return;
     try {
-      await index.build(ws);
+      await index.build(host.ws);
     } catch (e) {
       this.ctx.log(`cairn: duplicate/semantic is off: embedding failed: ${(e as Error).message}`);
       return;
     }
-    this.ctx.semantic = index;
+    host.semantic = index;
     this.ctx.log(
       `cairn: duplicate/semantic is on: ${index.size} memories embedded in ${Math.round(performance.now() - t0)} ms`,
     );
@@ -116,81 +115,124 @@ export class Session {
   /** After `initialized`: progress may be created now (only if the client supports it). */
   onInitialized(): void {
     this.initialized = true;
-    void this.startProgress().catch((e) => this.ctx.log(`cairn: no progress: ${(e as Error).message}`));
+    for (const host of this.hosts.values())
+      void host.startProgress().catch((e) => this.ctx.log(`cairn: no progress: ${(e as Error).message}`));
   }
 
-  private async startProgress(): Promise<void> {
-    if (!this.ctx.caps.window?.workDoneProgress || !this.storeRoot || this.progress.reporter) return;
-    let finished = false;
-    void this.ctx.ready.then(() => (finished = true));
-    const reporter = await this.ctx.connection.window.createWorkDoneProgress();
-    if (finished) return reporter.done();
-    this.progress.reporter = reporter;
-    reporter.begin(
-      'Cairn: indexing memories',
-      0,
-      `${this.progress.done}/${this.progress.total} files`,
-      false,
-    );
-  }
-
-  fileFor(uri: string): FileEntry | null {
-    const ws = this.ctx.workspace;
+  /**
+   * The store serving `uri`: the innermost served store holding it, else (without --store) the
+   * store found upward from the file, started now. Null for files outside any store.
+   */
+  hostFor(uri: string): StoreHost | null {
     const abs = uriToPath(uri);
-    if (!ws || !abs) return null;
-    const rel = relativeToStore(ws.root, abs);
-    if (!rel || !isStoreFile(rel)) return null;
-    const doc = this.ctx.documents.get(uri);
-    if (!doc) return ws.files.get(rel) ?? null;
-    ws.clientUris.set(rel, uri);
-    const text = doc.getText();
-    const entry = ws.files.get(rel);
-    return entry && entry.doc.text === text ? entry : ws.put(rel, text, { onDisk: true });
+    if (!abs) return null;
+    let best: StoreHost | null = null;
+    for (const host of this.hosts.values())
+      if (host.contains(abs) && (!best || host.root.length > best.root.length)) best = host;
+    if (best || this.opts.store) return best;
+    const root = findStoreFolder(abs);
+    return root && path.relative(root, abs) && !path.relative(root, abs).startsWith('..')
+      ? this.serve(root)
+      : null;
   }
 
-  private async reloadFromDisk(ws: Workspace, rel: string): Promise<void> {
-    ws.reload(rel);
+  async fileFor(uri: string, token?: CancelToken): Promise<OpenFile | null> {
+    const host = this.hostFor(uri);
+    const rel = host?.relOf(uri);
+    if (!host || !rel || !isStoreFile(rel)) return null;
+    if (!host.indexed && !(await readyOrCancelled(host, token))) return null;
+    return this.current(host, rel, uri);
+  }
+
+  /** The file as the editor has it now (its buffer put into the workspace when it changed). */
+  current(host: StoreHost, rel: string, uri: string): OpenFile | null {
+    const ws = host.ws;
+    const document = this.ctx.documents.get(uri);
+    if (document) {
+      host.clientUris.set(rel, uri);
+      ws.put(rel, document.getText());
+    }
+    const file = ws.files.get(rel);
+    const doc = file && !file.link ? ws.doc(rel) : null;
+    if (!file) return null;
+    return { host, file, rel, doc: doc ?? emptyDoc(rel) };
   }
 
   /** After an operation (or an applied rename) changed the store: sync files and git, republish. */
-  async refresh(): Promise<void> {
-    const ws = this.ctx.workspace;
-    if (!ws) return;
-    await this.ctx.ready;
-    await ws.syncWithDisk((rel) => !!this.ctx.documents.get(ws.uriOf(rel)));
-    await ws.refreshGit();
+  async refresh(host: StoreHost): Promise<void> {
+    await host.ready;
+    host.ws.syncWithDisk();
+    await host.ws.refreshGit();
     this.ctx.republishAll();
   }
 
+  /**
+   * An edit: that document is checked at once, the store's other open files once typing pauses, as
+   * their findings about other memories (copies, references, facts) may have changed with it.
+   */
+  changed(uri: string): void {
+    this.publisher.schedule(uri);
+    const host = this.hostFor(uri);
+    if (!host) return;
+    for (const d of this.ctx.documents.all())
+      if (d.uri !== uri && this.hostFor(d.uri) === host) this.publisher.schedule(d.uri, OTHERS_AFTER_MS);
+  }
+
   opened(uri: string): void {
-    const abs = uriToPath(uri);
-    if (abs) this.ensureWorkspace(abs);
+    this.hostFor(uri);
     this.publisher.schedule(uri);
   }
 
   /** A closed buffer's unsaved text is gone: the disk is the truth again. */
   closed(uri: string): void {
     this.publisher.clear(uri);
-    const ws = this.ctx.workspace;
-    const abs = uriToPath(uri);
-    const rel = ws && abs ? relativeToStore(ws.root, abs) : null;
-    if (ws && rel && isStoreFile(rel))
-      void this.reloadFromDisk(ws, rel)
-        .then(() => this.ctx.republishAll())
-        .catch((e) => this.ctx.log(`cairn: reload of ${rel} failed: ${(e as Error).message}`));
+    const host = this.hostFor(uri);
+    const rel = host?.relOf(uri);
+    if (!host || !rel || !isStoreFile(rel)) return;
+    void host.ready
+      .then(() => {
+        host.ws.release(rel);
+        this.ctx.republishAll();
+      })
+      .catch((e) => this.ctx.log(`cairn: reload of ${rel} failed: ${(e as Error).message}`));
   }
 
   async watchedFilesChanged({ changes }: DidChangeWatchedFilesParams): Promise<void> {
-    await this.ctx.ready;
-    const ws = this.ctx.workspace;
-    if (!ws) return;
     for (const c of changes) {
-      const abs = uriToPath(c.uri);
-      const rel = abs ? relativeToStore(ws.root, abs) : null;
-      if (!rel || !isStoreFile(rel) || this.ctx.documents.get(c.uri)) continue;
-      if (c.type === FileChangeType.Deleted) ws.delete(rel);
-      else await this.reloadFromDisk(ws, rel);
+      const host = this.hostFor(c.uri);
+      const rel = host?.relOf(c.uri);
+      if (!host || !rel || !isStoreFile(rel) || this.ctx.documents.get(c.uri)) continue;
+      await host.ready;
+      if (c.type === FileChangeType.Deleted) host.ws.delete(rel);
+      else host.ws.reload(rel);
     }
     this.ctx.republishAll();
   }
+}
+
+/** Waits for the store to be indexed; false when `token` is cancelled first. */
+async function readyOrCancelled(host: StoreHost, token?: CancelToken): Promise<boolean> {
+  if (!token) {
+    await host.ready;
+    return true;
+  }
+  while (!host.indexed) {
+    if (token.isCancellationRequested) return false;
+    await Promise.race([host.ready, new Promise((resolve) => setTimeout(resolve, 25))]);
+  }
+  return !token.isCancellationRequested;
+}
+
+/** What a linked path parses as: nothing (its target's text is never read). */
+function emptyDoc(rel: string): OpenFile['doc'] {
+  return {
+    path: rel,
+    text: '',
+    frontMatter: { id: '', title: '', kind: 'note', tags: [], source: {}, supersedes: [], triples: [] },
+    body: { context: '', decisions: [], rationale: [], openQuestions: [], nextSteps: [], references: [] },
+    refs: [],
+    keyRanges: {},
+    bodyStartLine: 0,
+    problems: [],
+  };
 }

@@ -1,10 +1,12 @@
-// workspace/symbol = search, so every editor can search memories without a plugin.
+// workspace/symbol = search, so every editor can search memories without a plugin. Every store the
+// server serves answers (multi-root windows); each symbol points at its memory's title line.
 import {
   SymbolKind,
   type CancellationToken,
   type SymbolInformation,
   type WorkspaceSymbolParams,
 } from 'vscode-languageserver/node';
+import { headlineRange } from '../core/rules/index.js';
 import type { ServerContext } from './context.js';
 import { searchMemories } from './search-port.js';
 
@@ -15,23 +17,39 @@ export async function provideWorkspaceSymbols(
   params: WorkspaceSymbolParams,
   token?: CancellationToken,
 ): Promise<SymbolInformation[] | null> {
-  await ctx.ready;
-  const ws = ctx.workspace;
-  if (!ws || !params.query.trim()) return ws ? [] : null;
-  // A symbol list for a person: as many as an editor shows, no agent token budget.
-  const answer = await searchMemories(
-    ctx,
-    ws,
-    { query: params.query, maxResults: LIMIT, maxTokens: null },
-    token,
+  const hosts = ctx.hosts();
+  if (!hosts.length) return null;
+  if (!params.query.trim()) return [];
+  await Promise.all(hosts.map((h) => h.ready));
+  const found = await Promise.all(
+    // A symbol list for a person: as many as an editor shows, no agent token budget.
+    hosts.map(async (host) => ({
+      host,
+      answer: await searchMemories(
+        ctx,
+        host,
+        { query: params.query, maxResults: LIMIT, maxTokens: null },
+        token,
+      ),
+    })),
   );
-  return answer.hits.map((h) => ({
-    name: h.title,
-    kind: SymbolKind.File,
-    containerName: `${h.id} · ${h.status}`,
-    location: {
-      uri: ws.uriOf(h.path),
-      range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
-    },
-  }));
+  return found
+    .flatMap(({ host, answer }) =>
+      answer.hits.map((h) => {
+        const info = host.ws.info(h.id);
+        return {
+          score: h.score,
+          symbol: {
+            name: h.title,
+            kind: SymbolKind.File,
+            containerName: `${h.id} · ${info?.status ?? 'active'}`,
+            // The title line: where a person lands reads what the memory is about.
+            location: { uri: host.uriOf(h.path), range: headlineRange(info?.keyRanges) },
+          } satisfies SymbolInformation,
+        };
+      }),
+    )
+    .sort((a, b) => b.score - a.score)
+    .slice(0, LIMIT)
+    .map((s) => s.symbol);
 }

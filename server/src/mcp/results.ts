@@ -4,6 +4,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ZodIssue } from 'zod';
 import { CairnError, isCairnError, type ErrorCode } from '../core/errors.js';
+import { withResultNames } from './names.js';
 import type { ToolAnswer } from './tool.js';
 
 export interface ToolErrorBody {
@@ -14,14 +15,16 @@ export interface ToolErrorBody {
 }
 
 export function answerToResult(answer: ToolAnswer): CallToolResult {
-  const json = JSON.stringify(answer.json, null, 2);
+  // camelCase fields, with the snake_case names of earlier releases beside them for now (names.ts).
+  const data = withResultNames(answer.json);
+  const json = JSON.stringify(data, null, 2);
   const content = answer.text
     ? [
         { type: 'text' as const, text: answer.text },
         { type: 'text' as const, text: json },
       ]
     : [{ type: 'text' as const, text: json }];
-  return { content, structuredContent: answer.json };
+  return { content, structuredContent: data };
 }
 
 /** Any thrown value -> the JSON error body; unexpected errors become INTERNAL with their message. */

@@ -17,6 +17,7 @@ import type { OpContext } from '../ops/context.js';
 import { cleanupSessionItems } from '../ops/session-memory.js';
 import { auditToolCall } from '../ops/agent-audit.js';
 import { readLimitsConfig, type PartialLimits } from '../ops/agent-limits.js';
+import { withArgumentAliases } from './names.js';
 import { answerToResult, errorBody, errorToResult, issueToError } from './results.js';
 import type { SearchAnswer, SearchService } from './search-port.js';
 import { auditRefusal, refusalReply, screenToolCall } from './refusals.js';
@@ -139,6 +140,8 @@ export function createCairnMcpServer(ctx: OpContext, opts: Omit<McpOptions, 'ctx
       );
       return errorToResult(body);
     }
+    // Earlier releases' snake_case argument names still work (names.ts).
+    rawArgs = withArgumentAliases(tool.shape, rawArgs);
     // An MCP client is never a person: a call that names no agent is written under the client's own
     // name (from `initialize`), so its commits carry an Agent trailer and an agent author.
     if ('agentName' in tool.shape && !(typeof rawArgs.agentName === 'string' && rawArgs.agentName.trim())) {

@@ -1,10 +1,20 @@
 // The shape every Cairn MCP tool shares: a zod schema (listed to clients and checked by Cairn
 // itself, so a bad argument comes back as a JSON error naming the field), a limiter class, and a
 // handler over server/src/ops that returns plain data. No tool touches git or files directly.
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { ErrorCode } from '../core/errors.js';
 import type { OpContext } from '../ops/context.js';
+import { BOUNDS } from './bounds.js';
 import type { SearchService } from './search-port.js';
+
+/** The `agentName` argument every tool takes. */
+export const AGENT_NAME = z
+  .string()
+  .max(BOUNDS.name)
+  .optional()
+  .describe(
+    'Your name, e.g. "claude-code"; commits and the audit log name it (default: the MCP client name)',
+  );
 
 /** What a handler sees besides its arguments. */
 export interface ToolEnv {

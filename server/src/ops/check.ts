@@ -1,25 +1,15 @@
 // `cairn check`: the language server's rules, headless, over the store's files (as checked out) or
-// only the files a branch changes against a base branch, for CI on pull requests.
-import { readdir } from 'node:fs/promises';
-import path from 'node:path';
-import {
-  cairnTrackedProblem,
-  checkWorkspace,
-  isMemoryPath,
-  isStoreFilePath,
-  parseStoreFile,
-  symlinkProblem,
-  WorkspaceModel,
-} from '../core/rules/index.js';
-import { deriveStatuses } from '../core/status.js';
-import type { ParsedMemory, Problem } from '../core/types.js';
+// only the files a branch changes against a base branch, for CI on pull requests. The same
+// workspace model as the language server (ops/workspace): same files walked, same statuses, same
+// rules, so both report the same findings.
+import { cairnTrackedProblem, symlinkProblem } from '../core/rules/index.js';
+import type { Problem } from '../core/types.js';
 import { CairnError } from '../core/errors.js';
 import { openCairnDir } from '../store/cairn-dir.js';
-import { findStoreLinks, readStoreEntry } from '../store/safe-fs.js';
 import type { OpContext } from './context.js';
 import { formatFindings, type CheckFinding, type CheckFormat } from './check-format.js';
-import { mainTip, openCandidates, rejectedTags } from './read.js';
-import { injectionDetector, injectionModelProblem } from '../store/injection-model.js';
+import { checkFiles, StoreWorkspace } from './workspace/index.js';
+import { injectionModelProblem } from '../store/injection-model.js';
 
 export type { CheckFinding, CheckFormat } from './check-format.js';
 
@@ -41,30 +31,15 @@ export interface CheckResult {
   degraded?: string;
 }
 
-/**
- * The store's memory files as checked out, never read through a symbolic link, and findings about
- * the store's paths themselves: links (store/symlink) and a .cairn that git tracks.
- */
-async function readStore(ctx: OpContext): Promise<{ docs: ParsedMemory[]; pathFindings: CheckFinding[] }> {
-  const root = ctx.store.root;
-  const names: string[] = [];
-  for (const dir of ['memories', 'daily']) {
-    for (const name of (await readdir(path.join(root, dir)).catch(() => [] as string[])).sort())
-      names.push(`${dir}/${name}`);
-  }
-  if ((await readdir(root)).includes('MEMORY.md')) names.push('MEMORY.md');
-  const docs: ParsedMemory[] = [];
-  for (const rel of names.filter(isStoreFilePath)) {
-    const entry = readStoreEntry(root, rel);
-    if (entry.kind === 'file') docs.push(parseStoreFile(entry.bytes.toString('utf8'), rel));
-  }
-  const links = findStoreLinks(root);
-  const pathFindings = links.map((l) => toFinding(l.at, symlinkProblem(l.at, l.target)));
-  const cairn = await openCairnDir(root, ctx.store.repo);
+/** Findings about the store's paths themselves: links (store/symlink) and a .cairn that git tracks. */
+async function pathFindings(ctx: OpContext, ws: StoreWorkspace): Promise<CheckFinding[]> {
+  const links = ws.storeLinks;
+  const out = links.map((l) => toFinding(l.at, symlinkProblem(l.at, l.target)));
+  const cairn = await openCairnDir(ctx.store.root, ctx.store.repo);
   const tracked = cairn.problem?.match(/^git tracks (.+)$/)?.[1];
   if (tracked && !links.some((l) => l.at === tracked))
-    pathFindings.push(toFinding(tracked, cairnTrackedProblem(tracked)));
-  return { docs, pathFindings };
+    out.push(toFinding(tracked, cairnTrackedProblem(tracked)));
+  return out;
 }
 
 /** Store-relative files changed on HEAD since the merge base with `base`. */
@@ -96,71 +71,30 @@ async function changedFiles(ctx: OpContext, base: string): Promise<Set<string>> 
  */
 export async function checkStore(ctx: OpContext, opts: CheckOptions): Promise<CheckResult> {
   const { store } = ctx;
-  const { docs, pathFindings } = await readStore(ctx);
-  const tip = await mainTip(store);
-  const candidates = await openCandidates(store, tip);
-  const rejected = (await rejectedTags(store)).map((t) => t.id);
-  const memories = docs.filter((d) => isMemoryPath(d.path));
-  const statuses = deriveStatuses({
-    main: memories.map((d) => ({
-      id: idOfPath(d.path),
-      supersedes: d.frontMatter.supersedes,
-      superseded_by: d.frontMatter.superseded_by,
-    })),
-    openCandidates: candidates.map((c) => c.id),
-    rejected,
-  });
-  const model = new WorkspaceModel();
-  for (const d of memories) model.upsert(d, statuses.get(idOfPath(d.path)) ?? { status: 'active' });
-  const onDisk = new Set(memories.map((d) => idOfPath(d.path)));
-  for (const c of candidates) {
-    if (onDisk.has(c.id)) continue;
-    const text = await store.repo.readText(c.tip, `${store.prefix}memories/${c.id}.md`);
-    if (text !== null) model.upsert(parseStoreFile(text, `memories/${c.id}.md`), { status: 'candidate' });
-  }
-  for (const id of rejected)
-    if (!onDisk.has(id) && !model.memories.has(id)) model.memories.set(id, rejectedStub(id));
-
+  const ws = new StoreWorkspace({ root: store.root, store, keepParsed: true });
+  await ws.load();
+  await ws.refreshGit();
   const only = opts.changed ? await changedFiles(ctx, opts.changed) : null;
-  const selected = only ? docs.filter((d) => only.has(d.path)) : docs;
+  const onDisk = [...ws.files.values()].filter((f) => f.onDisk && !f.link).map((f) => f.rel);
+  const selected = only ? onDisk.filter((rel) => only.has(rel)) : onDisk;
   const inChange = (p: string) => !only || [...only].some((c) => c === p || c.startsWith(`${p}/`));
   const findings = [
-    ...pathFindings.filter((f) => inChange(f.path)),
-    ...checkWorkspace(selected, model, { detector: injectionDetector(store.config) }).flatMap((f) =>
-      f.problems.map((p) => toFinding(f.path, p)),
-    ),
+    ...(await pathFindings(ctx, ws)).filter((f) => inChange(f.path)),
+    ...(await checkFiles(ws, selected)).flatMap((f) => f.problems.map((p) => toFinding(f.path, p))),
   ];
   const exitCode = findings.some((f) => f.severity === 'error') ? 1 : 0;
-  const checked = selected.map((d) => d.path);
   const degraded = injectionModelProblem() ?? undefined;
   return {
     findings,
-    checked,
+    checked: selected,
     exitCode,
     ...(degraded ? { degraded } : {}),
     output: formatFindings(findings, {
       format: opts.format,
       repoPrefix: store.prefix,
-      checked: checked.length,
+      checked: selected.length,
       degraded,
     }),
-  };
-}
-
-function idOfPath(p: string): string {
-  return p.replace(/^memories\//, '').replace(/\.md$/, '');
-}
-
-/** A rejected memory not on disk: known to references (as rejected), nothing else. */
-function rejectedStub(id: string) {
-  return {
-    id,
-    path: `memories/${id}.md`,
-    status: 'rejected' as const,
-    supersedes: [],
-    title: id,
-    triples: [],
-    contentHash: '',
   };
 }
 

@@ -173,10 +173,25 @@ export interface ReadItemResult {
   offset: number;
   length: number;
   truncated: boolean;
+  /** Bytes after the returned part. */
+  remaining: number;
+  /** When bytes remain: the offset and length to read next. */
+  next?: { offset: number; length: number };
   note?: string;
 }
 
-/** Reads an item whole (up to MAX_READ) or a byte range of it. */
+/** Bytes to drop from the end of `part` so it does not stop inside a UTF-8 character. */
+function splitCharBytes(part: Uint8Array): number {
+  // Walk back over continuation bytes (10xxxxxx) to the lead byte of the last character.
+  let back = 0;
+  while (back < Math.min(3, part.length) && (part[part.length - 1 - back] & 0xc0) === 0x80) back++;
+  if (back === part.length) return 0;
+  const lead = part[part.length - 1 - back];
+  const size = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+  return size > back + 1 ? back + 1 : 0;
+}
+
+/** Reads a byte range of an item (default: from the start, up to MAX_READ). */
 export async function readSessionItem(
   ctx: OpContext,
   input: { session: string; id: string; offset?: number; length?: number },
@@ -184,12 +199,19 @@ export async function readSessionItem(
   const { dir, meta } = await requireMeta(ctx, input.session, input.id);
   const bytes = readItem(dir, meta);
   const offset = Math.min(Math.max(0, input.offset ?? 0), bytes.length);
-  const wanted = input.length ?? MAX_READ;
-  const part = bytes.subarray(offset, Math.min(bytes.length, offset + Math.min(wanted, MAX_READ)));
-  const truncated = offset + part.length < bytes.length;
+  const wanted = Math.min(input.length ?? MAX_READ, MAX_READ);
+  let part = bytes.subarray(offset, Math.min(bytes.length, offset + wanted));
+  // A text window ends on a whole character (the next one starts there), unless that leaves nothing.
+  if (!meta.binary && offset + part.length < bytes.length) {
+    const drop = splitCharBytes(part);
+    if (drop < part.length) part = part.subarray(0, part.length - drop);
+  }
+  const end = offset + part.length;
+  const truncated = end < bytes.length;
   const notes: string[] = [];
   if (meta.binary) notes.push(`binary ${meta.file_type} content, base64-encoded; decode it to get the bytes`);
-  if (truncated) notes.push(`more remains: read again with offset ${offset + part.length}`);
+  if (truncated)
+    notes.push(`bytes ${offset}-${end} of ${bytes.length}; read on with offset ${end}, length ${wanted}`);
   return {
     item: refOf(meta, input.session),
     content: meta.binary ? Buffer.from(part).toString('base64') : Buffer.from(part).toString('utf8'),
@@ -197,6 +219,8 @@ export async function readSessionItem(
     offset,
     length: part.length,
     truncated,
+    remaining: bytes.length - end,
+    ...(truncated ? { next: { offset: end, length: wanted } } : {}),
     ...(notes.length ? { note: notes.join('; ') } : {}),
   };
 }

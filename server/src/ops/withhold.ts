@@ -118,32 +118,66 @@ export interface AgentLines extends FileLines {
   /** Flagged passages replaced by notes within the returned lines. */
   withheld: number;
   withheldPassages: WithheldPassage[];
+  /** Lines remain after `to`: the window to ask for next (memory_get's fromLine and lines). */
+  next?: { fromLine: number; lines: number };
+  /** The one line returned was longer than the character budget: only its start is here. */
+  lineCut?: boolean;
 }
 
-/** memory_get: exact lines of a store file, with flagged passages withheld (line numbers kept). */
+/**
+ * memory_get: exact lines of a store file, with flagged passages withheld (line numbers kept).
+ * `maxChars` bounds the answer: lines stop before the text would pass it (a first line longer than
+ * that is cut), and `next` says where to read on.
+ */
 export async function readLinesForAgent(
   ctx: OpContext,
   file: string,
   from = 1,
   count?: number,
+  opts: { maxChars?: number } = {},
 ): Promise<AgentLines> {
   // The whole file is scanned: a passage that starts before `from` still counts.
   const whole = await readStoreLines(ctx, file, 1);
   const w = await withholdForAgent(ctx, whole.text, { path: whole.path });
   const lines = w.text.split('\n');
   const start = Math.max(1, Math.floor(from));
-  const end =
+  let end =
     count === undefined
       ? whole.totalLines
       : Math.min(whole.totalLines, start + Math.max(0, Math.floor(count)) - 1);
+  let text = lines.slice(start - 1, end).join('\n');
+  let lineCut = false;
+  if (opts.maxChars !== undefined && text.length > opts.maxChars) {
+    // Lines start..last fit (0-based index `last` is the next one to add; a newline before each but the first).
+    let chars = 0;
+    let last = start - 1;
+    while (last < end) {
+      const add = lines[last].length + (last > start - 1 ? 1 : 0);
+      if (chars + add > opts.maxChars) break;
+      chars += add;
+      last++;
+    }
+    if (last < start) {
+      // One line longer than the budget: its start, said so (the rest is past the window).
+      end = start;
+      text = lines[start - 1].slice(0, opts.maxChars);
+      lineCut = true;
+    } else {
+      end = last;
+      text = lines.slice(start - 1, end).join('\n');
+    }
+  }
   const passages = w.passages.filter((p) => p.endLine >= start && p.line <= end);
+  const window = count ?? end - start + 1;
   return {
     path: whole.path,
     from: start,
     to: end,
     totalLines: whole.totalLines,
-    text: lines.slice(start - 1, end).join('\n'),
+    text,
     withheld: passages.length,
     withheldPassages: passages,
+    ...(end < whole.totalLines ? { next: { fromLine: end + 1, lines: Math.max(1, window) } } : {}),
+    ...(lineCut ? { lineCut } : {}),
   };
 }

@@ -80,6 +80,21 @@ const REF = /\[\[([^[\]\r\n]+)\]\]/g;
  * Every `[[id]]` (or `[[id|label]]`) in text[from..] outside the excluded spans (code, HTML,
  * YAML); the range covers the brackets.
  */
+/**
+ * The ids of every `[[id]]` from `from` on, code spans and blocks included: a superset of the refs
+ * (refsInText leaves code out), found without a markdown scan. Where it matters, parse the file.
+ */
+export function refIdsInText(text: string, from: number): string[] {
+  const ids = new Set<string>();
+  if (text.indexOf('[[', from) < 0) return [];
+  REF.lastIndex = from;
+  for (let m = REF.exec(text); m; m = REF.exec(text)) {
+    const id = m[1].split('|')[0].trim();
+    if (id) ids.add(id);
+  }
+  return [...ids];
+}
+
 export function refsInText(text: string, from: number, excluded: Span[], index: LineIndex): MemoryRef[] {
   const refs: MemoryRef[] = [];
   if (text.indexOf('[[', from) < 0) return refs;

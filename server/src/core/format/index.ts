@@ -8,7 +8,7 @@ export { updateSections, type BodyUpdate } from './sections.js';
 export { slugify, validateId, memoryIdFromPath } from './id.js';
 export { isIsoDate, FORMAT_PROBLEM_CODES } from './problems.js';
 export type { FormatProblemCode } from './problems.js';
-export { SECTIONS, sectionForHeading } from './body.js';
+export { SECTIONS, sectionForHeading, refIdsInText } from './body.js';
 export { splitFrontMatter } from './split.js';
 export type { FrontMatterBlock } from './split.js';
 export { LineIndex } from './lines.js';

@@ -18,6 +18,12 @@ export interface ParseOptions {
    * `remark` always uses remark. Both give the same result (tested).
    */
   markdown?: 'auto' | 'remark';
+  /**
+   * Only the front matter: no markdown scan, so `body` is empty, `refs` is empty and conflict
+   * markers are not looked for. What a workspace needs of the 10,000 files nobody has open; the
+   * file a person opens is parsed whole.
+   */
+  headOnly?: boolean;
 }
 
 /**
@@ -146,6 +152,18 @@ function parseMemoryUnchecked(text: string, opts: ParseOptions): ParsedMemory {
       'no front matter: a memory starts with `---`, YAML keys (id, title, kind, ...), then `---`';
     problems.push(problem('frontmatter-missing', message, fenceRange));
   }
+  const bodyStartLine = split.state === 'ok' ? split.bodyStartLine : 0;
+  if (opts.headOnly)
+    return {
+      path: opts.path,
+      text,
+      frontMatter,
+      body: emptyBody(),
+      refs: [],
+      keyRanges,
+      bodyStartLine,
+      problems,
+    };
   const scan = scanMarkdown(text, bodyStart, opts);
   if (scan.limited) problems.push(limitProblem(scan.limited, index));
   problems = withConflictsFirst(problems, conflictMarkerProblems(text, index));
@@ -156,7 +174,7 @@ function parseMemoryUnchecked(text: string, opts: ParseOptions): ParsedMemory {
     body: bodyFromScan(text, bodyStart, scan),
     refs: refsInText(text, bodyStart, scan.excluded, index),
     keyRanges,
-    bodyStartLine: split.state === 'ok' ? split.bodyStartLine : 0,
+    bodyStartLine,
     problems,
   };
 }

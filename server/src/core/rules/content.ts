@@ -46,8 +46,8 @@ export function startOfFile(): Range {
  * Parses any store file for the rules: memory files with the strict schema, MEMORY.md and daily
  * notes as free-form notes (their refs and text still matter). Never throws.
  */
-export function parseStoreFile(text: string, path: string): ParsedMemory {
-  if (isMemoryPath(path)) return parseMemory(text, { path });
+export function parseStoreFile(text: string, path: string, opts: { headOnly?: boolean } = {}): ParsedMemory {
+  if (isMemoryPath(path)) return parseMemory(text, { path, headOnly: opts.headOnly });
   const note = parseNote(text, { path });
   return {
     path,

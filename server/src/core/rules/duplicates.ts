@@ -66,6 +66,11 @@ export function duplicateProblems(doc: ParsedMemory, ws: WorkspaceView, opts: Ch
     threshold: opts.nearThreshold ?? DEFAULT_NEAR_THRESHOLD,
     excludeId: id,
     exclude: seen,
+    // Before the index's limit: what it answers does not depend on which memories it holds.
+    accept: (other) => {
+      const info = ws.memories.get(other);
+      return comparable(info) && !linked(id, supersedes, info);
+    },
   });
   for (const n of near ?? []) {
     const other = ws.memories.get(n.id);

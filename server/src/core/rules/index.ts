@@ -1,14 +1,13 @@
 // The rule engine: one set of rules over plain data, used by the language server and `cairn check`.
-import { findDuplicateIds } from '../format/index.js';
 import type { ParsedMemory, Problem } from '../types.js';
 import { conflictProblems } from './conflicts.js';
-import { isMemoryPath } from './content.js';
+import { isMemoryPath, startOfFile } from './content.js';
 import { duplicateProblems } from './duplicates.js';
 import { FactIndex } from './facts.js';
 import { referenceProblems } from './references.js';
 import { scannerProblems } from './scanner.js';
 import { schemaProblems } from './schema.js';
-import type { CheckOptions, RuleName, WorkspaceView } from './types.js';
+import type { CheckOptions, IdClaim, RuleName, WorkspaceView } from './types.js';
 
 export type * from './types.js';
 export { DEFAULT_NEAR_THRESHOLD, DEFAULT_SEMANTIC_THRESHOLD } from './types.js';
@@ -20,6 +19,7 @@ export {
   type NearSignature,
 } from './model.js';
 export { FactIndex, normalizeTerm } from './facts.js';
+export { RELATED_CAP } from './group.js';
 export {
   idOf,
   isMemoryPath,
@@ -35,7 +35,11 @@ export { tripleRanges } from './schema.js';
 
 const SEVERITY_ORDER = { error: 0, warning: 1, information: 2, hint: 3 } as const;
 
-function byPosition(a: Problem, b: Problem): number {
+/** Every rule, in the order checkMemory runs them. */
+export const RULE_NAMES: readonly RuleName[] = ['schema', 'references', 'duplicates', 'scanner', 'conflicts'];
+
+/** The order findings are reported in: by position, then severity, then code. */
+export function byPosition(a: Problem, b: Problem): number {
   return (
     a.range.start.line - b.range.start.line ||
     a.range.start.character - b.range.start.character ||
@@ -67,7 +71,7 @@ export function checkMemory(doc: ParsedMemory, ws: WorkspaceView, opts: CheckOpt
       });
     }
   };
-  run('schema', () => schemaProblems(doc));
+  run('schema', () => schemaProblems(doc, ws));
   run('references', () => referenceProblems(doc, ws));
   run('duplicates', () => duplicateProblems(doc, ws, opts));
   run('scanner', () => scannerProblems(doc, opts.detector));
@@ -90,20 +94,38 @@ export function checkWorkspace(
   ws: WorkspaceView,
   opts: CheckOptions = {},
 ): FileProblems[] {
-  const view: WorkspaceView = ws.facts ? ws : { ...ws, facts: FactIndex.from(ws.memories.values()) };
-  const duplicateIds =
-    !opts.rules || opts.rules.includes('schema')
-      ? findDuplicateIds(docs.filter((d) => isMemoryPath(d.path)))
-      : new Map();
+  const view: WorkspaceView = {
+    ...ws,
+    facts: ws.facts ?? FactIndex.from(ws.memories.values()),
+    idClaims: ws.idClaims ? (id) => ws.idClaims!(id) : claimsOf(docs),
+  };
   const out: FileProblems[] = [];
-  // A group (copies of one text, facts that contradict each other) is reported by its first file.
-  const reported = new Set<string>();
-  const firstOfGroup = (p: Problem) => !p.group || (!reported.has(p.group) && !!reported.add(p.group));
+  const firstOfGroup = groupFilter();
   for (const doc of [...docs].sort((a, b) => a.path.localeCompare(b.path))) {
-    const problems = [...checkMemory(doc, view, opts), ...(duplicateIds.get(doc.path) ?? [])]
-      .filter(firstOfGroup)
-      .sort(byPosition);
+    const problems = checkMemory(doc, view, opts).filter(firstOfGroup);
     if (problems.length) out.push({ path: doc.path, problems });
   }
-  return out.sort((a, b) => a.path.localeCompare(b.path));
+  return out;
+}
+
+/**
+ * A filter that keeps the first finding of each group (copies of one text, facts that contradict
+ * each other) and every finding without one: fed files in path order, a group is reported by its
+ * first file.
+ */
+export function groupFilter(): (p: Problem) => boolean {
+  const reported = new Set<string>();
+  return (p) => !p.group || (!reported.has(p.group) && !!reported.add(p.group));
+}
+
+/** Front-matter id claims of a set of parsed files (memory files only). */
+function claimsOf(docs: readonly ParsedMemory[]): (id: string) => IdClaim[] {
+  const byId = new Map<string, IdClaim[]>();
+  for (const d of docs) {
+    if (!isMemoryPath(d.path) || !d.frontMatter.id) continue;
+    const list = byId.get(d.frontMatter.id) ?? [];
+    list.push({ path: d.path, range: d.keyRanges.id ?? startOfFile() });
+    byId.set(d.frontMatter.id, list);
+  }
+  return (id) => byId.get(id) ?? [];
 }

@@ -1,17 +1,19 @@
 // The workspace as the rules see it, kept up to date one memory at a time: memories by id, ids by
 // content hash, facts by subject+predicate, and the near-duplicate index. The language server keeps
 // one for its whole life; `cairn check` builds one per run.
-import type { MemoryStatus, ParsedMemory } from '../types.js';
-import { idOf, memoryContent } from './content.js';
+import type { MemoryStatus, ParsedMemory, Range } from '../types.js';
+import { idOf, memoryContent, startOfFile } from './content.js';
 import { FactIndex } from './facts.js';
 import { tripleRanges } from './schema.js';
 import {
   contentHash,
   createNearIndex,
+  NEAR_TEXT_LIMIT,
+  normalizeForHash,
   type MutableNearIndex,
   type NearSignature,
 } from './similarity-port.js';
-import type { MemoryInfo, Neighbour, WorkspaceView } from './types.js';
+import type { IdClaim, MemoryInfo, Neighbour, WorkspaceView } from './types.js';
 
 export type { MutableNearIndex, NearSignature };
 
@@ -33,6 +35,7 @@ export function memoryInfoOf(
 ): MemoryInfo {
   return {
     id: idOf(doc),
+    frontMatterId: doc.frontMatter.id,
     path: doc.path,
     status: status.status,
     supersededBy: status.supersededBy,
@@ -40,9 +43,16 @@ export function memoryInfoOf(
     title: doc.frontMatter.title,
     triples: doc.frontMatter.triples,
     contentHash: hash ?? contentHash(memoryContent(doc)),
-    keyRanges: doc.keyRanges,
+    // What related locations point at (see headlineRange); the file's other ranges stay with it.
+    keyRanges: pick(doc.keyRanges, ['id', 'title', 'triples']),
     tripleRanges: tripleRanges(doc),
   };
+}
+
+function pick(ranges: Record<string, Range>, keys: readonly string[]): Record<string, Range> {
+  const out: Record<string, Range> = {};
+  for (const k of keys) if (ranges[k]) out[k] = ranges[k];
+  return out;
 }
 
 export class WorkspaceModel implements WorkspaceView {
@@ -51,21 +61,61 @@ export class WorkspaceModel implements WorkspaceView {
   readonly facts = new FactIndex();
   readonly nearDuplicates: MutableNearIndex;
   semanticNeighbours?: (id: string, content: string) => Neighbour[];
+  /** Memory ids (file names) by the id their front matter claims, for `id-duplicate`. */
+  private readonly claims = new Map<string, Set<string>>();
 
-  constructor(opts: { nearIndex?: MutableNearIndex } = {}) {
-    this.nearDuplicates = opts.nearIndex ?? createNearIndex();
+  /**
+   * `contentOf`: a memory's content (memoryContent) read back when the near-duplicate rule verifies
+   * a candidate, so the model keeps no text; without it the near index keeps each normalized text.
+   */
+  constructor(opts: { nearIndex?: MutableNearIndex; contentOf?: (id: string) => string | null } = {}) {
+    this.nearDuplicates = opts.nearIndex ?? createNearIndex({ textOf: opts.contentOf });
+  }
+
+  /** The memory files whose front matter says `id: <id>` (more than one is `id-duplicate`). */
+  idClaims(id: string): IdClaim[] {
+    const out: IdClaim[] = [];
+    for (const memoryId of this.claims.get(id) ?? []) {
+      const info = this.memories.get(memoryId);
+      if (info) out.push({ path: info.path, range: info.keyRanges?.id ?? startOfFile() });
+    }
+    return out.sort((a, b) => a.path.localeCompare(b.path));
   }
 
   /**
-   * Adds or replaces a memory. Superseded and rejected memories stay out of the near index.
-   * `derived` must come from derivedOf for the same text (the caller keys it by the file's bytes).
+   * Adds or replaces a memory (every status: the near-duplicate rule skips those it must not
+   * compare, whatever was indexed when). `derived` must come from derivedOf for the same text (the
+   * caller keys it by the file's bytes).
    */
   upsert(
     doc: ParsedMemory,
     status: { status: MemoryStatus; supersededBy?: string },
     derived?: DerivedContent,
   ): MemoryInfo {
-    const info = memoryInfoOf(doc, status, derived?.contentHash);
+    // Nothing kept from before: normalize once for both the content hash and the near signature.
+    const content = derived?.contentHash && derived.near ? '' : memoryContent(doc);
+    const normalized = !derived && content.length <= NEAR_TEXT_LIMIT ? normalizeForHash(content) : undefined;
+    const info = memoryInfoOf(doc, status, derived?.contentHash ?? contentHash(content, normalized));
+    this.insert(info);
+    const near = this.nearDuplicates;
+    if (!(derived?.near && near.addSignature?.(info.id, derived.near)))
+      near.add(info.id, content || memoryContent(doc), normalized);
+    return info;
+  }
+
+  /**
+   * Puts back a memory as an earlier run described it (MemoryInfo and near signature, kept by a
+   * cache keyed by the file's bytes), without its text. False when the signature is unusable: then
+   * the caller parses the file and upserts it.
+   */
+  restore(info: MemoryInfo, near: NearSignature): boolean {
+    this.insert({ ...info });
+    if (this.nearDuplicates.addSignature?.(info.id, near)) return true;
+    this.remove(info.id);
+    return false;
+  }
+
+  private insert(info: MemoryInfo): void {
     const previous = this.memories.get(info.id);
     if (previous) this.detach(previous);
     this.memories.set(info.id, info);
@@ -73,12 +123,11 @@ export class WorkspaceModel implements WorkspaceView {
     if (ids) ids.push(info.id);
     else this.byHash.set(info.contentHash, [info.id]);
     this.facts.set(info.id, info.triples);
-    if (info.status === 'active' || info.status === 'candidate') {
-      const near = this.nearDuplicates;
-      if (!(derived?.near && near.addSignature?.(info.id, derived.near)))
-        near.add(info.id, memoryContent(doc));
+    if (info.frontMatterId) {
+      let claimed = this.claims.get(info.frontMatterId);
+      if (!claimed) this.claims.set(info.frontMatterId, (claimed = new Set()));
+      claimed.add(info.id);
     }
-    return info;
   }
 
   /** What upsert derived for `id`, for a cache to hand back next time (undefined if unknown). */
@@ -101,6 +150,9 @@ export class WorkspaceModel implements WorkspaceView {
   }
 
   private detach(info: MemoryInfo): void {
+    const claimed = info.frontMatterId ? this.claims.get(info.frontMatterId) : undefined;
+    claimed?.delete(info.id);
+    if (claimed?.size === 0) this.claims.delete(info.frontMatterId!);
     const ids = (this.byHash.get(info.contentHash) ?? []).filter((x) => x !== info.id);
     if (ids.length) this.byHash.set(info.contentHash, ids);
     else this.byHash.delete(info.contentHash);

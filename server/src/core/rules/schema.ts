@@ -1,7 +1,8 @@
 // Schema rule: the parser's problems (front matter, kinds, dates, triples, ids) plus the checks the
 // parser cannot make alone, such as a triple whose time window ends before it starts.
 import type { ParsedMemory, Problem, Range } from '../types.js';
-import { isMemoryPath } from './content.js';
+import { isMemoryPath, startOfFile } from './content.js';
+import type { WorkspaceView } from './types.js';
 
 /** Parser codes that only make sense for memory files (notes have no required front matter). */
 const MEMORY_ONLY = new Set([
@@ -12,10 +13,12 @@ const MEMORY_ONLY = new Set([
   'id-duplicate',
 ]);
 
-export function schemaProblems(doc: ParsedMemory): Problem[] {
+export function schemaProblems(doc: ParsedMemory, ws?: WorkspaceView): Problem[] {
   const memory = isMemoryPath(doc.path);
   const out = doc.problems.filter((p) => memory || !MEMORY_ONLY.has(p.code));
   if (!memory) return out;
+  const duplicateId = duplicateIdProblem(doc, ws);
+  if (duplicateId) out.push(duplicateId);
   const fm = doc.frontMatter;
   if (fm.created && fm.updated && Date.parse(fm.updated) < Date.parse(fm.created)) {
     const range = doc.keyRanges.updated ?? doc.keyRanges.created;
@@ -63,4 +66,18 @@ export function tripleRanges(doc: Pick<ParsedMemory, 'keyRanges' | 'problems'>):
 
 function key(r: Range): string {
   return `${r.start.line}:${r.start.character}-${r.end.line}:${r.end.character}`;
+}
+
+/** `id-duplicate`: other memory files claim the same id in their front matter. */
+function duplicateIdProblem(doc: ParsedMemory, ws: WorkspaceView | undefined): Problem | null {
+  const id = doc.frontMatter.id;
+  const others = id ? (ws?.idClaims?.(id) ?? []).filter((c) => c.path !== doc.path) : [];
+  if (others.length === 0) return null;
+  return {
+    code: 'id-duplicate',
+    severity: 'error',
+    message: `id "${id}" is also used by ${others.map((c) => c.path).join(', ')}: give each memory its own id`,
+    range: doc.keyRanges.id ?? startOfFile(),
+    related: others.map((c) => ({ path: c.path, range: c.range, message: `also id "${id}"` })),
+  };
 }

@@ -1,12 +1,19 @@
 // The one place the rule engine touches the similarity module, so a change in its API is absorbed here.
-import { contentHash, NearDuplicateIndex, type NearSignature } from '../similarity/index.js';
+import {
+  contentHash,
+  NearDuplicateIndex,
+  NEAR_TEXT_LIMIT,
+  normalizeForHash,
+  type NearSignature,
+} from '../similarity/index.js';
 import type { NearDuplicateLookup } from './types.js';
 
-export { contentHash, type NearSignature };
+export { contentHash, normalizeForHash, NEAR_TEXT_LIMIT, type NearSignature };
 
 /** A near-duplicate index the model can update. */
 export interface MutableNearIndex extends NearDuplicateLookup {
-  add(id: string, text: string): void;
+  /** `normalized`: normalizeForHash(text), when the caller computed it already. */
+  add(id: string, text: string, normalized?: string): void;
   remove(id: string): void;
   /** Adds a signature kept from an earlier run; false when the index cannot use it (then `add`). */
   addSignature?(id: string, signature: NearSignature): boolean;
@@ -14,11 +21,14 @@ export interface MutableNearIndex extends NearDuplicateLookup {
   signatureOf?(id: string): NearSignature | undefined;
 }
 
-/** The MinHash/LSH trigram index, answering with `score` = trigram Jaccard. */
-export function createNearIndex(): MutableNearIndex {
-  const index = new NearDuplicateIndex();
+/**
+ * The MinHash/LSH trigram index, answering with `score` = trigram Jaccard. `textOf` reads a
+ * memory's content back for verification, so the index keeps no text (see NearDuplicateIndex).
+ */
+export function createNearIndex(opts: { textOf?: (id: string) => string | null } = {}): MutableNearIndex {
+  const index = new NearDuplicateIndex(opts);
   return {
-    add: (id, text) => index.add(id, text),
+    add: (id, text, normalized) => index.add(id, text, normalized),
     remove: (id) => index.remove(id),
     addSignature: (id, signature) => index.addSignature(id, signature),
     signatureOf: (id) => index.signatureOf(id),

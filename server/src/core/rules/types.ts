@@ -7,6 +7,8 @@ import type { MemoryStatus, Range, Triple } from '../types.js';
 /** What the rules need to know about one memory in the store (not necessarily the one checked). */
 export interface MemoryInfo {
   id: string;
+  /** The id the front matter states (differs from `id` on an `id-mismatch`; '' when missing). */
+  frontMatterId?: string;
   /** Store-relative path, e.g. `memories/redis-caching.md`. */
   path: string;
   status: MemoryStatus;
@@ -35,7 +37,13 @@ export interface NearDuplicateLookup {
   /** `exclude`: ids already reported (exact copies), skipped before the costly exact check. */
   query(
     text: string,
-    opts: { threshold: number; excludeId?: string; exclude?: ReadonlySet<string> },
+    opts: {
+      threshold: number;
+      excludeId?: string;
+      exclude?: ReadonlySet<string>;
+      /** Only ids this accepts are verified and answered. */
+      accept?: (id: string) => boolean;
+    },
   ): Neighbour[];
 }
 
@@ -52,8 +60,19 @@ export interface FactLookup {
   lookup(subject: string, predicate: string): readonly FactEntry[];
 }
 
+/** A memory file whose front matter claims an id, and where. */
+export interface IdClaim {
+  path: string;
+  range: Range;
+}
+
 /** Everything the rules read about the rest of the store. */
 export interface WorkspaceView {
+  /**
+   * The memory files whose front matter claims `id` (the checked file included or not). Without
+   * it `id-duplicate` is not reported by checkMemory (checkWorkspace builds it from its files).
+   */
+  idClaims?: (id: string) => readonly IdClaim[];
   memories: ReadonlyMap<string, MemoryInfo>;
   /** Ids by contentHash; built from `memories` when absent. */
   byHash?: ReadonlyMap<string, readonly string[]>;

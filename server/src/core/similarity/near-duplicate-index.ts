@@ -69,7 +69,8 @@ function estimateJaccard(a: Int32Array, b: Int32Array): number {
 function bandKey(sig: Int32Array, band: number): number {
   let h = band;
   for (let r = 0; r < ROWS; r++) h = fmix32(Math.imul(h, 0x01000193) ^ sig[band * ROWS + r]);
-  return h;
+  // 30 bits: V8 keeps such numbers as small integers, so the bucket maps never box their keys.
+  return h & 0x3fffffff;
 }
 
 /**
@@ -78,8 +79,9 @@ function bandKey(sig: Int32Array, band: number): number {
  */
 export interface NearSignature {
   /** Normalized text: the exact trigram set is rebuilt from it for the few candidates verified,
-   * which costs less memory than keeping 10,000 sets (about 2 KB per memory instead of 16 KB). */
-  normalized: string;
+   * which costs less memory than keeping 10,000 sets (about 2 KB per memory instead of 16 KB).
+   * Absent when the index reads texts back through `textOf` (see NearDuplicateIndex). */
+  normalized?: string;
   /** Number of distinct trigrams. */
   grams: number;
   /** The MinHash signature (126 values). */
@@ -90,11 +92,15 @@ interface Entry extends NearSignature {
   keys: Int32Array;
 }
 
-/** The signature `add` would index for `text`. */
-export function nearSignature(text: string): NearSignature {
-  const normalized = normalizedStart(text);
-  const grams = new TrigramTable(normalized);
-  return { normalized, grams: grams.size, sig: minhashSignature(grams) };
+/**
+ * The signature `add` would index for `text`. `normalized`: normalizeForHash(text) when the caller
+ * has it already (for a text within NEAR_TEXT_LIMIT).
+ */
+export function nearSignature(text: string, normalized?: string): NearSignature {
+  const norm =
+    normalized !== undefined && text.length <= NEAR_TEXT_LIMIT ? normalized : normalizedStart(text);
+  const grams = new TrigramTable(norm);
+  return { normalized: norm, grams: grams.size, sig: minhashSignature(grams) };
 }
 
 export interface NearDuplicateMatch {
@@ -109,6 +115,8 @@ export interface NearDuplicateQueryOptions {
   excludeId?: string;
   /** More ids to leave out (for example exact copies, reported already). */
   exclude?: ReadonlySet<string>;
+  /** Only ids this accepts are verified and answered (applied before `limit`). */
+  accept?: (id: string) => boolean;
   /** Maximum number of matches, default 10. */
   limit?: number;
 }
@@ -125,6 +133,12 @@ export class NearDuplicateIndex {
   private readonly entries = new Map<string, Entry>();
   private readonly buckets: Array<Map<number, string[]>> = Array.from({ length: BANDS }, () => new Map());
 
+  /**
+   * `textOf`: the text indexed for an id, read back when a candidate is verified. With it the index
+   * keeps no text (10,000 normalized memories are some 20 MB); without it, each entry keeps its own.
+   */
+  constructor(private readonly opts: { textOf?: (id: string) => string | null } = {}) {}
+
   get size(): number {
     return this.entries.size;
   }
@@ -134,8 +148,10 @@ export class NearDuplicateIndex {
   }
 
   /** Adds or replaces the text for `id`. */
-  add(id: string, text: string): void {
-    this.addSignature(id, nearSignature(text));
+  add(id: string, text: string, normalized?: string): void {
+    const signature = nearSignature(text, normalized);
+    if (this.opts.textOf) delete signature.normalized;
+    this.addSignature(id, signature);
   }
 
   /**
@@ -147,7 +163,7 @@ export class NearDuplicateIndex {
     if (
       !(sig instanceof Int32Array) ||
       sig.length !== NUM_HASHES ||
-      typeof normalized !== 'string' ||
+      (typeof normalized !== 'string' && !this.opts.textOf) ||
       typeof grams !== 'number'
     )
       return false;
@@ -159,14 +175,17 @@ export class NearDuplicateIndex {
       if (bucket) bucket.push(id);
       else this.buckets[b].set(keys[b], [id]);
     }
-    this.entries.set(id, { normalized, grams, sig, keys });
+    this.entries.set(id, this.opts.textOf ? { grams, sig, keys } : { normalized, grams, sig, keys });
     return true;
   }
 
   /** The signature indexed for `id`, to persist it (undefined when `id` is not indexed). */
   signatureOf(id: string): NearSignature | undefined {
     const entry = this.entries.get(id);
-    return entry && { normalized: entry.normalized, grams: entry.grams, sig: entry.sig };
+    if (!entry) return undefined;
+    return entry.normalized === undefined
+      ? { grams: entry.grams, sig: entry.sig }
+      : { normalized: entry.normalized, grams: entry.grams, sig: entry.sig };
   }
 
   remove(id: string): void {
@@ -202,7 +221,10 @@ export class NearDuplicateIndex {
         const large = Math.max(grams.size, entry.grams);
         if (large > 0 && small / large < threshold) continue;
         if (estimateJaccard(sig, entry.sig) < threshold - ESTIMATE_MARGIN) continue;
-        const jaccard = grams.jaccard(new TrigramTable(entry.normalized));
+        // The caller's filter after the cheap ones (it reads a map), still before the exact check.
+        if (opts.accept && !opts.accept(id)) continue;
+        const normalized = entry.normalized ?? normalizedStart(this.opts.textOf?.(id) ?? '');
+        const jaccard = grams.jaccard(new TrigramTable(normalized));
         if (jaccard >= threshold) matches.push({ id, jaccard });
       }
     }

@@ -34,8 +34,13 @@ export function normalizeForHash(text: string): string {
 export const NORMALIZE_LIMIT = 1 << 20;
 
 /** Hex SHA-256 of the normalized text: equal for exact duplicates up to formatting. */
-export function contentHash(text: string): string {
-  const hash = createHash('sha256').update(normalizeForHash(text.slice(0, NORMALIZE_LIMIT)), 'utf8');
+export function contentHash(text: string, normalized?: string): string {
+  // `normalized`: normalizeForHash(text) when the caller has it already (text within the limit).
+  const head =
+    normalized !== undefined && text.length <= NORMALIZE_LIMIT
+      ? normalized
+      : normalizeForHash(text.slice(0, NORMALIZE_LIMIT));
+  const hash = createHash('sha256').update(head, 'utf8');
   if (text.length > NORMALIZE_LIMIT) hash.update('\0').update(text.slice(NORMALIZE_LIMIT), 'utf8');
   return hash.digest('hex');
 }

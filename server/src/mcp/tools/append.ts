@@ -1,8 +1,7 @@
 // memory_append: a short standing note in MEMORY.md (read by every session), over ops/append.ts.
 import { z } from 'zod';
 import { APPEND_LIMIT, appendMemoryMd } from '../../ops/append.js';
-import { BOUNDS } from '../bounds.js';
-import { defineTool } from '../tool.js';
+import { AGENT_NAME, defineTool } from '../tool.js';
 
 export const memoryAppend = defineTool({
   name: 'memory_append',
@@ -15,7 +14,7 @@ export const memoryAppend = defineTool({
     'git history. For decisions with context use memory_store instead.',
   shape: {
     content: z.string().min(1).max(APPEND_LIMIT).describe('The note, one or two sentences'),
-    agentName: z.string().max(BOUNDS.name).optional(),
+    agentName: AGENT_NAME,
   },
   invalidCode: 'INVALID_PAYLOAD',
   limiter: () => 'ingestion',

@@ -4,7 +4,7 @@ import { CairnError } from '../../core/errors.js';
 import { ORIGINS } from '../../core/types.js';
 import { addFact, closeFact, graphSummary, queryGraph } from '../../ops/graph.js';
 import { BOUNDS } from '../bounds.js';
-import { defineTool } from '../tool.js';
+import { AGENT_NAME, defineTool } from '../tool.js';
 
 function need(value: string | undefined, field: string, operation: string): string {
   if (!value?.trim())
@@ -17,29 +17,39 @@ export const knowledgeGraph = defineTool({
   title: 'Knowledge graph of facts',
   description:
     'Facts as (subject, predicate, object) triples with a validity window, kept in memory front matter and ' +
-    'committed to git. operation "add": subject, predicate, object, optional valid_from (ISO date) and memory_id ' +
+    'committed to git. operation "add": subject, predicate, object, optional validFrom (ISO date) and memoryId ' +
     '(add to that memory instead of a new fact memory); the write goes through review rules like memory_store. ' +
     '"close": subject + predicate (optional object), optional until: the fact stops holding (e.g. someone changed ' +
-    'teams; then add the new fact). "query": entity (as subject or object) and/or predicate, optional as_of date ' +
+    'teams; then add the new fact). "query": entity (as subject or object) and/or predicate, optional asOf date ' +
     '(default today). "summary": the entities with the most current facts.',
   shape: {
-    operation: z.enum(['add', 'close', 'query', 'summary']),
-    subject: z.string().max(BOUNDS.text).optional(),
-    predicate: z.string().max(BOUNDS.text).optional(),
-    object: z.string().max(BOUNDS.text).optional(),
-    valid_from: z.string().max(BOUNDS.name).optional().describe('ISO date the fact started to hold'),
+    operation: z
+      .enum(['add', 'close', 'query', 'summary'])
+      .describe('add a fact, close one, query facts, or summarize the graph'),
+    subject: z.string().max(BOUNDS.text).optional().describe('add/close: who or what the fact is about'),
+    predicate: z.string().max(BOUNDS.text).optional().describe('The relation, e.g. "works_on"'),
+    object: z
+      .string()
+      .max(BOUNDS.text)
+      .optional()
+      .describe('add (close: optional): the value of the relation'),
+    validFrom: z.string().max(BOUNDS.name).optional().describe('add: ISO date the fact started to hold'),
     until: z
       .string()
       .max(BOUNDS.name)
       .optional()
       .describe('close: ISO date the fact stopped holding (default now)'),
-    as_of: z.string().max(BOUNDS.name).optional().describe('query/summary: ISO date (default now)'),
-    entity: z.string().max(BOUNDS.text).optional(),
-    memory_id: z.string().max(BOUNDS.name).optional(),
-    limit: z.number().int().min(1).max(50).optional(),
-    origin: z.enum(ORIGINS).optional(),
-    confidence: z.number().min(0).max(1).optional(),
-    agentName: z.string().max(BOUNDS.name).optional(),
+    asOf: z.string().max(BOUNDS.name).optional().describe('query/summary: ISO date (default now)'),
+    entity: z.string().max(BOUNDS.text).optional().describe('query: an entity, as subject or object'),
+    memoryId: z
+      .string()
+      .max(BOUNDS.name)
+      .optional()
+      .describe('add: the memory to add the fact to (default: a new fact memory)'),
+    limit: z.number().int().min(1).max(50).optional().describe('summary: how many entities (default 10)'),
+    origin: z.enum(ORIGINS).optional().describe('add: "conversation" (default) or "background"'),
+    confidence: z.number().min(0).max(1).optional().describe('add: how sure you are, 0..1'),
+    agentName: AGENT_NAME,
   },
   invalidCode: 'INVALID_REQUEST',
   limiter: (a) => (a.operation === 'add' || a.operation === 'close' ? 'ingestion' : 'retrieval'),
@@ -51,8 +61,8 @@ export const knowledgeGraph = defineTool({
         subject: need(a.subject, 'subject', op),
         predicate: need(a.predicate, 'predicate', op),
         object: need(a.object, 'object', op),
-        validFrom: a.valid_from,
-        memoryId: a.memory_id,
+        validFrom: a.validFrom,
+        memoryId: a.memoryId,
         origin: a.origin,
         confidence: a.confidence,
         agentName: a.agentName,
@@ -78,10 +88,10 @@ export const knowledgeGraph = defineTool({
           field: 'entity',
         });
       }
-      const r = await queryGraph(env.ctx, { entity: a.entity, predicate: a.predicate, asOf: a.as_of });
+      const r = await queryGraph(env.ctx, { entity: a.entity, predicate: a.predicate, asOf: a.asOf });
       return { json: { operation: op, ...r, count: r.facts.length }, result: `${r.facts.length} facts` };
     }
-    const r = await graphSummary(env.ctx, { limit: a.limit, asOf: a.as_of });
+    const r = await graphSummary(env.ctx, { limit: a.limit, asOf: a.asOf });
     return { json: { operation: op, ...r }, result: `${r.entities.length} entities` };
   },
 });

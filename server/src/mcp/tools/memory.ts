@@ -7,9 +7,27 @@ import { storeMemory, type StoreResult } from '../../ops/store-memory.js';
 import { readLinesForAgent } from '../../ops/withhold.js';
 import { retrievalNarrative } from '../narrative.js';
 import { BOUNDS } from '../bounds.js';
-import { defineTool } from '../tool.js';
+import { AGENT_NAME, defineTool } from '../tool.js';
 
 const list = (what: string) => z.array(z.string()).optional().describe(what);
+
+/** memory_get without `lines` reads this many; every answer stops at GET_MAX_CHARS characters. */
+export const GET_WINDOW_LINES = 200;
+export const GET_MAX_CHARS = 20_000;
+
+/** A fact in memory_store: a [subject, predicate, object] list or an object with a validity window. */
+const TRIPLE = z.union([
+  z.array(z.string()).min(3).max(3).describe('[subject, predicate, object]'),
+  z
+    .object({
+      s: z.string().describe('Subject'),
+      p: z.string().describe('Predicate'),
+      o: z.string().describe('Object'),
+      from: z.string().optional().describe('ISO date the fact started to hold'),
+      until: z.string().optional().describe('ISO date the fact stopped holding'),
+    })
+    .describe('{s, p, o, from, until}'),
+]);
 
 /** Agents write metadata in snake_case (plan_id) or camelCase (planId); the payload takes camelCase. */
 function normalizeMetadata(args: Record<string, unknown>, sessionId: string): Record<string, unknown> {
@@ -53,7 +71,7 @@ export const memoryStore = defineTool({
     '300-1500 characters (what, why, where) and 0-5 short `decisions`; put doubts in `openQuestions`. Set ' +
     '`origin` ("conversation" when the user said it, "background" for your own inferences) and `confidence` ' +
     '(0..1). Governance decides the route: the answer says whether it became ACTIVE or a CANDIDATE awaiting ' +
-    'human review, and why. Pass metadata.topic_id to update an existing memory.',
+    'human review, and why. Pass metadata.topicId to update an existing memory.',
   shape: {
     topic: z.string().max(LIMITS.topic).describe('Short title, e.g. "Use Redis for session caching"'),
     context: z.string().max(LIMITS.context).describe('The summary paragraph, about 300-1500 characters'),
@@ -63,31 +81,30 @@ export const memoryStore = defineTool({
     nextSteps: list('What should happen next'),
     references: list('Files, links or [[memory-id]] references'),
     tags: list('Keywords'),
-    kind: z.enum(MEMORY_KINDS).optional(),
+    kind: z.enum(MEMORY_KINDS).optional().describe('What sort of memory this is (default "note")'),
     origin: z
       .enum(ORIGINS)
       .optional()
       .describe(
         'Default "conversation" (the user said it); "background" for your own inference. "human" is refused: only a person\'s own CLI writes are human',
       ),
-    confidence: z.number().min(0).max(1).optional(),
-    agentName: z
-      .string()
-      .optional()
-      .describe(
-        'Your name, e.g. "claude-code"; commits are authored under it (default: the MCP client name)',
-      ),
-    timeScope: z.string().optional(),
+    confidence: z.number().min(0).max(1).optional().describe('How sure you are, 0..1'),
+    agentName: AGENT_NAME,
+    timeScope: z.string().optional().describe('When this holds, in words (e.g. "until the Q3 migration")'),
     supersedes: list('Ids of memories this one replaces'),
-    triples: z.array(z.unknown()).optional().describe('Facts as [subject, predicate, object]'),
+    triples: z
+      .array(TRIPLE)
+      .optional()
+      .describe('Facts as [subject, predicate, object] or {s, p, o, from, until} (ISO dates)'),
     metadata: z
       .object({
-        plan_id: z.string().optional(),
-        topic_id: z.string().optional(),
-        status: z.enum(RECORD_STATUSES).optional(),
+        planId: z.string().optional().describe('The plan this memory belongs to'),
+        topicId: z.string().optional().describe('The id of a memory to update instead of adding one'),
+        status: z.enum(RECORD_STATUSES).optional().describe('Superseded or DecisionRecord; default Active'),
       })
       .passthrough()
-      .optional(),
+      .optional()
+      .describe('planId, topicId (update that memory), status (snake_case plan_id, topic_id also read)'),
   },
   invalidCode: 'INVALID_PAYLOAD',
   validatedByOp: true,
@@ -125,14 +142,14 @@ export const memoryRetrieve = defineTool({
       .max(20_000)
       .optional()
       .describe('Token budget; default cairn.yaml search.maxTokens (2000)'),
-    includeSuperseded: z.boolean().optional(),
+    includeSuperseded: z.boolean().optional().describe('Also return superseded memories (default false)'),
     halfLifeDays: z.number().positive().optional().describe('Recency decay; default from cairn.yaml'),
     contextHints: z
       .array(z.string().max(BOUNDS.hint))
       .max(BOUNDS.hints)
       .optional()
       .describe('Extra words (file names, libraries) added to the query'),
-    agentName: z.string().max(BOUNDS.name).optional(),
+    agentName: AGENT_NAME,
   },
   invalidCode: 'INVALID_REQUEST',
   readOnly: true,
@@ -172,22 +189,22 @@ export const memorySearch = defineTool({
     'snippet}, the provider, whether vectors were used and how many flagged passages were withheld. Follow ' +
     'up with memory_get for exact lines.',
   shape: {
-    query: z.string().min(1).max(BOUNDS.query),
-    max_results: z
+    query: z.string().min(1).max(BOUNDS.query).describe('What to look for, in words'),
+    maxResults: z
       .number()
       .int()
       .min(1)
       .max(50)
       .optional()
-      .describe('Default cairn.yaml search.maxResults (6)'),
-    agentName: z.string().max(BOUNDS.name).optional(),
+      .describe('At most 50; default cairn.yaml search.maxResults (6)'),
+    agentName: AGENT_NAME,
   },
   invalidCode: 'INVALID_REQUEST',
   readOnly: true,
   limiter: () => 'retrieval',
   audit: (a) => ({ topic: a.query }),
   handler: async (a, env) => {
-    const answer = await env.search.search({ query: a.query, maxResults: a.max_results });
+    const answer = await env.search.search({ query: a.query, maxResults: a.maxResults });
     return {
       json: {
         results: answer.results,
@@ -206,22 +223,39 @@ export const memoryGet = defineTool({
   name: 'memory_get',
   title: 'Read lines of a memory file',
   description:
-    'Exact lines of a file in the store, e.g. after memory_search: path "memories/<id>.md", from_line (1-based), ' +
-    'lines. A passage the scanner flags reads "[withheld by Cairn: ...]" unless a person allowed it; line ' +
-    'numbers are kept and `withheld` counts such passages.',
+    'Exact lines of a file in the store, e.g. after memory_search: path "memories/<id>.md", fromLine (1-based), ' +
+    `lines (default ${GET_WINDOW_LINES}). An answer holds at most ${GET_MAX_CHARS} characters; while lines remain ` +
+    'it gives `next` {fromLine, lines}: call again with those to read on. A passage the scanner flags reads ' +
+    '"[withheld by Cairn: ...]" unless a person allowed it; line numbers are kept and `withheld` counts such ' +
+    'passages.',
   shape: {
-    path: z.string().min(1).max(BOUNDS.path),
-    from_line: z.number().int().min(1).optional(),
-    lines: z.number().int().min(1).max(5000).optional(),
-    agentName: z.string().max(BOUNDS.name).optional(),
+    path: z.string().min(1).max(BOUNDS.path).describe('Store path, e.g. "memories/<id>.md" or "MEMORY.md"'),
+    fromLine: z.number().int().min(1).optional().describe('First line to read, 1-based (default 1)'),
+    lines: z
+      .number()
+      .int()
+      .min(1)
+      .max(5000)
+      .optional()
+      .describe(
+        `How many lines (default ${GET_WINDOW_LINES}); an answer holds at most ${GET_MAX_CHARS} characters`,
+      ),
+    agentName: AGENT_NAME,
   },
   invalidCode: 'INVALID_REQUEST',
   readOnly: true,
   // docs/agents.md lists memory_get under the retrieval limits: it reads the store like a search.
   limiter: () => 'retrieval',
   handler: async (a, env) => {
-    const r = await readLinesForAgent(env.ctx, a.path, a.from_line ?? 1, a.lines);
-    return { json: { ...r }, result: 'ok' };
+    const r = await readLinesForAgent(env.ctx, a.path, a.fromLine ?? 1, a.lines ?? GET_WINDOW_LINES, {
+      maxChars: GET_MAX_CHARS,
+    });
+    // A bounded window: the answer says where the rest is, as the arguments to send next.
+    const message = r.next
+      ? `lines ${r.from}-${r.to} of ${r.totalLines}${r.lineCut ? ` (line ${r.from} cut at ${GET_MAX_CHARS} characters)` : ''}; ` +
+        `read on with fromLine ${r.next.fromLine}, lines ${r.next.lines}`
+      : `lines ${r.from}-${r.to} of ${r.totalLines}${r.lineCut ? ` (line ${r.from} cut at ${GET_MAX_CHARS} characters)` : ''}: the end of the file`;
+    return { json: { ...r, message }, result: 'ok' };
   },
 });
 
@@ -233,8 +267,8 @@ export const memoryReview = defineTool({
     'became a candidate. Tell the user about them; accepting and rejecting stay with people (cairn accept / ' +
     'cairn reject, the editor, or a pull request).',
   shape: {
-    include_diff: z.boolean().optional().describe('Add the diff against main for each candidate'),
-    agentName: z.string().max(BOUNDS.name).optional(),
+    includeDiff: z.boolean().optional().describe('Add the diff against main for each candidate'),
+    agentName: AGENT_NAME,
   },
   invalidCode: 'INVALID_REQUEST',
   readOnly: true,
@@ -249,7 +283,7 @@ export const memoryReview = defineTool({
       flagged: c.flagged,
       branch: c.branch,
       paths: c.paths,
-      ...(a.include_diff ? { diff: c.diff } : {}),
+      ...(a.includeDiff ? { diff: c.diff } : {}),
     }));
     const n = candidates.length;
     const message = n

@@ -4,18 +4,22 @@ import { CairnError } from '../../core/errors.js';
 import { ORIGINS } from '../../core/types.js';
 import {
   cleanupSessionItems,
+  MAX_READ,
   listSessionItems,
   promoteSessionItem,
   readSessionItem,
   storeSessionItem,
 } from '../../ops/session-memory.js';
 import { BOUNDS } from '../bounds.js';
-import { defineTool } from '../tool.js';
+import { AGENT_NAME, defineTool } from '../tool.js';
+
+/** memory_manager read without `length` returns this many bytes (a window an agent can take in). */
+export const READ_WINDOW = 16 * 1024;
 
 function needId(id: string | undefined, operation: string): string {
   if (!id)
-    throw new CairnError('INVALID_REQUEST', `memory_id: is required for operation "${operation}"`, {
-      field: 'memory_id',
+    throw new CairnError('INVALID_REQUEST', `memoryId: is required for operation "${operation}"`, {
+      field: 'memoryId',
     });
   return id;
 }
@@ -25,36 +29,54 @@ export const memoryManager = defineTool({
   title: 'Session scratch memory',
   description:
     'Keep large tool output (logs, test reports, files of any type, binary included) out of the conversation: ' +
-    '"store" saves content (text) or file_path with a title and answers a short reference {id, title, summary, ' +
-    'file_type, size}; "read" returns it whole or a part (offset/length in bytes; binary comes base64-encoded); ' +
-    '"list" shows this session\'s items; "cleanup" removes one item (memory_id), the whole session, or with ' +
-    'expired_only the items older than the configured age; "promote" turns a text item into a real memory ' +
+    '"store" saves content (text) or filePath with a title and answers a short reference {id, title, summary, ' +
+    'fileType, size}; "read" returns a window of it (offset/length in bytes, default the first ' +
+    `${READ_WINDOW / 1024} KiB; the answer gives the next offset; binary comes base64-encoded); ` +
+    '"list" shows this session\'s items; "cleanup" removes one item (memoryId), the whole session, or with ' +
+    'expiredOnly the items older than the configured age; "promote" turns a text item into a real memory ' +
     '(reviewed like memory_store). Items are private to this machine (git-ignored) and belong to the MCP ' +
-    'session unless you name another session. file_path must be inside the store or a root your client ' +
+    'session unless you name another session. filePath must be inside the store or a root your client ' +
     'declares (roots/list), never in .git/ or .cairn/.',
   shape: {
-    operation: z.enum(['store', 'read', 'list', 'cleanup', 'promote']),
-    title: z.string().max(BOUNDS.name).optional(),
-    content: z.string().optional().describe('At most one MCP message (4 MiB); larger output by file_path'),
-    file_path: z.string().max(BOUNDS.path).optional(),
-    memory_id: z.string().max(BOUNDS.name).optional(),
+    operation: z
+      .enum(['store', 'read', 'list', 'cleanup', 'promote'])
+      .describe('store an item, read one, list them, clean up, or promote one to a memory'),
+    title: z.string().max(BOUNDS.name).optional().describe('store: a short title for the item'),
+    content: z
+      .string()
+      .optional()
+      .describe('store: the text, at most one MCP message (4 MiB); larger output by filePath'),
+    filePath: z
+      .string()
+      .max(BOUNDS.path)
+      .optional()
+      .describe('store: a file inside the store or a root your client declares, instead of content'),
+    memoryId: z.string().max(BOUNDS.name).optional().describe('read/cleanup/promote: the item id'),
     session: z.string().max(BOUNDS.name).optional().describe('Default: this MCP session'),
-    offset: z.number().int().min(0).optional(),
-    length: z.number().int().min(1).optional(),
-    source_tool: z.string().max(BOUNDS.name).optional().describe('The tool whose output this is'),
-    expired_only: z.boolean().optional(),
+    offset: z.number().int().min(0).optional().describe('read: first byte (default 0)'),
+    length: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(`read: how many bytes (default ${READ_WINDOW}, at most ${MAX_READ})`),
+    sourceTool: z.string().max(BOUNDS.name).optional().describe('store: the tool whose output this is'),
+    expiredOnly: z
+      .boolean()
+      .optional()
+      .describe('cleanup: only items older than the configured age, in every session'),
     topic: z
       .string()
       .max(BOUNDS.name)
       .optional()
       .describe('promote: the memory title (default the item title)'),
-    origin: z.enum(ORIGINS).optional(),
-    confidence: z.number().min(0).max(1).optional(),
-    agentName: z.string().max(BOUNDS.name).optional(),
+    origin: z.enum(ORIGINS).optional().describe('promote: "conversation" (default) or "background"'),
+    confidence: z.number().min(0).max(1).optional().describe('promote: how sure you are, 0..1'),
+    agentName: AGENT_NAME,
   },
   invalidCode: 'INVALID_REQUEST',
   limiter: (a) => (a.operation === 'store' || a.operation === 'promote' ? 'ingestion' : null),
-  audit: (a) => ({ topic: [a.operation, a.title ?? a.memory_id].filter(Boolean).join(' ') }),
+  audit: (a) => ({ topic: [a.operation, a.title ?? a.memoryId].filter(Boolean).join(' ') }),
   handler: async (a, env) => {
     const session = a.session ?? env.sessionId;
     switch (a.operation) {
@@ -65,18 +87,18 @@ export const memoryManager = defineTool({
           session,
           title: a.title,
           content: a.content,
-          filePath: a.file_path,
-          roots: a.file_path === undefined ? [] : await env.roots(),
-          sourceTool: a.source_tool,
+          filePath: a.filePath,
+          roots: a.filePath === undefined ? [] : await env.roots(),
+          sourceTool: a.sourceTool,
         });
         return { json: { operation: 'store', item }, result: 'stored' };
       }
       case 'read': {
         const r = await readSessionItem(env.ctx, {
           session,
-          id: needId(a.memory_id, 'read'),
+          id: needId(a.memoryId, 'read'),
           offset: a.offset,
-          length: a.length,
+          length: a.length ?? READ_WINDOW,
         });
         return { json: { operation: 'read', ...r }, result: 'ok' };
       }
@@ -90,8 +112,8 @@ export const memoryManager = defineTool({
       case 'cleanup': {
         const r = await cleanupSessionItems(env.ctx, {
           session,
-          id: a.memory_id,
-          expired: a.expired_only,
+          id: a.memoryId,
+          expired: a.expiredOnly,
         });
         return {
           json: { operation: 'cleanup', ...r, count: r.removed.length },
@@ -101,7 +123,7 @@ export const memoryManager = defineTool({
       case 'promote': {
         const r = await promoteSessionItem(env.ctx, {
           session,
-          id: needId(a.memory_id, 'promote'),
+          id: needId(a.memoryId, 'promote'),
           topic: a.topic,
           origin: a.origin,
           confidence: a.confidence,

@@ -1,0 +1,117 @@
+// One store the language server serves: its workspace model (ops/workspace, the same model as
+// `cairn check`), git governance, indexing with $/progress, the semantic index and the URIs the
+// client spelled. A server holds one per store folder it serves (multi-root windows, --store).
+import path from 'node:path';
+import type { WorkDoneProgressServerReporter } from 'vscode-languageserver/node';
+import { StoreWorkspace, WorkspaceCache } from '../ops/workspace/index.js';
+import type { ServerContext } from './context.js';
+import { openGovernance, type Governance } from './governance.js';
+import { pathToUri, relativeToStore, uriToPath } from './paths.js';
+import type { SemanticIndex } from './semantic.js';
+
+/** How long after indexing the startup cache is written (off the first diagnostics' path). */
+const SAVE_DELAY_MS = 500;
+
+export class StoreHost {
+  readonly ws: StoreWorkspace;
+  governance: Governance | null = null;
+  /** Resolves once the store is indexed and its git facts read (never rejects). */
+  readonly ready: Promise<void>;
+  /** False while the store is being indexed: answers may be partial. */
+  indexed = false;
+  /** Embedding neighbours for duplicate/semantic, once a model is loaded and memories embedded. */
+  semantic: SemanticIndex | null = null;
+  /** URIs as the client spelled them for open files (clients compare URIs as strings). */
+  readonly clientUris = new Map<string, string>();
+  private progress: { reporter: WorkDoneProgressServerReporter | null; done: number; total: number } = {
+    reporter: null,
+    done: 0,
+    total: 0,
+  };
+
+  constructor(
+    readonly root: string,
+    private readonly ctx: ServerContext,
+    private readonly onIndexed: (host: StoreHost) => void,
+  ) {
+    // The workspace exists at once (completion answers from what is indexed so far); git
+    // governance opens while the files are read.
+    this.ws = new StoreWorkspace({ root, log: ctx.log });
+    this.ready = this.index().catch((e) => ctx.log(`cairn: indexing ${root} failed: ${(e as Error).stack}`));
+  }
+
+  private async index(): Promise<void> {
+    const { ctx, ws, root } = this;
+    const t0 = performance.now();
+    // The composition root's opener: the store's context and its search service (a worker thread).
+    const governance = openGovernance(root, ctx.openStore).then((gov) => {
+      if (typeof gov === 'string')
+        ctx.log(`cairn: ${root} without git governance (${gov}); statuses come from files only`);
+      else {
+        this.governance = gov;
+        ws.store = gov.ctx.store;
+      }
+    });
+    const cache = await WorkspaceCache.load(root);
+    if (cache.problem)
+      ctx.log(`cairn: ${cache.problem}: the startup cache, search index and logs are not kept there`);
+    await ws.load({
+      cache,
+      onProgress: (done, total) => {
+        this.progress = { ...this.progress, done, total };
+        this.progress.reporter?.report(
+          Math.round((done / Math.max(total, 1)) * 100),
+          `${done}/${total} files`,
+        );
+      },
+    });
+    await governance;
+    await ws.refreshGit();
+    this.indexed = true;
+    this.progress.reporter?.done();
+    this.progress.reporter = null;
+    ctx.log(
+      `cairn: indexed ${ws.files.size} files in ${root} in ${Math.round(performance.now() - t0)} ms` +
+        ` (${cache.parsed} parsed, ${cache.reused} from the startup cache)`,
+    );
+    this.onIndexed(this);
+    // Writing 10,000 entries blocks for a moment: let the first answers go out first.
+    setTimeout(() => {
+      const t1 = performance.now();
+      const saved = cache.save(ws.cacheEntries(cache));
+      const ms = Math.round(performance.now() - t1);
+      if (saved !== null) ctx.log(`cairn: startup cache saved (${saved} files in ${ms} ms)`);
+    }, SAVE_DELAY_MS).unref();
+  }
+
+  /** Reports indexing as $/progress, when the client supports it (call after `initialized`). */
+  async startProgress(): Promise<void> {
+    if (!this.ctx.caps.window?.workDoneProgress || this.progress.reporter || this.indexed) return;
+    const reporter = await this.ctx.connection.window.createWorkDoneProgress();
+    if (this.indexed) return reporter.done();
+    this.progress.reporter = reporter;
+    const name = path.basename(this.root);
+    reporter.begin(
+      `Cairn: indexing memories (${name})`,
+      0,
+      `${this.progress.done}/${this.progress.total} files`,
+      false,
+    );
+  }
+
+  /** The URI of a store file, as the client spelled it when it has it open. */
+  uriOf(rel: string): string {
+    return this.clientUris.get(rel) ?? pathToUri(path.join(this.root, ...rel.split('/')));
+  }
+
+  /** The store-relative path of a URI, or null when it is not inside this store. */
+  relOf(uri: string): string | null {
+    const abs = uriToPath(uri);
+    return abs ? relativeToStore(this.root, abs) : null;
+  }
+
+  /** True when `abs` lies inside this store's folder. */
+  contains(abs: string): boolean {
+    return relativeToStore(this.root, abs) !== null;
+  }
+}

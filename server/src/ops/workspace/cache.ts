@@ -1,0 +1,138 @@
+// The workspace cache under .cairn/cache/: what indexing computed for each store file (its facts,
+// the rules' MemoryInfo and near-duplicate signature), keyed by the file's stamp (size, times,
+// inode) and the sha256 of its bytes. A restart on an unchanged store then neither reads nor parses
+// the files: it looks at their stamps, as git does with its index. A file whose stamp may not have
+// moved when it changed (written in the same instant it was read: "racy", as git calls it) is read
+// and hashed again. Only the parser or the signature code can change what an entry means, hence the
+// version with the package version. Missing, damaged or foreign files are ignored.
+import { createHash } from 'node:crypto';
+import v8 from 'node:v8';
+import type { MemoryInfo, NearSignature } from '../../core/rules/index.js';
+import { packageVersion } from '../../package-root.js';
+import { openCairnDir, type CairnDir } from '../../store/cairn-dir.js';
+import type { FileFacts } from './facts.js';
+import type { FileStamp } from './files.js';
+
+const FORMAT = 'workspace-1';
+const CACHE_FILE = 'cache/workspace.v8';
+const IGNORE_FILE = 'cache/.gitignore';
+/** A file changed this close to when it was read may have changed again within the same stamp. */
+const RACY_MS = 2000;
+
+export interface CachedFile {
+  stamp: FileStamp;
+  /** sha256 of the bytes. */
+  key: string;
+  /** The stamp is too close to the read to trust alone: hash the bytes to be sure. */
+  racy: boolean;
+  facts: FileFacts;
+  /** Memory files: what the rules know of it (the status is derived again) and its signature. */
+  info?: MemoryInfo;
+  near?: NearSignature;
+}
+
+interface CacheData {
+  version: string;
+  entries: [string, CachedFile][];
+}
+
+/** The cache key of a file's bytes. */
+export function contentKeyOf(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** True when a stamp read at `readAt` may hide a later change in the same instant. */
+export function isRacy(stamp: FileStamp, readAt: number): boolean {
+  return readAt - Math.max(stamp.mtimeMs, stamp.ctimeMs) < RACY_MS;
+}
+
+export class WorkspaceCache {
+  /** Files looked up and found (reused) or not (parsed), since load: the log and tests read them. */
+  reused = 0;
+  parsed = 0;
+  private written = false;
+
+  private constructor(
+    private readonly dir: CairnDir,
+    private readonly version: string,
+    private readonly entries: Map<string, CachedFile>,
+  ) {}
+
+  /** Why the cache is neither read nor written (.cairn is a link or tracked by git), or null. */
+  get problem(): string | null {
+    return this.dir.problem;
+  }
+
+  /** The cache of the store at `root`; empty when there is none or it cannot be used. */
+  static async load(root: string): Promise<WorkspaceCache> {
+    const dir = await openCairnDir(root);
+    let version = '';
+    try {
+      version = `${FORMAT}/${packageVersion()}`;
+      const bytes = dir.read(CACHE_FILE);
+      const data = bytes && (v8.deserialize(bytes) as CacheData);
+      if (data && data.version === version && Array.isArray(data.entries))
+        return new WorkspaceCache(dir, version, new Map(data.entries));
+    } catch {
+      // missing or unreadable: start empty (it is only a cache)
+    }
+    return new WorkspaceCache(dir, version, new Map());
+  }
+
+  /** The entry for `rel` when the file provably has not changed: same stamp, not racy. */
+  byStamp(rel: string, stamp: FileStamp | null): CachedFile | undefined {
+    const hit = this.entries.get(rel);
+    if (!hit || !stamp || hit.racy || !sameStampOf(hit.stamp, stamp) || hit.facts === undefined)
+      return undefined;
+    return hit;
+  }
+
+  /** The entry for `rel` when it was computed from exactly these bytes (`key`). */
+  byKey(rel: string, key: string): CachedFile | undefined {
+    const hit = this.entries.get(rel);
+    return hit && hit.key === key && hit.facts !== undefined ? hit : undefined;
+  }
+
+  /** Counts a lookup for the log line "(N parsed, M from the startup cache)". */
+  count(reused: boolean): void {
+    if (reused) this.reused++;
+    else this.parsed++;
+  }
+
+  /**
+   * Writes `entries` (every store file read from disk), atomically, once per session; files gone
+   * are dropped. Returns the number of entries, or null when nothing needed writing or the write
+   * failed (a read-only store only costs the next start its speed).
+   */
+  save(entries: Map<string, CachedFile>): number | null {
+    const loaded = this.entries;
+    // Without a version (package.json unreadable) nothing could ever read the file back.
+    const same =
+      entries.size === loaded.size &&
+      [...entries].every(([rel, e]) => {
+        const old = loaded.get(rel);
+        return old && old.key === e.key && old.racy === e.racy && sameStampOf(old.stamp, e.stamp);
+      });
+    if (this.written || !this.version || same) {
+      loaded.clear();
+      return null;
+    }
+    // Stores made before .cairn/ was git-ignored (or by hand) must not commit this file by `git add -A`.
+    if (this.dir.usable && !this.dir.read(IGNORE_FILE))
+      this.dir.write(IGNORE_FILE, '# Derived by Cairn; safe to delete.\n*\n');
+    const data: CacheData = { version: this.version, entries: [...entries] };
+    const ok = this.dir.write(CACHE_FILE, v8.serialize(data));
+    this.written = true;
+    loaded.clear();
+    return ok ? entries.size : null;
+  }
+
+  /** What the cache held for `rel` at load (for a file an editor buffer now shadows). */
+  loadedEntry(rel: string): CachedFile | undefined {
+    return this.entries.get(rel);
+  }
+}
+
+function sameStampOf(a: FileStamp, b: FileStamp): boolean {
+  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
+}

@@ -1,0 +1,89 @@
+// The one walk of a store's files, shared by `cairn check` and the language server: memories/*.md,
+// daily/*.md and MEMORY.md (core/rules/store-files.ts decides), read without following a symbolic
+// link (store/safe-fs.ts): a linked path yields its link, never the text of a file elsewhere.
+import { lstatSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { isStoreFilePath } from '../../core/rules/index.js';
+import { findLink, findStoreLinks, readStoreEntry, type FoundLink } from '../../store/safe-fs.js';
+
+export type { FoundLink };
+
+/**
+ * What identifies a file's bytes without reading them, as git's index does: if none of these
+ * changed, neither did the file (a rewrite changes the times, a copy the inode).
+ */
+export interface FileStamp {
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
+}
+
+export type DiskFile =
+  | { kind: 'file'; text: string; bytes: Buffer; stamp: FileStamp | null }
+  | { kind: 'link'; link: FoundLink }
+  | { kind: 'missing' };
+
+/** Every symbolic link where the store is read (store/symlink findings), by path. */
+export function scanLinks(root: string): Map<string, FoundLink> {
+  return new Map(findStoreLinks(root).map((l) => [l.at, l]));
+}
+
+/** The link `rel` is, or the linked folder it is in. */
+export function linkOf(links: ReadonlyMap<string, FoundLink>, rel: string): FoundLink | undefined {
+  return links.get(rel) ?? links.get(rel.split('/')[0]);
+}
+
+/** Store files on disk in the order they are checked: memories/, daily/ (each sorted), MEMORY.md. */
+export function listStoreFiles(root: string, links: ReadonlyMap<string, FoundLink>): string[] {
+  const out: string[] = [];
+  for (const dir of ['memories', 'daily']) {
+    if (links.has(dir)) continue; // its files are elsewhere: the link itself is the finding
+    let names: string[];
+    try {
+      names = readdirSync(path.join(root, dir));
+    } catch {
+      continue;
+    }
+    for (const name of names.sort()) if (isStoreFilePath(`${dir}/${name}`)) out.push(`${dir}/${name}`);
+  }
+  try {
+    if (readdirSync(root).includes('MEMORY.md')) out.push('MEMORY.md');
+  } catch {
+    // no root: no files
+  }
+  return out;
+}
+
+/** The stamp of `rel` as it is now (not following a link), or null when it is not a regular file. */
+export function stampOf(root: string, rel: string): FileStamp | null {
+  try {
+    const st = lstatSync(path.join(root, ...rel.split('/')));
+    return st.isFile() ? { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino } : null;
+  } catch {
+    return null;
+  }
+}
+
+export function sameStamp(a: FileStamp | null | undefined, b: FileStamp | null | undefined): boolean {
+  return (
+    !!a && !!b && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino
+  );
+}
+
+/** Reads a store file without following links; `known` links are not even looked at again. */
+export function readDiskFile(root: string, rel: string, links: ReadonlyMap<string, FoundLink>): DiskFile {
+  const known = linkOf(links, rel);
+  if (known) return { kind: 'link', link: known };
+  // The stamp before the read: a write in between leaves it older than the bytes, so the next look
+  // sees a different stamp and reads again (never a new stamp on old bytes).
+  const stamp = stampOf(root, rel);
+  const entry = readStoreEntry(root, rel);
+  if (entry.kind !== 'file') return entry;
+  return { kind: 'file', text: entry.bytes.toString('utf8'), bytes: entry.bytes, stamp };
+}
+
+/** The link at `rel` (or above it) as the disk has it now. */
+export function lookForLink(root: string, rel: string): FoundLink | null {
+  return findLink(root, rel);
+}

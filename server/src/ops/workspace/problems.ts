@@ -1,0 +1,100 @@
+// The rules over the workspace model, for one file (the language server's diagnostics) or many
+// (`cairn check`): the same checkMemory over the same model, so both report the same findings. A
+// group finding (copies of one text, facts that contradict each other) is on every member in the
+// editor and once, on its first file by path, in `cairn check`.
+import { throwIfCancelled, type CancelToken } from '../../core/cancel.js';
+import {
+  byPosition,
+  checkMemory,
+  groupFilter,
+  RULE_NAMES,
+  symlinkProblem,
+  type CheckOptions,
+  type FileProblems,
+  type RuleName,
+  type WorkspaceView,
+} from '../../core/rules/index.js';
+import type { ParsedMemory, Problem } from '../../core/types.js';
+import type { StoreWorkspace } from './workspace.js';
+
+const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export interface ProblemOptions {
+  /** Only these rules (default: all). */
+  rules?: readonly RuleName[];
+  /** Stops between rules with CANCELLED once cancelled (a newer edit, the client's $/cancelRequest). */
+  token?: CancelToken;
+  /** Extra view fields, e.g. semantic neighbours the language server computed. */
+  view?: Partial<WorkspaceView>;
+}
+
+/** The view the rules read: the workspace's model (its methods bound), plus `extra`. */
+export function viewOf(ws: StoreWorkspace, extra: Partial<WorkspaceView> = {}): WorkspaceView {
+  const m = ws.rules;
+  return {
+    memories: m.memories,
+    byHash: m.byHash,
+    facts: m.facts,
+    nearDuplicates: m.nearDuplicates,
+    idClaims: (id) => m.idClaims(id),
+    ...extra,
+  };
+}
+
+/**
+ * Every problem in one store file, one rule at a time with a yield and a cancellation check in
+ * between, so a newer edit or a cancelled request stops the work it no longer needs. Null when the
+ * workspace has no such file. A linked path has one finding: that it is a link.
+ */
+export async function fileProblems(
+  ws: StoreWorkspace,
+  rel: string,
+  opts: ProblemOptions = {},
+): Promise<Problem[] | null> {
+  const file = ws.files.get(rel);
+  if (file?.link) return [symlinkProblem(file.link.at, file.link.target)];
+  const doc = ws.doc(rel);
+  if (!doc) return null;
+  const view = viewOf(ws, opts.view);
+  const out: Problem[] = [];
+  for (const rule of opts.rules ?? RULE_NAMES) {
+    throwIfCancelled(opts.token);
+    for (const p of checkMemory(doc, view, { rules: [rule], detector: ws.detector() })) out.push(p);
+    if (opts.token) await yieldNow();
+  }
+  throwIfCancelled(opts.token);
+  return out.sort(byPosition);
+}
+
+/** Problems of a parsed file with every rule, synchronously (for a batch that yields itself). */
+function docProblems(doc: ParsedMemory, view: WorkspaceView, opts: CheckOptions): Problem[] {
+  return checkMemory(doc, view, opts);
+}
+
+/**
+ * Checks `rels` (sorted by path; links skipped, `cairn check` reports them from the walk) like
+ * checkWorkspace: a group finding once, by its first file. Yields every 32 files.
+ */
+export async function checkFiles(
+  ws: StoreWorkspace,
+  rels: readonly string[],
+  opts: { token?: CancelToken; rules?: readonly RuleName[] } = {},
+): Promise<FileProblems[]> {
+  const view = viewOf(ws);
+  const detector = ws.detector();
+  const firstOfGroup = groupFilter();
+  const out: FileProblems[] = [];
+  const sorted = [...rels].sort((a, b) => a.localeCompare(b));
+  for (const [i, rel] of sorted.entries()) {
+    if (i % 32 === 31) {
+      await yieldNow();
+      throwIfCancelled(opts.token);
+    }
+    if (ws.files.get(rel)?.link) continue;
+    const doc = ws.doc(rel);
+    if (!doc) continue;
+    const problems = docProblems(doc, view, { rules: opts.rules, detector }).filter(firstOfGroup);
+    if (problems.length) out.push({ path: rel, problems });
+  }
+  return out;
+}

@@ -1,0 +1,494 @@
+// The one workspace model behind `cairn check` and the language server: the store's files as
+// checked out (or as an editor holds them), statuses derived from git (ops/read.ts: open proposals,
+// local and fetched, and rejected tags), and the rule engine's WorkspaceModel over them, fed one file
+// at a time. Files nobody has open are kept as small facts (facts.ts) and parsed whole again when a
+// feature needs them; editor buffers are kept whole. Both front ends ask it the same questions, so
+// they give the same answers (ARCHITECTURE.md, "One workspace model").
+import type { InjectionDetector } from '../../core/scan/index.js';
+import { injectionDetector } from '../../store/injection-model.js';
+import { isMemoryPath, memoryContent, parseStoreFile, WorkspaceModel } from '../../core/rules/index.js';
+import { deriveStatuses, type StatusInfo } from '../../core/status.js';
+import type { MemoryInfo } from '../../core/rules/index.js';
+import type { MemoryRef, ParsedMemory } from '../../core/types.js';
+import { throwIfCancelled, type CancelToken } from '../../core/cancel.js';
+import type { Store } from '../../store/store.js';
+import { contentKeyOf, isRacy, type CachedFile, type WorkspaceCache } from './cache.js';
+import { contentOfText, factsOf, noteFacts, type FileFacts } from './facts.js';
+import {
+  linkOf,
+  listStoreFiles,
+  lookForLink,
+  readDiskFile,
+  sameStamp,
+  scanLinks,
+  stampOf,
+  type FileStamp,
+  type FoundLink,
+} from './files.js';
+import { NO_GIT_FACTS, readGitFacts, type GitFacts } from './git-facts.js';
+
+/** One store file as the workspace knows it. */
+export interface StoreFile extends FileFacts {
+  /** Store-relative path. */
+  rel: string;
+  /** False for a memory that only lives on a candidate branch. */
+  onDisk: boolean;
+  /** The candidate branch holding it, for branch-only candidates. */
+  branch?: string;
+  /** The symbolic link this path is (or is inside): reported as store/symlink, never read through. */
+  link?: FoundLink;
+  /** True while an editor holds the file's text (it may differ from the disk). */
+  open?: boolean;
+  /** For files read from disk: their stamp, the sha256 of their bytes and when they were read. */
+  stamp?: FileStamp;
+  key?: string;
+  readAt?: number;
+}
+
+export type Logger = (message: string) => void;
+
+export interface WorkspaceOptions {
+  /** The store folder (the one with cairn.yaml, or a plain folder with memories/). */
+  root: string;
+  /** The git-backed store, for candidates and rejections; null for a plain folder. */
+  store?: Store | null;
+  log?: Logger;
+  /**
+   * Parse every file whole when it is read and keep it (`cairn check`, which checks them all); else
+   * files nobody has open are parsed for their front matter only and whole again on demand.
+   */
+  keepParsed?: boolean;
+}
+
+/** Parsed files kept besides editor buffers: hover and references reread the same few often. */
+const PARSED_KEEP = 256;
+
+const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export class StoreWorkspace {
+  readonly root: string;
+  store: Store | null;
+  readonly files = new Map<string, StoreFile>();
+  /** The rule engine's view of every memory. */
+  readonly rules: WorkspaceModel;
+  private readonly refIndex = new Map<string, Set<string>>();
+  private statuses = new Map<string, StatusInfo>();
+  private gitFacts: GitFacts = NO_GIT_FACTS;
+  private links = new Map<string, FoundLink>();
+  /** Editor buffers and candidates' branch texts: the text of files not read from disk. */
+  private readonly texts = new Map<string, string>();
+  private readonly parsed = new Map<string, ParsedMemory>();
+  /** What the disk held at load for files an editor buffer shadowed, for the cache. */
+  private readonly shadowed = new Map<string, CachedFile>();
+  /** Rejected ids with no file anywhere: known to references as rejected, nothing else. */
+  private stubs = new Set<string>();
+  private readonly log: Logger;
+  private readonly keepParsed: boolean;
+
+  constructor(opts: WorkspaceOptions) {
+    this.root = opts.root;
+    this.keepParsed = opts.keepParsed ?? false;
+    this.store = opts.store ?? null;
+    this.log = opts.log ?? (() => {});
+    // Kept whole anyway (`cairn check`): the near index may keep each normalized text too, which
+    // spares normalizing it again for every candidate verified. Else texts are read back.
+    this.rules = new WorkspaceModel(this.keepParsed ? {} : { contentOf: (id) => this.contentOf(id) });
+  }
+
+  /** The learned injection detector for the scanner rule, with cairn.yaml's threshold (none: rules only). */
+  detector(): InjectionDetector | undefined {
+    return injectionDetector(this.store?.config);
+  }
+
+  /** Every symbolic link where the store is read, from the last look at the disk. */
+  get storeLinks(): FoundLink[] {
+    return [...this.links.values()].sort((a, b) => a.at.localeCompare(b.at));
+  }
+
+  /**
+   * Reads every store file from disk (then call refreshGit): unchanged files from `cache` by their
+   * stamp, without reading them. Yields every 64 files so requests are answered meanwhile.
+   */
+  async load(
+    opts: {
+      cache?: WorkspaceCache;
+      onProgress?: (done: number, total: number) => void;
+      token?: CancelToken;
+    } = {},
+  ): Promise<void> {
+    this.links = scanLinks(this.root);
+    for (const link of this.links.values())
+      this.log(`cairn: ${link.at} is a symbolic link; it is not read (store/symlink)`);
+    const rels = listStoreFiles(this.root, this.links);
+    for (const [i, rel] of rels.entries()) {
+      this.loadFromDisk(rel, opts.cache);
+      if ((i + 1) % 64 && i + 1 < rels.length) continue;
+      opts.onProgress?.(i + 1, rels.length);
+      await yieldNow();
+      throwIfCancelled(opts.token);
+    }
+  }
+
+  /**
+   * Reads one file from disk, or takes it from the cache when its stamp (or bytes) did not change.
+   * A file an editor opened meanwhile is read too (the cache keeps what the disk holds), then its
+   * buffer is put back on top.
+   */
+  private loadFromDisk(rel: string, cache?: WorkspaceCache): void {
+    const buffer = this.files.get(rel)?.open ? this.texts.get(rel) : undefined;
+    if (buffer === undefined) return this.readFromDisk(rel, cache);
+    this.texts.delete(rel);
+    const open = this.files.get(rel);
+    if (open) open.open = false; // read as the disk has it; put keeps that entry for the cache
+    this.readFromDisk(rel, cache);
+    this.put(rel, buffer);
+  }
+
+  private readFromDisk(rel: string, cache?: WorkspaceCache): void {
+    const link = linkOf(this.links, rel);
+    if (link) return void this.setLink(rel, link);
+    const readAt = Date.now();
+    const byStamp = cache?.byStamp(rel, stampOf(this.root, rel));
+    if (byStamp && this.restore(rel, byStamp, readAt)) return cache!.count(true);
+    const disk = readDiskFile(this.root, rel, this.links);
+    if (disk.kind === 'link') return void this.setLink(rel, disk.link);
+    if (disk.kind === 'missing') return this.drop(rel);
+    const key = contentKeyOf(disk.bytes);
+    const byKey = cache?.byKey(rel, key);
+    const stamp = disk.stamp ?? undefined;
+    if (byKey && this.restore(rel, { ...byKey, stamp: stamp ?? byKey.stamp }, readAt))
+      return cache!.count(true);
+    cache?.count(false);
+    this.index(rel, disk.text, { onDisk: true, stamp, key, readAt, quiet: true });
+  }
+
+  /** Puts back a cached file; false when its signature is unusable (then it is parsed). */
+  private restore(rel: string, entry: CachedFile, readAt: number): boolean {
+    const file: StoreFile = { ...entry.facts, rel, onDisk: true, stamp: entry.stamp, key: entry.key, readAt };
+    if (isMemoryPath(rel)) {
+      if (!entry.info || !entry.near) return false;
+      if (!this.rules.restore({ ...entry.info, ...this.statusOf(file) }, entry.near)) return false;
+    }
+    this.setFile(file);
+    return true;
+  }
+
+  /**
+   * Adds or replaces a file's text and facts; `doc` when the caller parsed it whole already.
+   * Memory files are parsed for their front matter only (the rules about other files need no more).
+   */
+  private index(
+    rel: string,
+    text: string,
+    opts: Pick<StoreFile, 'onDisk' | 'branch' | 'stamp' | 'key' | 'readAt' | 'open'> & {
+      doc?: ParsedMemory;
+      /** Statuses are derived once at the end (loading, refreshGit), not after each file. */
+      quiet?: boolean;
+    },
+  ): StoreFile {
+    const { doc: parsed, quiet, ...where } = opts;
+    this.parsed.delete(rel);
+    if (!isMemoryPath(rel)) {
+      const note: StoreFile = { ...noteFacts(text), rel, ...where };
+      this.setFile(note);
+      if (this.keepParsed) this.parsed.set(rel, parsed ?? parseStoreFile(text, rel));
+      return note;
+    }
+    const doc = parsed ?? parseStoreFile(text, rel, { headOnly: !this.keepParsed });
+    if (this.keepParsed) this.parsed.set(rel, doc);
+    const file: StoreFile = { ...factsOf(doc), rel, ...where };
+    const previous = this.files.get(rel);
+    this.setFile(file);
+    this.rules.upsert(doc, this.statusOf(file));
+    const linksChanged =
+      !previous ||
+      previous.supersedes.join() !== file.supersedes.join() ||
+      previous.supersededBy !== file.supersededBy;
+    if (linksChanged && !quiet) this.recomputeStatuses();
+    return file;
+  }
+
+  private setFile(file: StoreFile): void {
+    const previous = this.files.get(file.rel);
+    if (previous) for (const id of previous.refIds) this.refIndex.get(id)?.delete(file.rel);
+    if (previous?.id && previous.id !== file.id) this.rules.remove(previous.id);
+    this.files.set(file.rel, file);
+    for (const id of file.refIds) {
+      let set = this.refIndex.get(id);
+      if (!set) this.refIndex.set(id, (set = new Set()));
+      set.add(file.rel);
+    }
+  }
+
+  /** A linked path: only its link is known (never its target's text), and it is no memory. */
+  private setLink(rel: string, link: FoundLink): void {
+    this.links.set(link.at, link);
+    const previous = this.files.get(rel);
+    if (previous?.link && previous.link.target === link.target) return;
+    this.setFile({
+      id: '',
+      title: '',
+      tags: [],
+      summary: '',
+      refIds: [],
+      supersedes: [],
+      rel,
+      onDisk: true,
+      link,
+    });
+  }
+
+  private drop(rel: string): void {
+    const file = this.files.get(rel);
+    this.shadowed.delete(rel);
+    if (!file) return;
+    for (const id of file.refIds) this.refIndex.get(id)?.delete(rel);
+    this.files.delete(rel);
+    this.texts.delete(rel);
+    this.parsed.delete(rel);
+    if (file.id) this.rules.remove(file.id);
+  }
+
+  /** Re-reads candidates and rejections from git, then re-derives every status. */
+  async refreshGit(): Promise<void> {
+    if (this.store) {
+      try {
+        this.gitFacts = await readGitFacts(this.store);
+      } catch (e) {
+        this.log(`cairn: could not read candidates from git: ${(e as Error).message}`);
+      }
+    }
+    for (const [rel, file] of this.files) if (!file.onDisk) this.drop(rel);
+    for (const c of this.gitFacts.candidates) {
+      if (this.files.has(c.path)) continue; // on disk, or an earlier proposal of the same id
+      this.texts.set(c.path, c.text);
+      this.index(c.path, c.text, { onDisk: false, branch: c.branch, quiet: true });
+    }
+    this.recomputeStatuses();
+  }
+
+  private statusOf(file: StoreFile): StatusInfo {
+    if (!file.onDisk) return { status: 'candidate' };
+    return this.statuses.get(file.id) ?? { status: 'active' };
+  }
+
+  /** Status is derived, never stored: files on disk are main, branches are candidates, tags rejected. */
+  private recomputeStatuses(): void {
+    const main = [...this.files.values()].filter((f) => f.id && f.onDisk);
+    this.statuses = deriveStatuses({
+      main: main.map((f) => ({ id: f.id, supersedes: f.supersedes, superseded_by: f.supersededBy })),
+      openCandidates: this.gitFacts.candidates.map((c) => c.id),
+      rejected: this.gitFacts.rejected,
+    });
+    for (const f of this.files.values()) if (f.id) this.rules.setStatus(f.id, this.statusOf(f));
+    for (const id of this.stubs) if (this.rules.memories.get(id)?.contentHash === '') this.rules.remove(id);
+    this.stubs = new Set();
+    for (const id of this.gitFacts.rejected) {
+      if (this.rules.memories.has(id)) continue;
+      this.rules.memories.set(id, rejectedStub(id));
+      this.stubs.add(id);
+    }
+  }
+
+  // ---- the text and the whole parse of a file
+
+  /** A file's text: the editor's buffer, the candidate branch's, or the disk's (never through a link). */
+  text(rel: string): string | null {
+    const held = this.texts.get(rel);
+    if (held !== undefined) return held;
+    const file = this.files.get(rel);
+    if (file?.link) return null;
+    const disk = readDiskFile(this.root, rel, this.links);
+    return disk.kind === 'file' ? disk.text : null;
+  }
+
+  /** A file parsed whole (memories by the strict schema, notes as notes), or null. */
+  doc(rel: string): ParsedMemory | null {
+    const hit = this.parsed.get(rel);
+    if (hit) {
+      // Most recently used last: the oldest goes first when the map is full.
+      this.parsed.delete(rel);
+      this.parsed.set(rel, hit);
+      return hit;
+    }
+    const text = this.text(rel);
+    if (text === null) return null;
+    const doc = parseStoreFile(text, rel);
+    this.parsed.set(rel, doc);
+    if (!this.keepParsed && this.parsed.size > PARSED_KEEP) {
+      for (const key of this.parsed.keys()) {
+        if (this.parsed.size <= PARSED_KEEP) break;
+        if (!this.files.get(key)?.open) this.parsed.delete(key);
+      }
+    }
+    return doc;
+  }
+
+  /** A memory's content (the body), read back for the near-duplicate rule's exact check. */
+  private contentOf(id: string): string | null {
+    const info = this.rules.memories.get(id);
+    const doc = info && this.parsed.get(info.path);
+    if (doc) return memoryContent(doc);
+    const text = info ? this.text(info.path) : null;
+    return text === null ? null : contentOfText(text);
+  }
+
+  // ---- changes from the editor and the disk
+
+  /** An editor's buffer for `rel` (opened or edited): parsed whole and indexed. */
+  put(rel: string, text: string): StoreFile {
+    const known = this.files.get(rel);
+    if (known?.open && this.texts.get(rel) === text) return known;
+    const link = known?.link ?? linkOf(this.links, rel);
+    // A linked path: whatever the editor sends (it reads through links), only the link is known.
+    if (link) {
+      this.setLink(rel, link);
+      return this.files.get(rel)!;
+    }
+    // What the disk holds stays what the cache keeps for this file while the buffer shadows it.
+    const disk = known && !known.open ? this.entryOf(known) : undefined;
+    if (disk) this.shadowed.set(rel, disk);
+    this.texts.set(rel, text);
+    const doc = parseStoreFile(text, rel);
+    const file = this.index(rel, text, {
+      onDisk: known?.onDisk ?? true,
+      branch: known?.branch,
+      open: true,
+      doc,
+    });
+    this.parsed.set(rel, doc);
+    return file;
+  }
+
+  /** The editor closed `rel`: its unsaved text is gone, the disk (or the branch) is the truth again. */
+  release(rel: string): void {
+    const file = this.files.get(rel);
+    if (!file?.open) return;
+    this.texts.delete(rel);
+    if (file.onDisk) this.reload(rel);
+    else void this.refreshGit();
+  }
+
+  /** Re-reads one file from disk (gone: forgotten). An open file belongs to the editor. */
+  reload(rel: string): void {
+    if (this.files.get(rel)?.open) return;
+    this.shadowed.delete(rel);
+    const link = lookForLink(this.root, rel);
+    if (link) this.links.set(link.at, link);
+    else this.links.delete(rel);
+    const disk = readDiskFile(this.root, rel, this.links);
+    if (disk.kind === 'link') this.setLink(rel, disk.link);
+    else if (disk.kind === 'missing') this.delete(rel);
+    else {
+      const key = contentKeyOf(disk.bytes);
+      const known = this.files.get(rel);
+      if (known?.key === key && known.onDisk && !known.link) known.stamp = disk.stamp ?? undefined;
+      else
+        this.index(rel, disk.text, { onDisk: true, stamp: disk.stamp ?? undefined, key, readAt: Date.now() });
+    }
+  }
+
+  /** Forgets a file deleted on disk. */
+  delete(rel: string): void {
+    if (this.files.get(rel)?.open) return;
+    this.drop(rel);
+    this.recomputeStatuses();
+  }
+
+  /**
+   * Brings closed files in line with the disk after something else wrote to it (an operation, a
+   * rename the client applied): new files read, vanished ones dropped, changed ones (by stamp)
+   * read again.
+   */
+  syncWithDisk(): void {
+    this.links = scanLinks(this.root);
+    const present = new Set(listStoreFiles(this.root, this.links));
+    for (const [rel, file] of this.files) if (file.onDisk && !present.has(rel) && !file.open) this.drop(rel);
+    for (const rel of present) {
+      const known = this.files.get(rel);
+      if (known?.open) continue;
+      if (known?.onDisk && !known.link && sameStamp(known.stamp, stampOf(this.root, rel))) continue;
+      this.reload(rel);
+    }
+    this.recomputeStatuses();
+  }
+
+  // ---- questions
+
+  /** What the rules know of a memory (status included), or undefined. */
+  info(id: string): MemoryInfo | undefined {
+    return this.rules.memories.get(id);
+  }
+
+  /** The file of a memory id (disk or candidate branch). */
+  memory(id: string): StoreFile | undefined {
+    const info = this.rules.memories.get(id);
+    return info ? this.files.get(info.path) : undefined;
+  }
+
+  /** Every `[[id]]` pointing at `id`, with the file it is in, in path then line order. */
+  referencesTo(id: string): { rel: string; ref: MemoryRef }[] {
+    const out: { rel: string; ref: MemoryRef }[] = [];
+    for (const rel of this.refIndex.get(id) ?? []) {
+      for (const ref of this.doc(rel)?.refs ?? []) if (ref.id === id) out.push({ rel, ref });
+    }
+    return out.sort((a, b) => a.rel.localeCompare(b.rel) || a.ref.range.start.line - b.ref.range.start.line);
+  }
+
+  /** Files (other than the memory itself) that refer to `id` (for trust). */
+  inboundCount(id: string): number {
+    return new Set(
+      this.referencesTo(id)
+        .map((r) => r.rel)
+        .filter((rel) => this.files.get(rel)?.id !== id),
+    ).size;
+  }
+
+  /** Files that name `id` in their front matter's supersedes / superseded_by (for rename). */
+  filesNaming(id: string): StoreFile[] {
+    return [...this.files.values()].filter((f) => f.supersedes.includes(id) || f.supersededBy === id);
+  }
+
+  /** Every tag used by a memory, for completion. */
+  tags(): string[] {
+    return [...new Set([...this.files.values()].flatMap((f) => f.tags))];
+  }
+
+  /**
+   * The cache entries of every file whose facts came from the disk; files an editor shadows keep
+   * what the disk held when they were read, or what the cache held at load.
+   */
+  cacheEntries(cache: WorkspaceCache): Map<string, CachedFile> {
+    const out = new Map<string, CachedFile>();
+    for (const [rel, f] of this.files) {
+      if (!f.onDisk || f.link) continue;
+      const entry = f.open ? (this.shadowed.get(rel) ?? cache.loadedEntry(rel)) : this.entryOf(f);
+      if (entry) out.set(rel, entry);
+    }
+    return out;
+  }
+
+  /** The cache entry of a file read from disk (undefined for others, or without a signature). */
+  private entryOf(f: StoreFile): CachedFile | undefined {
+    if (!f.onDisk || f.link || f.open || !f.stamp || !f.key) return undefined;
+    const { rel: _r, onDisk: _o, branch: _b, link: _l, open: _p, stamp, key, readAt, ...facts } = f;
+    const entry: CachedFile = { stamp, key, racy: isRacy(stamp, readAt ?? 0), facts };
+    if (!f.id) return entry;
+    const info = this.rules.memories.get(f.id);
+    const near = this.rules.derivedOf(f.id)?.near;
+    return info && near ? { ...entry, info, near } : undefined;
+  }
+}
+
+/** A rejected memory with no file: known to references (as rejected), nothing else. */
+function rejectedStub(id: string): MemoryInfo {
+  return {
+    id,
+    path: `memories/${id}.md`,
+    status: 'rejected',
+    supersedes: [],
+    title: id,
+    triples: [],
+    contentHash: '',
+  };
+}

@@ -1,0 +1,83 @@
+// What real editors showed (issue 11): completion that matches title words as well as ids, workspace
+// symbols that land on the title line, and no range past the end of a line (Neovim and Eglot refuse
+// a whole answer for one such position).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CodeAction, CompletionList, SymbolInformation } from 'vscode-languageserver/node';
+import { makeStore, memoryText, startClient, uriOf, type TestClient } from './lsp-helper.js';
+
+const COPY = 'Login sessions live in Redis with a thirty minute expiry, set by the gateway.';
+const FILES = {
+  'memories/redis-ttl.md': memoryText('redis-ttl', COPY).replace('title: redis ttl', 'title: Session expiry'),
+  'memories/gateway-sessions.md': memoryText('gateway-sessions', COPY),
+  'memories/build-cache.md': memoryText('build-cache', 'CI caches builds per branch.'),
+};
+const NOTE = memoryText('note', 'Why do people get logged out? See [[');
+
+let root: string;
+let c: TestClient;
+beforeAll(async () => {
+  root = makeStore(FILES);
+  c = await startClient(root);
+});
+afterAll(() => c?.close());
+
+/** True when every position of `range` lies inside `text` (no line past the last, no character past its end). */
+function inside(
+  text: string,
+  range: { start: { line: number; character: number }; end: { line: number; character: number } },
+) {
+  const lines = text.split(/\r\n|\r|\n/);
+  return [range.start, range.end].every((p) => p.line < lines.length && p.character <= lines[p.line].length);
+}
+
+describe('editor polish', () => {
+  it('completion items filter on title words as well as ids', async () => {
+    c.open('memories/note.md', NOTE);
+    await c.waitDiagnostics('memories/note.md', () => true);
+    const list = (await c.conn.sendRequest('textDocument/completion', {
+      textDocument: { uri: uriOf(root, 'memories/note.md') },
+      position: { line: 6, character: NOTE.split('\n')[6].length },
+    })) as CompletionList;
+    const item = list.items.find((i) => i.label === 'redis-ttl')!;
+    // An editor filters on filterText (else the label) against what follows `[[`: "expiry" finds it.
+    expect(item.filterText).toContain('Session expiry');
+    expect(item.filterText).toContain('redis-ttl');
+    // Prefix-matching editors (Eglot): once a title word is typed, that word leads the filter text.
+    const typed = NOTE.replace('See [[', 'See [[expi');
+    c.open('memories/typed.md', typed);
+    const narrowed = (await c.conn.sendRequest('textDocument/completion', {
+      textDocument: { uri: uriOf(root, 'memories/typed.md') },
+      position: { line: 6, character: typed.split('\n')[6].length },
+    })) as CompletionList;
+    expect(narrowed.isIncomplete).toBe(true);
+    expect(narrowed.items.map((i) => [i.label, i.filterText])).toEqual([
+      ['redis-ttl', 'expiry redis-ttl Session expiry'],
+    ]);
+  });
+
+  it('workspace symbols point at the title line', async () => {
+    const found = (await c.conn.sendRequest('workspace/symbol', { query: 'expiry' })) as SymbolInformation[];
+    const symbol = found.find((s) => s.location.uri === uriOf(root, 'memories/redis-ttl.md'))!;
+    expect(symbol.name).toBe('Session expiry');
+    // Line 2 is `title: Session expiry` (after `---` and `id:`).
+    expect(symbol.location.range.start).toEqual({ line: 2, character: 'title: '.length });
+  });
+
+  it('quick fixes keep their ranges inside the text', async () => {
+    const rel = 'memories/gateway-sessions.md';
+    c.open(rel, FILES[rel]);
+    const diags = await c.waitDiagnostics(rel, (d) => d.some((x) => x.code === 'duplicate/exact'));
+    for (const d of diags) expect(inside(FILES[rel], d.range)).toBe(true);
+    const actions = (await c.conn.sendRequest('textDocument/codeAction', {
+      textDocument: { uri: uriOf(root, rel) },
+      range: diags[0].range,
+      context: { diagnostics: diags },
+    })) as CodeAction[];
+    const supersede = actions.find((a) => a.title.startsWith('Mark as superseding'))!;
+    const [edit] = supersede.edit!.changes![uriOf(root, rel)];
+    // The whole text is replaced, up to the end of its last line and no further.
+    expect(edit.range.start).toEqual({ line: 0, character: 0 });
+    expect(inside(FILES[rel], edit.range)).toBe(true);
+    expect(edit.range.end.line).toBe(FILES[rel].split('\n').length - 1);
+  });
+});
