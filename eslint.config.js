@@ -86,4 +86,46 @@ export default tseslint.config(
     files: ['server/src/core/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: ioAndProtocols }] },
   },
+  {
+    // Front ends speak a protocol and call operations: they never reach past ops/ into the adapters.
+    files: ['server/src/cli/**/*.ts', 'server/src/lsp/**/*.ts', 'server/src/mcp/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/store/*', '**/store/**', '**/search/*', '**/search/**'],
+              message: 'Front ends import only ops/ and core/: add or use an operation in server/src/ops.',
+            },
+            {
+              group: ['**/cli/*', '**/lsp/*', '**/mcp/*'],
+              message: 'One front end never imports another: share it through ops/ or core/.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Adapters serve operations; they never call back up into them or into a front end.
+    files: ['server/src/store/**/*.ts', 'server/src/search/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/ops/*', '**/cli/*', '**/lsp/*', '**/mcp/*', '**/main.js', '**/compose.js'],
+              message: 'store/ and search/ are adapters: they never import ops/, a front end or the root.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['server/src/**/*.ts'],
+    rules: { 'max-lines': ['error', { max: 500, skipBlankLines: true, skipComments: true }] },
+  },
 );
