@@ -83,7 +83,7 @@ export const searchCommand: Command = {
       writeLine(io, `\n## ${e.topic}`);
       writeLine(
         io,
-        `id ${e.topicId} · ${e.status} · score ${e.score.toFixed(3)} · ${e.path}:${e.lines[0]}-${e.lines[1]}`,
+        `id ${e.topicId} · ${e.status}${e.uncommitted ? ' (uncommitted edit)' : ''} · score ${e.score.toFixed(3)} · ${e.path}:${e.lines[0]}-${e.lines[1]}`,
       );
       if (e.summaryText) writeLine(io, `\n${e.summaryText}`);
       if (e.decisions.length) writeLine(io, `\nDecisions:\n${e.decisions.map((d) => `- ${d}`).join('\n')}`);

@@ -11,6 +11,7 @@ import { trustScore } from '../core/trust.js';
 import type { FrontMatter, MemoryStatus } from '../core/types.js';
 import type { SourceFile } from '../search/index-store.js';
 import { memoryPath, repoPath } from '../store/store.js';
+import { worktreeChanges, type WorktreeChange } from '../store/worktree-changes.js';
 import type { OpContext } from './context.js';
 import { LinkCache } from './parse-cache.js';
 import { openCandidates, requireMainTip } from './read.js';
@@ -46,16 +47,50 @@ export interface SearchListing {
   memories: { path: string; oid: string }[];
   notes: { path: string; oid: string }[];
   candidates: { id: string; tip: string }[];
+  /** Texts of files edited on disk and not committed (main checked out): searched as they are. */
+  worktree: Map<string, string>;
+  /** Set when the work tree could not be read (no git): the answer says uncommitted edits are left out. */
+  worktreeNote?: string;
 }
 
-/** The key of what search would list now, without listing: main's commit (and candidates' tips). */
-export async function searchSourceKey(ctx: OpContext, opts: SearchFilesOptions = {}): Promise<string> {
+/** The key of what search would list now, without listing: main's commit (and candidates' tips, edits on disk). */
+export async function searchSourceKey(
+  ctx: OpContext,
+  opts: SearchFilesOptions = {},
+): Promise<{ key: string; worktreeNote?: string }> {
   const tip = await requireMainTip(ctx.store);
-  return sourceKey(tip, opts.includeCandidates ? await openCandidates(ctx.store, tip) : null);
+  const changes = await worktreeChanges(ctx.store);
+  const key = sourceKey(tip, opts.includeCandidates ? await openCandidates(ctx.store, tip) : null, changes);
+  return changes === null ? { key, worktreeNote: WORKTREE_NOTE } : { key };
 }
 
-function sourceKey(tip: string, candidates: { tip: string }[] | null): string {
-  return candidates ? `main+candidates:${tip}:${candidates.map((c) => c.tip).join(',')}` : `main:${tip}`;
+const WORKTREE_NOTE = 'git could not be run: uncommitted edits to memory files are not searched';
+
+function sourceKey(
+  tip: string,
+  candidates: { tip: string }[] | null,
+  changes: WorktreeChange[] | null,
+): string {
+  const base = candidates
+    ? `main+candidates:${tip}:${candidates.map((c) => c.tip).join(',')}`
+    : `main:${tip}`;
+  return changes?.length ? `${base}+worktree:${changes.map((c) => `${c.path}=${c.hash}`).join(',')}` : base;
+}
+
+/** What the work tree holds instead of main's blobs: edited and new files replace, deleted ones go. */
+function applyWorktree<T extends { path: string; oid: string }>(
+  listed: T[],
+  changes: WorktreeChange[],
+  under: (path: string) => boolean,
+  make: (path: string, oid: string) => T,
+): T[] {
+  const byPath = new Map(listed.map((f) => [f.path, f]));
+  for (const c of changes) {
+    if (!under(c.path)) continue;
+    if (c.text === null) byPath.delete(c.path);
+    else byPath.set(c.path, make(c.path, c.hash));
+  }
+  return [...byPath.values()].sort((a, b) => a.path.localeCompare(b.path));
 }
 
 export async function listSearchable(ctx: OpContext, opts: SearchFilesOptions = {}): Promise<SearchListing> {
@@ -65,15 +100,36 @@ export async function listSearchable(ctx: OpContext, opts: SearchFilesOptions = 
     (await store.repo.listDir(tip, repoPath(store, dir).replace(/\/$/, ''))).filter(
       (e) => e.type === 'blob' && e.name.endsWith('.md') && !e.name.startsWith('.'),
     );
-  const memories = (await blobs('memories')).map((e) => ({ path: `memories/${e.name}`, oid: e.oid }));
-  const notes = [
-    ...(await blobs('')).filter((e) => e.name === 'MEMORY.md').map((e) => ({ path: e.name, oid: e.oid })),
-    ...(await blobs('daily')).map((e) => ({ path: `daily/${e.name}`, oid: e.oid })),
-  ];
+  const changes = await worktreeChanges(store);
+  const edits = changes ?? [];
+  const memories = applyWorktree(
+    (await blobs('memories')).map((e) => ({ path: `memories/${e.name}`, oid: e.oid })),
+    edits,
+    (p) => p.startsWith('memories/'),
+    (path, oid) => ({ path, oid }),
+  );
+  const notes = applyWorktree(
+    [
+      ...(await blobs('')).filter((e) => e.name === 'MEMORY.md').map((e) => ({ path: e.name, oid: e.oid })),
+      ...(await blobs('daily')).map((e) => ({ path: `daily/${e.name}`, oid: e.oid })),
+    ],
+    edits,
+    (p) => !p.startsWith('memories/'),
+    (path, oid) => ({ path, oid }),
+  );
+  const worktree = new Map(edits.filter((c) => c.text !== null).map((c) => [c.path, c.text!]));
   const open = opts.includeCandidates ? await openCandidates(store, tip) : [];
   const onMain = new Set(memories.map((m) => m.path));
   const candidates = open.filter((c) => !onMain.has(memoryPath(c.id))).map((c) => ({ id: c.id, tip: c.tip }));
-  return { tip, key: sourceKey(tip, opts.includeCandidates ? open : null), memories, notes, candidates };
+  return {
+    tip,
+    key: sourceKey(tip, opts.includeCandidates ? open : null, changes),
+    memories,
+    notes,
+    candidates,
+    worktree,
+    ...(changes === null ? { worktreeNote: WORKTREE_NOTE } : {}),
+  };
 }
 
 /** A candidate's file lives only on its branch; its commit id keys the content. */
@@ -108,7 +164,7 @@ export async function searchSources(
   const links: MainMemoryLinks[] = [];
   for (const m of listing.memories) {
     const l = await linkCache.get(m.oid, m.path, async () => {
-      const text = await store.repo.readBlobText(m.oid);
+      const text = listing.worktree.get(m.path) ?? (await store.repo.readBlobText(m.oid));
       if (text !== null && opts.indexed?.(m.path) !== m.oid) texts.set(m.oid, text);
       const paused = opts.pause?.();
       if (paused) await paused;
@@ -119,7 +175,9 @@ export async function searchSources(
   linkCache.save();
   const statuses = deriveStatuses({ main: links, openCandidates: [], rejected: [] });
 
-  const blobText = async (oid: string) => {
+  const blobText = async (oid: string, path: string) => {
+    const onDisk = listing.worktree.get(path);
+    if (onDisk !== undefined) return onDisk;
     const kept = texts.get(oid);
     texts.delete(oid);
     return kept ?? (await store.repo.readBlobText(oid)) ?? '';
@@ -135,23 +193,22 @@ export async function searchSources(
     status,
     load: async () => {
       const parsed = parseMemory(await text(), { path });
-      return {
-        text: parsed.text,
-        meta: chunkMetaFromMemory(parsed, { status, trust: fileTrust(parsed.frontMatter, now) }),
-      };
+      const meta = chunkMetaFromMemory(parsed, { status, trust: fileTrust(parsed.frontMatter, now) });
+      return { text: parsed.text, meta: listing.worktree.has(path) ? { ...meta, uncommitted: true } : meta };
     },
   });
   const files: SourceFile[] = listing.memories.map((m) => {
     const id = m.path.slice('memories/'.length, -3);
-    return memoryFile(m.path, m.oid, () => blobText(m.oid), statuses.get(id)?.status ?? 'active');
+    return memoryFile(m.path, m.oid, () => blobText(m.oid, m.path), statuses.get(id)?.status ?? 'active');
   });
   for (const n of listing.notes) {
     files.push({
       path: n.path,
       hash: n.oid,
       load: async () => {
-        const text = await blobText(n.oid);
-        return { text, meta: chunkMetaFromNote(parseNote(text, { path: n.path }), { status: 'active' }) };
+        const text = await blobText(n.oid, n.path);
+        const meta = chunkMetaFromNote(parseNote(text, { path: n.path }), { status: 'active' });
+        return { text, meta: listing.worktree.has(n.path) ? { ...meta, uncommitted: true } : meta };
       },
     });
   }

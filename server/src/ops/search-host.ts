@@ -65,6 +65,8 @@ export class SearchHost {
   private building: Promise<void> | null = null;
   /** Syncs run one at a time (two searches must not refresh the index at once). */
   private syncs: Promise<unknown> = Promise.resolve();
+  /** Why uncommitted edits are not searched (no git to read the work tree), or null. */
+  private worktreeNote: string | null = null;
   private progress: IndexProgress = { phase: 'done', done: 0, total: 0 };
 
   constructor(
@@ -124,7 +126,11 @@ export class SearchHost {
     if (note) ranked.warnings.unshift(note);
     const answer = await withholdSearchAnswer(this.ctx, ranked);
     checkCancelled(o.cancelled);
-    return { ...answer, partial, warnings: [...(partial ? [this.partialNote()] : []), ...ranked.warnings] };
+    const notes = [
+      ...(partial ? [this.partialNote()] : []),
+      ...(this.worktreeNote ? [this.worktreeNote] : []),
+    ];
+    return { ...answer, partial, warnings: [...notes, ...ranked.warnings] };
   }
 
   /** Starts bringing the index up to date without waiting (a server's start, a change). */
@@ -184,7 +190,9 @@ export class SearchHost {
     const run = async () => {
       if (this.building) return;
       const index = await this.index();
-      if (index.source === (await searchSourceKey(this.ctx, { includeCandidates }))) return;
+      const source = await searchSourceKey(this.ctx, { includeCandidates });
+      this.worktreeNote = source.worktreeNote ?? null;
+      if (index.source === source.key) return;
       const listing = await listSearchable(this.ctx, { includeCandidates });
       const changed = changedCount(listing, (p) => index.hashOf(p));
       if (this.opts.background && changed > SMALL_REFRESH) this.startBuild(listing);

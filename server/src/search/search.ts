@@ -149,6 +149,8 @@ export interface SearchEntry {
   status: MemoryStatus;
   createdAt: string | null;
   decisions: string[];
+  /** Present (true) when the file was read from the work tree: edited and not committed yet. */
+  uncommitted?: true;
 }
 
 export interface SearchResultItem {
@@ -260,6 +262,7 @@ export async function rankIndex(
       status: c.meta.status,
       createdAt: c.meta.created ?? null,
       decisions: c.meta.decisions ?? [],
+      ...(c.meta.uncommitted ? { uncommitted: true as const } : {}),
     };
     const result: SearchResultItem = {
       path: c.path,

@@ -19,6 +19,8 @@ export interface ChunkMeta {
   /** The body's context paragraph and decisions, shown in search entries without re-reading the file. */
   summary?: string;
   decisions?: string[];
+  /** Read from the work tree: edited on disk and not committed yet. */
+  uncommitted?: boolean;
 }
 
 export interface Chunk {

@@ -1,0 +1,70 @@
+// Issue 13, "what is on disk is searchable": a memory edited, added or deleted in the work tree of
+// the checked-out main is searched as it is on disk, marked `uncommitted`; never through a link.
+import { rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cliStores, git, type CliStore } from '../helpers/store.js';
+
+const stores = cliStores();
+
+async function search(s: CliStore, query: string) {
+  const r = await s.run('search', query, '--json', '--limit', '10');
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as {
+    entries: { topicId: string; uncommitted?: boolean; summaryText: string }[];
+  };
+}
+
+describe('search reads what is on disk', () => {
+  it('finds an edit and a new file before they are committed, and forgets a deleted one', async () => {
+    const s = await stores.newStore();
+    expect(
+      (await s.store({ topic: 'Ledger', context: 'The ledger keeps money in integer cents.' })).code,
+    ).toBe(0);
+    expect((await search(s, 'zeppelin')).entries).toEqual([]);
+    const file = path.join(s.dir, 'memories/ledger.md');
+    writeFileSync(
+      file,
+      git(s.dir, 'show', 'main:memories/ledger.md').replace(
+        'integer cents.',
+        'integer cents. A zeppelin carries the backups.',
+      ),
+    );
+    writeFileSync(
+      path.join(s.dir, 'memories/fresh.md'),
+      '---\nid: fresh\ntitle: Fresh zeppelin note\n---\n\nWritten, not committed.\n',
+    );
+    const found = await search(s, 'zeppelin');
+    expect(found.entries.map((e) => [e.topicId, e.uncommitted])).toEqual([
+      ['ledger', true],
+      ['fresh', true],
+    ]);
+    // Committed: the same results, no longer marked.
+    git(s.dir, 'add', '-A');
+    git(s.dir, 'commit', '-qm', 'by hand');
+    expect((await search(s, 'zeppelin')).entries.map((e) => [e.topicId, e.uncommitted])).toEqual([
+      ['ledger', undefined],
+      ['fresh', undefined],
+    ]);
+    rmSync(path.join(s.dir, 'memories/fresh.md'));
+    expect((await search(s, 'zeppelin')).entries.map((e) => e.topicId)).toEqual(['ledger']);
+  });
+
+  it('never reads through a symbolic link, and searches main alone when another branch is checked out', async () => {
+    const s = await stores.newStore();
+    const outside = path.join(s.parent, 'outside.md');
+    writeFileSync(outside, '---\nid: leak\ntitle: walrus secret\n---\n\nThe walrus password is hunter2.\n');
+    symlinkSync(outside, path.join(s.dir, 'memories/leak.md'));
+    const r = await s.run('search', 'walrus', '--json');
+    expect(r.stdout).not.toContain('hunter2');
+    expect(JSON.parse(r.stdout).entries).toEqual([]);
+    rmSync(path.join(s.dir, 'memories/leak.md'));
+
+    git(s.dir, 'checkout', '-q', '-b', 'drafts');
+    writeFileSync(
+      path.join(s.dir, 'memories/draft.md'),
+      '---\nid: draft\ntitle: Narwhal draft\n---\n\nOn a branch.\n',
+    );
+    expect((await search(s, 'narwhal')).entries).toEqual([]);
+  });
+});
