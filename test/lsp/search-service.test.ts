@@ -186,6 +186,52 @@ describe.skipIf(!BUILT)('the search service behind the language server', () => {
     expect(answered.symbols).toBeLessThan(saved.at()!);
   }, 240_000);
 
+  it('answers a completion on a fresh clone before the workspace has finished indexing', async () => {
+    const root = freshStore();
+    const child = spawn(process.execPath, [path.join(REPO, 'bin/cairn.js'), 'lsp', '--stdio'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    const conn = createMessageConnection(
+      new StreamMessageReader(child.stdout!),
+      new StreamMessageWriter(child.stdin!),
+    );
+    const indexing = new Set<string | number>();
+    let indexedAt: number | null = null;
+    conn.onRequest('window/workDoneProgress/create', () => null);
+    conn.onNotification(
+      '$/progress',
+      (p: { token: string | number; value: { kind: string; title?: string } }) => {
+        if (p.value.kind === 'begin' && p.value.title?.includes('indexing memories')) indexing.add(p.token);
+        if (p.value.kind === 'end' && indexing.has(p.token)) indexedAt = performance.now();
+      },
+    );
+    conn.listen();
+    await conn.sendRequest('initialize', {
+      processId: null,
+      rootUri: pathToFileURL(root).href,
+      capabilities: { window: { workDoneProgress: true } },
+      workspaceFolders: null,
+    });
+    await conn.sendNotification('initialized', {});
+    const uri = uriOf(root, 'memories/mem-1.md');
+    await conn.sendNotification('textDocument/didOpen', {
+      textDocument: { uri, languageId: 'markdown', version: 0, text: OPEN_TEXT },
+    });
+    const list = (await conn.sendRequest('textDocument/completion', {
+      textDocument: { uri },
+      position: { line: 5, character: 10 },
+    })) as { isIncomplete: boolean; items: unknown[] } | null;
+    const answeredAt = performance.now();
+    // The old server made the completion wait for all 4,000 files; now it answers from what is read.
+    expect(list).not.toBeNull();
+    expect(list!.isIncomplete).toBe(true);
+    for (let i = 0; i < 1500 && indexedAt === null; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(indexedAt).not.toBeNull();
+    expect(answeredAt).toBeLessThan(indexedAt!);
+    conn.dispose();
+  }, 240_000);
+
   it('says partial while it builds, with $/progress, and complete afterwards', async () => {
     const root = freshStore();
     const s = await startServer(root);

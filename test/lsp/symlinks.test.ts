@@ -34,10 +34,17 @@ async function completionText(c: TestClient, root: string): Promise<string> {
   const rel = 'memories/new-note.md';
   const line = 'Related: [[';
   c.open(rel, memoryText('new-note', line));
-  const list = (await c.conn.sendRequest('textDocument/completion', {
-    textDocument: { uri: uriOf(root, rel) },
-    position: { line: 6, character: line.length },
-  })) as CompletionList;
+  const ask = async () =>
+    (await c.conn.sendRequest('textDocument/completion', {
+      textDocument: { uri: uriOf(root, rel) },
+      position: { line: 6, character: line.length },
+    })) as CompletionList;
+  // During indexing the list is what is read so far (isIncomplete): ask again, as an editor does.
+  let list = await ask();
+  for (let i = 0; i < 100 && list.isIncomplete && !list.items.some((x) => x.label === 'deploy-notes'); i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    list = await ask();
+  }
   expect(list.items.map((i) => i.label)).toContain('deploy-notes');
   return JSON.stringify(list);
 }

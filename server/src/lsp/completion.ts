@@ -118,6 +118,7 @@ function plainItems(
   spot: CompletionSpot,
   pos: CompletionParams['position'],
   suffix = '',
+  incomplete = false,
 ): CompletionList {
   const items = [...new Set(values)].sort().map((v): CompletionItem => ({
     label: v,
@@ -125,7 +126,7 @@ function plainItems(
     insertTextFormat: InsertTextFormat.PlainText,
     textEdit: { range: { start: spot.start, end: pos }, newText: v + suffix },
   }));
-  return { isIncomplete: false, items };
+  return { isIncomplete: incomplete, items };
 }
 
 function valueItems(
@@ -155,7 +156,8 @@ export async function provideCompletion(
   params: CompletionParams,
   token?: CancellationToken,
 ): Promise<CompletionList | null> {
-  const open = await ctx.fileFor(params.textDocument.uri, token);
+  // Never waits for indexing: a person typing `[[` during a cold start gets what is loaded so far.
+  const open = await ctx.fileFor(params.textDocument.uri, token, { waitForIndex: false });
   if (!open) return null;
   const spot = completionSpot(open.doc.text, params.position);
   if (!spot) return null;
@@ -173,5 +175,6 @@ export async function provideCompletion(
   if (spot.kind === 'value') return valueItems(ws, spot, pos);
   const terms = ws.rules.facts.terms();
   const values = spot.part === 's' ? terms.subjects : spot.part === 'p' ? terms.predicates : terms.objects;
-  return plainItems(values, CompletionItemKind.Value, spot, pos);
+  // While the store is still being indexed the terms are only those read so far: ask again later.
+  return plainItems(values, CompletionItemKind.Value, spot, pos, '', !open.host.indexed);
 }

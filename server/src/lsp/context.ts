@@ -35,7 +35,7 @@ export interface ServerContext {
    * The store file behind a URI once its store is indexed (the editor's text when it is open), or
    * null: not a store file, or the request was cancelled while the store was being indexed.
    */
-  fileFor(uri: string, token?: CancelToken): Promise<OpenFile | null>;
+  fileFor(uri: string, token?: CancelToken, opts?: { waitForIndex?: boolean }): Promise<OpenFile | null>;
   /** Syncs a store with the disk and git after an operation changed it, and republishes. */
   refresh(host: StoreHost): Promise<void>;
   /** Schedules diagnostics for every open document. */

@@ -35,7 +35,7 @@ export class Session {
     this.publisher = new DiagnosticsPublisher(ctx);
     ctx.hosts = () => [...this.hosts.values()];
     ctx.hostFor = (uri) => this.hostFor(uri);
-    ctx.fileFor = (uri, token) => this.fileFor(uri, token);
+    ctx.fileFor = (uri, token, opts) => this.fileFor(uri, token, opts);
     ctx.refresh = (host) => this.refresh(host);
     ctx.republishAll = () => ctx.documents.all().forEach((d) => this.publisher.schedule(d.uri));
     this.fixedRoot = opts.store ? this.resolveFixed(opts.store) : null;
@@ -136,11 +136,18 @@ export class Session {
       : null;
   }
 
-  async fileFor(uri: string, token?: CancelToken): Promise<OpenFile | null> {
+  async fileFor(
+    uri: string,
+    token?: CancelToken,
+    opts: { waitForIndex?: boolean } = {},
+  ): Promise<OpenFile | null> {
     const host = this.hostFor(uri);
     const rel = host?.relOf(uri);
     if (!host || !rel || !isStoreFile(rel)) return null;
-    if (!host.indexed && !(await readyOrCancelled(host, token))) return null;
+    // Completion answers from what is indexed so far (and says the list is incomplete); the rest
+    // wait, since an answer missing files would be wrong rather than short.
+    const wait = opts.waitForIndex ?? true;
+    if (wait && !host.indexed && !(await readyOrCancelled(host, token))) return null;
     return this.current(host, rel, uri);
   }
 
