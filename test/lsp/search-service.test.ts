@@ -186,7 +186,7 @@ describe.skipIf(!BUILT)('the search service behind the language server', () => {
     expect(answered.symbols).toBeLessThan(saved.at()!);
   }, 240_000);
 
-  it('answers a completion on a fresh clone before the workspace has finished indexing', async () => {
+  it('answers a completion and a hover on a fresh clone before the workspace has finished indexing', async () => {
     const root = freshStore();
     const child = spawn(process.execPath, [path.join(REPO, 'bin/cairn.js'), 'lsp', '--stdio'], {
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -222,10 +222,19 @@ describe.skipIf(!BUILT)('the search service behind the language server', () => {
       textDocument: { uri },
       position: { line: 5, character: 10 },
     })) as { isIncomplete: boolean; items: unknown[] } | null;
+    const daily = uriOf(root, 'daily/2026-01-01.md');
+    await conn.sendNotification('textDocument/didOpen', {
+      textDocument: { uri: daily, languageId: 'markdown', version: 0, text: 'See [[mem-3999]].\n' },
+    });
+    const hover = (await conn.sendRequest('textDocument/hover', {
+      textDocument: { uri: daily },
+      position: { line: 0, character: 8 },
+    })) as { contents: { value: string } } | null;
     const answeredAt = performance.now();
-    // The old server made the completion wait for all 4,000 files; now it answers from what is read.
+    // The old server made these wait for all 4,000 files; now they answer from what is read so far.
     expect(list).not.toBeNull();
     expect(list!.isIncomplete).toBe(true);
+    expect(hover?.contents.value).toMatch(/mem-3999/);
     for (let i = 0; i < 1500 && indexedAt === null; i++) await new Promise((r) => setTimeout(r, 20));
     expect(indexedAt).not.toBeNull();
     expect(answeredAt).toBeLessThan(indexedAt!);

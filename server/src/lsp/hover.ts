@@ -14,7 +14,11 @@ async function describe(ctx: ServerContext, host: StoreHost, id: string, markdow
   const file = ws.memory(id);
   const info = ws.info(id);
   const doc = file && !file.link ? ws.doc(file.rel) : null;
-  if (!info) return markdown ? `**${id}**: no such memory` : `${id}: no such memory`;
+  if (!info) {
+    // While a fresh clone is read, an id may just not be read yet: say so rather than "no such".
+    const why = host.indexed ? 'no such memory' : 'not read yet (Cairn is still indexing this store)';
+    return markdown ? `**${id}**: ${why}` : `${id}: ${why}`;
+  }
   if (!file || !doc)
     // A rejected memory has no file: what is known is that it was rejected.
     return markdown ? `**${id}** · status: ${info.status}` : `${id} (status: ${info.status})`;
@@ -23,7 +27,8 @@ async function describe(ctx: ServerContext, host: StoreHost, id: string, markdow
   lines.push(markdown ? `**${fm.title || id}** \`${id}\`` : `${fm.title || id} (${id})`);
   const facts = [`status: ${info.status}${info.supersededBy ? ` (by ${info.supersededBy})` : ''}`];
   let history;
-  const gov = host.governance;
+  // The history walks main's whole log: not while the store is still being indexed.
+  const gov = host.indexed ? host.governance : null;
   if (gov) {
     try {
       history = (await gov.histories()).get(id);
@@ -61,7 +66,8 @@ export async function provideHover(
   params: HoverParams,
   token?: CancellationToken,
 ): Promise<Hover | null> {
-  const open = await ctx.fileFor(params.textDocument.uri, token);
+  // Never waits for indexing: what is read so far answers, and the hover says what is not yet known.
+  const open = await ctx.fileFor(params.textDocument.uri, token, { waitForIndex: false });
   if (!open) return null;
   const at = idAt(open.doc, open.file.id, params.position);
   if (!at) return null;
