@@ -69,7 +69,8 @@ export interface SearchRequest {
 /** Searches every store served (each with its own index), best first; partial when any store is. */
 async function search(ctx: ServerContext, req: SearchRequest, token?: CancellationToken) {
   const hosts = ctx.hosts();
-  await Promise.all(hosts.map((h) => h.ready));
+  // The search service answers while the store is still indexed (partial): wait only for it to open.
+  await Promise.all(hosts.map((h) => h.governed));
   // `limit` as the VS Code client sends it; unset fields take cairn.yaml's search settings.
   const limit = req?.limit ?? req?.maxResults;
   const request = { query: String(req?.query ?? ''), maxResults: limit };

@@ -17,6 +17,9 @@ export class StoreHost {
   governance: Governance | null = null;
   /** Resolves once the store is indexed and its git facts read (never rejects). */
   readonly ready: Promise<void>;
+  /** Resolves once git governance (and with it the search service) is open or known absent. */
+  readonly governed: Promise<void>;
+  private setGoverned: () => void = () => {};
   /** False while the store is being indexed: answers may be partial. */
   indexed = false;
   /** Embedding neighbours for duplicate/semantic, once a model is loaded and memories embedded. */
@@ -37,7 +40,10 @@ export class StoreHost {
     // The workspace exists at once (completion answers from what is indexed so far); git
     // governance opens while the files are read.
     this.ws = new StoreWorkspace({ root, log: ctx.log });
-    this.ready = this.index().catch((e) => ctx.log(`cairn: indexing ${root} failed: ${(e as Error).stack}`));
+    this.governed = new Promise((resolve) => (this.setGoverned = resolve));
+    this.ready = this.index()
+      .catch((e) => ctx.log(`cairn: indexing ${root} failed: ${(e as Error).stack}`))
+      .finally(() => this.setGoverned());
   }
 
   private async index(): Promise<void> {
@@ -51,6 +57,7 @@ export class StoreHost {
         this.governance = gov;
         ws.store = gov.ctx.store;
       }
+      this.setGoverned();
     });
     const cache = await WorkspaceCache.load(root);
     if (cache.problem)

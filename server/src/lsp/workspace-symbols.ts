@@ -20,7 +20,8 @@ export async function provideWorkspaceSymbols(
   const hosts = ctx.hosts();
   if (!hosts.length) return null;
   if (!params.query.trim()) return [];
-  await Promise.all(hosts.map((h) => h.ready));
+  // The search service answers while the store is still indexed (partial): wait only for it to open.
+  await Promise.all(hosts.map((h) => h.governed));
   const found = await Promise.all(
     // A symbol list for a person: as many as an editor shows, no agent token budget.
     hosts.map(async (host) => ({
