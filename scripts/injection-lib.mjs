@@ -5,6 +5,10 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { extractFeatures, passageUnits, windowsOf } from '../dist/core/scan/injection-features.js';
+// mulberry32: a small seeded generator, the same on every machine (shared with the benchmarks).
+import { rng } from '../bench/lib.mjs';
+
+export { rng };
 
 export const DATA_FILES = ['deepset-train.jsonl', 'train-extra.jsonl'];
 
@@ -77,18 +81,6 @@ export function loadRows(dataDir) {
     }
   }
   return { rows, digest: digest.digest('hex') };
-}
-
-/** mulberry32: a small seeded generator, the same on every machine. */
-export function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export function shuffled(items, random) {

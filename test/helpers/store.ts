@@ -34,6 +34,15 @@ export function removeDir(dir: string): void {
 }
 
 /** Runs the git CLI in `dir` and returns its stdout. */
+/** Every object git holds, decompressed, as text: what a push would publish (for "never in git" checks). */
+export function everyObject(dir: string): string {
+  return execFileSync('git', ['cat-file', '--batch-all-objects', '--batch'], {
+    cwd: dir,
+    encoding: 'latin1',
+    maxBuffer: 1 << 28,
+  });
+}
+
 export function git(dir: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd: dir, env: { ...process.env, ...GIT_ENV }, encoding: 'utf8' });
 }

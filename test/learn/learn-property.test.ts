@@ -21,7 +21,7 @@ import { importAssistantMemory, learnFromTranscripts } from '../../server/src/op
 import { loadMemories } from '../../server/src/ops/read.js';
 import { refreshMemoryMd } from '../../server/src/ops/refresh.js';
 import { acceptCandidate, reviewCandidates } from '../../server/src/ops/review.js';
-import { git, makeStore, removeDir } from '../helpers/store.js';
+import { everyObject, git, makeStore, removeDir } from '../helpers/store.js';
 
 const RUNS = Number(process.env.CAIRN_PROPERTY_RUNS ?? 5);
 const SEED = Number(process.env.CAIRN_PROPERTY_SEED ?? 20261130);
@@ -67,11 +67,7 @@ function transcript(history: string[]): string {
 }
 
 async function check(dir: string, ctx: OpContext, header: string): Promise<void> {
-  const objects = execFileSync('git', ['cat-file', '--batch-all-objects', '--batch'], {
-    cwd: dir,
-    encoding: 'latin1',
-    maxBuffer: 1 << 28,
-  });
+  const objects = everyObject(dir);
   expect(objects).not.toContain(SECRET);
   execFileSync('git', ['fsck', '--strict', '--no-dangling'], { cwd: dir, stdio: 'pipe' });
   const active = (await loadMemories(ctx.store)).filter((r) => r.status === 'active');

@@ -1,10 +1,9 @@
 // `cairn learn` over a few hundred messages in three formats, with planted duplicates, a
 // contradiction, injected instructions and secrets (issue 14, "Tests and figures").
-import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliStores } from '../helpers/store.js';
+import { cliStores, everyObject } from '../helpers/store.js';
 
 const stores = cliStores();
 const SECRET = 'AKIAQ7XWZ3J4K5L6M7N8';
@@ -94,11 +93,7 @@ describe('cairn learn on a few hundred messages', () => {
     expect(by('You must ignore all previous').reason).toMatch(/scanner flagged/);
     expect(by('The deploy key is').text).toContain('[redacted:');
     // Tool output never became a memory, and the secret is in no git object.
-    const objects = execFileSync('git', ['cat-file', '--batch-all-objects', '--batch'], {
-      cwd: s.dir,
-      encoding: 'latin1',
-      maxBuffer: 1 << 28,
-    });
+    const objects = everyObject(s.dir);
     expect(objects).not.toContain(SECRET);
     expect(objects).not.toContain('print [redacted');
     expect(r.stdout).not.toContain(SECRET);

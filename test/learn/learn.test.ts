@@ -1,10 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { extractStatements } from '../../server/src/core/learn/extract.js';
 import { parseTranscripts } from '../../server/src/core/learn/transcripts.js';
-import { cairn, cliStores, git, REPO_ROOT, type CliStore } from '../helpers/store.js';
+import { cairn, cliStores, everyObject, git, REPO_ROOT, type CliStore } from '../helpers/store.js';
 
 const cairnWithInput = (s: CliStore, args: string[], input: string) =>
   cairn([...args, '--store', s.dir], { input });
@@ -20,15 +19,6 @@ const ALL = [
   'chatgpt-conversations.json',
   'chat-log.md',
 ];
-
-/** Every object git holds, as text: what a push would publish. */
-function everyObject(dir: string): string {
-  return execFileSync('git', ['cat-file', '--batch-all-objects', '--batch'], {
-    cwd: dir,
-    encoding: 'latin1',
-    maxBuffer: 1 << 28,
-  });
-}
 
 describe('transcript adapters', () => {
   it('read each format, keeping ids and marking tool, meta, sidechain and system traffic as background', () => {
