@@ -14,6 +14,9 @@ export interface GitRunOptions {
   /**
    * A person is at a terminal: git may ask for a password there. Otherwise (agents, CI, tests)
    * git never prompts (GIT_TERMINAL_PROMPT=0) and a missing credential is an authentication error.
+   * ssh asks on /dev/tty, not on stdin, so a non-interactive git also runs in a session of its own,
+   * without a controlling terminal: an agent started from a shell is never left waiting for a
+   * passphrase or a host-key answer nobody sees.
    */
   interactive?: boolean;
   /** Written to git's stdin (e.g. `update-ref --stdin`). */
@@ -34,11 +37,19 @@ export function runGit(args: string[], opts: GitRunOptions): Promise<GitRunResul
     // git's messages are read for what went wrong: always the same language.
     LC_ALL: 'C',
     LANGUAGE: 'C',
-    ...(opts.interactive ? {} : { GIT_TERMINAL_PROMPT: '0', GCM_INTERACTIVE: 'never' }),
+    ...(opts.interactive
+      ? {}
+      : { GIT_TERMINAL_PROMPT: '0', GCM_INTERACTIVE: 'never', SSH_ASKPASS_REQUIRE: 'never' }),
     ...opts.env,
   };
   return new Promise((resolve, reject) => {
-    const child = spawn('git', args, { cwd: opts.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('git', args, {
+      cwd: opts.cwd,
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      // setsid(): no controlling terminal for git and the ssh it starts (see `interactive`).
+      detached: !opts.interactive,
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (d: Buffer) => out.push(d));
