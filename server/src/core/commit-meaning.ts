@@ -11,6 +11,11 @@ export interface CommitFacts {
   mergedMessage?: ParsedCommitMessage | null;
   /** Store-relative paths changed against the first parent; needed only when `needsPaths` says so. */
   changedPaths?: readonly string[];
+  /**
+   * Someone other than its author committed it (committer differs from author): a forge's squash
+   * or rebase merge, a cherry-pick. Cairn's own commits always have the same author and committer.
+   */
+  recommitted?: boolean;
 }
 
 export interface CommitMeaning {
@@ -30,6 +35,11 @@ export interface CommitMeaning {
   byHand: boolean;
   /** The commit this one reverts, when it is a revert (`cairn undo` or `git revert`). */
   reverts: string | null;
+  /**
+   * A proposal's own commit that a person or a forge copied onto main (squash or rebase merge,
+   * cherry-pick): an accept whose reviewer is the commit's committer, not its author.
+   */
+  landed?: boolean;
 }
 
 /** Whether `commitMeaning` needs the changed paths (a diff) to understand this commit. */
@@ -52,6 +62,19 @@ export function memoryIdsOf(paths: readonly string[]): string[] {
 export function commitMeaning(f: CommitFacts): CommitMeaning {
   const msg = f.message;
   const base = { agent: msg.agent, reverts: msg.reverts, reviewed: false };
+  if (msg.action && f.recommitted && f.parentCount === 1 && msg.trailers['Memory-Route'] === 'candidate' && msg.memoryId) {
+    // Cairn commits a proposal only on a candidate branch; on main it arrives only because
+    // someone merged it (squash or rebase): that person accepted it, like a merge commit does.
+    return {
+      action: 'accept',
+      memoryIds: [msg.memoryId],
+      agent: msg.agent,
+      reviewed: true,
+      byHand: true,
+      reverts: null,
+      landed: true,
+    };
+  }
   if (msg.action) {
     const ids = msg.memoryId ? [msg.memoryId] : memoryIdsOf(f.changedPaths ?? []);
     return { ...base, action: msg.action, memoryIds: ids, reviewed: msg.action === 'accept', byHand: false };

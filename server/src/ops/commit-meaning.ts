@@ -21,5 +21,6 @@ export async function meaningOf(store: Store, c: CommitInfo): Promise<CommitMean
       .filter((d) => d.path.startsWith(store.prefix))
       .map((d) => d.path.slice(store.prefix.length));
   }
-  return commitMeaning({ message, parentCount, mergedMessage, changedPaths });
+  const recommitted = c.committer.email !== c.author.email || c.committer.name !== c.author.name;
+  return commitMeaning({ message, parentCount, mergedMessage, changedPaths, recommitted });
 }

@@ -61,7 +61,8 @@ export async function readLog(
         id,
         commit: c.oid,
         subject: c.subject,
-        author: c.author.name,
+        // A squash or rebase merge: the forge or person who landed it is the committer.
+        author: m.landed ? c.committer.name : c.author.name,
         reason: null,
         source: 'main',
       });

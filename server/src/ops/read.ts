@@ -162,10 +162,26 @@ export async function openCandidates(store: Store, tip: string | null): Promise<
       continue;
     }
     if (merged.has(c.tip)) continue;
+    if (tip && (await landedOnMain(store, c.id, c.tip, tip))) continue;
     if (await isRejectedProposal(store, tags, c.id, c.tip)) continue;
     byTip.set(c.tip, { id: c.id, branch: c.branch, tip: c.tip, remote: c.local ? null : c.branch });
   }
   return [...byTip.values()];
+}
+
+/**
+ * A proposal whose memory file is on main exactly as proposed: merged by squash or rebase on a
+ * forge, or cherry-picked. The branch is not an ancestor of main, but nothing is left to review.
+ */
+export async function landedOnMain(
+  store: Store,
+  id: string,
+  candidateTip: string,
+  mainTip: string,
+): Promise<boolean> {
+  const file = repoPath(store, memoryPath(id));
+  const proposed = await store.repo.fileOid(candidateTip, file);
+  return proposed !== null && proposed === (await store.repo.fileOid(mainTip, file));
 }
 
 /**

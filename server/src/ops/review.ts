@@ -11,7 +11,7 @@ import { checkAllowance, ruleList, type FileFinding } from './allow.js';
 import { appendAudit } from './audit.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
 import { pickCandidate, pickHandle } from './candidate-pick.js';
-import { REJECTED_PREFIX, openCandidates, rejectedTags, requireMainTip } from './read.js';
+import { REJECTED_PREFIX, landedOnMain, openCandidates, rejectedTags, requireMainTip } from './read.js';
 import { injectionDetector } from '../store/injection-model.js';
 
 export interface CandidateView {
@@ -115,7 +115,7 @@ export async function acceptCandidate(
     const picked = await pickCandidate(store, name);
     const { id, branch, tip: cand, localBranch } = picked;
     const main = await requireMainTip(store);
-    if (await store.repo.isAncestor(cand, main)) {
+    if ((await store.repo.isAncestor(cand, main)) || (await landedOnMain(store, id, cand, main))) {
       if (localBranch) await store.repo.deleteBranch(localBranch);
       return { id, commit: null, alreadyMerged: true, paths: [], allowed: [] };
     }

@@ -130,6 +130,14 @@ export class GitRepo {
     return obj?.type === 'blob' ? obj.body : null;
   }
 
+  /** The blob id of a file at `commit` (equal ids: equal bytes); null when missing. */
+  async fileOid(commit: string, filePath: string): Promise<string | null> {
+    const tree = await this.treeOf(commit);
+    if (!tree || filePath === '') return null;
+    const entry = await lookupPath(this.store, tree, filePath);
+    return entry && !isTreeMode(entry.mode) ? entry.oid : null;
+  }
+
   /** A blob's text (UTF-8) by its id, as listDir gives it; null when it is not a blob. */
   async readBlobText(oid: string): Promise<string | null> {
     const obj = await this.store.read(oid);
