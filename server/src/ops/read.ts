@@ -44,12 +44,18 @@ export async function mainTip(store: Store): Promise<string | null> {
 
 export async function requireMainTip(store: Store): Promise<string> {
   const tip = await mainTip(store);
-  if (!tip)
+  if (tip) return tip;
+  const main = store.config.mainBranch;
+  const tracking = `${syncRemote(store)}/${main}`;
+  // A clone checked out detached without a local main (what CI checkouts do) is a store all the
+  // same: `cairn init` there would be the wrong advice.
+  if (await store.repo.resolve(`refs/remotes/${tracking}`))
     throw new CairnError(
       'NOT_A_STORE',
-      `the branch ${store.config.mainBranch} has no commits; run \`cairn init\``,
+      `this clone has no local branch ${main} (a detached checkout, as CI makes); create it from ` +
+        `the remote's: \`git branch ${main} ${tracking}\``,
     );
-  return tip;
+  throw new CairnError('NOT_A_STORE', `the branch ${main} has no commits; run \`cairn init\``);
 }
 
 /** One memory as it is on main, or null. */
