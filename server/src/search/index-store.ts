@@ -10,7 +10,6 @@ import { KeywordIndex, type KeywordHit, type KeywordSearchOptions } from './keyw
 import type { VectorCache } from './vectors.js';
 import type { Embedder } from './embedder.js';
 import {
-  buildSegment,
   checkState,
   decodeFiles,
   encodeFiles,
@@ -22,6 +21,7 @@ import {
   readTerms,
   removeUnreferenced,
   SegmentReader,
+  SegmentWriter,
   STATE_FILE,
   writeAtomic,
   type FileRecord,
@@ -44,6 +44,8 @@ export type { IndexedChunk, RefreshOptions, RefreshStats, SourceFile, SourceProv
 const COMPACT_RATIO = 0.1;
 const COMPACT_MIN = 500;
 const MAX_RECORD_SEGMENTS = 16;
+/** Pending records are written out once their texts pass this many characters (bounded memory). */
+const FLUSH_CHARS = 16 << 20;
 
 export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
@@ -53,6 +55,9 @@ export class SearchIndex {
   private files = new Map<string, FileState>();
   private docFile: (string | undefined)[] = [];
   private pending = new Map<string, FileRecord>();
+  private pendingChars = 0;
+  /** The records segment this index is writing (records flushed since the last save), or null. */
+  private writer: SegmentWriter | null = null;
   private byHash: Map<string, number[]> | null = null;
   private vectorCaches = new Map<string, VectorCache>();
   private dirty = false;
@@ -172,6 +177,9 @@ export class SearchIndex {
     this.files.clear();
     this.docFile = [];
     this.pending.clear();
+    this.pendingChars = 0;
+    this.writer?.abandon();
+    this.writer = null;
     this.byHash = null;
     this.sourceKey = undefined;
     this.generation++;
@@ -250,6 +258,7 @@ export class SearchIndex {
       if (this.files.has(src.path)) stats.changed++;
       else stats.added++;
       stats.chunks += this.indexFile(src.path, hash, text, meta);
+      if (this.pendingChars >= FLUSH_CHARS) await this.flushPending();
       opts.onProgress?.(i + 1, todo.length);
       const paused = opts.pause?.();
       if (paused) await paused;
@@ -320,6 +329,7 @@ export class SearchIndex {
       })),
     };
     this.pending.set(path, record);
+    this.pendingChars += text.length;
     const date = meta.updated ?? meta.created;
     const state: FileState = {
       hash,
@@ -450,19 +460,24 @@ export class SearchIndex {
     if (!this.dirty && !opts.compact) return;
     await ensureDir(this.dir);
     const gen = newGeneration();
+    await this.flushPending();
+    const fresh = this.writer?.finish() ?? null;
+    this.writer = null;
     const segments = new Set([...this.files.values()].map((f) => f.rec[0]).filter(Boolean));
     const stale = this.keyword.dirt > Math.max(COMPACT_MIN, COMPACT_RATIO * this.keyword.size);
     const compact = opts.compact || stale || !this.baseFiles.terms || segments.size >= MAX_RECORD_SEGMENTS;
-    const rewrite = compact ? [...this.files.keys()] : [...this.pending.keys()];
-    if (rewrite.length > 0) {
-      const name = `records-${gen}.dat`;
-      const { data, ranges } = buildSegment(
-        name,
-        rewrite.map((p) => this.record(p)),
-      );
-      await writeAtomic(join(this.dir, name), data);
-      this.reader.open(name); // held open from now on, like every segment this index names
-      rewrite.forEach((p, i) => ((this.files.get(p) as FileState).rec = ranges[i]));
+    // Compacting copies every record written before this save into one new segment, byte for byte.
+    const older = compact ? [...this.files.values()].filter((f) => f.rec[0] !== fresh) : [];
+    if (older.length > 0) {
+      const writer = await SegmentWriter.create(this.dir, 'records');
+      try {
+        for (const f of older) f.rec = writer.append(this.reader.readBytes(f.rec));
+        writer.finish();
+      } catch (e) {
+        writer.abandon();
+        throw e;
+      }
+      this.reader.open(writer.name); // held open from now on, like every segment this index names
     }
     const snap = this.keyword.snapshot({ compact });
     if (compact) {
@@ -483,7 +498,6 @@ export class SearchIndex {
       ...(this.sourceKey ? { source: this.sourceKey } : {}),
     };
     await writeAtomic(join(this.dir, STATE_FILE), JSON.stringify(state));
-    this.pending.clear();
     this.dirty = false;
     const keep = new Set([this.baseFiles.terms, this.baseFiles.postings]);
     for (const f of this.files.values()) keep.add(f.rec[0]);
@@ -491,8 +505,24 @@ export class SearchIndex {
     await removeUnreferenced(this.dir, keep);
   }
 
-  /** Closes open segment files. */
+  /** Writes pending records to the segment being written (opened on first use). */
+  private async flushPending(): Promise<void> {
+    if (this.pending.size === 0) return;
+    this.writer ??= await SegmentWriter.create(this.dir, 'records');
+    for (const [path, record] of this.pending) {
+      const f = this.files.get(path) as FileState;
+      f.rec = this.writer.append(Buffer.from(JSON.stringify(record), 'utf8'));
+    }
+    this.writer.flush();
+    this.reader.open(this.writer.name);
+    this.pending.clear();
+    this.pendingChars = 0;
+  }
+
+  /** Closes open segment files (records not saved are left for clean-up). */
   close(): void {
+    this.writer?.abandon();
+    this.writer = null;
     this.reader.close();
   }
 }
