@@ -45,7 +45,7 @@ const COMPACT_RATIO = 0.1;
 const COMPACT_MIN = 500;
 const MAX_RECORD_SEGMENTS = 16;
 /** Pending records are written out once their texts pass this many characters (bounded memory). */
-const FLUSH_CHARS = 16 << 20;
+const RECORD_BATCH_CHARS = 16 << 20;
 
 export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
@@ -56,6 +56,7 @@ export class SearchIndex {
   private docFile: (string | undefined)[] = [];
   private pending = new Map<string, FileRecord>();
   private pendingChars = 0;
+  private recordBatchChars = RECORD_BATCH_CHARS;
   /** The records segment this index is writing (records flushed since the last save), or null. */
   private writer: SegmentWriter | null = null;
   private byHash: Map<string, number[]> | null = null;
@@ -77,7 +78,16 @@ export class SearchIndex {
    */
   static async open(
     storeRoot: string,
-    opts: { dir?: string; chunking?: ChunkOptions } = {},
+    opts: { dir?: string; chunking?: ChunkOptions; recordBatchChars?: number } = {},
+  ): Promise<SearchIndex> {
+    const index = await SearchIndex.openAt(storeRoot, opts);
+    index.recordBatchChars = opts.recordBatchChars ?? RECORD_BATCH_CHARS;
+    return index;
+  }
+
+  private static async openAt(
+    storeRoot: string,
+    opts: { dir?: string; chunking?: ChunkOptions },
   ): Promise<SearchIndex> {
     const dir = opts.dir ?? join(storeRoot, '.cairn', 'index');
     const chunking = {
@@ -258,7 +268,7 @@ export class SearchIndex {
       if (this.files.has(src.path)) stats.changed++;
       else stats.added++;
       stats.chunks += this.indexFile(src.path, hash, text, meta);
-      if (this.pendingChars >= FLUSH_CHARS) await this.flushPending();
+      if (this.pendingChars >= this.recordBatchChars) await this.flushPending();
       opts.onProgress?.(i + 1, todo.length);
       const paused = opts.pause?.();
       if (paused) await paused;
