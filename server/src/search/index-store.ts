@@ -489,15 +489,28 @@ export class SearchIndex {
       }
       this.reader.open(writer.name); // held open from now on, like every segment this index names
     }
-    const snap = this.keyword.snapshot({ compact });
-    if (compact) {
-      this.baseFiles = { terms: `terms-${gen}.json`, postings: `postings-${gen}.dat` };
+    // A compacted base's postings go to their file batch by batch, then are read from it.
+    const postingsFile = compact ? await SegmentWriter.create(this.dir, 'postings') : null;
+    const writePostings = (batches: Iterable<Buffer>) => {
+      const writer = postingsFile as SegmentWriter;
+      for (const b of batches) writer.append(b);
+      const name = writer.finish();
+      this.reader.open(name);
+      return (start: number, end: number) => this.reader.read([name, start, end]);
+    };
+    let snap;
+    try {
+      snap = this.keyword.snapshot({ compact, writePostings: postingsFile ? writePostings : undefined });
+    } catch (e) {
+      postingsFile?.abandon();
+      throw e;
+    }
+    if (postingsFile) {
+      this.baseFiles = { terms: `terms-${gen}.json`, postings: postingsFile.name };
       await writeAtomic(
         join(this.dir, this.baseFiles.terms),
         JSON.stringify({ terms: snap.terms, offsets: snap.offsets }),
       );
-      await writeAtomic(join(this.dir, this.baseFiles.postings), snap.postings as Buffer);
-      this.reader.open(this.baseFiles.postings);
     }
     const state: IndexState = {
       version: INDEX_FORMAT_VERSION,

@@ -28,6 +28,9 @@ export type Posting = Record<string, Record<string, number>>;
 /** Reads bytes `start..end` of the base postings file as a string. */
 export type PostingsReader = (start: number, end: number) => string;
 
+/** Writes a compacted base's postings, batch after batch, and returns how to read them back. */
+export type PostingsWriter = (batches: Iterable<Buffer>) => PostingsReader;
+
 /** What index-store persists: the immutable base segment and the mutable rest. */
 export interface KeywordSnapshot {
   /**
@@ -73,6 +76,15 @@ const FUZZY = 0.2;
 export const FIELDS_BM25: Bm25Params = { k: 1.2, b: 0.7, d: 0.5 };
 /** Chunk-level BM25, tuned on SciFact train folds (docs/search.md). */
 export const DOCUMENT_BM25: Bm25Params = { k: 1.2, b: 0.75, d: 0 };
+
+/** A term's running count in the field being indexed (`stamp` says which field). */
+interface TermSlot {
+  term: string;
+  count: number;
+  stamp: number;
+}
+/** Distinct raw words remembered while indexing (a long-lived index forgets them past this). */
+const WORD_SLOTS = 200_000;
 
 export class KeywordIndex {
   /**
@@ -158,18 +170,13 @@ export class KeywordIndex {
       const words = splitWords(fields[field]);
       // Words, not distinct words: BM25's document length (FTS5's too; measured 0.005 nDCG@10 better).
       lengths.push(words.length);
-      const counts = new Map<string, number>();
-      for (const word of words) {
-        const term = processTerm(word);
-        if (term !== null) counts.set(term, (counts.get(term) ?? 0) + 1);
-      }
-      for (const [term, tf] of counts) {
+      for (const [term, tf] of this.termCounts(words)) {
         let posting = this.delta.get(term);
         if (!posting) this.delta.set(term, (posting = new DeltaPostings()));
         posting.push(docId, fieldId, tf);
         // A materialized term gets the new document too; a term queried before any document had
         // it is materialized with none, so it is created here rather than missed until a reload.
-        if (this.loaded.has(term)) {
+        if (this.loaded.size > 0 && this.loaded.has(term)) {
           let loaded = this.ms.termData(term);
           if (!loaded) this.ms.putTerm(term, (loaded = new Map()));
           bump(loaded, fieldId, docId, tf);
@@ -182,6 +189,38 @@ export class KeywordIndex {
     for (let f = 0; f < 4; f++) this.totals[f] += lengths[f];
     this.ms.setDoc(docId, lengths);
     this.syncStats();
+  }
+
+  /** Per raw word, the slot of its term (null: dropped); one lookup per word while indexing. */
+  private wordSlots = new Map<string, TermSlot | null>();
+  private termSlots = new Map<string, TermSlot>();
+  private stamp = 0;
+
+  /** Each term of `words` with its frequency, in order of first appearance. */
+  private termCounts(words: string[]): [string, number][] {
+    if (this.wordSlots.size > WORD_SLOTS) {
+      this.wordSlots.clear();
+      this.termSlots.clear();
+    }
+    const stamp = ++this.stamp;
+    const touched: TermSlot[] = [];
+    for (const word of words) {
+      let slot = this.wordSlots.get(word);
+      if (slot === undefined) {
+        const term = processTerm(word);
+        slot = term === null ? null : (this.termSlots.get(term) ?? { term, count: 0, stamp: 0 });
+        if (slot) this.termSlots.set(slot.term, slot);
+        this.wordSlots.set(word, slot);
+      }
+      if (slot === null) continue;
+      if (slot.stamp !== stamp) {
+        slot.stamp = stamp;
+        slot.count = 0;
+        touched.push(slot);
+      }
+      slot.count++;
+    }
+    return touched.map((t) => [t.term, t.count]);
   }
 
   /** Removes a document; its postings are skipped from now on and dropped at the next compaction. */
@@ -422,6 +461,32 @@ export class KeywordIndex {
     return out;
   }
 
+  /**
+   * The merged live postings of every term, in term order, as batches of about 1 MB (the whole
+   * base at 100,000 memories is over 100 MB: never one string); fills `terms` and `offsets`.
+   */
+  private *compactPostings(terms: string[], offsets: number[]): Generator<Buffer> {
+    const all = new Set([...this.terms, ...this.delta.keys()]);
+    let batch: string[] = [];
+    let batchChars = 0;
+    let at = 0;
+    for (const term of [...all].sort()) {
+      const json = this.livePostingJson(term);
+      if (json === null) continue;
+      terms.push(term);
+      batch.push(json);
+      batchChars += json.length;
+      at += json.length;
+      offsets.push(at);
+      if (batchChars >= 1 << 20) {
+        yield Buffer.from(batch.join(''), 'latin1');
+        batch = [];
+        batchChars = 0;
+      }
+    }
+    if (batchChars > 0) yield Buffer.from(batch.join(''), 'latin1');
+  }
+
   /** Every index term within minisearch's fuzzy distance of a query term (a superset is fine). */
   private fuzzyTerms(queryTerms: string[]): Set<string> {
     const out = new Set<string>();
@@ -438,7 +503,7 @@ export class KeywordIndex {
    * The persistable state. With `compact`, base and delta are merged into a new base without the
    * removed documents (cost grows with the index: do it when `dirt` is large, off the hot path).
    */
-  snapshot(opts: { compact?: boolean } = {}): KeywordSnapshot {
+  snapshot(opts: { compact?: boolean; writePostings?: PostingsWriter } = {}): KeywordSnapshot {
     const fieldLength = this.fieldLength;
     if (!opts.compact) {
       const delta: Record<string, Posting> = {};
@@ -449,20 +514,11 @@ export class KeywordIndex {
       }
       return { terms: this.terms, offsets: this.offsets, postings: this.postings, delta, fieldLength };
     }
-    const all = new Set([...this.terms, ...this.delta.keys()]);
     const terms: string[] = [];
     const offsets = [0];
-    const pieces: string[] = [];
-    let at = 0;
-    for (const term of [...all].sort()) {
-      const json = this.livePostingJson(term);
-      if (json === null) continue;
-      terms.push(term);
-      pieces.push(json);
-      at += json.length;
-      offsets.push(at);
-    }
-    const postings = Buffer.from(pieces.join(''), 'latin1');
+    const postings = opts.writePostings
+      ? opts.writePostings(this.compactPostings(terms, offsets))
+      : Buffer.concat([...this.compactPostings(terms, offsets)]);
     const compacted = { terms, offsets, postings, delta: {}, fieldLength };
     this.terms = terms;
     this.offsets = offsets;
