@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bodyOffset, chunkDocument, type ChunkMeta } from '../../server/src/core/search/chunk.js';
 import { processTerm, tokenize } from '../../server/src/core/search/tokenize.js';
@@ -6,6 +7,35 @@ const meta: ChunkMeta = { memoryId: 'm1', title: 'T', tags: [], triples: [], kin
 const words = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`).join(' ');
 
 describe('chunkDocument', () => {
+  it('counts as words exactly what \\S+ matches, whatever the whitespace (tabs, CR, NBSP, U+2028)', () => {
+    const piece = fc.constantFrom(
+      'a',
+      'bc',
+      '#',
+      '\u00e9',
+      ' ',
+      '\t',
+      '\r',
+      '\n',
+      '\u00a0',
+      '\u2028',
+      '\u3000',
+      '\ufeff',
+      '\v',
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 60 }), fc.integer({ min: 2, max: 9 }), (parts, maxTokens) => {
+        const text = parts.join('');
+        const chunks = chunkDocument({ path: 'p.md', text, meta }, { maxTokens, overlap: 1 });
+        // Windows overlap by one word; without a heading line every word is in some chunk's text.
+        for (const c of chunks) expect(c.tokens).toBe((c.text.match(/\S+/g) ?? []).length);
+        if (!/^\s{0,3}#/m.test(text) && chunks.length === 1)
+          expect(chunks[0].tokens).toBe((text.match(/\S+/g) ?? []).length);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('skips front matter and packs short sections into one chunk with exact lines', () => {
     const text = '---\nid: m1\ntitle: T\n---\n# Title\n\n## Context\nalpha beta\n\n## Decisions\n- gamma\n';
     const chunks = chunkDocument({ path: 'memories/m1.md', text, meta });

@@ -150,6 +150,9 @@ export interface SourceOptions {
   indexed?: (path: string) => string | undefined;
 }
 
+/** Characters of blob text kept between the status pass and indexing (about 64 MB). */
+const KEEP_CHARS = 64 << 20;
+
 /** The listed files as the index takes them: status derived, text read once and only when needed. */
 export async function searchSources(
   ctx: OpContext,
@@ -158,14 +161,19 @@ export async function searchSources(
 ): Promise<SourceFile[]> {
   const { store } = ctx;
   const now = ctx.now();
-  // Blobs read for their links are kept until the index loads them, so a new blob is read once.
+  // Blobs read for their links are kept until the index loads them, so a new blob is read once;
+  // past KEEP_CHARS (a large fresh clone) the rest are read again instead, so memory stays bounded.
   const texts = new Map<string, string>();
+  let kept = 0;
   const linkCache = await LinkCache.load(store);
   const links: MainMemoryLinks[] = [];
   for (const m of listing.memories) {
     const l = await linkCache.get(m.oid, m.path, async () => {
       const text = listing.worktree.get(m.path) ?? (await store.repo.readBlobText(m.oid));
-      if (text !== null && opts.indexed?.(m.path) !== m.oid) texts.set(m.oid, text);
+      if (text !== null && opts.indexed?.(m.path) !== m.oid && kept + text.length <= KEEP_CHARS) {
+        texts.set(m.oid, text);
+        kept += text.length;
+      }
       const paused = opts.pause?.();
       if (paused) await paused;
       return text;

@@ -93,12 +93,17 @@ export class SearchHost {
   async search(request: SearchRequest, o: HostCallOptions = {}): Promise<SearchAnswer> {
     const req = resolveRequest(this.ctx.store.config.search, request);
     checkCancelled(o.cancelled);
-    const index = await this.index();
-    const embedder = await this.embedder();
+    // What main and the work tree hold now (a `git status`, in its own process) is asked while this
+    // thread loads the index and the model: a cold `cairn search` pays the longer of the two, not both.
+    const source = this.building
+      ? null
+      : searchSourceKey(this.ctx, { includeCandidates: req.includeCandidates });
+    source?.catch(() => undefined); // awaited by sync(); unused when a build started meanwhile
+    const [index, embedder] = await Promise.all([this.index(), this.embedder()]);
     // Partial when a build was running as ranking began: it may finish before the answer is sent.
     let partial = false;
     const rank = async () => {
-      await this.sync(req.includeCandidates, o.onProgress);
+      await this.sync(req.includeCandidates, o.onProgress, source);
       checkCancelled(o.cancelled);
       if (this.opts.background && embedder && !this.building && (await index.missingVectors(embedder)) > 0)
         this.startBuild(null);
@@ -186,11 +191,16 @@ export class SearchHost {
    * from the same commit; a few changed files at once; many (a fresh clone) in the background in a
    * server, at once with progress in a short process. While a build runs, answers use what is there.
    */
-  private sync(includeCandidates: boolean, onProgress?: (p: IndexProgress) => void): Promise<void> {
+  private sync(
+    includeCandidates: boolean,
+    onProgress?: (p: IndexProgress) => void,
+    asked?: Promise<{ key: string; worktreeNote?: string }> | null,
+  ): Promise<void> {
     const run = async () => {
       if (this.building) return;
       const index = await this.index();
-      const source = await searchSourceKey(this.ctx, { includeCandidates });
+      // A key asked when the request came (search()) is what that request must see.
+      const source = await (asked ?? searchSourceKey(this.ctx, { includeCandidates }));
       this.worktreeNote = source.worktreeNote ?? null;
       if (index.source === source.key) return;
       const listing = await listSearchable(this.ctx, { includeCandidates });

@@ -10,7 +10,6 @@ import { KeywordIndex, type KeywordHit, type KeywordSearchOptions } from './keyw
 import type { VectorCache } from './vectors.js';
 import type { Embedder } from './embedder.js';
 import {
-  buildSegment,
   checkState,
   decodeFiles,
   encodeFiles,
@@ -22,6 +21,7 @@ import {
   readTerms,
   removeUnreferenced,
   SegmentReader,
+  SegmentWriter,
   STATE_FILE,
   writeAtomic,
   type FileRecord,
@@ -44,6 +44,8 @@ export type { IndexedChunk, RefreshOptions, RefreshStats, SourceFile, SourceProv
 const COMPACT_RATIO = 0.1;
 const COMPACT_MIN = 500;
 const MAX_RECORD_SEGMENTS = 16;
+/** Pending records are written out once their texts pass this many characters (bounded memory). */
+const RECORD_BATCH_CHARS = 16 << 20;
 
 export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
@@ -53,6 +55,10 @@ export class SearchIndex {
   private files = new Map<string, FileState>();
   private docFile: (string | undefined)[] = [];
   private pending = new Map<string, FileRecord>();
+  private pendingChars = 0;
+  private recordBatchChars = RECORD_BATCH_CHARS;
+  /** The records segment this index is writing (records flushed since the last save), or null. */
+  private writer: SegmentWriter | null = null;
   private byHash: Map<string, number[]> | null = null;
   private vectorCaches = new Map<string, VectorCache>();
   private dirty = false;
@@ -72,7 +78,16 @@ export class SearchIndex {
    */
   static async open(
     storeRoot: string,
-    opts: { dir?: string; chunking?: ChunkOptions } = {},
+    opts: { dir?: string; chunking?: ChunkOptions; recordBatchChars?: number } = {},
+  ): Promise<SearchIndex> {
+    const index = await SearchIndex.openAt(storeRoot, opts);
+    index.recordBatchChars = opts.recordBatchChars ?? RECORD_BATCH_CHARS;
+    return index;
+  }
+
+  private static async openAt(
+    storeRoot: string,
+    opts: { dir?: string; chunking?: ChunkOptions },
   ): Promise<SearchIndex> {
     const dir = opts.dir ?? join(storeRoot, '.cairn', 'index');
     const chunking = {
@@ -172,6 +187,9 @@ export class SearchIndex {
     this.files.clear();
     this.docFile = [];
     this.pending.clear();
+    this.pendingChars = 0;
+    this.writer?.abandon();
+    this.writer = null;
     this.byHash = null;
     this.sourceKey = undefined;
     this.generation++;
@@ -250,6 +268,7 @@ export class SearchIndex {
       if (this.files.has(src.path)) stats.changed++;
       else stats.added++;
       stats.chunks += this.indexFile(src.path, hash, text, meta);
+      if (this.pendingChars >= this.recordBatchChars) await this.flushPending();
       opts.onProgress?.(i + 1, todo.length);
       const paused = opts.pause?.();
       if (paused) await paused;
@@ -320,6 +339,7 @@ export class SearchIndex {
       })),
     };
     this.pending.set(path, record);
+    this.pendingChars += text.length;
     const date = meta.updated ?? meta.created;
     const state: FileState = {
       hash,
@@ -450,29 +470,47 @@ export class SearchIndex {
     if (!this.dirty && !opts.compact) return;
     await ensureDir(this.dir);
     const gen = newGeneration();
+    await this.flushPending();
+    const fresh = this.writer?.finish() ?? null;
+    this.writer = null;
     const segments = new Set([...this.files.values()].map((f) => f.rec[0]).filter(Boolean));
     const stale = this.keyword.dirt > Math.max(COMPACT_MIN, COMPACT_RATIO * this.keyword.size);
     const compact = opts.compact || stale || !this.baseFiles.terms || segments.size >= MAX_RECORD_SEGMENTS;
-    const rewrite = compact ? [...this.files.keys()] : [...this.pending.keys()];
-    if (rewrite.length > 0) {
-      const name = `records-${gen}.dat`;
-      const { data, ranges } = buildSegment(
-        name,
-        rewrite.map((p) => this.record(p)),
-      );
-      await writeAtomic(join(this.dir, name), data);
-      this.reader.open(name); // held open from now on, like every segment this index names
-      rewrite.forEach((p, i) => ((this.files.get(p) as FileState).rec = ranges[i]));
+    // Compacting copies every record written before this save into one new segment, byte for byte.
+    const older = compact ? [...this.files.values()].filter((f) => f.rec[0] !== fresh) : [];
+    if (older.length > 0) {
+      const writer = await SegmentWriter.create(this.dir, 'records');
+      try {
+        for (const f of older) f.rec = writer.append(this.reader.readBytes(f.rec));
+        writer.finish();
+      } catch (e) {
+        writer.abandon();
+        throw e;
+      }
+      this.reader.open(writer.name); // held open from now on, like every segment this index names
     }
-    const snap = this.keyword.snapshot({ compact });
-    if (compact) {
-      this.baseFiles = { terms: `terms-${gen}.json`, postings: `postings-${gen}.dat` };
+    // A compacted base's postings go to their file batch by batch, then are read from it.
+    const postingsFile = compact ? await SegmentWriter.create(this.dir, 'postings') : null;
+    const writePostings = (batches: Iterable<Buffer>) => {
+      const writer = postingsFile as SegmentWriter;
+      for (const b of batches) writer.append(b);
+      const name = writer.finish();
+      this.reader.open(name);
+      return (start: number, end: number) => this.reader.read([name, start, end]);
+    };
+    let snap;
+    try {
+      snap = this.keyword.snapshot({ compact, writePostings: postingsFile ? writePostings : undefined });
+    } catch (e) {
+      postingsFile?.abandon();
+      throw e;
+    }
+    if (postingsFile) {
+      this.baseFiles = { terms: `terms-${gen}.json`, postings: postingsFile.name };
       await writeAtomic(
         join(this.dir, this.baseFiles.terms),
         JSON.stringify({ terms: snap.terms, offsets: snap.offsets }),
       );
-      await writeAtomic(join(this.dir, this.baseFiles.postings), snap.postings as Buffer);
-      this.reader.open(this.baseFiles.postings);
     }
     const state: IndexState = {
       version: INDEX_FORMAT_VERSION,
@@ -483,7 +521,6 @@ export class SearchIndex {
       ...(this.sourceKey ? { source: this.sourceKey } : {}),
     };
     await writeAtomic(join(this.dir, STATE_FILE), JSON.stringify(state));
-    this.pending.clear();
     this.dirty = false;
     const keep = new Set([this.baseFiles.terms, this.baseFiles.postings]);
     for (const f of this.files.values()) keep.add(f.rec[0]);
@@ -491,8 +528,24 @@ export class SearchIndex {
     await removeUnreferenced(this.dir, keep);
   }
 
-  /** Closes open segment files. */
+  /** Writes pending records to the segment being written (opened on first use). */
+  private async flushPending(): Promise<void> {
+    if (this.pending.size === 0) return;
+    this.writer ??= await SegmentWriter.create(this.dir, 'records');
+    for (const [path, record] of this.pending) {
+      const f = this.files.get(path) as FileState;
+      f.rec = this.writer.append(Buffer.from(JSON.stringify(record), 'utf8'));
+    }
+    this.writer.flush();
+    this.reader.open(this.writer.name);
+    this.pending.clear();
+    this.pendingChars = 0;
+  }
+
+  /** Closes open segment files (records not saved are left for clean-up). */
   close(): void {
+    this.writer?.abandon();
+    this.writer = null;
     this.reader.close();
   }
 }

@@ -6,6 +6,7 @@ import { processTerm, splitWords, tokenize } from '../core/search/tokenize.js';
 import { CairnError } from '../core/errors.js';
 import { IndexDamagedError } from './index-files.js';
 import { scoreDocuments, type Bm25Params } from './keyword-bm25.js';
+import { DeltaPostings } from './delta-postings.js';
 import {
   bump,
   byScore,
@@ -26,6 +27,9 @@ export type Posting = Record<string, Record<string, number>>;
 
 /** Reads bytes `start..end` of the base postings file as a string. */
 export type PostingsReader = (start: number, end: number) => string;
+
+/** Writes a compacted base's postings, batch after batch, and returns how to read them back. */
+export type PostingsWriter = (batches: Iterable<Buffer>) => PostingsReader;
 
 /** What index-store persists: the immutable base segment and the mutable rest. */
 export interface KeywordSnapshot {
@@ -73,9 +77,23 @@ export const FIELDS_BM25: Bm25Params = { k: 1.2, b: 0.7, d: 0.5 };
 /** Chunk-level BM25, tuned on SciFact train folds (docs/search.md). */
 export const DOCUMENT_BM25: Bm25Params = { k: 1.2, b: 0.75, d: 0 };
 
+/** A term's running count in the field being indexed (`stamp` says which field). */
+interface TermSlot {
+  term: string;
+  count: number;
+  stamp: number;
+}
+/** Distinct raw words remembered while indexing (a long-lived index forgets them past this). */
+const WORD_SLOTS = 200_000;
+
 export class KeywordIndex {
-  /** term -> fieldId -> docId -> frequency, for documents added since the base was written. */
-  private delta = new Map<string, Map<number, Map<number, number>>>();
+  /**
+   * term -> postings of documents added since the base was written, packed in typed arrays
+   * (delta-postings.ts): a Map per term, field and document cost seconds and gigabytes at 100,000.
+   */
+  private delta = new Map<string, DeltaPostings>();
+  /** Documents added to the delta (the part of `dirt` a compaction would fold into the base). */
+  private deltaDocCount = 0;
   private totals = [0, 0, 0, 0];
   private live = 0;
   private ms = new LazyMiniSearch();
@@ -109,13 +127,18 @@ export class KeywordIndex {
 
   static fromSnapshot(s: KeywordSnapshot): KeywordIndex {
     const index = new KeywordIndex(s.terms, s.offsets, s.postings, s.fieldLength);
+    const docs = new Set<number>();
     for (const [term, posting] of Object.entries(s.delta)) {
-      const fields = new Map<number, Map<number, number>>();
+      const packed = new DeltaPostings();
       for (const [f, freqs] of Object.entries(posting)) {
-        fields.set(Number(f), new Map(Object.entries(freqs).map(([d, tf]) => [Number(d), tf])));
+        for (const [d, tf] of Object.entries(freqs)) {
+          packed.push(Number(d), Number(f), tf);
+          docs.add(Number(d));
+        }
       }
-      index.delta.set(term, fields);
+      index.delta.set(term, packed);
     }
+    index.deltaDocCount = docs.size;
     return index;
   }
 
@@ -126,13 +149,7 @@ export class KeywordIndex {
 
   /** Documents written since the last compaction plus removed ones still in the base. */
   get dirt(): number {
-    return this.fieldLength.length - this.live + this.deltaDocs();
-  }
-
-  private deltaDocs(): number {
-    const docs = new Set<number>();
-    for (const p of this.delta.values()) for (const f of p.values()) for (const d of f.keys()) docs.add(d);
-    return docs.size;
+    return this.fieldLength.length - this.live + this.deltaDocCount;
   }
 
   /**
@@ -153,18 +170,13 @@ export class KeywordIndex {
       const words = splitWords(fields[field]);
       // Words, not distinct words: BM25's document length (FTS5's too; measured 0.005 nDCG@10 better).
       lengths.push(words.length);
-      const counts = new Map<string, number>();
-      for (const word of words) {
-        const term = processTerm(word);
-        if (term !== null) counts.set(term, (counts.get(term) ?? 0) + 1);
-      }
-      for (const [term, tf] of counts) {
+      for (const [term, tf] of this.termCounts(words)) {
         let posting = this.delta.get(term);
-        if (!posting) this.delta.set(term, (posting = new Map()));
-        bump(posting, fieldId, docId, tf);
+        if (!posting) this.delta.set(term, (posting = new DeltaPostings()));
+        posting.push(docId, fieldId, tf);
         // A materialized term gets the new document too; a term queried before any document had
         // it is materialized with none, so it is created here rather than missed until a reload.
-        if (this.loaded.has(term)) {
+        if (this.loaded.size > 0 && this.loaded.has(term)) {
           let loaded = this.ms.termData(term);
           if (!loaded) this.ms.putTerm(term, (loaded = new Map()));
           bump(loaded, fieldId, docId, tf);
@@ -172,10 +184,43 @@ export class KeywordIndex {
       }
     }
     this.fieldLength[docId] = lengths;
+    this.deltaDocCount++;
     this.live++;
     for (let f = 0; f < 4; f++) this.totals[f] += lengths[f];
     this.ms.setDoc(docId, lengths);
     this.syncStats();
+  }
+
+  /** Per raw word, the slot of its term (null: dropped); one lookup per word while indexing. */
+  private wordSlots = new Map<string, TermSlot | null>();
+  private termSlots = new Map<string, TermSlot>();
+  private stamp = 0;
+
+  /** Each term of `words` with its frequency, in order of first appearance. */
+  private termCounts(words: string[]): [string, number][] {
+    if (this.wordSlots.size > WORD_SLOTS) {
+      this.wordSlots.clear();
+      this.termSlots.clear();
+    }
+    const stamp = ++this.stamp;
+    const touched: TermSlot[] = [];
+    for (const word of words) {
+      let slot = this.wordSlots.get(word);
+      if (slot === undefined) {
+        const term = processTerm(word);
+        slot = term === null ? null : (this.termSlots.get(term) ?? { term, count: 0, stamp: 0 });
+        if (slot) this.termSlots.set(slot.term, slot);
+        this.wordSlots.set(word, slot);
+      }
+      if (slot === null) continue;
+      if (slot.stamp !== stamp) {
+        slot.stamp = stamp;
+        slot.count = 0;
+        touched.push(slot);
+      }
+      slot.count++;
+    }
+    return touched.map((t) => [t.term, t.count]);
   }
 
   /** Removes a document; its postings are skipped from now on and dropped at the next compaction. */
@@ -343,36 +388,39 @@ export class KeywordIndex {
       for (const d in freqs) if (this.fieldLength[Number(d)]) map.set(Number(d), freqs[d]);
       if (map.size > 0) data.set(Number(f), map);
     }
-    for (const [f, freqs] of this.delta.get(term) ?? []) {
+    this.delta.get(term)?.forEach((d, f, tf) => {
+      if (!this.fieldLength[d]) return;
       let map = data.get(f);
       if (!map) data.set(f, (map = new Map()));
-      for (const [d, tf] of freqs) if (this.fieldLength[d]) map.set(d, tf);
-      if (map.size === 0) data.delete(f);
-    }
-    if (data.size > 0) this.ms.putTerm(term, data);
+      map.set(d, tf);
+    });
+    // Fields in ascending order, as the base's JSON gives them: scores sum fields in one order.
+    const sorted = new Map([...data].sort((a, b) => a[0] - b[0]));
+    if (sorted.size > 0) this.ms.putTerm(term, sorted);
   }
 
-  /** The merged posting of a term restricted to live documents, or null. */
-  private livePosting(term: string): Posting | null {
-    let out: Posting | null = null;
+  /**
+   * The merged posting of a term restricted to live documents, as JSON (fields and documents in
+   * ascending order), or null when no live document has it. Written directly: building objects for
+   * JSON.stringify cost a second at 10,000 chunks.
+   */
+  private livePostingJson(term: string): string | null {
+    const fields: string[][] = [[], [], [], []];
     const base = this.basePosting(term);
     if (base) {
-      for (const [fieldId, freqs] of Object.entries(base)) {
-        for (const [d, tf] of Object.entries(freqs)) {
-          if (!this.fieldLength[Number(d)]) continue;
-          out ??= {};
-          (out[fieldId] ??= {})[d] = tf;
-        }
+      for (const [f, freqs] of Object.entries(base)) {
+        for (const d in freqs) if (this.fieldLength[Number(d)]) fields[Number(f)].push(`"${d}":${freqs[d]}`);
       }
     }
-    for (const [fieldId, freqs] of this.delta.get(term) ?? []) {
-      for (const [d, tf] of freqs) {
-        if (!this.fieldLength[d]) continue;
-        out ??= {};
-        (out[fieldId] ??= {})[d] = tf;
-      }
-    }
-    return out;
+    // Delta docIds are newer than every base docId and pushed in ascending order.
+    this.delta.get(term)?.forEach((d, f, tf) => {
+      if (this.fieldLength[d]) fields[f].push(`"${d}":${tf}`);
+    });
+    const parts: string[] = [];
+    fields.forEach((list, f) => {
+      if (list.length > 0) parts.push(`"${f}":{${list.join(',')}}`);
+    });
+    return parts.length > 0 ? `{${parts.join(',')}}` : null;
   }
 
   private basePosting(term: string): Posting | undefined {
@@ -413,6 +461,32 @@ export class KeywordIndex {
     return out;
   }
 
+  /**
+   * The merged live postings of every term, in term order, as batches of about 1 MB (the whole
+   * base at 100,000 memories is over 100 MB: never one string); fills `terms` and `offsets`.
+   */
+  private *compactPostings(terms: string[], offsets: number[]): Generator<Buffer> {
+    const all = new Set([...this.terms, ...this.delta.keys()]);
+    let batch: string[] = [];
+    let batchChars = 0;
+    let at = 0;
+    for (const term of [...all].sort()) {
+      const json = this.livePostingJson(term);
+      if (json === null) continue;
+      terms.push(term);
+      batch.push(json);
+      batchChars += json.length;
+      at += json.length;
+      offsets.push(at);
+      if (batchChars >= 1 << 20) {
+        yield Buffer.from(batch.join(''), 'latin1');
+        batch = [];
+        batchChars = 0;
+      }
+    }
+    if (batchChars > 0) yield Buffer.from(batch.join(''), 'latin1');
+  }
+
   /** Every index term within minisearch's fuzzy distance of a query term (a superset is fine). */
   private fuzzyTerms(queryTerms: string[]): Set<string> {
     const out = new Set<string>();
@@ -429,37 +503,28 @@ export class KeywordIndex {
    * The persistable state. With `compact`, base and delta are merged into a new base without the
    * removed documents (cost grows with the index: do it when `dirt` is large, off the hot path).
    */
-  snapshot(opts: { compact?: boolean } = {}): KeywordSnapshot {
+  snapshot(opts: { compact?: boolean; writePostings?: PostingsWriter } = {}): KeywordSnapshot {
     const fieldLength = this.fieldLength;
     if (!opts.compact) {
       const delta: Record<string, Posting> = {};
-      for (const [term, fields] of this.delta) {
+      for (const [term, packed] of this.delta) {
         const posting: Posting = {};
-        for (const [f, freqs] of fields) posting[f] = Object.fromEntries(freqs);
+        packed.forEach((d, f, tf) => ((posting[f] ??= {})[d] = tf));
         delta[term] = posting;
       }
       return { terms: this.terms, offsets: this.offsets, postings: this.postings, delta, fieldLength };
     }
-    const all = new Set([...this.terms, ...this.delta.keys()]);
     const terms: string[] = [];
     const offsets = [0];
-    const pieces: string[] = [];
-    let at = 0;
-    for (const term of [...all].sort()) {
-      const posting = this.livePosting(term);
-      if (!posting) continue;
-      const json = JSON.stringify(posting);
-      terms.push(term);
-      pieces.push(json);
-      at += json.length;
-      offsets.push(at);
-    }
-    const postings = Buffer.from(pieces.join(''), 'latin1');
+    const postings = opts.writePostings
+      ? opts.writePostings(this.compactPostings(terms, offsets))
+      : Buffer.concat([...this.compactPostings(terms, offsets)]);
     const compacted = { terms, offsets, postings, delta: {}, fieldLength };
     this.terms = terms;
     this.offsets = offsets;
     this.postings = postings;
     this.delta.clear();
+    this.deltaDocCount = 0;
     return compacted;
   }
 }

@@ -14,6 +14,7 @@ import { memoryIdFromPath, validateId } from './id.js';
 import type { LineIndex } from './lines.js';
 import { isIsoDate, problem } from './problems.js';
 import { readTriples } from './triples.js';
+import { fastYamlDocument } from './yaml-fast.js';
 import { scalarText, type Entry, type NodeHelpers } from './yaml-nodes.js';
 
 export const KNOWN_KEYS = [
@@ -51,11 +52,14 @@ export function readFrontMatter(
   index: LineIndex,
   ctx: { path: string; fenceRange: Range },
 ): FrontMatterResult {
-  const document = parseDocument(yamlSource, {
-    keepSourceTokens: false,
-    prettyErrors: false,
-    uniqueKeys: true,
-  });
+  // The common shapes Cairn writes are read without `yaml` (yaml-fast.ts: same nodes and ranges).
+  const document =
+    fastYamlDocument(yamlSource) ??
+    parseDocument(yamlSource, {
+      keepSourceTokens: false,
+      prettyErrors: false,
+      uniqueKeys: true,
+    });
   const fm = defaultFrontMatter();
   const keyRanges: Record<string, Range> = {};
   const problems: Problem[] = [];
