@@ -1,5 +1,5 @@
 // The features of the learned injection detector (docs/injection-model.md): hashed word 1-2 grams,
-// cue classes (injection-cues.ts) and character 3-4 grams over the normalised text
+// cue classes (injection-cues.ts) and character 4-grams over the normalised text
 // (injection-normalise.ts), and the units (lines, or sentences of a long line) that passages are
 // built from. The training script (scripts/train-injection.mjs) calls these same functions, so
 // training and inference cannot drift. Pure.
@@ -8,7 +8,7 @@ import { isSpace, isWordChar, normalise } from './injection-normalise.js';
 
 /** Names the feature spec; the weights file records it and loading refuses another. */
 export const FEATURE_SPEC =
-  'cairn-injection/2 lower+ws+invisible+tags+nfkc+confusables+leet+spelled words1-2 cues chars3-4 fnv1a*golden signed';
+  'cairn-injection/2 lower+ws+invisible+tags+nfkc+confusables+leet+spelled words1-2 cues chars4 fnv1a*golden signed';
 
 /** A span of the scanned text, as UTF-16 offsets [start, end). */
 export interface Span {
@@ -35,11 +35,11 @@ export interface Features {
 // Reused between calls: allocating ~40 KB per memory made the collector a third of the scan time.
 const scratch = { codes: new Int32Array(0), starts: new Int32Array(0) };
 
-/** At most 2 char n-grams per character and 4 word features (word, bigram, cue, cue pair) per 2
- * characters: 4n + 1 in all. */
+/** At most 1 char n-gram per character and 4 word features (word, bigram, cue, cue pair) per 2
+ * characters: 3n + 1 in all. */
 function grow(n: number): void {
-  if (scratch.codes.length >= 4 * n + 1) return;
-  const size = Math.max(4 * n + 1, 2 * scratch.codes.length, 16384);
+  if (scratch.codes.length >= 3 * n + 1) return;
+  const size = Math.max(3 * n + 1, 2 * scratch.codes.length, 16384);
   scratch.codes = new Int32Array(size);
   scratch.starts = new Int32Array(size);
 }
@@ -74,19 +74,13 @@ export function extractFeatures(text: string, bits: number): Features {
   // code of a hash: its top `bits` bits after one multiplication by the golden ratio are the
   // bucket, the bit below them the sign (written out at each use: a closure here costs a third).
   let k = 0;
-  for (let p = 0; p + 3 <= m; p++) {
-    const start = at[p];
+  for (let p = 0; p + 4 <= m; p++) {
     let h = Math.imul(FNV_OFFSET ^ norm[p], FNV_PRIME);
     h = Math.imul(h ^ norm[p + 1], FNV_PRIME);
     h = Math.imul(h ^ norm[p + 2], FNV_PRIME);
-    let g = Math.imul(h, GOLDEN);
+    const g = Math.imul(Math.imul(h ^ norm[p + 3], FNV_PRIME), GOLDEN);
     codes[k] = ((g >>> shift) << 2) | (((g >>> signBit) & 1) << 1);
-    starts[k++] = start;
-    if (p + 3 < m) {
-      g = Math.imul(Math.imul(h ^ norm[p + 3], FNV_PRIME), GOLDEN);
-      codes[k] = ((g >>> shift) << 2) | (((g >>> signBit) & 1) << 1);
-      starts[k++] = start;
-    }
+    starts[k++] = at[p];
   }
   let prev = 0;
   let lastCue = 0;
@@ -128,6 +122,13 @@ export function extractFeatures(text: string, bits: number): Features {
   return { codes, starts, length: k };
 }
 
+/** `w`, negated when the low bit of `sign` is set, without a branch: the sign is a coin toss per
+ * feature, and a mispredicted branch a feature cost more than the rest of its work. */
+const signed = (w: number, sign: number): number => {
+  const s = sign & 1;
+  return (w ^ -s) + s;
+};
+
 /** Per unit: the sum of the int8 weights of its char n-grams (`chars`) and words (`words`), and
  * how many there are; a feature belongs to the unit it starts in. */
 export interface UnitWeightSums {
@@ -163,7 +164,7 @@ export function sumUnitWeights(
   let next = nu > 1 ? units[1].start : Infinity;
   let acc = 0;
   let count = 0;
-  for (let p = 0; p + 3 <= m; p++) {
+  for (let p = 0; p + 4 <= m; p++) {
     if (at[p] >= next) {
       sums.chars[u] += acc;
       sums.charCount[u] += count;
@@ -174,14 +175,9 @@ export function sumUnitWeights(
     let h = Math.imul(FNV_OFFSET ^ norm[p], FNV_PRIME);
     h = Math.imul(h ^ norm[p + 1], FNV_PRIME);
     h = Math.imul(h ^ norm[p + 2], FNV_PRIME);
-    let g = Math.imul(h, GOLDEN);
-    acc += (g >>> signBit) & 1 ? -weights[g >>> shift] : weights[g >>> shift];
+    const g = Math.imul(Math.imul(h ^ norm[p + 3], FNV_PRIME), GOLDEN);
+    acc += signed(weights[g >>> shift], g >>> signBit);
     count++;
-    if (p + 3 < m) {
-      g = Math.imul(Math.imul(h ^ norm[p + 3], FNV_PRIME), GOLDEN);
-      acc += (g >>> signBit) & 1 ? -weights[g >>> shift] : weights[g >>> shift];
-      count++;
-    }
   }
   sums.chars[u] += acc;
   sums.charCount[u] += count;
@@ -207,11 +203,11 @@ export function sumUnitWeights(
     let h = FNV_PRIME;
     while (p < m && isWordChar(norm[p])) h = Math.imul(h ^ norm[p++], FNV_PRIME);
     let g = Math.imul(h, GOLDEN);
-    acc += (g >>> signBit) & 1 ? -weights[g >>> shift] : weights[g >>> shift];
+    acc += signed(weights[g >>> shift], g >>> signBit);
     count++;
     if (prev !== 0) {
       g = Math.imul(Math.imul(prev ^ BIGRAM_SEED, FNV_PRIME) ^ h, GOLDEN);
-      acc += (g >>> signBit) & 1 ? -weights[g >>> shift] : weights[g >>> shift];
+      acc += signed(weights[g >>> shift], g >>> signBit);
       count++;
     }
     prev = h | 1;
@@ -219,11 +215,11 @@ export function sumUnitWeights(
     wordsSinceCue++;
     if (cue !== undefined) {
       g = Math.imul(Math.imul(CUE_SEED ^ cue, FNV_PRIME), GOLDEN);
-      acc += (g >>> signBit) & 1 ? -weights[g >>> shift] : weights[g >>> shift];
+      acc += signed(weights[g >>> shift], g >>> signBit);
       count++;
       if (lastCue !== 0 && wordsSinceCue <= CUE_REACH) {
         g = Math.imul(Math.imul(CUE_SEED ^ (lastCue << 8) ^ cue, FNV_PRIME), GOLDEN);
-        acc += (g >>> signBit) & 1 ? -weights[g >>> shift] : weights[g >>> shift];
+        acc += signed(weights[g >>> shift], g >>> signBit);
         count++;
       }
       lastCue = cue;

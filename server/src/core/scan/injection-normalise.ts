@@ -141,43 +141,65 @@ export function normalise(text: string): Normalised {
   const { norm, at } = scratch;
   let m = 0;
   let space = true; // leading whitespace is dropped
+  // What the word passes below look for, noted on the way so that most texts skip them: a digit
+  // before a letter (leetspeak), a Greek or Cyrillic letter (look-alikes), single letters one gap
+  // apart (spelt-out words).
+  let leet = false;
+  let lookalike = false;
+  let singlePairs = 0;
+  let lastSingle = -2;
   for (let i = 0; i < n; i++) {
     let c = text.charCodeAt(i);
     const start = i;
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
-      const cp = text.codePointAt(i) as number;
-      if (cp >= 0xe0020 && cp <= 0xe007e) {
-        c = cp - 0xe0000; // a tag character carries an ASCII one, invisibly
-        i++;
-      } else if (cp >= 0x1d400 && cp <= 0x1d7ff) {
-        const plain = String.fromCodePoint(cp).normalize('NFKC');
-        if (plain.length === 1) {
-          c = plain.charCodeAt(0);
+    if (c >= 128) {
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
+        const cp = text.codePointAt(i) as number;
+        if (cp >= 0xe0020 && cp <= 0xe007e) {
+          c = cp - 0xe0000; // a tag character carries an ASCII one, invisibly
           i++;
+        } else if (cp >= 0x1d400 && cp <= 0x1d7ff) {
+          const plain = String.fromCodePoint(cp).normalize('NFKC');
+          if (plain.length === 1) {
+            c = plain.charCodeAt(0);
+            i++;
+          }
+        } else if (cp >= 0xe0000 && cp <= 0xe007f) {
+          i++;
+          continue;
         }
-      } else if (cp >= 0xe0000 && cp <= 0xe007f) {
-        i++;
-        continue;
+      } else {
+        if (isInvisible(c)) continue;
+        c = compat(c);
       }
-    } else if (c >= 128) {
-      if (isInvisible(c)) continue;
-      c = compat(c);
-    }
-    if (isSpace(c)) {
-      if (!space) {
-        norm[m] = 32;
-        at[m++] = start;
-        space = true;
+      if (c >= 128) {
+        if (isSpace(c)) c = 32;
+        else {
+          c = lower(c);
+          if (c >= 0x370 && c < CONFUSABLE_END) lookalike = true;
+        }
       }
-      continue;
     }
-    norm[m] = lower(c);
+    if (c === 32 || (c >= 9 && c <= 13)) {
+      if (space) continue;
+      c = 32;
+      space = true;
+    } else {
+      if (c >= 65 && c <= 90) c += 32;
+      space = false;
+    }
+    if (c >= 97 && c <= 122) {
+      if (m > 0 && norm[m - 1] >= 48 && norm[m - 1] <= 57) leet = true;
+    } else if (isSpellGap(c) && m > 0 && isWordChar(norm[m - 1]) && (m < 2 || !isWordChar(norm[m - 2]))) {
+      if (lastSingle === m - 3) singlePairs++;
+      lastSingle = m - 1;
+    }
+    norm[m] = c;
     at[m++] = start;
-    space = false;
   }
   if (m > 0 && norm[m - 1] === 32) m--;
-  foldWords(norm, m);
-  return { norm, at, length: joinSpelledOut(norm, at, m) };
+  if (leet || lookalike) foldWords(norm, m);
+  // A word spelt out in 4 or more letters has at least 2 such pairs before its last letter.
+  return { norm, at, length: singlePairs >= 2 ? joinSpelledOut(norm, at, m) : m };
 }
 
 /** Look-alike letters and leetspeak, word by word, in place. */
