@@ -2,8 +2,8 @@
 // case, whitespace and the cheap disguises of an instruction are undone, so that "1gn0re",
 // "іgnоre" (Cyrillic і and о), "ｉｇｎｏｒｅ" and "i g n o r e" hash like "ignore". Pure.
 
-/** The normalised text: `norm[0..length)` and, for each unit, its offset in the original. Scratch
- * space, valid until the next call: read it, do not keep it. */
+/** The normalised text: `norm[0..length)` and, for each of its characters, its offset in the
+ * original. Scratch space, valid until the next call: read it, do not keep it. */
 export interface Normalised {
   norm: Uint16Array;
   at: Int32Array;
@@ -13,6 +13,7 @@ export interface Normalised {
 // Reused between calls: the scan runs on every memory.
 const scratch = { norm: new Uint16Array(0), at: new Int32Array(0) };
 
+/** Whitespace, Unicode's as well as ASCII's: a run of it reads as one space. */
 export function isSpace(c: number): boolean {
   return (
     c === 32 ||
