@@ -1,6 +1,6 @@
 // What the learned injection detector adds to `cairn check` on a store of 10,000 memories: the
 // built CLI with the model, then with the weights switched off (CAIRN_INJECTION_MODEL pointing at
-// nothing: the rules alone, as before the model), and optionally another checkout's CLI.
+// nothing: the rules alone, as before the model), and optionally another checkout's CLI, interleaved.
 //   npm run bench:check-injection [-- --n 10000 --runs 3 --baseline ../other-checkout]
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -51,36 +51,41 @@ for (let i = 0; i < n; i++)
 execFileSync('git', ['add', '-A'], { cwd: store, env });
 execFileSync('git', ['commit', '-qm', 'bench memories'], { cwd: store, env });
 
-function time(bin, extraEnv) {
-  const ms = [];
-  for (let r = 0; r < Number(values.runs); r++) {
-    const t0 = performance.now();
-    try {
-      execFileSync(process.execPath, [bin, 'check', '--store', store], {
-        env: { ...env, ...extraEnv },
-        stdio: 'ignore',
-      });
-    } catch {
-      // exit 1 = findings with errors; timing still counts
-    }
-    ms.push(performance.now() - t0);
-  }
-  return ms.sort((a, b) => a - b)[ms.length >> 1];
+/** Median wall time of each variant; runs are interleaved (A B C A B C ...) so that a change in the
+ * machine's load during the benchmark falls on every variant alike. */
+function times(variants) {
+  const ms = variants.map(() => []);
+  for (let r = 0; r < Number(values.runs); r++)
+    variants.forEach(({ bin, extraEnv }, k) => {
+      const t0 = performance.now();
+      try {
+        execFileSync(process.execPath, [bin, 'check', '--store', store], {
+          env: { ...env, ...extraEnv },
+          stdio: 'ignore',
+        });
+      } catch {
+        // exit 1 = findings with errors; timing still counts
+      }
+      ms[k].push(performance.now() - t0);
+    });
+  return ms.map((m) => m.sort((a, b) => a - b)[m.length >> 1]);
 }
 
-console.log(`cairn check on ${n} memories (${machine()}), median of ${values.runs} runs:`);
-const withModel = time(join(root, 'bin/cairn.js'), {});
-const rulesOnly = time(join(root, 'bin/cairn.js'), { CAIRN_INJECTION_MODEL: join(parent, 'none.bin') });
+console.log(`cairn check on ${n} memories (${machine()}), median of ${values.runs} interleaved runs:`);
+const variants = [
+  { bin: join(root, 'bin/cairn.js'), extraEnv: {} },
+  { bin: join(root, 'bin/cairn.js'), extraEnv: { CAIRN_INJECTION_MODEL: join(parent, 'none.bin') } },
+];
+if (values.baseline) variants.push({ bin: join(values.baseline, 'bin/cairn.js'), extraEnv: {} });
+const [withModel, rulesOnly, base] = times(variants);
 console.log(`  rules + model      ${(withModel / 1000).toFixed(2)} s`);
 console.log(
   `  rules only         ${(rulesOnly / 1000).toFixed(2)} s   (model adds ${((withModel - rulesOnly) / 1000).toFixed(2)} s)`,
 );
-if (values.baseline) {
-  const base = time(join(values.baseline, 'bin/cairn.js'), {});
+if (values.baseline)
   console.log(
-    `  baseline checkout  ${(base / 1000).toFixed(2)} s   (model adds ${((withModel - base) / 1000).toFixed(2)} s)`,
+    `  baseline checkout  ${(base / 1000).toFixed(2)} s   (this checkout takes ${((withModel - base) / 1000).toFixed(2)} s more)`,
   );
-}
 
 // The same scan in this process, in CPU time (wall time above depends on the machine's load).
 const { scanText } = await import('../dist/core/scan/index.js');
@@ -101,4 +106,18 @@ const scanBoth = Math.min(cpu({ detector }), cpu({ detector }));
 console.log(
   `  scan of ${texts.length} files in-process, CPU time: rules ${scanRules.toFixed(2)} s, rules + model ${scanBoth.toFixed(2)} s (model adds ${(scanBoth - scanRules).toFixed(2)} s, ${(((scanBoth - scanRules) / texts.length) * 1e6).toFixed(0)} µs a memory)`,
 );
+const { findInjectionPassages } = await import('../dist/core/scan/injection-model.js');
+if (detector) {
+  const score = () => {
+    const t0 = process.cpuUsage();
+    for (const t of texts) findInjectionPassages(detector.model, t, detector.threshold);
+    const d = process.cpuUsage(t0);
+    return (d.user + d.system) / 1e6;
+  };
+  score(); // warm up
+  const alone = Math.min(score(), score(), score());
+  console.log(
+    `  scoring alone (findInjectionPassages): ${((alone / texts.length) * 1e6).toFixed(0)} µs a memory`,
+  );
+}
 rmSync(parent, { recursive: true, force: true });

@@ -118,6 +118,23 @@ for (const t of [0.2, 0.3, 0.4, 0.5, DEFAULT, 0.6, 0.7, 0.8, 0.9, 0.95]) {
     `  ${t.toFixed(2)}${t === DEFAULT ? '*' : ' '}  model ${m.precision.toFixed(3)} ${m.recall.toFixed(3)} ${pct(m.fpr)}   both ${b.precision.toFixed(3)} ${b.recall.toFixed(3)} ${pct(b.fpr)}`,
   );
 }
+// Disguised attacks: the same held-out attacks with look-alike letters, leetspeak or fullwidth
+// forms (what injection-normalise.ts undoes); recall should hardly move.
+const DISGUISES = {
+  'Cyrillic look-alikes': (t) =>
+    t.replace(/[aeopc]/g, (c) => ({ a: 'а', e: 'е', o: 'о', p: 'р', c: 'с' })[c]),
+  leetspeak: (t) => t.replace(/[oie](?=[a-z])/g, (c) => ({ o: '0', i: '1', e: '3' })[c]),
+  fullwidth: (t) => t.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0)),
+};
+const heldAttacks = heldIdx.filter((i) => rows[i].label === 1);
+const disguisedRecall = (f) =>
+  rate(heldAttacks.map((i) => L.sigmoid(L.score(L.featurize(f(rows[i].text), cfg), model)) >= DEFAULT));
+console.log(
+  `\ndisguised held-out attacks, model recall at ${DEFAULT}: plain ${pct(disguisedRecall((t) => t))}, ` +
+    Object.entries(DISGUISES)
+      .map(([name, f]) => `${name} ${pct(disguisedRecall(f))}`)
+      .join(', '),
+);
 if (showErrors) {
   const wrong = heldIdx.filter((i) => (ruleFlag[i] || prob.get(i) >= DEFAULT) !== (rows[i].label === 1));
   for (const i of wrong)

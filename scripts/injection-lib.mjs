@@ -240,18 +240,19 @@ export function train(docs, labels, weights, cfg) {
 
 /** Row weights: each class carries half the total, and within a class no source carries more than
  * `cap` times the median source (templates repeat; a big source would otherwise dominate). */
-export function rowWeights(rows, cap = SETTINGS.sourceCap) {
+export function rowWeights(rows, cap = SETTINGS.sourceCap, by = SETTINGS.balanceBy ?? 'source') {
   const out = new Float64Array(rows.length);
+  const keyOf = (r) => r[by];
   for (const label of [0, 1]) {
     const bySource = new Map();
-    rows.forEach((r) => r.label === label && bySource.set(r.source, (bySource.get(r.source) ?? 0) + 1));
+    rows.forEach((r) => r.label === label && bySource.set(keyOf(r), (bySource.get(keyOf(r)) ?? 0) + 1));
     const counts = [...bySource.values()].sort((a, b) => a - b);
     const median = counts[counts.length >> 1] ?? 1;
     const limit = median * cap;
     let total = 0;
     rows.forEach((r, i) => {
       if (r.label !== label) return;
-      const n = bySource.get(r.source);
+      const n = bySource.get(keyOf(r));
       out[i] = n > limit ? limit / n : 1;
       total += out[i];
     });

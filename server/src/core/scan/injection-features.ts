@@ -1,11 +1,14 @@
-// The features of the learned injection detector (docs/injection-model.md): hashed word 1-2 grams
-// and character 3-4 grams over lowercased text with whitespace runs folded to one space, and the
-// units (lines, or sentences of a long line) that passages are built from. The training script
-// (scripts/train-injection.mjs) calls these same functions, so training and inference cannot drift.
-// Pure.
+// The features of the learned injection detector (docs/injection-model.md): hashed word 1-2 grams,
+// cue classes (injection-cues.ts) and character 4-grams over the normalised text
+// (injection-normalise.ts), and the units (lines, or sentences of a long line) that passages are
+// built from. The training script (scripts/train-injection.mjs) calls these same functions, so
+// training and inference cannot drift. Pure.
+import { cueTable } from './injection-cues.js';
+import { isSpace, isWordChar, normalise } from './injection-normalise.js';
 
 /** Names the feature spec; the weights file records it and loading refuses another. */
-export const FEATURE_SPEC = 'cairn-injection/1 lower+ws words1-2 chars3-4 fnv1a*golden signed';
+export const FEATURE_SPEC =
+  'cairn-injection/2 lower+ws+invisible+tags+nfkc+confusables+leet+spelled words1-2 cues chars4 fnv1a*golden signed';
 
 /** A span of the scanned text, as UTF-16 offsets [start, end). */
 export interface Span {
@@ -30,68 +33,32 @@ export interface Features {
 }
 
 // Reused between calls: allocating ~40 KB per memory made the collector a third of the scan time.
-const scratch = {
-  norm: new Uint16Array(0),
-  at: new Int32Array(0),
-  codes: new Int32Array(0),
-  starts: new Int32Array(0),
-};
+const scratch = { codes: new Int32Array(0), starts: new Int32Array(0) };
 
-/** At most 2 char n-grams per character and 2 word features per 2 characters: 3n + 1 in all. */
+/** At most 1 char n-gram per character and 4 word features (word, bigram, cue, cue pair) per 2
+ * characters: 3n + 1 in all. */
 function grow(n: number): void {
-  if (scratch.norm.length >= n && scratch.codes.length >= 3 * n + 1) return;
-  const size = Math.max(n, 2 * scratch.norm.length, 4096);
-  scratch.norm = new Uint16Array(size);
-  scratch.at = new Int32Array(size);
-  scratch.codes = new Int32Array(3 * size + 1);
-  scratch.starts = new Int32Array(3 * size + 1);
+  if (scratch.codes.length >= 3 * n + 1) return;
+  const size = Math.max(3 * n + 1, 2 * scratch.codes.length, 16384);
+  scratch.codes = new Int32Array(size);
+  scratch.starts = new Int32Array(size);
 }
 
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 const GOLDEN = 0x9e3779b1;
 const BIGRAM_SEED = 0x85ebca6b;
+const CUE_SEED = 0xc2b2ae35;
+/** A cue pair counts when the second cue word comes at most this many words after the first. */
+const CUE_REACH = 3;
 
-function isSpace(c: number): boolean {
-  return (
-    c === 32 ||
-    (c >= 9 && c <= 13) ||
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000
-  );
+/** The hash of one word, as the word loops compute it. */
+function hashWord(word: string): number {
+  let h = FNV_PRIME;
+  for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), FNV_PRIME);
+  return h;
 }
-
-// Lowercase of each UTF-16 unit, filled on first use (0 = not computed yet).
-const lowerTable = new Uint16Array(65536);
-function lower(c: number): number {
-  if (c < 128) return c >= 65 && c <= 90 ? c + 32 : c;
-  let l = lowerTable[c];
-  if (l === 0) {
-    const s = c >= 0xd800 && c <= 0xdfff ? '' : String.fromCharCode(c).toLowerCase();
-    l = s.length === 1 ? s.charCodeAt(0) : c;
-    lowerTable[c] = l;
-  }
-  return l;
-}
-
-// Letters, marks and digits make words; the table caches the Unicode test (0 unknown, 1 no, 2 yes).
-const wordTable = new Uint8Array(65536);
-const WORD_CHAR = /[\p{L}\p{M}\p{N}]/u;
-function isWordChar(c: number): boolean {
-  if (c < 128) return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95;
-  let w = wordTable[c];
-  if (w === 0) {
-    w = (c >= 0xd800 && c <= 0xdfff) || WORD_CHAR.test(String.fromCharCode(c)) ? 2 : 1;
-    wordTable[c] = w;
-  }
-  return w === 2;
-}
+const CUES = cueTable(hashWord);
 
 /**
  * Every feature of `text` (see Features). `bits` is log2 of the number of buckets. A hash h is
@@ -99,47 +66,25 @@ function isWordChar(c: number): boolean {
  * bit below them the sign.
  */
 export function extractFeatures(text: string, bits: number): Features {
-  const n = text.length;
-  grow(n);
-  const { norm, at, codes, starts } = scratch;
-  let m = 0;
-  let space = true; // leading whitespace is dropped
-  for (let i = 0; i < n; i++) {
-    const c = text.charCodeAt(i);
-    if (isSpace(c)) {
-      if (!space) {
-        norm[m] = 32;
-        at[m++] = i;
-        space = true;
-      }
-      continue;
-    }
-    norm[m] = lower(c);
-    at[m++] = i;
-    space = false;
-  }
-  if (m > 0 && norm[m - 1] === 32) m--;
-
+  const { norm, at, length: m } = normalise(text);
+  grow(m);
+  const { codes, starts } = scratch;
   const shift = 32 - bits;
   const signBit = shift - 1;
   // code of a hash: its top `bits` bits after one multiplication by the golden ratio are the
   // bucket, the bit below them the sign (written out at each use: a closure here costs a third).
   let k = 0;
-  for (let p = 0; p + 3 <= m; p++) {
-    const start = at[p];
+  for (let p = 0; p + 4 <= m; p++) {
     let h = Math.imul(FNV_OFFSET ^ norm[p], FNV_PRIME);
     h = Math.imul(h ^ norm[p + 1], FNV_PRIME);
     h = Math.imul(h ^ norm[p + 2], FNV_PRIME);
-    let g = Math.imul(h, GOLDEN);
+    const g = Math.imul(Math.imul(h ^ norm[p + 3], FNV_PRIME), GOLDEN);
     codes[k] = ((g >>> shift) << 2) | (((g >>> signBit) & 1) << 1);
-    starts[k++] = start;
-    if (p + 3 < m) {
-      g = Math.imul(Math.imul(h ^ norm[p + 3], FNV_PRIME), GOLDEN);
-      codes[k] = ((g >>> shift) << 2) | (((g >>> signBit) & 1) << 1);
-      starts[k++] = start;
-    }
+    starts[k++] = at[p];
   }
   let prev = 0;
+  let lastCue = 0;
+  let wordsSinceCue = 0;
   for (let p = 0; p < m;) {
     if (!isWordChar(norm[p])) {
       p++;
@@ -158,8 +103,132 @@ export function extractFeatures(text: string, bits: number): Features {
       starts[k++] = start;
     }
     prev = h | 1;
+    // A cue word adds its class, and the pair with the cue word just before it.
+    const cue = CUES.get(h);
+    wordsSinceCue++;
+    if (cue !== undefined) {
+      g = Math.imul(Math.imul(CUE_SEED ^ cue, FNV_PRIME), GOLDEN);
+      codes[k] = ((g >>> shift) << 2) | (((g >>> signBit) & 1) << 1) | WORD_GROUP;
+      starts[k++] = start;
+      if (lastCue !== 0 && wordsSinceCue <= CUE_REACH) {
+        g = Math.imul(Math.imul(CUE_SEED ^ (lastCue << 8) ^ cue, FNV_PRIME), GOLDEN);
+        codes[k] = ((g >>> shift) << 2) | (((g >>> signBit) & 1) << 1) | WORD_GROUP;
+        starts[k++] = start;
+      }
+      lastCue = cue;
+      wordsSinceCue = 0;
+    }
   }
   return { codes, starts, length: k };
+}
+
+/** `w`, negated when the low bit of `sign` is set, without a branch: the sign is a coin toss per
+ * feature, and a mispredicted branch a feature cost more than the rest of its work. */
+const signed = (w: number, sign: number): number => {
+  const s = sign & 1;
+  return (w ^ -s) + s;
+};
+
+/** Per unit: the sum of the int8 weights of its char n-grams (`chars`) and words (`words`), and
+ * how many there are; a feature belongs to the unit it starts in. */
+export interface UnitWeightSums {
+  chars: Int32Array;
+  words: Int32Array;
+  charCount: Int32Array;
+  wordCount: Int32Array;
+}
+
+/**
+ * The same sums as adding up extractFeatures' codes unit by unit, without storing a code: the
+ * scan runs on every memory, and writing then re-reading ~2 codes a character was half its time.
+ * `units` are in text order (passageUnits). A test checks both ways agree.
+ */
+export function sumUnitWeights(
+  text: string,
+  units: readonly Span[],
+  weights: Int8Array,
+  bits: number,
+): UnitWeightSums {
+  const nu = units.length;
+  const sums: UnitWeightSums = {
+    chars: new Int32Array(nu),
+    words: new Int32Array(nu),
+    charCount: new Int32Array(nu),
+    wordCount: new Int32Array(nu),
+  };
+  if (nu === 0) return sums;
+  const { norm, at, length: m } = normalise(text);
+  const shift = 32 - bits;
+  const signBit = shift - 1;
+  let u = 0;
+  let next = nu > 1 ? units[1].start : Infinity;
+  let acc = 0;
+  let count = 0;
+  for (let p = 0; p + 4 <= m; p++) {
+    if (at[p] >= next) {
+      sums.chars[u] += acc;
+      sums.charCount[u] += count;
+      acc = 0;
+      count = 0;
+      while (at[p] >= next) next = ++u + 1 < nu ? units[u + 1].start : Infinity;
+    }
+    let h = Math.imul(FNV_OFFSET ^ norm[p], FNV_PRIME);
+    h = Math.imul(h ^ norm[p + 1], FNV_PRIME);
+    h = Math.imul(h ^ norm[p + 2], FNV_PRIME);
+    const g = Math.imul(Math.imul(h ^ norm[p + 3], FNV_PRIME), GOLDEN);
+    acc += signed(weights[g >>> shift], g >>> signBit);
+    count++;
+  }
+  sums.chars[u] += acc;
+  sums.charCount[u] += count;
+  u = 0;
+  next = nu > 1 ? units[1].start : Infinity;
+  acc = 0;
+  count = 0;
+  let prev = 0;
+  let lastCue = 0;
+  let wordsSinceCue = 0;
+  for (let p = 0; p < m;) {
+    if (!isWordChar(norm[p])) {
+      p++;
+      continue;
+    }
+    if (at[p] >= next) {
+      sums.words[u] += acc;
+      sums.wordCount[u] += count;
+      acc = 0;
+      count = 0;
+      while (at[p] >= next) next = ++u + 1 < nu ? units[u + 1].start : Infinity;
+    }
+    let h = FNV_PRIME;
+    while (p < m && isWordChar(norm[p])) h = Math.imul(h ^ norm[p++], FNV_PRIME);
+    let g = Math.imul(h, GOLDEN);
+    acc += signed(weights[g >>> shift], g >>> signBit);
+    count++;
+    if (prev !== 0) {
+      g = Math.imul(Math.imul(prev ^ BIGRAM_SEED, FNV_PRIME) ^ h, GOLDEN);
+      acc += signed(weights[g >>> shift], g >>> signBit);
+      count++;
+    }
+    prev = h | 1;
+    const cue = CUES.get(h);
+    wordsSinceCue++;
+    if (cue !== undefined) {
+      g = Math.imul(Math.imul(CUE_SEED ^ cue, FNV_PRIME), GOLDEN);
+      acc += signed(weights[g >>> shift], g >>> signBit);
+      count++;
+      if (lastCue !== 0 && wordsSinceCue <= CUE_REACH) {
+        g = Math.imul(Math.imul(CUE_SEED ^ (lastCue << 8) ^ cue, FNV_PRIME), GOLDEN);
+        acc += signed(weights[g >>> shift], g >>> signBit);
+        count++;
+      }
+      lastCue = cue;
+      wordsSinceCue = 0;
+    }
+  }
+  sums.words[u] += acc;
+  sums.wordCount[u] += count;
+  return sums;
 }
 
 const SENTENCE_END = /[.!?。！？](?=\s)/g;

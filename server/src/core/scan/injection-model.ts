@@ -7,6 +7,7 @@ import {
   FEATURE_SPEC,
   extractFeatures,
   passageUnits,
+  sumUnitWeights,
   windowsOf,
   type Span,
 } from './injection-features.js';
@@ -118,46 +119,18 @@ interface UnitSums {
   nw: Int32Array;
 }
 
-/** Per unit: the sum of weights (scaled int8) and the count of features, chars and words apart. */
+/** Per unit: the sum of weights and the count of features, chars and words apart. */
 function unitSums(model: InjectionModel, text: string): UnitSums {
   const units = passageUnits(text, model.header.maxUnit);
-  const n = units.length;
-  const sums: UnitSums = {
-    units,
-    sc: new Float64Array(n),
-    sw: new Float64Array(n),
-    nc: new Int32Array(n),
-    nw: new Int32Array(n),
-  };
-  if (n === 0) return sums;
-  // Where the next unit starts, for each unit (the last one never ends).
-  const next = new Float64Array(n);
-  for (let u = 0; u < n; u++) next[u] = u + 1 < n ? units[u + 1].start : Infinity;
-  const { codes, starts, length } = extractFeatures(text, model.bits);
-  const w = model.weights;
-  const { sc, sw, nc, nw } = sums;
-  let u = 0;
-  let i = 0;
-  // Chars come first, then words, each in order of position: one cursor each.
-  for (; i < length && (codes[i] & 1) === CHAR_GROUP; i++) {
-    while (starts[i] >= next[u]) u++;
-    const code = codes[i];
-    sc[u] += code & 2 ? -w[code >>> 2] : w[code >>> 2];
-    nc[u]++;
-  }
-  u = 0;
-  for (; i < length; i++) {
-    while (starts[i] >= next[u]) u++;
-    const code = codes[i];
-    sw[u] += code & 2 ? -w[code >>> 2] : w[code >>> 2];
-    nw[u]++;
-  }
+  const { chars, words, charCount, wordCount } = sumUnitWeights(text, units, model.weights, model.bits);
   const scale = model.header.scale;
-  for (let i = 0; i < n; i++) {
-    sums.sc[i] *= scale;
-    sums.sw[i] *= scale;
+  const sc = new Float64Array(units.length);
+  const sw = new Float64Array(units.length);
+  for (let i = 0; i < units.length; i++) {
+    sc[i] = chars[i] * scale;
+    sw[i] = words[i] * scale;
   }
-  return sums;
+  return { units, sc, sw, nc: charCount, nw: wordCount };
 }
 
 /** Score (log-odds) of units [a, b): bias + chars/sqrt(#chars) + words/sqrt(#words). */
@@ -175,16 +148,28 @@ function windowScore(model: InjectionModel, s: UnitSums, a: number, b: number): 
   return model.header.bias + (nc ? c / Math.sqrt(nc) : 0) + (nw ? w / Math.sqrt(nw) : 0);
 }
 
+/** The highest score (log-odds) of any passage; -Infinity for a text without units. */
+function bestScore(model: InjectionModel, s: UnitSums): number {
+  const { units } = s;
+  const maxWindow = model.header.maxWindow;
+  let best = -Infinity;
+  // The windows of windowsOf, walked without building them.
+  for (let i = 0, j = 0; i < units.length; i++) {
+    if (j < i + 1) j = i + 1;
+    while (j < units.length && units[j].end - units[i].start <= maxWindow) j++;
+    const score = windowScore(model, s, i, j);
+    if (score > best) best = score;
+  }
+  return best;
+}
+
 /**
  * The highest passage score of a text as a probability (0 for a text without words): what the
  * evaluation compares with the threshold.
  */
 export function injectionProbability(model: InjectionModel, text: string): number {
   const s = unitSums(model, text);
-  let best = -Infinity;
-  for (const [a, b] of windowsOf(s.units, model.header.maxWindow))
-    best = Math.max(best, windowScore(model, s, a, b));
-  return s.units.length ? sigmoid(best) : 0;
+  return s.units.length ? sigmoid(bestScore(model, s)) : 0;
 }
 
 /**
@@ -197,9 +182,11 @@ export function findInjectionPassages(
   text: string,
   threshold: number,
 ): InjectionPassage[] {
+  if (threshold >= 1) return [];
   const s = unitSums(model, text);
-  if (!s.units.length || threshold >= 1) return [];
   const cut = threshold <= 0 ? -Infinity : logit(threshold);
+  // Almost every memory has no passage near the threshold: decide that before building any.
+  if (!s.units.length || bestScore(model, s) < cut) return [];
   const flagged = windowsOf(s.units, model.header.maxWindow)
     .map(([a, b]) => ({ a, b, score: windowScore(model, s, a, b) }))
     .filter((w) => w.score >= cut)

@@ -147,9 +147,10 @@ export function scanText(text: string, opts: ScanOptions = {}): ScanFinding[] {
   const { detector } = opts;
   if (detector) {
     const explained = findings.filter(explainsInjection);
-    for (const p of findInjectionPassages(detector.model, input.folded, detector.threshold)) {
-      const start = input.toOriginal(p.start);
-      const end = input.toOriginal(p.end - 1) + 1;
+    // The model reads the text itself: its normalisation drops invisible characters and reads
+    // tag characters as the ASCII they hide, so offsets need no mapping back.
+    for (const p of findInjectionPassages(detector.model, text, detector.threshold)) {
+      const { start, end } = p;
       const range: Range = {
         start: toPosition(start, starts, baseLine),
         end: toPosition(end, starts, baseLine),
