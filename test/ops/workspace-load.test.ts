@@ -63,7 +63,7 @@ describe('the workspace load', () => {
     expect(empty.parsed).toBe(COUNT + 2);
 
     let savePauses = 0;
-    const saved = await empty.save(fresh.cacheEntries(empty), () => {
+    const saved = await empty.save(await fresh.cacheEntries(empty), () => {
       savePauses++;
       return new Promise<void>((resolve) => setImmediate(resolve));
     });

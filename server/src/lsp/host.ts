@@ -87,8 +87,8 @@ export class StoreHost {
     // Written a chunk at a time between requests, after the first answers went out.
     setTimeout(() => {
       const t1 = performance.now();
-      cache
-        .save(ws.cacheEntries(cache))
+      ws.cacheEntries(cache)
+        .then((entries) => cache.save(entries))
         .then((saved) => {
           const ms = Math.round(performance.now() - t1);
           if (saved !== null) ctx.log(`cairn: startup cache saved (${saved} files in ${ms} ms)`);

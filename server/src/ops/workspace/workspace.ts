@@ -470,14 +470,20 @@ export class StoreWorkspace {
 
   /**
    * The cache entries of every file whose facts came from the disk; files an editor shadows keep
-   * what the disk held when they were read, or what the cache held at load.
+   * what the disk held when they were read, or what the cache held at load. Yields every few
+   * milliseconds (each entry describes its file as it was when it was taken).
    */
-  cacheEntries(cache: WorkspaceCache): Map<string, CachedFile> {
+  async cacheEntries(cache: WorkspaceCache): Promise<Map<string, CachedFile>> {
     const out = new Map<string, CachedFile>();
-    for (const [rel, f] of this.files) {
-      if (!f.onDisk || f.link) continue;
+    let slice = performance.now();
+    for (const rel of [...this.files.keys()]) {
+      const f = this.files.get(rel);
+      if (!f || !f.onDisk || f.link) continue;
       const entry = f.open ? (this.shadowed.get(rel) ?? cache.loadedEntry(rel)) : this.entryOf(f);
       if (entry) out.set(rel, entry);
+      if (performance.now() - slice < LOAD_SLICE_MS) continue;
+      await yieldNow();
+      slice = performance.now();
     }
     return out;
   }
