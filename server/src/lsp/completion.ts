@@ -35,12 +35,17 @@ function wordsOf(f: StoreFile) {
   return w;
 }
 
-/** Tokenizes every memory in the background after indexing, so the first `[[` is as fast as the rest. */
+/**
+ * Tokenizes every memory in the background after indexing, so the first `[[` is as fast as the rest;
+ * requests get a turn every few milliseconds.
+ */
 export async function warmCompletion(ws: StoreWorkspace): Promise<void> {
-  let n = 0;
+  let slice = performance.now();
   for (const f of ws.files.values()) {
     if (f.id) wordsOf(f);
-    if (++n % 500 === 0) await new Promise((resolve) => setImmediate(resolve));
+    if (performance.now() - slice < 8) continue;
+    await new Promise((resolve) => setImmediate(resolve));
+    slice = performance.now();
   }
 }
 

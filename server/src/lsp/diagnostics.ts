@@ -1,6 +1,7 @@
-// Push diagnostics: no editor we target pulls them. Each change schedules one publish per document
-// after a short pause, so a burst of keystrokes costs one rule run; a newer change cancels the pass
-// still running for the older text (the rules stop between rules, see ops/workspace/problems.ts).
+// Push diagnostics: no editor we target pulls them. A change to a quiet document is checked at once;
+// changes that follow each other closely wait a short pause, so a burst of keystrokes costs one rule
+// run; a newer change cancels the pass still running for the older text (the rules stop between
+// rules, see ops/workspace/problems.ts).
 import { CancellationTokenSource } from 'vscode-languageserver/node';
 import { isCancelled } from '../core/cancel.js';
 import type { Problem } from '../core/types.js';
@@ -18,13 +19,19 @@ function pauseForSize(chars: number): number {
   return Math.min(1500, Math.floor(chars / 8192));
 }
 
-/** How long a first publish waits for indexing before it goes out with the file-local rules only. */
+/**
+ * How long after a store starts indexing a publish waits for it, rather than go out with the
+ * file-local rules only: a small store is indexed by then (one publish, not two); a large one is
+ * not, and its edits are checked at once, partially, meanwhile.
+ */
 const PARTIAL_AFTER_MS = 750;
 
 export class DiagnosticsPublisher {
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
   /** The pass running for each document, cancelled when a newer change arrives. */
   private readonly running = new Map<string, CancellationTokenSource>();
+  /** When each document's last pass started: a change soon after one is part of a burst. */
+  private readonly lastPass = new Map<string, number>();
   /** Rule passes cancelled by a newer change (the tests and the log read it). */
   cancelledPasses = 0;
 
@@ -33,8 +40,15 @@ export class DiagnosticsPublisher {
     private readonly delayMs = 8,
   ) {}
 
-  /** Checks `uri` after a short pause (plus `laterMs`); a newer call for it replaces this one. */
+  /**
+   * Checks `uri` at once when nothing is pending or running for it and its last pass started more
+   * than the pause ago, else after the pause (plus `laterMs`); a newer call replaces this one.
+   */
   schedule(uri: string, laterMs = 0): void {
+    const quiet =
+      !this.timers.has(uri) &&
+      !this.running.has(uri) &&
+      performance.now() - (this.lastPass.get(uri) ?? -Infinity) >= this.delayMs;
     this.cancel(uri);
     const size = this.ctx.documents.get(uri)?.getText().length ?? 0;
     this.timers.set(
@@ -42,6 +56,7 @@ export class DiagnosticsPublisher {
       setTimeout(
         () => {
           this.timers.delete(uri);
+          this.lastPass.set(uri, performance.now());
           const source = new CancellationTokenSource();
           this.running.set(uri, source);
           this.publish(uri, source)
@@ -54,7 +69,7 @@ export class DiagnosticsPublisher {
               source.dispose();
             });
         },
-        this.delayMs + pauseForSize(size) + laterMs,
+        (quiet ? 0 : this.delayMs) + pauseForSize(size) + laterMs,
       ),
     );
   }
@@ -86,8 +101,9 @@ export class DiagnosticsPublisher {
       return;
     }
     // Small stores index in well under a second: wait for it rather than publish twice.
-    if (!host.indexed)
-      await Promise.race([host.ready, new Promise((resolve) => setTimeout(resolve, PARTIAL_AFTER_MS))]);
+    const wait = PARTIAL_AFTER_MS - (performance.now() - host.startedAt);
+    if (!host.indexed && wait > 0)
+      await Promise.race([host.ready, new Promise((resolve) => setTimeout(resolve, wait))]);
     const doc = this.ctx.documents.get(uri);
     if (!doc || token.isCancellationRequested) return;
     const version = doc.version;
@@ -131,6 +147,7 @@ export class DiagnosticsPublisher {
 
   clear(uri: string): void {
     this.cancel(uri);
+    this.lastPass.delete(uri);
     void this.ctx.connection.sendDiagnostics({ uri, diagnostics: [] });
   }
 }

@@ -22,6 +22,8 @@ export class StoreHost {
   private setGoverned: () => void = () => {};
   /** False while the store is being indexed: answers may be partial. */
   indexed = false;
+  /** When indexing started (performance.now()). */
+  readonly startedAt = performance.now();
   /** Embedding neighbours for duplicate/semantic, once a model is loaded and memories embedded. */
   semantic: SemanticIndex | null = null;
   /** URIs as the client spelled them for open files (clients compare URIs as strings). */
@@ -82,12 +84,16 @@ export class StoreHost {
         ` (${cache.parsed} parsed, ${cache.reused} from the startup cache)`,
     );
     this.onIndexed(this);
-    // Writing 10,000 entries blocks for a moment: let the first answers go out first.
+    // Written a chunk at a time between requests, after the first answers went out.
     setTimeout(() => {
       const t1 = performance.now();
-      const saved = cache.save(ws.cacheEntries(cache));
-      const ms = Math.round(performance.now() - t1);
-      if (saved !== null) ctx.log(`cairn: startup cache saved (${saved} files in ${ms} ms)`);
+      ws.cacheEntries(cache)
+        .then((entries) => cache.save(entries))
+        .then((saved) => {
+          const ms = Math.round(performance.now() - t1);
+          if (saved !== null) ctx.log(`cairn: startup cache saved (${saved} files in ${ms} ms)`);
+        })
+        .catch((e: unknown) => ctx.log(`cairn: startup cache not saved: ${(e as Error).message}`));
     }, SAVE_DELAY_MS).unref();
   }
 

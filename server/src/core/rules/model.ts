@@ -1,6 +1,7 @@
 // The workspace as the rules see it, kept up to date one memory at a time: memories by id, ids by
 // content hash, facts by subject+predicate, and the near-duplicate index. The language server keeps
 // one for its whole life; `cairn check` builds one per run.
+import { detached, detachedAll } from '../detached.js';
 import type { MemoryStatus, ParsedMemory, Range } from '../types.js';
 import { idOf, memoryContent, startOfFile } from './content.js';
 import { FactIndex } from './facts.js';
@@ -33,15 +34,24 @@ export function memoryInfoOf(
   status: { status: MemoryStatus; supersededBy?: string },
   hash?: string,
 ): MemoryInfo {
+  const fm = doc.frontMatter;
+  // Detached: the model outlives the parse, and must not keep each file's text (core/detached.ts).
   return {
-    id: idOf(doc),
-    frontMatterId: doc.frontMatter.id,
-    path: doc.path,
+    id: detached(idOf(doc)),
+    frontMatterId: detached(fm.id),
+    path: detached(doc.path),
     status: status.status,
     supersededBy: status.supersededBy,
-    supersedes: doc.frontMatter.supersedes,
-    title: doc.frontMatter.title,
-    triples: doc.frontMatter.triples,
+    supersedes: detachedAll(fm.supersedes),
+    title: detached(fm.title),
+    triples: fm.triples.map((t) => ({
+      ...t,
+      s: detached(t.s),
+      p: detached(t.p),
+      o: detached(t.o),
+      ...(t.from === undefined ? {} : { from: detached(t.from) }),
+      ...(t.until === undefined ? {} : { until: detached(t.until) }),
+    })),
     contentHash: hash ?? contentHash(memoryContent(doc)),
     // What related locations point at (see headlineRange); the file's other ranges stay with it.
     keyRanges: pick(doc.keyRanges, ['id', 'title', 'triples']),

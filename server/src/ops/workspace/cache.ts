@@ -4,7 +4,9 @@
 // the files: it looks at their stamps, as git does with its index. A file whose stamp may not have
 // moved when it changed (written in the same instant it was read: "racy", as git calls it) is read
 // and hashed again. Only the parser or the signature code can change what an entry means, hence the
-// version with the package version. Missing, damaged or foreign files are ignored.
+// version with the package version. Missing, damaged or foreign files are ignored. Entries are
+// serialized in chunks, so a language server reads and writes 10,000 of them a slice at a time
+// while it answers requests.
 import { createHash } from 'node:crypto';
 import v8 from 'node:v8';
 import type { MemoryInfo, NearSignature } from '../../core/rules/index.js';
@@ -13,7 +15,9 @@ import { openCairnDir, type CairnDir } from '../../store/cairn-dir.js';
 import type { FileFacts } from './facts.js';
 import type { FileStamp } from './files.js';
 
-const FORMAT = 'workspace-1';
+const FORMAT = 'workspace-2';
+/** Entries per serialized chunk: a few milliseconds of work each. */
+const CHUNK = 256;
 const CACHE_FILE = 'cache/workspace.v8';
 const IGNORE_FILE = 'cache/.gitignore';
 /** A file changed this close to when it was read may have changed again within the same stamp. */
@@ -33,8 +37,14 @@ export interface CachedFile {
 
 interface CacheData {
   version: string;
-  entries: [string, CachedFile][];
+  /** Each a v8-serialized array of [path, entry] pairs. */
+  chunks: Uint8Array[];
 }
+
+/** Lets other work run between chunks; undefined when there is no need to wait. */
+export type Pause = () => Promise<void> | undefined;
+
+const nextTurn: Pause = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** The cache key of a file's bytes. */
 export function contentKeyOf(bytes: Buffer): string {
@@ -63,20 +73,31 @@ export class WorkspaceCache {
     return this.dir.problem;
   }
 
-  /** The cache of the store at `root`; empty when there is none or it cannot be used. */
-  static async load(root: string): Promise<WorkspaceCache> {
+  /**
+   * The cache of the store at `root`; empty when there is none or it cannot be used. Reads a chunk
+   * at a time, with `pause` (default: the next turn of the event loop) in between.
+   */
+  static async load(root: string, pause: Pause = nextTurn): Promise<WorkspaceCache> {
     const dir = await openCairnDir(root);
     let version = '';
+    const entries = new Map<string, CachedFile>();
     try {
       version = `${FORMAT}/${packageVersion()}`;
       const bytes = dir.read(CACHE_FILE);
       const data = bytes && (v8.deserialize(bytes) as CacheData);
-      if (data && data.version === version && Array.isArray(data.entries))
-        return new WorkspaceCache(dir, version, new Map(data.entries));
+      if (data && data.version === version && Array.isArray(data.chunks)) {
+        for (const chunk of data.chunks) {
+          const read = v8.deserialize(chunk) as [string, CachedFile][];
+          ownSignatures(read);
+          for (const [rel, entry] of read) entries.set(rel, entry);
+          await pause();
+        }
+      }
     } catch {
       // missing or unreadable: start empty (it is only a cache)
+      entries.clear();
     }
-    return new WorkspaceCache(dir, version, new Map());
+    return new WorkspaceCache(dir, version, entries);
   }
 
   /** The entry for `rel` when the file provably has not changed: same stamp, not racy. */
@@ -101,10 +122,11 @@ export class WorkspaceCache {
 
   /**
    * Writes `entries` (every store file read from disk), atomically, once per session; files gone
-   * are dropped. Returns the number of entries, or null when nothing needed writing or the write
-   * failed (a read-only store only costs the next start its speed).
+   * are dropped. Serializes a chunk at a time, with `pause` in between. Returns the number of
+   * entries, or null when nothing needed writing or the write failed (a read-only store only costs
+   * the next start its speed).
    */
-  save(entries: Map<string, CachedFile>): number | null {
+  async save(entries: Map<string, CachedFile>, pause: Pause = nextTurn): Promise<number | null> {
     const loaded = this.entries;
     // Without a version (package.json unreadable) nothing could ever read the file back.
     const same =
@@ -120,16 +142,39 @@ export class WorkspaceCache {
     // Stores made before .cairn/ was git-ignored (or by hand) must not commit this file by `git add -A`.
     if (this.dir.usable && !this.dir.read(IGNORE_FILE))
       this.dir.write(IGNORE_FILE, '# Derived by Cairn; safe to delete.\n*\n');
-    const data: CacheData = { version: this.version, entries: [...entries] };
-    const ok = this.dir.write(CACHE_FILE, v8.serialize(data));
     this.written = true;
     loaded.clear();
+    const all = [...entries];
+    const chunks: Uint8Array[] = [];
+    for (let at = 0; at < all.length; at += CHUNK) {
+      chunks.push(v8.serialize(all.slice(at, at + CHUNK)));
+      await pause();
+    }
+    const data: CacheData = { version: this.version, chunks };
+    const ok = this.dir.write(CACHE_FILE, v8.serialize(data));
     return ok ? entries.size : null;
   }
 
   /** What the cache held for `rel` at load (for a file an editor buffer now shadows). */
   loadedEntry(rel: string): CachedFile | undefined {
     return this.entries.get(rel);
+  }
+}
+
+/**
+ * Typed arrays read back by v8.deserialize are views on the bytes read (or on 8 KB pool slabs),
+ * so 10,000 kept signatures would keep the whole 14 MB file alive: copy a chunk's signatures into
+ * one array of their own.
+ */
+function ownSignatures(entries: [string, CachedFile][]): void {
+  const sigs = entries.map(([, e]) => e?.near?.sig).filter((sig) => sig instanceof Int32Array);
+  const packed = new Int32Array(sigs.reduce((n, sig) => n + sig.length, 0));
+  let at = 0;
+  for (const [, e] of entries) {
+    const near = e?.near;
+    if (!(near?.sig instanceof Int32Array)) continue;
+    packed.set(near.sig, at);
+    near.sig = packed.subarray(at, (at += near.sig.length));
   }
 }
 

@@ -1,6 +1,7 @@
 // What the workspace keeps of each store file that nobody has open: small facts read once from the
 // front matter and the first lines, enough for the rules about other files, completion, the
 // reference index and hover's first line. The whole parse is made again when a feature needs it.
+import { detached, detachedAll } from '../../core/detached.js';
 import { refIdsInText, splitFrontMatter } from '../../core/format/index.js';
 import { idOf, isMemoryPath, memoryContent } from '../../core/rules/index.js';
 import type { ParsedMemory } from '../../core/types.js';
@@ -44,14 +45,15 @@ export function factsOf(doc: ParsedMemory): FileFacts {
   const content = memoryContent(doc);
   const memory = isMemoryPath(doc.path);
   const fm = doc.frontMatter;
+  // Detached: the workspace keeps these for every file, never the file's text (core/detached.ts).
   return {
-    id: memory ? idOf(doc) : '',
-    title: memory ? fm.title : '',
-    tags: memory ? fm.tags : [],
-    summary: summaryOfContent(content),
-    refIds: refIdsInText(content, 0),
-    supersedes: memory ? fm.supersedes : [],
-    ...(memory && fm.superseded_by ? { supersededBy: fm.superseded_by } : {}),
+    id: memory ? detached(idOf(doc)) : '',
+    title: memory ? detached(fm.title) : '',
+    tags: memory ? detachedAll(fm.tags) : [],
+    summary: detached(summaryOfContent(content)),
+    refIds: detachedAll(refIdsInText(content, 0)),
+    supersedes: memory ? detachedAll(fm.supersedes) : [],
+    ...(memory && fm.superseded_by ? { supersededBy: detached(fm.superseded_by) } : {}),
   };
 }
 
@@ -62,8 +64,8 @@ export function noteFacts(text: string): FileFacts {
     id: '',
     title: '',
     tags: [],
-    summary: summaryOfContent(content),
-    refIds: refIdsInText(content, 0),
+    summary: detached(summaryOfContent(content)),
+    refIds: detachedAll(refIdsInText(content, 0)),
     supersedes: [],
   };
 }

@@ -18,6 +18,8 @@ import type { ParsedMemory, Problem } from '../../core/types.js';
 import type { StoreWorkspace } from './workspace.js';
 
 const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** A pass for one file gives other work a turn after this long (most passes take a millisecond or two). */
+const FILE_SLICE_MS = 4;
 
 export interface ProblemOptions {
   /** Only these rules (default: all). */
@@ -42,9 +44,10 @@ export function viewOf(ws: StoreWorkspace, extra: Partial<WorkspaceView> = {}): 
 }
 
 /**
- * Every problem in one store file, one rule at a time with a yield and a cancellation check in
- * between, so a newer edit or a cancelled request stops the work it no longer needs. Null when the
- * workspace has no such file. A linked path has one finding: that it is a link.
+ * Every problem in one store file, one rule at a time with a cancellation check in between (and a
+ * yield once the pass has run a few milliseconds), so a newer edit or a cancelled request stops the
+ * work it no longer needs. Null when the workspace has no such file. A linked path has one finding:
+ * that it is a link.
  */
 export async function fileProblems(
   ws: StoreWorkspace,
@@ -57,10 +60,14 @@ export async function fileProblems(
   if (!doc) return null;
   const view = viewOf(ws, opts.view);
   const out: Problem[] = [];
+  let slice = performance.now();
   for (const rule of opts.rules ?? RULE_NAMES) {
     throwIfCancelled(opts.token);
     for (const p of checkMemory(doc, view, { rules: [rule], detector: ws.detector() })) out.push(p);
-    if (opts.token) await yieldNow();
+    if (opts.token && performance.now() - slice >= FILE_SLICE_MS) {
+      await yieldNow();
+      slice = performance.now();
+    }
   }
   throwIfCancelled(opts.token);
   return out.sort(byPosition);

@@ -64,6 +64,13 @@ export interface WorkspaceOptions {
 const PARSED_KEEP = 256;
 
 const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
+/**
+ * Loading gives requests a turn this often. By time, not by count: 64 files cost a millisecond from
+ * the cache but tens of milliseconds parsed, and more on a busy machine.
+ */
+const LOAD_SLICE_MS = 8;
+/** Progress is reported at most this often (and at the end). */
+const PROGRESS_MS = 100;
 
 export class StoreWorkspace {
   readonly root: string;
@@ -107,7 +114,7 @@ export class StoreWorkspace {
 
   /**
    * Reads every store file from disk (then call refreshGit): unchanged files from `cache` by their
-   * stamp, without reading them. Yields every 64 files so requests are answered meanwhile.
+   * stamp, without reading them. Yields every few milliseconds so requests are answered meanwhile.
    */
   async load(
     opts: {
@@ -120,12 +127,19 @@ export class StoreWorkspace {
     for (const link of this.links.values())
       this.log(`cairn: ${link.at} is a symbolic link; it is not read (store/symlink)`);
     const rels = listStoreFiles(this.root, this.links);
+    let slice = performance.now();
+    let reported = -Infinity;
     for (const [i, rel] of rels.entries()) {
       this.loadFromDisk(rel, opts.cache);
-      if ((i + 1) % 64 && i + 1 < rels.length) continue;
-      opts.onProgress?.(i + 1, rels.length);
+      const now = performance.now();
+      if (now - slice < LOAD_SLICE_MS && i + 1 < rels.length) continue;
+      if (now - reported >= PROGRESS_MS || i + 1 === rels.length) {
+        opts.onProgress?.(i + 1, rels.length);
+        reported = now;
+      }
       await yieldNow();
       throwIfCancelled(opts.token);
+      slice = performance.now();
     }
   }
 
@@ -456,14 +470,20 @@ export class StoreWorkspace {
 
   /**
    * The cache entries of every file whose facts came from the disk; files an editor shadows keep
-   * what the disk held when they were read, or what the cache held at load.
+   * what the disk held when they were read, or what the cache held at load. Yields every few
+   * milliseconds (each entry describes its file as it was when it was taken).
    */
-  cacheEntries(cache: WorkspaceCache): Map<string, CachedFile> {
+  async cacheEntries(cache: WorkspaceCache): Promise<Map<string, CachedFile>> {
     const out = new Map<string, CachedFile>();
-    for (const [rel, f] of this.files) {
-      if (!f.onDisk || f.link) continue;
+    let slice = performance.now();
+    for (const rel of [...this.files.keys()]) {
+      const f = this.files.get(rel);
+      if (!f || !f.onDisk || f.link) continue;
       const entry = f.open ? (this.shadowed.get(rel) ?? cache.loadedEntry(rel)) : this.entryOf(f);
       if (entry) out.set(rel, entry);
+      if (performance.now() - slice < LOAD_SLICE_MS) continue;
+      await yieldNow();
+      slice = performance.now();
     }
     return out;
   }
