@@ -13,7 +13,11 @@ export const graphView: View = {
       'section',
       { 'aria-labelledby': 'graph-h' },
       h('h1', { id: 'graph-h' }, 'Graph'),
-      h('p', null, `The knowledge graph view is not built yet (${picture.nodes.length} nodes, ${picture.edges.length} edges).`),
+      h(
+        'p',
+        null,
+        `The knowledge graph view is not built yet (${picture.nodes.length} nodes, ${picture.edges.length} edges).`,
+      ),
     );
   },
 };
