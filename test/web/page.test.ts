@@ -109,7 +109,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the review page in Chromium', () => {
     await page.getByRole('button', { name: 'Accept agent-idea' }).click();
     await page.waitForSelector('article[data-id="agent-idea"]', { state: 'detached' });
     await page.getByRole('button', { name: 'Accept sneaky' }).click();
-    await expect.poll(() => page.locator('#msg-sneaky').textContent()).toContain('NEEDS_ALLOWANCE');
+    await expect.poll(() => page.locator('#msg-sneaky').textContent()).toContain('tick each rule');
     await page.getByLabel('injection/override').check();
     await page.getByRole('button', { name: 'Accept sneaky' }).click();
     await page.waitForSelector('article[data-id="sneaky"]', { state: 'detached' });
@@ -216,7 +216,16 @@ describe.skipIf(!HAVE_CHROMIUM)('the review page in Chromium', () => {
 
   it('shows a commit made with plain git, and switches stores with the picker', async () => {
     await show('#/memories', 'memories', 'table.list tbody tr');
-    const hand = ['---', 'id: by-hand', 'title: Written by hand', 'kind: note', '---', '', 'Committed with git.', ''];
+    const hand = [
+      '---',
+      'id: by-hand',
+      'title: Written by hand',
+      'kind: note',
+      '---',
+      '',
+      'Committed with git.',
+      '',
+    ];
     writeFileSync(path.join(dir, 'memories', 'by-hand.md'), hand.join('\n'));
     git(dir, 'add', 'memories/by-hand.md');
     git(dir, 'commit', '-qm', 'a note written by hand');
@@ -225,7 +234,9 @@ describe.skipIf(!HAVE_CHROMIUM)('the review page in Chromium', () => {
     await page.waitForFunction(() => new URLSearchParams(location.search).get('store') === '1');
     await expect.poll(() => page.locator('table.list tbody tr').count()).toBe(1); // the template's one memory
     expect(await page.locator('table.list').textContent()).not.toContain('by-hand');
-    expect(JSON.parse(readFileSync(path.join(second, '.cairn', 'serve.json'), 'utf8')).url).toBe(`${served.url}&store=1`);
+    expect(JSON.parse(readFileSync(path.join(second, '.cairn', 'serve.json'), 'utf8')).url).toBe(
+      `${served.url}&store=1`,
+    );
     expect(pageErrors).toEqual([]);
   });
 });

@@ -83,11 +83,15 @@ async function render(opts: { keepFocus?: boolean } = {}): Promise<void> {
   }
   if (ticket !== rendering) return; // a newer navigation won
   const scroll = window.scrollY;
+  const focused = document.activeElement?.id;
   clear(main);
   main.append(content);
   document.title = `${view.title} · Cairn`;
-  if (opts.keepFocus) window.scrollTo(0, scroll);
-  else main.focus({ preventScroll: true });
+  if (opts.keepFocus) {
+    // A redraw (live update, after an action) keeps the reader's place and the keyboard focus.
+    window.scrollTo(0, scroll);
+    if (focused) document.getElementById(focused)?.focus({ preventScroll: true });
+  } else main.focus({ preventScroll: true });
   document.body.dataset.view = name;
   // Tests and tools wait for this: the view drawn is the one the address names.
   document.body.dataset.route = location.hash;
