@@ -1,5 +1,6 @@
 // Every CLI command, in the order `cairn help` lists them.
 import type { Command } from './command.js';
+import { graphCommand } from './commands-graph.js';
 import { modelCommand } from './commands-model.js';
 import { consolidateCommand, importPromptCommand, learnCommand, refreshCommand } from './commands-learn.js';
 import { contextCommand, mcpCommand } from './commands-agent.js';
@@ -41,6 +42,7 @@ export const COMMANDS: Command[] = [
   undoCommand,
   logCommand,
   statusCommand,
+  graphCommand,
   importCommand,
   importPromptCommand,
   learnCommand,
