@@ -9,6 +9,7 @@ import { indexCommand, searchCommand } from './commands-search.js';
 import { importCommand, storeCommand } from './commands-write.js';
 import { mergeDriverCommand, setupCommand } from './commands-merge.js';
 import { proposeCommand, syncCommand } from './commands-sync.js';
+import { serveCommand } from './commands-serve.js';
 import { getCommand, initCommand, listCommand, logCommand, statusCommand } from './commands-read.js';
 import {
   acceptCommand,
@@ -42,6 +43,7 @@ export const COMMANDS: Command[] = [
   undoCommand,
   logCommand,
   statusCommand,
+  serveCommand,
   graphCommand,
   importCommand,
   importPromptCommand,

@@ -1,0 +1,72 @@
+// Search: the store's hybrid search (the same service as `cairn search`), with snippets; the page
+// says which provider answered (a model, or keywords only) and when the answer is partial.
+import { get } from '../api.js';
+import { append, h, route } from '../dom.js';
+import type { View } from '../view.js';
+
+interface Answer {
+  entries: { id: string; title: string; score: number; status: string }[];
+  results: { id: string; snippet?: string; text?: string; heading?: string }[];
+  totalResults: number;
+  provider: string;
+  vector_enabled: boolean;
+  partial: boolean;
+  withheld: number;
+  warnings: string[];
+}
+
+export const searchView: View = {
+  title: 'Search',
+  async render(ctx) {
+    const q = ctx.params.get('q') ?? '';
+    const input = h('input', { type: 'search', id: 'q', name: 'q', value: q, required: true, maxlength: 500 });
+    const form = h(
+      'form',
+      {
+        role: 'search',
+        'aria-label': 'Search memories',
+        onsubmit: (e: Event) => {
+          e.preventDefault();
+          location.hash = route('search', undefined, { q: input.value });
+        },
+      },
+      h('label', { for: 'q' }, 'Search memories'),
+      input,
+      h('button', { type: 'submit' }, 'Search'),
+    );
+    const section = h('section', { 'aria-labelledby': 'search-h' }, h('h1', { id: 'search-h' }, 'Search'), form);
+    if (!q.trim()) return section;
+    const a = await get<Answer>('search', { q });
+    const snippets = new Map(a.results.map((r) => [r.id, r.snippet ?? r.text ?? '']));
+    append(section, [
+      h(
+        'p',
+        { class: 'provider' },
+        `Provider: ${a.provider}`,
+        a.vector_enabled ? ' (keywords and meaning)' : ' (keywords only)',
+        ` · ${a.totalResults} match${a.totalResults === 1 ? '' : 'es'}`,
+        a.withheld ? ` · ${a.withheld} flagged passage${a.withheld === 1 ? '' : 's'} withheld` : '',
+      ),
+      a.partial ? h('p', { class: 'warning', role: 'note' }, 'Partial answer: the index is still being built.') : null,
+      a.warnings.length ? h('ul', { class: 'warnings' }, a.warnings.map((w) => h('li', null, w))) : null,
+      a.entries.length
+        ? h(
+            'ol',
+            { class: 'results' },
+            a.entries.map((e) =>
+              h(
+                'li',
+                null,
+                h('a', { href: route('memory', e.id) }, e.title || e.id),
+                ` `,
+                h('span', { class: `badge ${e.status}` }, e.status),
+                h('span', { class: 'sub' }, ` score ${e.score.toFixed(3)}`),
+                h('p', { class: 'snippet' }, snippets.get(e.id) ?? ''),
+              ),
+            ),
+          )
+        : h('p', null, 'Nothing matched.'),
+    ]);
+    return section;
+  },
+};
