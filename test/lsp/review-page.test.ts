@@ -78,7 +78,7 @@ describe.skipIf(!BUILT)('Open in review page (cairn lsp --stdio)', () => {
       'memories/redis-cache.md': memoryText('redis-cache', 'Sessions live in Redis.'),
     });
     const url = 'http://127.0.0.1:45123/?token=abc123';
-    writeServeJson(root, { url, pid: process.pid, store: root, started: new Date().toISOString() });
+    writeServeJson(root, { url, pid: process.pid, store: root, started: '2026-11-30T19:00:00Z' });
     const c = await startServer(root, URL_CAPS);
     expect(c.init.capabilities.codeLensProvider).toBeTruthy();
     const uri = uriOf(root, 'memories/redis-cache.md');
@@ -139,9 +139,24 @@ describe.skipIf(!BUILT)('Open in review page (cairn lsp --stdio)', () => {
       message: expect.stringMatching(/No review page is running.*`cairn serve`/),
     });
     for (const stale of [
-      { url: 'http://127.0.0.1:45123/?token=t', pid: deadPid(), store: root },
-      { url: 'https://evil.example/?token=t', pid: process.pid, store: root },
-      { url: 'http://127.0.0.1:45123/?token=t', pid: process.pid, store: path.join(root, 'elsewhere') },
+      {
+        url: 'http://127.0.0.1:45123/?token=t',
+        pid: deadPid(),
+        store: root,
+        started: '2026-11-30T19:00:00Z',
+      },
+      {
+        url: 'https://evil.example/?token=t',
+        pid: process.pid,
+        store: root,
+        started: '2026-11-30T19:00:00Z',
+      },
+      {
+        url: 'http://127.0.0.1:45123/?token=t',
+        pid: process.pid,
+        store: path.join(root, 'elsewhere'),
+        started: '2026-11-30T19:00:00Z',
+      },
       'not json',
     ]) {
       writeServeJson(root, stale);
@@ -153,7 +168,12 @@ describe.skipIf(!BUILT)('Open in review page (cairn lsp --stdio)', () => {
 
   it('offers nothing to a client that cannot open URLs, and gives it the link as a message', async () => {
     const root = makeStore({ 'memories/a.md': memoryText('a', 'A memory.') });
-    writeServeJson(root, { url: 'http://localhost:45123/?token=t', pid: process.pid, store: root });
+    writeServeJson(root, {
+      url: 'http://localhost:45123/?token=t',
+      pid: process.pid,
+      store: root,
+      started: '2026-11-30T19:00:00Z',
+    });
     const c = await startServer(root, {});
     expect(c.init.capabilities.codeLensProvider).toBeUndefined();
     const r = await c.conn.sendRequest('workspace/executeCommand', {

@@ -211,7 +211,7 @@ export async function executeCommand(
             code: 'INVALID_REQUEST',
           },
         );
-      return openReviewPage(ctx, host.root, id, host.ws.info(id)?.status);
+      return openReviewPage(ctx, host, id);
     }
     case 'cairn.learn':
     case 'cairn.import':

@@ -12,8 +12,10 @@ import {
   type CodeLensParams,
   type Command,
 } from 'vscode-languageserver/node';
-import { reviewPageLink, runningReviewPage } from '../ops/review-page.js';
+import { realpathSync } from 'node:fs';
+import { readServeInfo, type ServeInfo } from '../ops/serve-info.js';
 import type { OpenFile, ServerContext } from './context.js';
+import type { StoreHost } from './host.js';
 
 export const OPEN_REVIEW_PAGE = 'cairn.openReviewPage';
 
@@ -58,20 +60,45 @@ export interface OpenReviewPageResult {
   message?: string;
 }
 
-/** Runs `cairn.openReviewPage` for memory `id` of the store at `root`. */
+const real = (p: string) => {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+};
+
+/**
+ * The page serving this store, from `.cairn/serve.json` (ops/serve-info.ts: null when missing,
+ * damaged, not loopback or its process is gone). A record naming another store (a copied folder)
+ * is no page for this one.
+ */
+async function pageOf(host: StoreHost): Promise<ServeInfo | null> {
+  const store = host.governance?.ctx.store;
+  const info = store ? await readServeInfo(store) : null;
+  return info && real(info.store) === real(host.root) ? info : null;
+}
+
+/** The deep link the page honours: `#/memory/ID`, or `#/review/ID` for a candidate. */
+export function deepLink(info: ServeInfo, id: string, status: string | undefined): string {
+  const url = info.url.replace(/#.*$/, '');
+  return `${url}#/${status === 'candidate' ? 'review' : 'memory'}/${encodeURIComponent(id)}`;
+}
+
+/** Runs `cairn.openReviewPage` for memory `id` of the store `host` serves. */
 export async function openReviewPage(
   ctx: ServerContext,
-  root: string,
+  host: StoreHost,
   id: string,
-  status: string | undefined,
 ): Promise<OpenReviewPageResult> {
-  const page = await runningReviewPage(root);
+  const root = host.root;
+  const page = await pageOf(host);
   if (!page) {
     const message = `No review page is running for ${root}. Start one with \`cairn serve\` in that folder, then try again.`;
     tell(ctx, message);
     return { opened: false, message };
   }
-  const url = reviewPageLink(page, status === 'candidate' ? 'review' : 'memory', id);
+  const url = deepLink(page, id, host.ws.info(id)?.status);
   if (!canOpenUrls(ctx)) {
     const message = `Review page for "${id}": ${url}`;
     tell(ctx, message);
