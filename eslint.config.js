@@ -139,7 +139,10 @@ export default tseslint.config(
         'error',
         { property: 'innerHTML', message: 'Build nodes with dom.ts h(): memory text must stay text.' },
         { property: 'outerHTML', message: 'Build nodes with dom.ts h(): memory text must stay text.' },
-        { property: 'insertAdjacentHTML', message: 'Build nodes with dom.ts h(): memory text must stay text.' },
+        {
+          property: 'insertAdjacentHTML',
+          message: 'Build nodes with dom.ts h(): memory text must stay text.',
+        },
       ],
       'max-lines': ['error', { max: 500, skipBlankLines: true, skipComments: true }],
     },

@@ -14,7 +14,13 @@ mkdirSync(outDir, { recursive: true });
 await build({
   input: { app: path.join(root, 'web', 'src', 'main.ts') },
   platform: 'browser',
-  output: { dir: outDir, format: 'esm', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js', minify: true },
+  output: {
+    dir: outDir,
+    format: 'esm',
+    entryFileNames: '[name].js',
+    chunkFileNames: '[name]-[hash].js',
+    minify: true,
+  },
   logLevel: 'warn',
 });
 copyFileSync(path.join(root, 'web', 'index.html'), path.join(outDir, 'index.html'));

@@ -34,10 +34,17 @@ function apiUrl(path: string, params: Record<string, string> = {}): string {
 }
 
 async function answer<T>(res: Response): Promise<T> {
-  const body = (await res.json().catch(() => null)) as { error?: { code: string; message: string; data?: Record<string, unknown> } } | null;
+  const body = (await res.json().catch(() => null)) as {
+    error?: { code: string; message: string; data?: Record<string, unknown> };
+  } | null;
   if (!res.ok) {
     const e = body?.error;
-    throw new ApiError(res.status, e?.code ?? 'HTTP_' + res.status, e?.message ?? res.statusText, e?.data ?? null);
+    throw new ApiError(
+      res.status,
+      e?.code ?? 'HTTP_' + res.status,
+      e?.message ?? res.statusText,
+      e?.data ?? null,
+    );
   }
   return body as T;
 }

@@ -21,7 +21,13 @@ export function renderDiff(diff: string, findings: Finding[]): HTMLElement {
     if (line.startsWith('--- ')) continue;
     if (line.startsWith('+++ ')) {
       file = line.slice(4).replace(/^b\//, '');
-      body.append(h('tr', { class: 'file' }, h('th', { colspan: 3, scope: 'rowgroup' }, file === '/dev/null' ? 'file deleted' : file)));
+      body.append(
+        h(
+          'tr',
+          { class: 'file' },
+          h('th', { colspan: 3, scope: 'rowgroup' }, file === '/dev/null' ? 'file deleted' : file),
+        ),
+      );
       continue;
     }
     const hunk = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
@@ -67,5 +73,9 @@ export function renderDiff(diff: string, findings: Finding[]): HTMLElement {
     );
   }
   table.append(body);
-  return h('div', { class: 'diff-wrap', tabindex: '0', role: 'region', 'aria-label': 'Diff against main' }, table);
+  return h(
+    'div',
+    { class: 'diff-wrap', tabindex: '0', role: 'region', 'aria-label': 'Diff against main' },
+    table,
+  );
 }

@@ -35,14 +35,18 @@ export function append(parent: Node, children: Child[]): void {
   for (const c of children) {
     if (c === null || c === undefined || c === false) continue;
     if (Array.isArray(c)) append(parent, c);
-    else parent.appendChild(typeof c === 'string' || typeof c === 'number' ? document.createTextNode(visible(String(c))) : c);
+    else
+      parent.appendChild(
+        typeof c === 'string' || typeof c === 'number' ? document.createTextNode(visible(String(c))) : c,
+      );
   }
 }
 
 /** Control characters (other than tab and newline) shown as a visible escape, never interpreted. */
 export function visible(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/g, (ch) =>
-    `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  return text.replace(
+    /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/g,
+    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
 }
 
@@ -77,5 +81,9 @@ export function when(iso: string | null | undefined): HTMLElement {
   if (!iso) return h('span', null, '—');
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return h('span', null, iso);
-  return h('time', { datetime: iso, title: iso }, d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }));
+  return h(
+    'time',
+    { datetime: iso, title: iso },
+    d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }),
+  );
 }

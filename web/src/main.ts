@@ -74,7 +74,12 @@ async function render(opts: { keepFocus?: boolean } = {}): Promise<void> {
   try {
     content = await view.render(ctx);
   } catch (err) {
-    content = h('section', null, h('h1', null, view.title), h('p', { class: 'error', role: 'alert' }, errorText(err)));
+    content = h(
+      'section',
+      null,
+      h('h1', null, view.title),
+      h('p', { class: 'error', role: 'alert' }, errorText(err)),
+    );
   }
   if (ticket !== rendering) return; // a newer navigation won
   const scroll = window.scrollY;
@@ -84,6 +89,8 @@ async function render(opts: { keepFocus?: boolean } = {}): Promise<void> {
   if (opts.keepFocus) window.scrollTo(0, scroll);
   else main.focus({ preventScroll: true });
   document.body.dataset.view = name;
+  // Tests and tools wait for this: the view drawn is the one the address names.
+  document.body.dataset.route = location.hash;
   document.body.dataset.ready = String(ticket);
 }
 
@@ -92,7 +99,9 @@ function onStoreChanged(store: number): void {
   if (store !== currentStore()) return;
   const active = document.activeElement;
   const typing =
-    (active instanceof HTMLTextAreaElement || active instanceof HTMLInputElement) && active.value !== '' && active.type !== 'search';
+    (active instanceof HTMLTextAreaElement || active instanceof HTMLInputElement) &&
+    active.value !== '' &&
+    active.type !== 'search';
   if (typing) {
     stale.hidden = false;
     return;
@@ -102,7 +111,11 @@ function onStoreChanged(store: number): void {
 }
 
 async function start(): Promise<void> {
-  const skip = h('a', { class: 'skip', href: '#main', onclick: (e: Event) => (e.preventDefault(), main.focus()) }, 'Skip to content');
+  const skip = h(
+    'a',
+    { class: 'skip', href: '#main', onclick: (e: Event) => (e.preventDefault(), main.focus()) },
+    'Skip to content',
+  );
   for (const [name, label] of NAV) nav.append(h('a', { href: route(name), 'data-view': name }, label));
   clear(stale);
   stale.append(

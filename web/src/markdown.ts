@@ -64,7 +64,13 @@ export function renderMarkdown(text: string): HTMLElement {
       continue;
     }
     const para: string[] = [];
-    for (; i < lines.length && lines[i].trim() && !/^(#{1,6}\s|\s*(```|~~~)|\s*>|\s*([-*+]|\d+[.)])\s)/.test(lines[i]); i++)
+    for (
+      ;
+      i < lines.length &&
+      lines[i].trim() &&
+      !/^(#{1,6}\s|\s*(```|~~~)|\s*>|\s*([-*+]|\d+[.)])\s)/.test(lines[i]);
+      i++
+    )
       para.push(lines[i].trim());
     if (para.length === 0) para.push(lines[i++].trim());
     root.append(h('p', null, inline(para.join(' '))));
@@ -76,7 +82,8 @@ function appendInline(parent: Node, text: string): void {
   for (const n of inline(text)) parent.appendChild(n);
 }
 
-const INLINE = /(`+)([\s\S]*?)\1|\[\[([^\]\n]{1,200})\]\]|\[([^\]\n]*)\]\(([^)\s]*)\)|\*\*([^*\n]+)\*\*|__([^_\n]+)__|\*([^*\n]+)\*|_([^_\n]+)_/g;
+const INLINE =
+  /(`+)([\s\S]*?)\1|\[\[([^\]\n]{1,200})\]\]|\[([^\]\n]*)\]\(([^)\s]*)\)|\*\*([^*\n]+)\*\*|(?<!\w)__([^_\n]+)__(?!\w)|\*([^*\n]+)\*|(?<!\w)_([^_\n]+)_(?!\w)/g;
 
 /** Inline markdown as nodes: text stays text. */
 export function inline(text: string): Node[] {

@@ -31,7 +31,8 @@ export const serveCommand: Command = {
       const ctx = await open();
       stores.push({ ctx, ...(await searchOf(root, ctx, log)) });
     } else {
-      for (const dir of new Set(dirs.map((d) => path.resolve(io.cwd, d)))) stores.push(await root.openStore(dir, log));
+      for (const dir of new Set(dirs.map((d) => path.resolve(io.cwd, d))))
+        stores.push(await root.openStore(dir, log));
     }
     for (const s of stores) s.search.refresh();
     const server = await web.startReviewServer({
@@ -43,8 +44,14 @@ export const serveCommand: Command = {
     });
     const started = isoNow(stores[0].ctx);
     for (const [i, s] of stores.entries())
-      await writeServeInfo(s.ctx.store, { url: server.storeUrl(i), pid: process.pid, store: s.ctx.store.root, started });
-    if (args.json) writeJson(io, { url: server.url, port: server.port, stores: stores.map((s) => s.ctx.store.root) });
+      await writeServeInfo(s.ctx.store, {
+        url: server.storeUrl(i),
+        pid: process.pid,
+        store: s.ctx.store.root,
+        started,
+      });
+    if (args.json)
+      writeJson(io, { url: server.url, port: server.port, stores: stores.map((s) => s.ctx.store.root) });
     else {
       writeLine(io, `Cairn review page: ${server.url}`);
       writeLine(io, `Serving ${stores.map((s) => s.ctx.store.root).join(', ')}. Ctrl-C stops it.`);

@@ -47,8 +47,10 @@ function parseServeInfo(bytes: Buffer | null): ServeInfo | null {
   if (!bytes) return null;
   try {
     const v = JSON.parse(bytes.toString('utf8')) as Partial<ServeInfo>;
-    if (typeof v.url !== 'string' || !/^http:\/\/(127\.0\.0\.1|localhost|\[::1\]):\d+\//.test(v.url)) return null;
-    if (typeof v.pid !== 'number' || typeof v.store !== 'string' || typeof v.started !== 'string') return null;
+    if (typeof v.url !== 'string' || !/^http:\/\/(127\.0\.0\.1|localhost|\[::1\]):\d+\//.test(v.url))
+      return null;
+    if (typeof v.pid !== 'number' || typeof v.store !== 'string' || typeof v.started !== 'string')
+      return null;
     return { url: v.url, pid: v.pid, store: v.store, started: v.started };
   } catch {
     return null;

@@ -32,13 +32,18 @@ function name(value: unknown, field: string): string {
 function text(value: unknown, field: string, max: number): string {
   if (typeof value !== 'string' || !value.trim())
     throw new CairnError('INVALID_REQUEST', `${field} is required`, { field });
-  if (value.length > max) throw new CairnError('INVALID_REQUEST', `${field} is longer than ${max} characters`, { field });
+  if (value.length > max)
+    throw new CairnError('INVALID_REQUEST', `${field} is longer than ${max} characters`, { field });
   return value;
 }
 
 function rules(value: unknown): string[] {
   if (value === undefined) return [];
-  if (!Array.isArray(value) || value.length > 50 || !value.every((r) => typeof r === 'string' && /^[a-z0-9/_.-]{1,80}$/i.test(r)))
+  if (
+    !Array.isArray(value) ||
+    value.length > 50 ||
+    !value.every((r) => typeof r === 'string' && /^[a-z0-9/_.-]{1,80}$/i.test(r))
+  )
     throw new CairnError('INVALID_REQUEST', 'allow: a list of scanner rule names', { field: 'allow' });
   return value as string[];
 }

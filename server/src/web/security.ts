@@ -49,10 +49,15 @@ export function refuse(
     return { status: 405, message: 'method not allowed' };
   if (req.method === 'POST') {
     const origin = req.headers.origin;
-    if (!origin || !opts.hosts.has(origin.replace(/^http:\/\//, '').toLowerCase()) || !origin.startsWith('http://'))
+    if (
+      !origin ||
+      !opts.hosts.has(origin.replace(/^http:\/\//, '').toLowerCase()) ||
+      !origin.startsWith('http://')
+    )
       return { status: 403, message: 'a change must come from the review page itself (Origin)' };
     const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-    if (type !== 'application/json') return { status: 415, message: 'a change must be sent as application/json' };
+    if (type !== 'application/json')
+      return { status: 415, message: 'a change must be sent as application/json' };
     // Browsers say where a request comes from; anything but our own page is refused.
     const site = req.headers['sec-fetch-site'];
     if (site && site !== 'same-origin') return { status: 403, message: 'cross-site request refused' };

@@ -77,22 +77,32 @@ export async function startReviewServer(opts: ServeOptions): Promise<ReviewServe
     // The page itself and the API need the token; the bundled scripts and styles hold no data.
     const needsToken = isApi || url.pathname === '/';
     const refusal = refuse(req, url, { token, hosts, needsToken });
-    if (refusal) return sendJson(res, refusal.status, { error: { code: 'REFUSED', message: refusal.message } });
+    if (refusal)
+      return sendJson(res, refusal.status, { error: { code: 'REFUSED', message: refusal.message } });
     if (!isApi) return sendAsset(res, url.pathname);
     if (url.pathname === '/api/events' && req.method === 'GET') return live.subscribe(res);
     if (url.pathname === '/api/stores' && req.method === 'GET')
       return sendJson(res, 200, {
-        stores: opts.stores.map((s, index) => ({ index, name: path.basename(s.ctx.store.root), root: s.ctx.store.root })),
+        stores: opts.stores.map((s, index) => ({
+          index,
+          name: path.basename(s.ctx.store.root),
+          root: s.ctx.store.root,
+        })),
       });
     const route = ROUTES[`${req.method} ${url.pathname}`];
-    if (!route) return sendJson(res, 404, { error: { code: 'NOT_FOUND', message: `no route ${url.pathname}` } });
+    if (!route)
+      return sendJson(res, 404, { error: { code: 'NOT_FOUND', message: `no route ${url.pathname}` } });
     const index = Number(url.searchParams.get('store') ?? '0');
     const services = Number.isInteger(index) ? opts.stores[index] : undefined;
-    if (!services) return sendJson(res, 400, { error: { code: 'INVALID_REQUEST', message: 'no such store' } });
+    if (!services)
+      return sendJson(res, 400, { error: { code: 'INVALID_REQUEST', message: 'no such store' } });
     let body: Record<string, unknown> = {};
     if (req.method === 'POST') {
       const parsed = await readJson(req);
-      if (!parsed) return sendJson(res, 400, { error: { code: 'INVALID_REQUEST', message: 'the body must be a JSON object' } });
+      if (!parsed)
+        return sendJson(res, 400, {
+          error: { code: 'INVALID_REQUEST', message: 'the body must be a JSON object' },
+        });
       body = parsed;
     }
     try {
@@ -143,13 +153,17 @@ function loadAssets(dir: string): Map<string, { type: string; bytes: Buffer }> {
     const type = name === 'index.html' ? 'text/html; charset=utf-8' : ASSET_TYPES[path.extname(name)];
     if (type) assets.set(name, { type, bytes: readFileSync(path.join(dir, name)) });
   }
-  if (!assets.has('index.html')) throw new Error(`cairn serve: the page is not built (${dir}); run npm run build`);
+  if (!assets.has('index.html'))
+    throw new Error(`cairn serve: the page is not built (${dir}); run npm run build`);
   return assets;
 }
 
 function sendJson(res: ServerResponse, status: number, value: unknown): void {
   const bytes = Buffer.from(JSON.stringify(value));
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': bytes.length });
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': bytes.length,
+  });
   res.end(bytes);
 }
 

@@ -41,12 +41,22 @@ export const activityView: View = {
                   ' ',
                   h('strong', null, e.command),
                   ` ${e.result}`,
-                  e.id ? [' ', h('a', { href: route(e.result === 'candidate' ? 'review' : 'memory', e.id) }, e.id)] : '',
+                  e.id
+                    ? [
+                        ' ',
+                        h('a', { href: route(e.result === 'candidate' ? 'review' : 'memory', e.id) }, e.id),
+                      ]
+                    : '',
                 ),
                 h(
                   'div',
                   { class: 'sub' },
-                  [e.author && `by ${e.author}`, e.agentName && `agent ${e.agentName}`, e.proposedBy && `proposed by ${e.proposedBy}`, e.source === 'audit' ? 'not committed (audit log)' : null]
+                  [
+                    e.author && `by ${e.author}`,
+                    e.agentName && `agent ${e.agentName}`,
+                    e.proposedBy && `proposed by ${e.proposedBy}`,
+                    e.source === 'audit' ? 'not committed (audit log)' : null,
+                  ]
                     .filter(Boolean)
                     .join(' · '),
                 ),

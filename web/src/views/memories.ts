@@ -29,7 +29,8 @@ export const memoriesView: View = {
       tag: ctx.params.get('tag') ?? '',
     };
     let limit = PAGE;
-    const options = (values: string[]) => ['', ...[...new Set(values)].sort()].map((v) => h('option', { value: v }, v || 'any'));
+    const options = (values: string[]) =>
+      ['', ...[...new Set(values)].sort()].map((v) => h('option', { value: v }, v || 'any'));
     const text = h('input', { type: 'search', id: 'f-text', value: filter.text, placeholder: 'id or title' });
     const status = h('select', { id: 'f-status' }, options(memories.map((m) => m.status)));
     const kind = h('select', { id: 'f-kind' }, options(memories.map((m) => m.kind)));
@@ -52,18 +53,25 @@ export const memoriesView: View = {
       );
       count.textContent = `${rows.length} of ${memories.length} memories`;
       body.replaceChildren(
-        ...rows.slice(0, limit).map((m) =>
-          h(
-            'tr',
-            null,
-            h('td', null, h('a', { href: route('memory', m.id) }, m.title || m.id), h('div', { class: 'sub' }, m.id)),
-            h('td', null, h('span', { class: `badge ${m.status}` }, m.status)),
-            h('td', null, m.kind),
-            h('td', { class: 'num' }, m.trust.toFixed(2)),
-            h('td', null, m.tags.join(', ')),
-            h('td', null, when(m.updated)),
+        ...rows
+          .slice(0, limit)
+          .map((m) =>
+            h(
+              'tr',
+              null,
+              h(
+                'td',
+                null,
+                h('a', { href: route('memory', m.id) }, m.title || m.id),
+                h('div', { class: 'sub' }, m.id),
+              ),
+              h('td', null, h('span', { class: `badge ${m.status}` }, m.status)),
+              h('td', null, m.kind),
+              h('td', { class: 'num' }, m.trust.toFixed(2)),
+              h('td', null, m.tags.join(', ')),
+              h('td', null, when(m.updated)),
+            ),
           ),
-        ),
       );
       more.hidden = rows.length <= limit;
     }
@@ -75,7 +83,12 @@ export const memoriesView: View = {
       h('h1', { id: 'memories-h' }, 'Memories'),
       h(
         'form',
-        { class: 'filters', role: 'search', 'aria-label': 'Filter memories', onsubmit: (e: Event) => e.preventDefault() },
+        {
+          class: 'filters',
+          role: 'search',
+          'aria-label': 'Filter memories',
+          onsubmit: (e: Event) => e.preventDefault(),
+        },
         h('label', { for: 'f-text' }, 'Filter'),
         text,
         h('label', { for: 'f-status' }, 'Status'),
@@ -93,7 +106,11 @@ export const memoriesView: View = {
         h(
           'thead',
           null,
-          h('tr', null, ['Title', 'Status', 'Kind', 'Trust', 'Tags', 'Updated'].map((c) => h('th', { scope: 'col' }, c))),
+          h(
+            'tr',
+            null,
+            ['Title', 'Status', 'Kind', 'Trust', 'Tags', 'Updated'].map((c) => h('th', { scope: 'col' }, c)),
+          ),
         ),
         body,
       ),

@@ -42,7 +42,8 @@ function valueText(v: unknown): string {
 export const memoryView: View = {
   title: 'Memory',
   async render(ctx) {
-    if (!ctx.arg) return h('p', null, 'No memory chosen. ', h('a', { href: route('memories') }, 'See all memories'));
+    if (!ctx.arg)
+      return h('p', null, 'No memory chosen. ', h('a', { href: route('memories') }, 'See all memories'));
     const page = await get<Page>('memory', { id: ctx.arg });
     const m = page.memory;
     const section = h('section', { 'aria-labelledby': 'memory-h', class: 'memory' });
@@ -55,33 +56,76 @@ export const memoryView: View = {
         ` ${m.kind} · trust ${m.trust.toFixed(2)} · `,
         h('code', null, m.id),
         m.status === 'candidate' ? [' · ', h('a', { href: route('review', m.id) }, 'Review it')] : null,
-        m.supersededBy ? [' · superseded by ', h('a', { href: route('memory', m.supersededBy) }, m.supersededBy)] : null,
+        m.supersededBy
+          ? [' · superseded by ', h('a', { href: route('memory', m.supersededBy) }, m.supersededBy)]
+          : null,
       ),
       h('h2', null, 'Front matter'),
       h(
         'table',
         { class: 'kv' },
-        h('tbody', null, Object.entries(page.frontMatter).filter(([k]) => k !== 'triples').map(([k, v]) =>
-          h('tr', null, h('th', { scope: 'row' }, k), h('td', null, valueText(v))),
-        )),
+        h(
+          'tbody',
+          null,
+          Object.entries(page.frontMatter)
+            .filter(([k]) => k !== 'triples')
+            .map(([k, v]) => h('tr', null, h('th', { scope: 'row' }, k), h('td', null, valueText(v)))),
+        ),
       ),
       h('h2', null, 'Triples'),
       page.triples.length
         ? h(
             'table',
             { class: 'list' },
-            h('thead', null, h('tr', null, ['Subject', 'Predicate', 'Object', 'From', 'Until'].map((c) => h('th', { scope: 'col' }, c)))),
-            h('tbody', null, page.triples.map((t) => h('tr', null, h('td', null, t.s), h('td', null, t.p), h('td', null, t.o), h('td', null, t.from ?? ''), h('td', null, t.until ?? '')))),
+            h(
+              'thead',
+              null,
+              h(
+                'tr',
+                null,
+                ['Subject', 'Predicate', 'Object', 'From', 'Until'].map((c) => h('th', { scope: 'col' }, c)),
+              ),
+            ),
+            h(
+              'tbody',
+              null,
+              page.triples.map((t) =>
+                h(
+                  'tr',
+                  null,
+                  h('td', null, t.s),
+                  h('td', null, t.p),
+                  h('td', null, t.o),
+                  h('td', null, t.from ?? ''),
+                  h('td', null, t.until ?? ''),
+                ),
+              ),
+            ),
           )
         : h('p', null, 'None.'),
       h('h2', null, 'Text'),
       h('div', { class: 'body' }, renderMarkdown(stripFrontMatter(m.text))),
       m.problemList.length
-        ? [h('h2', null, 'Problems'), h('ul', null, m.problemList.map((p) => h('li', null, `line ${p.line}: ${p.severity} ${p.code}: ${p.message}`)))]
+        ? [
+            h('h2', null, 'Problems'),
+            h(
+              'ul',
+              null,
+              m.problemList.map((p) =>
+                h('li', null, `line ${p.line}: ${p.severity} ${p.code}: ${p.message}`),
+              ),
+            ),
+          ]
         : null,
       h('h2', null, 'Linked from'),
       page.backlinks.length
-        ? h('ul', null, page.backlinks.map((b) => h('li', null, h('a', { href: route('memory', b.id) }, b.title || b.id), ` (${b.status})`)))
+        ? h(
+            'ul',
+            null,
+            page.backlinks.map((b) =>
+              h('li', null, h('a', { href: route('memory', b.id) }, b.title || b.id), ` (${b.status})`),
+            ),
+          )
         : h('p', null, 'No memory links here.'),
       h('h2', null, 'History'),
       page.history.length
@@ -92,12 +136,28 @@ export const memoryView: View = {
               h(
                 'li',
                 null,
-                h('div', null, when(e.timestamp), ' ', h('strong', null, e.command), ` (${e.result})`, e.author ? ` by ${e.author}` : '', e.agentName ? ` · agent ${e.agentName}` : '', e.proposedBy ? ` · proposed by ${e.proposedBy}` : ''),
+                h(
+                  'div',
+                  null,
+                  when(e.timestamp),
+                  ' ',
+                  h('strong', null, e.command),
+                  ` (${e.result})`,
+                  e.author ? ` by ${e.author}` : '',
+                  e.agentName ? ` · agent ${e.agentName}` : '',
+                  e.proposedBy ? ` · proposed by ${e.proposedBy}` : '',
+                ),
                 h('div', null, e.subject),
                 e.reason ? h('div', null, 'Why: ', e.reason) : null,
-                e.commit ? h('div', { class: 'sub' }, 'commit ', h('code', null, e.commit.slice(0, 10))) : null,
+                e.commit
+                  ? h('div', { class: 'sub' }, 'commit ', h('code', null, e.commit.slice(0, 10)))
+                  : null,
                 Object.keys(e.trailers).length
-                  ? h('dl', { class: 'trailers' }, Object.entries(e.trailers).map(([k, v]) => [h('dt', null, k), h('dd', null, v)]))
+                  ? h(
+                      'dl',
+                      { class: 'trailers' },
+                      Object.entries(e.trailers).map(([k, v]) => [h('dt', null, k), h('dd', null, v)]),
+                    )
                   : null,
               ),
             ),

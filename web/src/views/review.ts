@@ -41,56 +41,86 @@ export const reviewView: View = {
       ),
     );
     if (ctx.arg && shown.length === 0)
-      section.append(h('p', { role: 'alert' }, `No open candidate "${ctx.arg}": it may have been accepted or rejected already.`));
+      section.append(
+        h(
+          'p',
+          { role: 'alert' },
+          `No open candidate "${ctx.arg}": it may have been accepted or rejected already.`,
+        ),
+      );
     for (const c of shown) section.append(candidateCard(c, ctx));
     return section;
   },
 };
 
+/**
+ * What a person typed, ticked or was told on each candidate, kept across redraws: the page redraws
+ * when the store changes (live updates), and that must not wipe a reason or an error.
+ */
+const drafts = new Map<string, { why: string; allow: Set<string>; message: string }>();
+
+function draftOf(pick: string) {
+  let d = drafts.get(pick);
+  if (!d) drafts.set(pick, (d = { why: '', allow: new Set(), message: '' }));
+  return d;
+}
+
 function candidateCard(c: Candidate, ctx: ViewContext): HTMLElement {
   const key = c.pick.replace(/[^a-z0-9_-]/gi, '-');
+  const draft = draftOf(c.pick);
   const rules = [...new Set(c.findings.map((f) => f.rule))];
-  const message = h('p', { class: 'result', role: 'alert', id: `msg-${key}` });
-  const allowBoxes = rules.map((rule) =>
-    h('input', { type: 'checkbox', id: `allow-${key}-${rule}`, value: rule, name: 'allow' }),
-  );
+  const message = h('p', { class: 'result', role: 'alert', id: `msg-${key}` }, draft.message);
+  /** Written to the card on screen now, which a redraw may have replaced since the click. */
+  const say = (text: string) => {
+    draft.message = text;
+    const el = document.getElementById(`msg-${key}`);
+    if (el) el.textContent = text;
+  };
+  const allowBoxes = rules.map((rule) => {
+    const box = h('input', { type: 'checkbox', id: `allow-${key}-${rule}`, value: rule, name: 'allow' });
+    box.checked = draft.allow.has(rule);
+    box.addEventListener('change', () => (box.checked ? draft.allow.add(rule) : draft.allow.delete(rule)));
+    return box;
+  });
   const reason = h('textarea', { id: `why-${key}`, rows: 2, maxlength: 2000, name: 'why' });
+  reason.value = draft.why;
+  reason.addEventListener('input', () => (draft.why = reason.value));
   const busy = (on: boolean) => {
-    for (const b of card.querySelectorAll('button')) b.disabled = on;
+    for (const b of document.querySelectorAll<HTMLButtonElement>(`#candidate-${key} button`)) b.disabled = on;
   };
 
   async function accept(): Promise<void> {
-    const allow = allowBoxes.filter((b) => b.checked).map((b) => b.value);
     busy(true);
     try {
-      await post('accept', { id: c.pick, allow });
+      await post('accept', { id: c.pick, allow: [...draft.allow] });
+      drafts.delete(c.pick);
       ctx.announce(`Accepted ${c.id}.`);
       ctx.refresh();
     } catch (err) {
-      message.textContent = errorText(err);
+      say(errorText(err));
       busy(false);
     }
   }
 
   async function reject(): Promise<void> {
-    if (!reason.value.trim()) {
-      message.textContent = 'Say why you reject it: the reason is kept with the rejected memory.';
-      reason.focus();
+    if (!draft.why.trim()) {
+      say('Say why you reject it: the reason is kept with the rejected memory.');
+      document.getElementById(`why-${key}`)?.focus();
       return;
     }
     busy(true);
     try {
-      await post('reject', { id: c.pick, why: reason.value });
+      await post('reject', { id: c.pick, why: draft.why });
+      drafts.delete(c.pick);
       ctx.announce(`Rejected ${c.id}.`);
-      reason.value = '';
       ctx.refresh();
     } catch (err) {
-      message.textContent = errorText(err);
+      say(errorText(err));
       busy(false);
     }
   }
 
-  const card = h(
+  return h(
     'article',
     { class: 'candidate', id: `candidate-${key}`, 'aria-labelledby': `title-${key}`, 'data-id': c.id },
     h('h2', { id: `title-${key}` }, c.title || c.id),
@@ -116,7 +146,9 @@ function candidateCard(c: Candidate, ctx: ViewContext): HTMLElement {
           h(
             'ul',
             null,
-            c.findings.map((f) => h('li', null, h('code', null, f.rule), ` ${f.path}:${f.line} — ${f.message}`)),
+            c.findings.map((f) =>
+              h('li', null, h('code', null, f.rule), ` ${f.path}:${f.line} — ${f.message}`),
+            ),
           ),
         )
       : null,
@@ -129,23 +161,32 @@ function candidateCard(c: Candidate, ctx: ViewContext): HTMLElement {
             'fieldset',
             { class: 'allow' },
             h('legend', null, 'Accepting lets agents read the flagged text verbatim. Allow:'),
-            rules.map((rule, i) => h('div', null, allowBoxes[i], ' ', h('label', { for: allowBoxes[i].id }, rule))),
+            rules.map((rule, i) =>
+              h('div', null, allowBoxes[i], ' ', h('label', { for: allowBoxes[i].id }, rule)),
+            ),
           )
         : null,
       h(
         'div',
         { class: 'buttons' },
-        h('button', { type: 'button', class: 'accept', onclick: () => void accept(), 'aria-label': `Accept ${c.id}` }, 'Accept'),
+        h(
+          'button',
+          { type: 'button', class: 'accept', onclick: () => void accept(), 'aria-label': `Accept ${c.id}` },
+          'Accept',
+        ),
       ),
       h('label', { for: reason.id }, `Reason for rejecting ${c.id}`),
       reason,
       h(
         'div',
         { class: 'buttons' },
-        h('button', { type: 'button', class: 'reject', onclick: () => void reject(), 'aria-label': `Reject ${c.id}` }, 'Reject'),
+        h(
+          'button',
+          { type: 'button', class: 'reject', onclick: () => void reject(), 'aria-label': `Reject ${c.id}` },
+          'Reject',
+        ),
       ),
       message,
     ),
   );
-  return card;
 }

@@ -5,8 +5,17 @@ import { append, h, route } from '../dom.js';
 import type { View } from '../view.js';
 
 interface Answer {
-  entries: { id: string; title: string; score: number; status: string }[];
-  results: { id: string; snippet?: string; text?: string; heading?: string }[];
+  /** topicId: the memory id, or the path for MEMORY.md and daily notes. */
+  entries: {
+    topicId: string;
+    topic: string;
+    path: string;
+    lines: [number, number];
+    score: number;
+    status: string;
+    uncommitted?: true;
+  }[];
+  results: { path: string; snippet: string }[];
   totalResults: number;
   provider: string;
   vector_enabled: boolean;
@@ -19,7 +28,14 @@ export const searchView: View = {
   title: 'Search',
   async render(ctx) {
     const q = ctx.params.get('q') ?? '';
-    const input = h('input', { type: 'search', id: 'q', name: 'q', value: q, required: true, maxlength: 500 });
+    const input = h('input', {
+      type: 'search',
+      id: 'q',
+      name: 'q',
+      value: q,
+      required: true,
+      maxlength: 500,
+    });
     const form = h(
       'form',
       {
@@ -34,10 +50,15 @@ export const searchView: View = {
       input,
       h('button', { type: 'submit' }, 'Search'),
     );
-    const section = h('section', { 'aria-labelledby': 'search-h' }, h('h1', { id: 'search-h' }, 'Search'), form);
+    const section = h(
+      'section',
+      { 'aria-labelledby': 'search-h' },
+      h('h1', { id: 'search-h' }, 'Search'),
+      form,
+    );
     if (!q.trim()) return section;
     const a = await get<Answer>('search', { q });
-    const snippets = new Map(a.results.map((r) => [r.id, r.snippet ?? r.text ?? '']));
+    const snippets = new Map(a.results.map((r) => [r.path, r.snippet]));
     append(section, [
       h(
         'p',
@@ -47,8 +68,16 @@ export const searchView: View = {
         ` · ${a.totalResults} match${a.totalResults === 1 ? '' : 'es'}`,
         a.withheld ? ` · ${a.withheld} flagged passage${a.withheld === 1 ? '' : 's'} withheld` : '',
       ),
-      a.partial ? h('p', { class: 'warning', role: 'note' }, 'Partial answer: the index is still being built.') : null,
-      a.warnings.length ? h('ul', { class: 'warnings' }, a.warnings.map((w) => h('li', null, w))) : null,
+      a.partial
+        ? h('p', { class: 'warning', role: 'note' }, 'Partial answer: the index is still being built.')
+        : null,
+      a.warnings.length
+        ? h(
+            'ul',
+            { class: 'warnings' },
+            a.warnings.map((w) => h('li', null, w)),
+          )
+        : null,
       a.entries.length
         ? h(
             'ol',
@@ -57,11 +86,18 @@ export const searchView: View = {
               h(
                 'li',
                 null,
-                h('a', { href: route('memory', e.id) }, e.title || e.id),
+                e.path.startsWith('memories/')
+                  ? h('a', { href: route('memory', e.topicId) }, e.topic || e.topicId)
+                  : h('strong', null, e.topic || e.path),
                 ` `,
                 h('span', { class: `badge ${e.status}` }, e.status),
-                h('span', { class: 'sub' }, ` score ${e.score.toFixed(3)}`),
-                h('p', { class: 'snippet' }, snippets.get(e.id) ?? ''),
+                h(
+                  'span',
+                  { class: 'sub' },
+                  ` ${e.path}:${e.lines[0]}-${e.lines[1]} · score ${e.score.toFixed(3)}`,
+                ),
+                e.uncommitted ? h('span', { class: 'sub' }, ' · edited, not committed') : null,
+                h('p', { class: 'snippet' }, snippets.get(e.path) ?? ''),
               ),
             ),
           )
