@@ -127,7 +127,7 @@ describe('cairn graph', () => {
     const small = await s.run('graph', '--max-nodes', '3');
     expect(small.code).toBe(0);
     expect(small.stdout).toMatch(/%% Sampled: 3 of \d+ nodes shown/);
-    expect(small.stderr).toMatch(/cairn: Sampled: 3 of \d+ nodes shown \(the best connected\)/);
+    expect(small.stderr).toMatch(/cairn: Sampled: 3 of \d+ nodes shown \(around the best-connected ones\)/);
   });
 
   it('refuses a bad format, date, status or unknown entity with a clear message and exit code', async () => {

@@ -64,7 +64,7 @@ export interface PictureOptions {
   statuses?: readonly MemoryStatus[];
   /** Drop facts that do not hold at `asOf` instead of marking them. */
   hideOutside?: boolean;
-  /** Most nodes drawn; beyond it the best-connected nodes are kept and the picture says so. */
+  /** Most nodes drawn; beyond it the neighbourhoods of the best-connected nodes are kept and the picture says so. */
   maxNodes?: number;
 }
 
@@ -208,6 +208,47 @@ function neighbourhood(start: string, edges: readonly PictureEdge[], depth: numb
   return seen;
 }
 
+/**
+ * At most `cap` node ids: breadth-first from the focus, then from the best-connected nodes left,
+ * neighbours by degree. A sample of whole neighbourhoods around the graph's hubs reads better than
+ * the hubs alone, which would lose the edges between them and their leaves. Deterministic.
+ */
+function sample(
+  nodes: readonly PictureNode[],
+  edges: readonly PictureEdge[],
+  cap: number,
+  focus?: string,
+): Set<string> {
+  const degree = new Map(nodes.map((n) => [n.id, n.degree]));
+  const rank = (a: string, b: string) =>
+    (degree.get(b) ?? 0) - (degree.get(a) ?? 0) || (a < b ? -1 : a > b ? 1 : 0);
+  const adjacent = new Map<string, Set<string>>();
+  for (const e of edges) {
+    if (!adjacent.has(e.source)) adjacent.set(e.source, new Set());
+    if (!adjacent.has(e.target)) adjacent.set(e.target, new Set());
+    adjacent.get(e.source)!.add(e.target);
+    adjacent.get(e.target)!.add(e.source);
+  }
+  const seeds = nodes.map((n) => n.id).sort(rank);
+  if (focus) seeds.unshift(focus);
+  const keep = new Set<string>();
+  for (const seed of seeds) {
+    if (keep.size >= cap) break;
+    if (keep.has(seed)) continue;
+    keep.add(seed);
+    const queue = [seed];
+    while (queue.length && keep.size < cap) {
+      for (const next of [...(adjacent.get(queue.shift()!) ?? [])].sort(rank)) {
+        if (keep.size >= cap) break;
+        if (keep.has(next)) continue;
+        keep.add(next);
+        queue.push(next);
+      }
+    }
+  }
+  return keep;
+}
+
 /** The picture of the knowledge graph for these memories and options. */
 export function buildPicture(memories: readonly PictureMemory[], opts: PictureOptions): GraphPicture {
   const full = fullPicture(memories, opts);
@@ -231,12 +272,7 @@ export function buildPicture(memories: readonly PictureMemory[], opts: PictureOp
   const cap = Math.max(1, Math.floor(opts.maxNodes ?? DEFAULT_MAX_NODES));
   let sampled = false;
   if (nodes.length > cap) {
-    // Keep the best-connected nodes (the focus entity first), so the sample shows the graph's hubs
-    // rather than a random scatter; ties by id keep it deterministic.
-    const ranked = [...nodes].sort(
-      (a, b) => Number(b.id === focus) - Number(a.id === focus) || b.degree - a.degree || byId(a, b),
-    );
-    const keep = new Set(ranked.slice(0, cap).map((n) => n.id));
+    const keep = sample(nodes, edges, cap, focus);
     nodes = nodes.filter((n) => keep.has(n.id));
     edges = edges.filter((e) => keep.has(e.source) && keep.has(e.target));
     sampled = true;

@@ -59,7 +59,7 @@ const STYLE: StylesheetJson = [
     selector: 'node',
     style: {
       label: 'data(label)',
-      'font-size': 10,
+      'font-size': 9,
       'text-valign': 'bottom',
       'text-margin-y': 3,
       'text-wrap': 'ellipsis',
@@ -181,16 +181,40 @@ function factRows(p: Picture): HTMLElement[] {
     );
 }
 
+/**
+ * Cytoscape adds a <style> element for its container unless one with its id exists; the page's
+ * CSP refuses inline styles, so a placeholder takes that id and the container's one rule
+ * (position: relative) is set through the CSSOM instead.
+ */
+function withoutInlineStylesheet(canvas: HTMLElement): void {
+  const id = '__________cytoscape_stylesheet';
+  if (!document.getElementById(id))
+    document.head.append(h('meta', { id, name: 'cytoscape-styles', content: 'none' }));
+  canvas.style.position = 'relative';
+}
+
 function draw(canvas: HTMLElement, p: Picture, ctx: ViewContext): Core {
+  withoutInlineStylesheet(canvas);
   const cy = cytoscape({
     container: canvas,
     elements: elements(p),
     style: STYLE,
-    layout: { name: p.nodes.length > 250 ? 'concentric' : 'cose', animate: false },
+    // Fewer rounds for a big picture: a rough layout now beats a fine one in seconds.
+    layout: {
+      name: 'cose',
+      animate: false,
+      numIter: p.nodes.length > 150 ? 300 : 1000,
+      nodeDimensionsIncludeLabels: true,
+    },
     minZoom: 0.05,
     maxZoom: 4,
     wheelSensitivity: 0.3,
   });
+  // A small picture is fitted to the canvas at a readable size, not blown up.
+  if (cy.zoom() > 1.2) {
+    cy.zoom(1.2);
+    cy.center();
+  }
   cy.on('tap', 'node', (e) => {
     const data = e.target.data() as { memoryId?: string; type: string; label: string };
     if (data.memoryId) location.hash = route('memory', data.memoryId);
@@ -276,7 +300,7 @@ export const graphView: View = {
       ? h(
           'p',
           { class: 'sampled', role: 'note' },
-          `Sampled: ${p.shown.nodes} of ${p.total.nodes} nodes shown (the best connected), ${p.shown.edges} of ${p.total.edges} edges. ` +
+          `Sampled: ${p.shown.nodes} of ${p.total.nodes} nodes shown (around the best-connected ones), ${p.shown.edges} of ${p.total.edges} edges. ` +
             'Narrow the picture with the filters or click an entity.',
         )
       : null;

@@ -25,6 +25,6 @@ export function sampleNote(p: {
   total: { nodes: number };
 }): string | null {
   return p.sampled
-    ? `Sampled: ${p.shown.nodes} of ${p.total.nodes} nodes shown (the best connected); narrow it with --entity, --predicate or --status`
+    ? `Sampled: ${p.shown.nodes} of ${p.total.nodes} nodes shown (around the best-connected ones); narrow it with --entity, --predicate or --status`
     : null;
 }
