@@ -1,5 +1,6 @@
 // Every CLI command, in the order `cairn help` lists them.
 import type { Command } from './command.js';
+import { graphCommand } from './commands-graph.js';
 import { modelCommand } from './commands-model.js';
 import { consolidateCommand, importPromptCommand, learnCommand, refreshCommand } from './commands-learn.js';
 import { contextCommand, mcpCommand } from './commands-agent.js';
@@ -43,6 +44,7 @@ export const COMMANDS: Command[] = [
   logCommand,
   statusCommand,
   serveCommand,
+  graphCommand,
   importCommand,
   importPromptCommand,
   learnCommand,

@@ -4,11 +4,13 @@
 // is sent back as JSON. Expected failures are CairnErrors; server.ts turns them into a status and
 // `{ error: { code, message, data } }`. Inputs are checked here before they reach an operation.
 import { CairnError } from '../core/errors.js';
+import { graphPicture } from '../ops/graph.js';
 import { readLog } from '../ops/log.js';
 import { memoryPage } from '../ops/memory-page.js';
 import { listMemories } from '../ops/query.js';
 import { acceptCandidate, rejectCandidate, reviewCandidates } from '../ops/review.js';
 import type { StoreServices } from '../ops/context.js';
+import type { MemoryStatus } from '../core/types.js';
 
 export interface ApiCall {
   services: StoreServices;
@@ -72,13 +74,22 @@ export const ROUTES: Record<string, Route> = {
     const limit = Math.min(Math.max(Number(query.get('limit')) || 200, 1), 2000);
     return { entries: await readLog(services.ctx, { limit }) };
   },
-  // The knowledge graph. Placeholder until ops/graph.ts's graphPicture (helper G) is wired here.
-  'GET /api/graph': async () => ({
-    nodes: [],
-    edges: [],
-    sampled: false,
-    shown: 0,
-    total: 0,
-    placeholder: true,
-  }),
+  // `cairn graph`: the knowledge graph as a picture (ops/graph.ts graphPicture; the op checks
+  // dates, statuses and numbers). A sampled picture says so (sampled, shown, total).
+  'GET /api/graph': async ({ services, query }) => {
+    const optional = (field: string, max = 200) => {
+      const v = query.get(field);
+      return v ? text(v, field, max) : undefined;
+    };
+    const whole = (field: string) => (query.get(field) ? Number(query.get(field)) : undefined);
+    return graphPicture(services.ctx, {
+      asOf: optional('asOf', 40),
+      entity: optional('entity'),
+      predicate: optional('predicate'),
+      status: optional('status', 80)?.split(',') as MemoryStatus[] | undefined,
+      depth: whole('depth'),
+      maxNodes: whole('maxNodes'),
+      hideOutside: query.get('hideOutside') === '1',
+    });
+  },
 };
