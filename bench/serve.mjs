@@ -32,7 +32,18 @@ const GIT_ENV = {
   CAIRN_AUTHOR_NAME: 'Bench',
   CAIRN_AUTHOR_EMAIL: 'bench@example.com',
 };
-const ENTITIES = ['redis', 'postgres', 'kafka', 'auth-service', 'billing', 'frontend', 'ci', 'staging', 'prod', 'cdn'];
+const ENTITIES = [
+  'redis',
+  'postgres',
+  'kafka',
+  'auth-service',
+  'billing',
+  'frontend',
+  'ci',
+  'staging',
+  'prod',
+  'cdn',
+];
 const PREDICATES = ['uses', 'depends-on', 'owned-by', 'deploys-to', 'replaces'];
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -40,7 +51,10 @@ const git = (cwd, ...args) => execFileSync('git', args, { cwd, env: GIT_ENV, enc
 
 function memoryFile(i, n, rand) {
   const pick = (xs) => xs[Math.floor(rand() * xs.length)];
-  const refs = Array.from({ length: 2 }, () => `[[m${String(Math.floor(rand() * n)).padStart(5, '0')}]]`).join(' ');
+  const refs = Array.from(
+    { length: 2 },
+    () => `[[m${String(Math.floor(rand() * n)).padStart(5, '0')}]]`,
+  ).join(' ');
   return [
     '---',
     `id: m${String(i).padStart(5, '0')}`,
@@ -66,7 +80,8 @@ function generate(n) {
   const root = mkdtempSync(path.join(os.tmpdir(), `cairn-bench-serve-${n}-`));
   execFileSync(process.execPath, [CAIRN, 'init', root], { env: GIT_ENV });
   const rand = rng(n);
-  for (let i = 0; i < n; i++) writeFileSync(path.join(root, 'memories', `m${String(i).padStart(5, '0')}.md`), memoryFile(i, n, rand));
+  for (let i = 0; i < n; i++)
+    writeFileSync(path.join(root, 'memories', `m${String(i).padStart(5, '0')}.md`), memoryFile(i, n, rand));
   git(root, 'add', '-A');
   git(root, 'commit', '-qm', `bench: ${n} memories`);
   for (let i = 0; i < 10; i++) store(root, `Candidate ${i}`, `Proposed by the bench agent, number ${i}.`);
@@ -74,9 +89,26 @@ function generate(n) {
 }
 
 function store(root, topic, context) {
-  execFileSync(process.execPath, [CAIRN, 'store', '--topic', topic, '--context', context, '--agent', 'bench', '--origin', 'import', '--store', root], {
-    env: GIT_ENV,
-  });
+  execFileSync(
+    process.execPath,
+    [
+      CAIRN,
+      'store',
+      '--topic',
+      topic,
+      '--context',
+      context,
+      '--agent',
+      'bench',
+      '--origin',
+      'import',
+      '--store',
+      root,
+    ],
+    {
+      env: GIT_ENV,
+    },
+  );
 }
 
 function serve(root) {
@@ -128,30 +160,42 @@ try {
     const served = await serve(root);
     try {
       const row = { memories: n, serverStartMs: Math.round(served.startMs) };
+      // The graph view says when its layout is drawn (#graph-canvas[data-ready]); a placeholder has none.
       const graphProbe = await (async () => {
         const page = await browser.newPage();
         await page.goto(`${served.url}#/graph`);
         await page.waitForSelector('body[data-view="graph"] h1', { timeout: 120_000 });
-        const placeholder = (await page.locator('main').textContent()).includes('not built yet');
+        const placeholder = (await page.locator('#graph-canvas').count()) === 0;
+        const notice = placeholder ? '' : await page.locator('main').textContent();
         await page.close();
-        return placeholder;
+        return { placeholder, sampled: /sampl/i.test(notice ?? '') };
       })();
       for (const [name, hash, ready] of [
         ['review', '#/review', 'body[data-view="review"] article.candidate'],
         ['memories', '#/memories', 'body[data-view="memories"] table.list tbody tr'],
-        ...(graphProbe ? [] : [['graph', '#/graph', 'body[data-view="graph"] main section']]),
+        ...(graphProbe.placeholder
+          ? []
+          : [['graph', '#/graph', 'body[data-view="graph"] #graph-canvas[data-ready="true"]']]),
       ]) {
         const runs = [];
         for (let r = 0; r < RUNS; r++) runs.push(await load(browser, served.url, hash, ready));
         row[`${name}FcpMs`] = Math.round(median(runs.map((x) => x.fcp)));
         row[`${name}DrawnMs`] = Math.round(median(runs.map((x) => x.drawn)));
       }
-      if (graphProbe) row.graph = 'not measured: the graph view is still a placeholder';
+      if (graphProbe.placeholder) row.graph = 'not measured: the graph view is still a placeholder';
+      else row.graphSampled = graphProbe.sampled;
       const reviewRuns = [];
       const gitRuns = [];
       for (let r = 0; r < RUNS; r++) {
         reviewRuns.push(
-          await commitToPage(browser, served.url, '#/review', 'article.candidate', () => store(root, `Live ${r}`, 'Arrives while the page is open.'), `article[data-id="live-${r}"]`),
+          await commitToPage(
+            browser,
+            served.url,
+            '#/review',
+            'article.candidate',
+            () => store(root, `Live ${r}`, 'Arrives while the page is open.'),
+            `article[data-id="live-${r}"]`,
+          ),
         );
         gitRuns.push(
           await commitToPage(
@@ -160,7 +204,10 @@ try {
             '#/memories',
             'table.list tbody tr',
             () => {
-              writeFileSync(path.join(root, 'memories', `hand-${r}.md`), `---\nid: hand-${r}\ntitle: aaa hand ${r}\nkind: note\n---\n\nBy hand.\n`);
+              writeFileSync(
+                path.join(root, 'memories', `hand-${r}.md`),
+                `---\nid: hand-${r}\ntitle: aaa hand ${r}\nkind: note\n---\n\nBy hand.\n`,
+              );
               git(root, 'add', '-A');
               git(root, 'commit', '-qm', `hand ${r}`);
             },
@@ -183,4 +230,7 @@ try {
 console.log(`\nmachine: ${machine()}; median of ${RUNS} cold loads (new page each)`);
 console.table(results);
 mkdirSync(new URL('./out/', import.meta.url), { recursive: true });
-writeFileSync(new URL('./out/serve.json', import.meta.url), JSON.stringify({ machine: machine(), runs: RUNS, results }, null, 2));
+writeFileSync(
+  new URL('./out/serve.json', import.meta.url),
+  JSON.stringify({ machine: machine(), runs: RUNS, results }, null, 2),
+);

@@ -19,6 +19,7 @@ let served: Served;
 let browser: Browser;
 let page: Page;
 const pageErrors: string[] = [];
+const requested = new Set<string>();
 
 async function show(hash: string, view: string, ready: string): Promise<void> {
   await page.evaluate((h) => (location.hash = h), hash);
@@ -64,6 +65,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the review page in Chromium', () => {
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
     page.on('pageerror', (e) => pageErrors.push(e.message));
+    page.on('request', (r) => void requested.add(new URL(r.url()).origin));
     // The refused accept (409, NEEDS_ALLOWANCE) is expected; any other failed load or error is not.
     page.on(
       'console',
@@ -238,5 +240,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the review page in Chromium', () => {
       `${served.url}&store=1`,
     );
     expect(pageErrors).toEqual([]);
+    // Every page above loaded from the server alone: nothing reached the network.
+    expect([...requested].filter((o) => o !== served.origin && o !== 'null')).toEqual([]);
   });
 });

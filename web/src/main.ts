@@ -12,7 +12,6 @@ import { currentStore, errorText, get, listen, setStore } from './api.js';
 import { clear, h, route } from './dom.js';
 import type { View, ViewContext } from './view.js';
 import { activityView } from './views/activity.js';
-import { graphView } from './views/graph.js';
 import { memoriesView } from './views/memories.js';
 import { memoryView } from './views/memory.js';
 import { reviewView } from './views/review.js';
@@ -23,9 +22,21 @@ const VIEWS: Record<string, View> = {
   memories: memoriesView,
   memory: memoryView,
   search: searchView,
-  graph: graphView,
+  // cytoscape is most of the bundle: the graph view is its own chunk, fetched when first opened.
+  graph: lazyView('Graph', async () => (await import('./views/graph.js')).graphView),
   activity: activityView,
 };
+
+function lazyView(title: string, load: () => Promise<View>): View {
+  let loaded: Promise<View> | null = null;
+  return {
+    title,
+    async render(ctx) {
+      loaded ??= load();
+      return (await loaded).render(ctx);
+    },
+  };
+}
 
 const NAV: [string, string][] = [
   ['review', 'Review'],
