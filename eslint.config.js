@@ -88,7 +88,12 @@ export default tseslint.config(
   },
   {
     // Front ends speak a protocol and call operations: they never reach past ops/ into the adapters.
-    files: ['server/src/cli/**/*.ts', 'server/src/lsp/**/*.ts', 'server/src/mcp/**/*.ts'],
+    files: [
+      'server/src/cli/**/*.ts',
+      'server/src/lsp/**/*.ts',
+      'server/src/mcp/**/*.ts',
+      'server/src/web/**/*.ts',
+    ],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -100,7 +105,7 @@ export default tseslint.config(
               message: 'Front ends import only ops/ and core/: add or use an operation in server/src/ops.',
             },
             {
-              regex: '^(\\.\\./)+(cli|lsp|mcp)/',
+              regex: '^(\\.\\./)+(cli|lsp|mcp|web)/',
               message: 'One front end never imports another: share it through ops/ or core/.',
             },
           ],
@@ -123,6 +128,23 @@ export default tseslint.config(
           ],
         },
       ],
+    },
+  },
+  {
+    // The review page runs in a browser (typescript-eslint leaves undefined names to tsc): memory text
+    // never reaches innerHTML.
+    files: ['web/src/**/*.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { property: 'innerHTML', message: 'Build nodes with dom.ts h(): memory text must stay text.' },
+        { property: 'outerHTML', message: 'Build nodes with dom.ts h(): memory text must stay text.' },
+        {
+          property: 'insertAdjacentHTML',
+          message: 'Build nodes with dom.ts h(): memory text must stay text.',
+        },
+      ],
+      'max-lines': ['error', { max: 500, skipBlankLines: true, skipComments: true }],
     },
   },
   {

@@ -1,5 +1,6 @@
 // Every CLI command, in the order `cairn help` lists them.
 import type { Command } from './command.js';
+import { graphCommand } from './commands-graph.js';
 import { modelCommand } from './commands-model.js';
 import { consolidateCommand, importPromptCommand, learnCommand, refreshCommand } from './commands-learn.js';
 import { contextCommand, mcpCommand } from './commands-agent.js';
@@ -8,6 +9,7 @@ import { indexCommand, searchCommand } from './commands-search.js';
 import { importCommand, storeCommand } from './commands-write.js';
 import { mergeDriverCommand, setupCommand } from './commands-merge.js';
 import { proposeCommand, syncCommand } from './commands-sync.js';
+import { serveCommand } from './commands-serve.js';
 import { getCommand, initCommand, listCommand, logCommand, statusCommand } from './commands-read.js';
 import {
   acceptCommand,
@@ -41,6 +43,8 @@ export const COMMANDS: Command[] = [
   undoCommand,
   logCommand,
   statusCommand,
+  serveCommand,
+  graphCommand,
   importCommand,
   importPromptCommand,
   learnCommand,

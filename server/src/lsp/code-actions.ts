@@ -17,6 +17,7 @@ import { flaggedFindings } from '../core/withhold.js';
 import type { OpenFile, ServerContext } from './context.js';
 import { wholeText } from './convert.js';
 import type { StoreHost } from './host.js';
+import { reviewPageAction } from './review-page.js';
 
 function messageOf(d: Diagnostic): string {
   return typeof d.message === 'string' ? d.message : d.message.value;
@@ -158,6 +159,7 @@ export async function provideCodeActions(
   const self = open.file.id;
   if (self && open.host.ws.info(self)?.status === 'candidate')
     actions.push(...reviewActions(self, flaggedRulesOf(open.host, self)));
+  actions.push(...reviewPageAction(ctx, open));
   if (ctx.caps.textDocument?.codeAction?.codeActionLiteralSupport) return actions;
   return actions
     .filter((a) => a.command)

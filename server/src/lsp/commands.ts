@@ -10,6 +10,7 @@ import { COMMANDS, type CustomRequest, type ServerContext } from './context.js';
 import type { StoreHost } from './host.js';
 import { searchMemories } from './search-port.js';
 import { runTidyCommand } from './tidy-commands.js';
+import { openReviewPage } from './review-page.js';
 
 /** LSP's RequestFailed: the request was valid, the operation failed. */
 const REQUEST_FAILED = -32803;
@@ -196,6 +197,22 @@ export async function executeCommand(
       return reject(ctx, a as string, b as string | undefined);
     case 'cairn.openMemory':
       return openMemory(ctx, a as string);
+    case 'cairn.openReviewPage': {
+      // An id, or { id } / { uri } (a memory file).
+      const where: { id?: unknown; uri?: unknown } = typeof a === 'object' && a ? a : { id: a };
+      const host = await hostOf(ctx, where);
+      const rel = typeof where.uri === 'string' ? host?.relOf(where.uri) : null;
+      const id = typeof where.id === 'string' ? where.id : rel ? host?.ws.files.get(rel)?.id : undefined;
+      if (!host || !id)
+        throw new ResponseError(
+          -32602,
+          'cairn.openReviewPage: give a memory id or the uri of a memory file',
+          {
+            code: 'INVALID_REQUEST',
+          },
+        );
+      return openReviewPage(ctx, host, id);
+    }
     case 'cairn.learn':
     case 'cairn.import':
     case 'cairn.consolidate':

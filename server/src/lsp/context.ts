@@ -50,6 +50,7 @@ export const COMMANDS = [
   'cairn.accept',
   'cairn.reject',
   'cairn.openMemory',
+  'cairn.openReviewPage',
   'cairn.learn',
   'cairn.import',
   'cairn.consolidate',

@@ -7,3 +7,4 @@ export { provideHover } from './hover.js';
 export { provideDocumentLinks, provideDocumentSymbols } from './links-symbols.js';
 export { prepareRename, provideDefinition, provideReferences, provideRename } from './navigation.js';
 export { provideWorkspaceSymbols } from './workspace-symbols.js';
+export { provideCodeLenses } from './review-page.js';

@@ -123,7 +123,13 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
         documentLinkProvider: { resolveProvider: false },
         documentSymbolProvider: true,
         workspaceSymbolProvider: true,
-        codeActionProvider: literalActions ? { codeActionKinds: [CodeActionKind.QuickFix] } : true,
+        codeActionProvider: literalActions
+          ? { codeActionKinds: [CodeActionKind.QuickFix, CodeActionKind.Source] }
+          : true,
+        // "Open in review page" on memory files, for clients that can open a URL in a browser.
+        ...(params.capabilities.window?.showDocument?.support
+          ? { codeLensProvider: { resolveProvider: false } }
+          : {}),
         executeCommandProvider: { commands: [...COMMANDS] },
         // Folders added to (or removed from) a multi-root window: their stores are served (or not).
         workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
@@ -165,6 +171,7 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
   connection.onDocumentSymbol(withFeatures(({ f }, p, token) => f.provideDocumentSymbols(ctx, p, token)));
   connection.onWorkspaceSymbol(withFeatures(({ f }, p, token) => f.provideWorkspaceSymbols(ctx, p, token)));
   connection.onCodeAction(withFeatures(({ f }, p, token) => f.provideCodeActions(ctx, p, token)));
+  connection.onCodeLens(withFeatures(({ f }, p, token) => f.provideCodeLenses(ctx, p, token)));
   connection.onExecuteCommand(withFeatures(({ f }, p, token) => f.executeCommand(ctx, p, token)));
   for (const method of CUSTOM_REQUESTS)
     connection.onRequest(

@@ -34,6 +34,8 @@ export interface CandidateView {
   paths: string[];
   /** Unified diff of main -> candidate. */
   diff: string;
+  /** What the scanner flags in the candidate's files (line numbers in the candidate's version). */
+  findings: FileFinding[];
 }
 
 /** Lists open candidates with their diff against main (what accepting would change). */
@@ -48,11 +50,15 @@ export async function reviewCandidates(ctx: OpContext): Promise<CandidateView[]>
     const base = (await store.repo.mergeBase(c.tip, tip)) ?? null;
     const changed = (await store.repo.diff(base, c.tip)).filter((d) => d.path.startsWith(store.prefix));
     let diff = '';
+    const findings: FileFinding[] = [];
     for (const d of changed) {
       const rel = d.path.slice(store.prefix.length);
       const before = await store.repo.readText(tip, d.path);
       const after = d.status === 'deleted' ? null : await store.repo.readText(c.tip, d.path);
       diff += unifiedDiff(before, after, { oldName: rel, newName: rel });
+      if (after !== null && rel.endsWith('.md'))
+        for (const f of flaggedFindings(after, { detector: injectionDetector(store.config) }))
+          findings.push({ path: rel, rule: f.rule, line: f.line, message: f.message });
     }
     const text = await store.repo.readText(c.tip, repoPath(store, memoryPath(c.id)));
     const title = text ? parseMemory(text, { path: memoryPath(c.id) }).frontMatter.title : c.id;
@@ -74,6 +80,7 @@ export async function reviewCandidates(ctx: OpContext): Promise<CandidateView[]>
       flagged: msg.trailers['Memory-Flagged'] ?? null,
       paths: changed.map((d) => d.path.slice(store.prefix.length)),
       diff,
+      findings,
     });
   }
   return views;

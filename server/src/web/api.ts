@@ -1,0 +1,95 @@
+// The review page's API: one route, one operation (the same governance as the CLI's commands).
+// To add a route: add an entry to ROUTES below ("METHOD /api/name": handler). A handler gets the
+// chosen store's services, the query string and (for POST) the parsed JSON body, and returns what
+// is sent back as JSON. Expected failures are CairnErrors; server.ts turns them into a status and
+// `{ error: { code, message, data } }`. Inputs are checked here before they reach an operation.
+import { CairnError } from '../core/errors.js';
+import { graphPicture } from '../ops/graph.js';
+import { readLog } from '../ops/log.js';
+import { memoryPage } from '../ops/memory-page.js';
+import { listMemories } from '../ops/query.js';
+import { acceptCandidate, rejectCandidate, reviewCandidates } from '../ops/review.js';
+import type { StoreServices } from '../ops/context.js';
+import type { MemoryStatus } from '../core/types.js';
+
+export interface ApiCall {
+  services: StoreServices;
+  query: URLSearchParams;
+  body: Record<string, unknown>;
+}
+
+export type Route = (call: ApiCall) => Promise<unknown>;
+
+/** A memory id or a candidate branch (`candidate/x`, `origin/candidate/x`): no path can leave the store. */
+const NAME = /^[a-z0-9][a-z0-9._-]*(\/[a-z0-9][a-z0-9._-]*){0,3}$/i;
+
+function name(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value.length > 200 || !NAME.test(value) || value.includes('..'))
+    throw new CairnError('INVALID_ID', `${field}: not a memory id or candidate branch`, { field });
+  return value;
+}
+
+function text(value: unknown, field: string, max: number): string {
+  if (typeof value !== 'string' || !value.trim())
+    throw new CairnError('INVALID_REQUEST', `${field} is required`, { field });
+  if (value.length > max)
+    throw new CairnError('INVALID_REQUEST', `${field} is longer than ${max} characters`, { field });
+  return value;
+}
+
+function rules(value: unknown): string[] {
+  if (value === undefined) return [];
+  if (
+    !Array.isArray(value) ||
+    value.length > 50 ||
+    !value.every((r) => typeof r === 'string' && /^[a-z0-9/_.-]{1,80}$/i.test(r))
+  )
+    throw new CairnError('INVALID_REQUEST', 'allow: a list of scanner rule names', { field: 'allow' });
+  return value as string[];
+}
+
+export const ROUTES: Record<string, Route> = {
+  // Candidates with why, agent, findings and the diff against main (`cairn review`).
+  'GET /api/review': async ({ services }) => ({ candidates: await reviewCandidates(services.ctx) }),
+  // `cairn accept ID --allow RULE...`: flagged content only with the explicit allowance.
+  'POST /api/accept': async ({ services, body }) =>
+    acceptCandidate(services.ctx, name(body.id, 'id'), { allow: rules(body.allow) }),
+  // `cairn reject ID --why TEXT`.
+  'POST /api/reject': async ({ services, body }) =>
+    rejectCandidate(services.ctx, name(body.id, 'id'), text(body.why, 'why', 2000)),
+  // `cairn list` (candidates and rejected included; the page filters).
+  'GET /api/memories': async ({ services }) => ({
+    memories: await listMemories(services.ctx, { includeRejected: true }),
+  }),
+  // `cairn get ID` plus triples, backlinks and history with trailers.
+  'GET /api/memory': async ({ services, query }) => memoryPage(services.ctx, name(query.get('id'), 'id')),
+  // `cairn search`: the store's one search service; provider and partial shown as they are.
+  'GET /api/search': async ({ services, query }) => {
+    const q = text(query.get('q'), 'q', 500);
+    const includeCandidates = query.get('candidates') === '1';
+    return services.search.search({ query: q, maxResults: 20, includeCandidates });
+  },
+  // `cairn log`: commits, candidates, rejection tags and dropped writes, newest first.
+  'GET /api/activity': async ({ services, query }) => {
+    const limit = Math.min(Math.max(Number(query.get('limit')) || 200, 1), 2000);
+    return { entries: await readLog(services.ctx, { limit }) };
+  },
+  // `cairn graph`: the knowledge graph as a picture (ops/graph.ts graphPicture; the op checks
+  // dates, statuses and numbers). A sampled picture says so (sampled, shown, total).
+  'GET /api/graph': async ({ services, query }) => {
+    const optional = (field: string, max = 200) => {
+      const v = query.get(field);
+      return v ? text(v, field, max) : undefined;
+    };
+    const whole = (field: string) => (query.get(field) ? Number(query.get(field)) : undefined);
+    return graphPicture(services.ctx, {
+      asOf: optional('asOf', 40),
+      entity: optional('entity'),
+      predicate: optional('predicate'),
+      status: optional('status', 80)?.split(',') as MemoryStatus[] | undefined,
+      depth: whole('depth'),
+      maxNodes: whole('maxNodes'),
+      hideOutside: query.get('hideOutside') === '1',
+    });
+  },
+};

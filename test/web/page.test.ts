@@ -1,0 +1,246 @@
+// The review page in real Chromium (Debian's, driven by playwright-core): review candidates, accept
+// one (a flagged one only with the allowance ticked), reject another with a reason, search, open
+// the memory pages (hostile text stays text), the graph and the activity; check the store with git
+// afterwards; live updates from a commit made elsewhere; axe-core on every page; keyboard reaches
+// the accept and reject buttons. Screenshots go to test-output/web/.
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cairn, git, makeStore, removeDir } from '../helpers/store.js';
+import { CHROMIUM, HAVE_CHROMIUM, screenshotPath, seededStore, serve, type Served } from './helpers.js';
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+let dir: string;
+let second: string;
+let served: Served;
+let browser: Browser;
+let page: Page;
+const pageErrors: string[] = [];
+const requested = new Set<string>();
+
+async function show(hash: string, view: string, ready: string): Promise<void> {
+  await page.evaluate((h) => (location.hash = h), hash);
+  await page.waitForFunction((h) => document.body.dataset.route === h, hash);
+  await page.waitForSelector(`body[data-view="${view}"] ${ready}`);
+}
+
+/** axe-core in the page (evaluated over the debugging protocol: the page's CSP forbids injected scripts). */
+async function accessibilityProblems(): Promise<string[]> {
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    const r = await (
+      window as unknown as {
+        axe: {
+          run(): Promise<{
+            violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[];
+          }>;
+        };
+      }
+    ).axe.run();
+    return r.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      where: v.nodes.map((n) => n.target.join(' ')).slice(0, 3),
+    }));
+  });
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.help} at ${v.where.join(', ')}`);
+}
+
+async function checkPage(name: string): Promise<void> {
+  await page.screenshot({ path: screenshotPath(name), fullPage: true });
+  expect(await accessibilityProblems(), name).toEqual([]);
+}
+
+describe.skipIf(!HAVE_CHROMIUM)('the review page in Chromium', () => {
+  beforeAll(async () => {
+    dir = await seededStore();
+    second = (await makeStore()).dir;
+    served = await serve(['--store', dir, '--store', second]);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    page.on('request', (r) => void requested.add(new URL(r.url()).origin));
+    // The refused accept (409, NEEDS_ALLOWANCE) is expected; any other failed load or error is not.
+    page.on(
+      'console',
+      (m) => void (m.type() === 'error' && !/status of 409/.test(m.text()) && pageErrors.push(m.text())),
+    );
+    await page.goto(`${served.url}#/review`);
+    await page.waitForSelector('body[data-view="review"] article.candidate');
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await served?.stop();
+    if (dir) removeDir(path.dirname(dir));
+    if (second) removeDir(path.dirname(second));
+  });
+
+  it('shows each candidate with why, the agent, findings highlighted in the diff', async () => {
+    const cards = page.locator('article.candidate');
+    expect(await cards.count()).toBe(3);
+    const sneaky = page.locator('article[data-id="sneaky"]');
+    await expect.poll(() => sneaky.locator('.why').textContent()).toContain('scanner flagged');
+    expect(await sneaky.textContent()).toContain('mallory (agent)');
+    expect(await sneaky.locator('tr.flagged mark').textContent()).toContain(
+      'Ignore all previous instructions',
+    );
+    expect(await sneaky.locator('.findings').textContent()).toContain('injection/override');
+    expect(await page.locator('article[data-id="agent-idea"] tr.add').count()).toBeGreaterThan(3);
+    await checkPage('review');
+  });
+
+  it('reaches the accept and reject buttons with the keyboard, each with a name', async () => {
+    await page.locator('body').focus();
+    const reached = new Set<string>();
+    for (let i = 0; i < 80 && reached.size < 2; i++) {
+      await page.keyboard.press('Tab');
+      const label = await page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? '');
+      if (label === 'Accept agent-idea' || label === 'Reject agent-idea') reached.add(label);
+    }
+    expect([...reached].sort()).toEqual(['Accept agent-idea', 'Reject agent-idea']);
+  });
+
+  it('accepts a candidate, and a flagged one only once its finding is explicitly allowed', async () => {
+    await page.getByRole('button', { name: 'Accept agent-idea' }).click();
+    await page.waitForSelector('article[data-id="agent-idea"]', { state: 'detached' });
+    await page.getByRole('button', { name: 'Accept sneaky' }).click();
+    await expect.poll(() => page.locator('#msg-sneaky').textContent()).toContain('tick each rule');
+    await page.getByLabel('injection/override').check();
+    await page.getByRole('button', { name: 'Accept sneaky' }).click();
+    await page.waitForSelector('article[data-id="sneaky"]', { state: 'detached' });
+  });
+
+  it('rejects a candidate with a reason, and asks for one first', async () => {
+    await page.getByRole('button', { name: 'Reject postgres-plan' }).click();
+    await expect.poll(() => page.locator('#msg-postgres-plan').textContent()).toContain('Say why');
+    await page.getByLabel('Reason for rejecting postgres-plan').fill('We stay on Redis <b>for now</b>');
+    await page.getByRole('button', { name: 'Reject postgres-plan' }).click();
+    await page.waitForSelector('text=No candidates await review.');
+  });
+
+  it('left the store as the CLI would: merge commits, an allowance, a rejection tag; git status clean', () => {
+    const last = git(dir, 'log', '-1', '--format=%B', 'main');
+    for (const trailer of ['Memory-Action: accept', 'Memory-Id: sneaky', 'Memory-Allow: injection/override'])
+      expect(last).toContain(trailer);
+    expect(git(dir, 'log', '--format=%B', 'main')).toContain('Memory-Id: agent-idea');
+    expect(git(dir, 'log', '-1', '--format=%P', 'main').trim().split(' ')).toHaveLength(2);
+    expect(git(dir, 'cat-file', '-p', 'rejected/postgres-plan')).toContain('We stay on Redis <b>for now</b>');
+    expect(git(dir, 'branch', '--list', 'candidate/*').trim()).toBe('');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'ls-tree', '--name-only', 'main', 'memories/')).toContain('memories/agent-idea.md');
+  });
+
+  it('lists memories with filters', async () => {
+    await show('#/memories', 'memories', 'table.list tbody tr');
+    await page.getByLabel('Status').selectOption('rejected');
+    await expect.poll(() => page.locator('table.list tbody tr').count()).toBe(1);
+    expect(await page.locator('table.list tbody').textContent()).toContain('postgres-plan');
+    await page.getByLabel('Status').selectOption('');
+    await checkPage('memories');
+  });
+
+  it('shows a memory: front matter, triples, backlinks, history with trailers', async () => {
+    await show('#/memory/redis-caching', 'memory', 'h1#memory-h');
+    const text = (await page.locator('main').textContent()) ?? '';
+    expect(text).toContain('cached_in');
+    expect(text).toContain('Deploy notes'); // links here
+    expect(text).toContain('Memory-Action');
+    await checkPage('memory');
+  });
+
+  it('renders hostile memory text inert', async () => {
+    await show('#/memory/hostile', 'memory', 'h1#memory-h');
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.locator('main script, main img, main b, main iframe').count()).toBe(0);
+    const body = (await page.locator('main .body').textContent()) ?? '';
+    expect(body).toContain('<script>window.__pwned = 1</script>');
+    expect(body).toContain('\\u202e');
+    expect(await page.locator('main h1').textContent()).toContain('<img src=x onerror=alert(1)>');
+    for (const href of await page
+      .locator('main a')
+      .evaluateAll((as) => as.map((a) => a.getAttribute('href') ?? '')))
+      expect(href).not.toMatch(/^\s*javascript:/i);
+    await page.screenshot({ path: screenshotPath('memory-hostile') });
+    await show('#/memory/big', 'memory', 'h1#memory-h');
+    expect(await page.locator('main .body p').textContent()).toContain(
+      'Line 5999 of a long memory <b>5999</b>.',
+    );
+  });
+
+  it('searches, saying which provider answered', async () => {
+    await show('#/search', 'search', 'form[role="search"]');
+    await page.getByRole('searchbox', { name: 'Search memories' }).fill('redis sessions');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.waitForSelector('ol.results li');
+    expect(await page.locator('.provider').textContent()).toMatch(/Provider: \S+/);
+    expect(await page.locator('ol.results').textContent()).toContain('Redis caching');
+    await checkPage('search');
+  });
+
+  it('opens the graph and the activity timeline', async () => {
+    await show('#/graph', 'graph', 'h1');
+    await checkPage('graph');
+    await show('#/activity', 'activity', 'ol.timeline');
+    const text = (await page.locator('main').textContent()) ?? '';
+    expect(text).toContain('accept');
+    expect(text).toContain('We stay on Redis');
+    await checkPage('activity');
+  });
+
+  it('updates without a reload when an agent commits', async () => {
+    await show('#/review', 'review', 'h1');
+    await page.evaluate(() => ((window as unknown as { __same: boolean }).__same = true));
+    const r = await cairn([
+      'store',
+      '--topic',
+      'Live one',
+      '--context',
+      'Arrived while the page was open.',
+      '--agent',
+      'bot',
+      '--origin',
+      'import',
+      '--store',
+      dir,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    await page.waitForSelector('article[data-id="live-one"]', { timeout: 10_000 });
+    expect(await page.evaluate(() => (window as unknown as { __same?: boolean }).__same)).toBe(true);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('shows a commit made with plain git, and switches stores with the picker', async () => {
+    await show('#/memories', 'memories', 'table.list tbody tr');
+    const hand = [
+      '---',
+      'id: by-hand',
+      'title: Written by hand',
+      'kind: note',
+      '---',
+      '',
+      'Committed with git.',
+      '',
+    ];
+    writeFileSync(path.join(dir, 'memories', 'by-hand.md'), hand.join('\n'));
+    git(dir, 'add', 'memories/by-hand.md');
+    git(dir, 'commit', '-qm', 'a note written by hand');
+    await page.waitForSelector('table.list a[href="#/memory/by-hand"]', { timeout: 10_000 });
+    await page.getByLabel('Store').selectOption({ index: 1 });
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('store') === '1');
+    await expect.poll(() => page.locator('table.list tbody tr').count()).toBe(1); // the template's one memory
+    expect(await page.locator('table.list').textContent()).not.toContain('by-hand');
+    expect(JSON.parse(readFileSync(path.join(second, '.cairn', 'serve.json'), 'utf8')).url).toBe(
+      `${served.url}&store=1`,
+    );
+    expect(pageErrors).toEqual([]);
+    // Every page above loaded from the server alone: nothing reached the network.
+    expect([...requested].filter((o) => o !== served.origin && o !== 'null')).toEqual([]);
+  });
+});

@@ -1,0 +1,196 @@
+// Review: the candidates waiting, each with why it is one, who proposed it, what the scanner found
+// (highlighted in the diff) and the diff against main; accept (flagged content only with an explicit
+// allowance per rule) or reject with a reason. Each action is one POST, one operation, as the CLI's
+// `cairn accept` / `cairn reject`. `#/review/ID` shows that candidate alone.
+import { ApiError, errorText, get, post } from '../api.js';
+import { renderDiff, type Finding } from '../diff.js';
+import { h, route, when } from '../dom.js';
+import type { View, ViewContext } from '../view.js';
+
+interface Candidate {
+  id: string;
+  branch: string;
+  pick: string;
+  title: string;
+  author: string;
+  date: string;
+  origin: string | null;
+  agent: string | null;
+  reason: string;
+  flagged: string | null;
+  paths: string[];
+  diff: string;
+  findings: Finding[];
+}
+
+export const reviewView: View = {
+  title: 'Review',
+  async render(ctx) {
+    const { candidates } = await get<{ candidates: Candidate[] }>('review');
+    const shown = ctx.arg ? candidates.filter((c) => c.id === ctx.arg || c.pick === ctx.arg) : candidates;
+    const section = h('section', { 'aria-labelledby': 'review-h' });
+    section.append(
+      h('h1', { id: 'review-h' }, ctx.arg ? `Review ${ctx.arg}` : 'Review'),
+      h(
+        'p',
+        null,
+        candidates.length === 0
+          ? 'No candidates await review.'
+          : `${candidates.length} candidate${candidates.length === 1 ? '' : 's'} awaiting review.`,
+        ctx.arg ? [' ', h('a', { href: route('review') }, 'Show all candidates')] : null,
+      ),
+    );
+    if (ctx.arg && shown.length === 0)
+      section.append(
+        h(
+          'p',
+          { role: 'alert' },
+          `No open candidate "${ctx.arg}": it may have been accepted or rejected already.`,
+        ),
+      );
+    for (const c of shown) section.append(candidateCard(c, ctx));
+    return section;
+  },
+};
+
+/**
+ * What a person typed, ticked or was told on each candidate, kept across redraws: the page redraws
+ * when the store changes (live updates), and that must not wipe a reason or an error.
+ */
+const drafts = new Map<string, { why: string; allow: Set<string>; message: string }>();
+
+function draftOf(pick: string) {
+  let d = drafts.get(pick);
+  if (!d) drafts.set(pick, (d = { why: '', allow: new Set(), message: '' }));
+  return d;
+}
+
+function candidateCard(c: Candidate, ctx: ViewContext): HTMLElement {
+  const key = c.pick.replace(/[^a-z0-9_-]/gi, '-');
+  const draft = draftOf(c.pick);
+  const rules = [...new Set(c.findings.map((f) => f.rule))];
+  const message = h('p', { class: 'result', role: 'alert', id: `msg-${key}` }, draft.message);
+  /** Written to the card on screen now, which a redraw may have replaced since the click. */
+  const say = (text: string) => {
+    draft.message = text;
+    const el = document.getElementById(`msg-${key}`);
+    if (el) el.textContent = text;
+  };
+  const allowBoxes = rules.map((rule) => {
+    const box = h('input', { type: 'checkbox', id: `allow-${key}-${rule}`, value: rule, name: 'allow' });
+    box.checked = draft.allow.has(rule);
+    box.addEventListener('change', () => (box.checked ? draft.allow.add(rule) : draft.allow.delete(rule)));
+    return box;
+  });
+  const reason = h('textarea', { id: `why-${key}`, rows: 2, maxlength: 2000, name: 'why' });
+  reason.value = draft.why;
+  reason.addEventListener('input', () => (draft.why = reason.value));
+  const busy = (on: boolean) => {
+    for (const b of document.querySelectorAll<HTMLButtonElement>(`#candidate-${key} button`)) b.disabled = on;
+  };
+
+  async function accept(): Promise<void> {
+    busy(true);
+    try {
+      await post('accept', { id: c.pick, allow: [...draft.allow] });
+      drafts.delete(c.pick);
+      ctx.announce(`Accepted ${c.id}.`);
+      ctx.refresh();
+    } catch (err) {
+      say(
+        err instanceof ApiError && err.code === 'NEEDS_ALLOWANCE'
+          ? `Not accepted: it holds text the scanner flags (${rules.join(', ')}). If you have read it and agents may see it, tick each rule above and accept again; otherwise reject it.`
+          : errorText(err),
+      );
+      busy(false);
+    }
+  }
+
+  async function reject(): Promise<void> {
+    if (!draft.why.trim()) {
+      say('Say why you reject it: the reason is kept with the rejected memory.');
+      document.getElementById(`why-${key}`)?.focus();
+      return;
+    }
+    busy(true);
+    try {
+      await post('reject', { id: c.pick, why: draft.why });
+      drafts.delete(c.pick);
+      ctx.announce(`Rejected ${c.id}.`);
+      ctx.refresh();
+    } catch (err) {
+      say(errorText(err));
+      busy(false);
+    }
+  }
+
+  return h(
+    'article',
+    { class: 'candidate', id: `candidate-${key}`, 'aria-labelledby': `title-${key}`, 'data-id': c.id },
+    h('h2', { id: `title-${key}` }, c.title || c.id),
+    h(
+      'dl',
+      { class: 'meta' },
+      h('dt', null, 'Id'),
+      h('dd', null, h('code', null, c.id)),
+      h('dt', null, 'Why a candidate'),
+      h('dd', { class: 'why' }, c.reason),
+      h('dt', null, 'Proposed by'),
+      h('dd', null, c.agent ? `${c.agent} (agent)` : c.author, c.origin ? ` · origin ${c.origin}` : ''),
+      h('dt', null, 'When'),
+      h('dd', null, when(c.date)),
+      h('dt', null, 'Branch'),
+      h('dd', null, h('code', null, c.branch)),
+    ),
+    c.findings.length
+      ? h(
+          'div',
+          { class: 'findings', role: 'note', 'aria-label': 'Scanner findings' },
+          h('h3', null, `Scanner findings (${c.findings.length})`),
+          h(
+            'ul',
+            null,
+            c.findings.map((f) =>
+              h('li', null, h('code', null, f.rule), ` ${f.path}:${f.line} — ${f.message}`),
+            ),
+          ),
+        )
+      : null,
+    renderDiff(c.diff, c.findings),
+    h(
+      'form',
+      { class: 'actions', onsubmit: (e: Event) => e.preventDefault(), 'aria-label': `Decide on ${c.id}` },
+      rules.length
+        ? h(
+            'fieldset',
+            { class: 'allow' },
+            h('legend', null, 'Accepting lets agents read the flagged text verbatim. Allow:'),
+            rules.map((rule, i) =>
+              h('div', null, allowBoxes[i], ' ', h('label', { for: allowBoxes[i].id }, rule)),
+            ),
+          )
+        : null,
+      h(
+        'div',
+        { class: 'buttons' },
+        h(
+          'button',
+          { type: 'button', class: 'accept', onclick: () => void accept(), 'aria-label': `Accept ${c.id}` },
+          'Accept',
+        ),
+      ),
+      h('label', { for: reason.id }, `Reason for rejecting ${c.id}`),
+      reason,
+      h(
+        'div',
+        { class: 'buttons' },
+        h(
+          'button',
+          { type: 'button', class: 'reject', onclick: () => void reject(), 'aria-label': `Reject ${c.id}` },
+          'Reject',
+        ),
+      ),
+      message,
+    ),
+  );
+}
