@@ -57,6 +57,19 @@ describe('architecture walls', () => {
     expect(messages.join('\n')).toMatch(/core does no I\/O/);
   });
 
+  it('the review page server is a front end: no adapters; the page never uses innerHTML', async () => {
+    const server = await lintMessages(
+      'server/src/web/planted.ts',
+      `import { openStore } from '../store/store.js';${use('openStore')}`,
+    );
+    expect(server.join('\n')).toMatch(/Front ends import only ops\/ and core\//);
+    const page = await lintMessages(
+      'web/src/planted.ts',
+      `export function f(el: Element, t: string) { el.innerHTML = t; }\n`,
+    );
+    expect(page.join('\n')).toMatch(/memory text must stay text/);
+  });
+
   it('a source file may not grow past 500 lines', async () => {
     const body = Array.from({ length: 520 }, (_, i) => `export const v${i} = ${i};`).join('\n');
     const messages = await lintMessages('server/src/ops/planted.ts', body);

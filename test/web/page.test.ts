@@ -3,21 +3,23 @@
 // the memory pages (hostile text stays text), the graph and the activity; check the store with git
 // afterwards; live updates from a commit made elsewhere; axe-core on every page; keyboard reaches
 // the accept and reject buttons. Screenshots go to test-output/web/.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cairn, git, removeDir } from '../helpers/store.js';
+import { cairn, git, makeStore, removeDir } from '../helpers/store.js';
 import { CHROMIUM, HAVE_CHROMIUM, screenshotPath, seededStore, serve, type Served } from './helpers.js';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let dir: string;
+let second: string;
 let served: Served;
 let browser: Browser;
 let page: Page;
 const pageErrors: string[] = [];
+const requested = new Set<string>();
 
 async function show(hash: string, view: string, ready: string): Promise<void> {
   await page.evaluate((h) => (location.hash = h), hash);
@@ -58,10 +60,12 @@ async function checkPage(name: string): Promise<void> {
 describe.skipIf(!HAVE_CHROMIUM)('the review page in Chromium', () => {
   beforeAll(async () => {
     dir = await seededStore();
-    served = await serve(['--store', dir]);
+    second = (await makeStore()).dir;
+    served = await serve(['--store', dir, '--store', second]);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
     page.on('pageerror', (e) => pageErrors.push(e.message));
+    page.on('request', (r) => void requested.add(new URL(r.url()).origin));
     // The refused accept (409, NEEDS_ALLOWANCE) is expected; any other failed load or error is not.
     page.on(
       'console',
@@ -75,6 +79,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the review page in Chromium', () => {
     await browser?.close();
     await served?.stop();
     if (dir) removeDir(path.dirname(dir));
+    if (second) removeDir(path.dirname(second));
   });
 
   it('shows each candidate with why, the agent, findings highlighted in the diff', async () => {
@@ -106,7 +111,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the review page in Chromium', () => {
     await page.getByRole('button', { name: 'Accept agent-idea' }).click();
     await page.waitForSelector('article[data-id="agent-idea"]', { state: 'detached' });
     await page.getByRole('button', { name: 'Accept sneaky' }).click();
-    await expect.poll(() => page.locator('#msg-sneaky').textContent()).toContain('NEEDS_ALLOWANCE');
+    await expect.poll(() => page.locator('#msg-sneaky').textContent()).toContain('tick each rule');
     await page.getByLabel('injection/override').check();
     await page.getByRole('button', { name: 'Accept sneaky' }).click();
     await page.waitForSelector('article[data-id="sneaky"]', { state: 'detached' });
@@ -209,5 +214,33 @@ describe.skipIf(!HAVE_CHROMIUM)('the review page in Chromium', () => {
     await page.waitForSelector('article[data-id="live-one"]', { timeout: 10_000 });
     expect(await page.evaluate(() => (window as unknown as { __same?: boolean }).__same)).toBe(true);
     expect(pageErrors).toEqual([]);
+  });
+
+  it('shows a commit made with plain git, and switches stores with the picker', async () => {
+    await show('#/memories', 'memories', 'table.list tbody tr');
+    const hand = [
+      '---',
+      'id: by-hand',
+      'title: Written by hand',
+      'kind: note',
+      '---',
+      '',
+      'Committed with git.',
+      '',
+    ];
+    writeFileSync(path.join(dir, 'memories', 'by-hand.md'), hand.join('\n'));
+    git(dir, 'add', 'memories/by-hand.md');
+    git(dir, 'commit', '-qm', 'a note written by hand');
+    await page.waitForSelector('table.list a[href="#/memory/by-hand"]', { timeout: 10_000 });
+    await page.getByLabel('Store').selectOption({ index: 1 });
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('store') === '1');
+    await expect.poll(() => page.locator('table.list tbody tr').count()).toBe(1); // the template's one memory
+    expect(await page.locator('table.list').textContent()).not.toContain('by-hand');
+    expect(JSON.parse(readFileSync(path.join(second, '.cairn', 'serve.json'), 'utf8')).url).toBe(
+      `${served.url}&store=1`,
+    );
+    expect(pageErrors).toEqual([]);
+    // Every page above loaded from the server alone: nothing reached the network.
+    expect([...requested].filter((o) => o !== served.origin && o !== 'null')).toEqual([]);
   });
 });

@@ -12,7 +12,6 @@ import { currentStore, errorText, get, listen, setStore } from './api.js';
 import { clear, h, route } from './dom.js';
 import type { View, ViewContext } from './view.js';
 import { activityView } from './views/activity.js';
-import { graphView } from './views/graph.js';
 import { memoriesView } from './views/memories.js';
 import { memoryView } from './views/memory.js';
 import { reviewView } from './views/review.js';
@@ -23,9 +22,21 @@ const VIEWS: Record<string, View> = {
   memories: memoriesView,
   memory: memoryView,
   search: searchView,
-  graph: graphView,
+  // cytoscape is most of the bundle: the graph view is its own chunk, fetched when first opened.
+  graph: lazyView('Graph', async () => (await import('./views/graph.js')).graphView),
   activity: activityView,
 };
+
+function lazyView(title: string, load: () => Promise<View>): View {
+  let loaded: Promise<View> | null = null;
+  return {
+    title,
+    async render(ctx) {
+      loaded ??= load();
+      return (await loaded).render(ctx);
+    },
+  };
+}
 
 const NAV: [string, string][] = [
   ['review', 'Review'],
@@ -83,11 +94,15 @@ async function render(opts: { keepFocus?: boolean } = {}): Promise<void> {
   }
   if (ticket !== rendering) return; // a newer navigation won
   const scroll = window.scrollY;
+  const focused = document.activeElement?.id;
   clear(main);
   main.append(content);
   document.title = `${view.title} · Cairn`;
-  if (opts.keepFocus) window.scrollTo(0, scroll);
-  else main.focus({ preventScroll: true });
+  if (opts.keepFocus) {
+    // A redraw (live update, after an action) keeps the reader's place and the keyboard focus.
+    window.scrollTo(0, scroll);
+    if (focused) document.getElementById(focused)?.focus({ preventScroll: true });
+  } else main.focus({ preventScroll: true });
   document.body.dataset.view = name;
   // Tests and tools wait for this: the view drawn is the one the address names.
   document.body.dataset.route = location.hash;

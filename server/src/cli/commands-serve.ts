@@ -42,6 +42,11 @@ export const serveCommand: Command = {
       assetsDir: path.join(packageRoot(), 'dist', 'web'),
       log,
     });
+    // Listening for Ctrl-C before the address is printed: whoever reads it may stop us at once.
+    const stopped = new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
     const started = isoNow(stores[0].ctx);
     for (const [i, s] of stores.entries())
       await writeServeInfo(s.ctx.store, {
@@ -56,10 +61,7 @@ export const serveCommand: Command = {
       writeLine(io, `Cairn review page: ${server.url}`);
       writeLine(io, `Serving ${stores.map((s) => s.ctx.store.root).join(', ')}. Ctrl-C stops it.`);
     }
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
-    });
+    await stopped;
     await server.close();
     for (const s of stores) {
       await removeServeInfo(s.ctx.store);

@@ -18,53 +18,57 @@ interface Entry {
   source: string;
 }
 
+function item(e: Entry): HTMLElement {
+  return h(
+    'li',
+    { class: `event ${e.result}` },
+    h(
+      'div',
+      null,
+      when(e.timestamp),
+      ' ',
+      h('strong', null, e.command),
+      ` ${e.result}`,
+      e.id ? [' ', h('a', { href: route(e.result === 'candidate' ? 'review' : 'memory', e.id) }, e.id)] : '',
+    ),
+    h(
+      'div',
+      { class: 'sub' },
+      [
+        e.author && `by ${e.author}`,
+        e.agentName && `agent ${e.agentName}`,
+        e.proposedBy && `proposed by ${e.proposedBy}`,
+        e.source === 'audit' ? 'not committed (audit log)' : null,
+      ]
+        .filter(Boolean)
+        .join(' · '),
+    ),
+    e.reason ? h('div', null, 'Why: ', e.reason) : h('div', null, e.subject),
+  );
+}
+
 export const activityView: View = {
   title: 'Activity',
-  async render() {
+  async render(ctx) {
     const { entries } = await get<{ entries: Entry[] }>('activity', { limit: '300' });
+    const kinds = [...new Set(entries.map((e) => e.command))].sort();
+    const show = h(
+      'select',
+      { id: 'a-kind' },
+      ['', ...kinds].map((k) => h('option', { value: k }, k || 'everything')),
+    );
+    show.value = ctx.params.get('kind') ?? '';
+    const list = h('ol', { class: 'timeline' });
+    const draw = () =>
+      list.replaceChildren(...entries.filter((e) => !show.value || e.command === show.value).map(item));
+    show.addEventListener('input', draw);
+    draw();
     return h(
       'section',
       { 'aria-labelledby': 'activity-h' },
       h('h1', { id: 'activity-h' }, 'Activity'),
-      entries.length
-        ? h(
-            'ol',
-            { class: 'timeline' },
-            entries.map((e) =>
-              h(
-                'li',
-                { class: `event ${e.result}` },
-                h(
-                  'div',
-                  null,
-                  when(e.timestamp),
-                  ' ',
-                  h('strong', null, e.command),
-                  ` ${e.result}`,
-                  e.id
-                    ? [
-                        ' ',
-                        h('a', { href: route(e.result === 'candidate' ? 'review' : 'memory', e.id) }, e.id),
-                      ]
-                    : '',
-                ),
-                h(
-                  'div',
-                  { class: 'sub' },
-                  [
-                    e.author && `by ${e.author}`,
-                    e.agentName && `agent ${e.agentName}`,
-                    e.proposedBy && `proposed by ${e.proposedBy}`,
-                    e.source === 'audit' ? 'not committed (audit log)' : null,
-                  ]
-                    .filter(Boolean)
-                    .join(' · '),
-                ),
-                e.reason ? h('div', null, 'Why: ', e.reason) : h('div', null, e.subject),
-              ),
-            ),
-          )
-        : h('p', null, 'Nothing has happened yet.'),
+      h('p', { class: 'filters' }, h('label', { for: 'a-kind' }, 'Show'), show),
+      entries.length ? list : h('p', null, 'Nothing has happened yet.'),
     );
   },
 };

@@ -27,6 +27,7 @@ export const memoriesView: View = {
       status: ctx.params.get('status') ?? '',
       kind: ctx.params.get('kind') ?? '',
       tag: ctx.params.get('tag') ?? '',
+      trust: ctx.params.get('trust') ?? '',
     };
     let limit = PAGE;
     const options = (values: string[]) =>
@@ -35,6 +36,15 @@ export const memoriesView: View = {
     const status = h('select', { id: 'f-status' }, options(memories.map((m) => m.status)));
     const kind = h('select', { id: 'f-kind' }, options(memories.map((m) => m.kind)));
     const tag = h('select', { id: 'f-tag' }, options(memories.flatMap((m) => m.tags)));
+    const trust = h('input', {
+      type: 'number',
+      id: 'f-trust',
+      min: 0,
+      max: 1,
+      step: 0.05,
+      value: filter.trust,
+      class: 'narrow',
+    });
     status.value = filter.status;
     kind.value = filter.kind;
     tag.value = filter.tag;
@@ -49,7 +59,8 @@ export const memoriesView: View = {
           (!q || m.id.toLowerCase().includes(q) || m.title.toLowerCase().includes(q)) &&
           (!status.value || m.status === status.value) &&
           (!kind.value || m.kind === kind.value) &&
-          (!tag.value || m.tags.includes(tag.value)),
+          (!tag.value || m.tags.includes(tag.value)) &&
+          (!trust.value || m.trust >= Number(trust.value)),
       );
       count.textContent = `${rows.length} of ${memories.length} memories`;
       body.replaceChildren(
@@ -75,7 +86,8 @@ export const memoriesView: View = {
       );
       more.hidden = rows.length <= limit;
     }
-    for (const el of [text, status, kind, tag]) el.addEventListener('input', () => ((limit = PAGE), draw()));
+    for (const el of [text, status, kind, tag, trust])
+      el.addEventListener('input', () => ((limit = PAGE), draw()));
     draw();
     return h(
       'section',
@@ -97,6 +109,8 @@ export const memoriesView: View = {
         kind,
         h('label', { for: 'f-tag' }, 'Tag'),
         tag,
+        h('label', { for: 'f-trust' }, 'Trust at least'),
+        trust,
       ),
       count,
       h(

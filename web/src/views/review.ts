@@ -2,7 +2,7 @@
 // (highlighted in the diff) and the diff against main; accept (flagged content only with an explicit
 // allowance per rule) or reject with a reason. Each action is one POST, one operation, as the CLI's
 // `cairn accept` / `cairn reject`. `#/review/ID` shows that candidate alone.
-import { errorText, get, post } from '../api.js';
+import { ApiError, errorText, get, post } from '../api.js';
 import { renderDiff, type Finding } from '../diff.js';
 import { h, route, when } from '../dom.js';
 import type { View, ViewContext } from '../view.js';
@@ -97,7 +97,11 @@ function candidateCard(c: Candidate, ctx: ViewContext): HTMLElement {
       ctx.announce(`Accepted ${c.id}.`);
       ctx.refresh();
     } catch (err) {
-      say(errorText(err));
+      say(
+        err instanceof ApiError && err.code === 'NEEDS_ALLOWANCE'
+          ? `Not accepted: it holds text the scanner flags (${rules.join(', ')}). If you have read it and agents may see it, tick each rule above and accept again; otherwise reject it.`
+          : errorText(err),
+      );
       busy(false);
     }
   }

@@ -36,6 +36,8 @@ export const searchView: View = {
       required: true,
       maxlength: 500,
     });
+    const withCandidates = ctx.params.get('candidates') === '1';
+    const candidates = h('input', { type: 'checkbox', id: 'q-candidates', checked: withCandidates });
     const form = h(
       'form',
       {
@@ -43,12 +45,15 @@ export const searchView: View = {
         'aria-label': 'Search memories',
         onsubmit: (e: Event) => {
           e.preventDefault();
-          location.hash = route('search', undefined, { q: input.value });
+          const params: Record<string, string> = { q: input.value };
+          if (candidates.checked) params.candidates = '1';
+          location.hash = route('search', undefined, params);
         },
       },
       h('label', { for: 'q' }, 'Search memories'),
       input,
       h('button', { type: 'submit' }, 'Search'),
+      h('span', { class: 'check' }, candidates, h('label', { for: 'q-candidates' }, 'include candidates')),
     );
     const section = h(
       'section',
@@ -57,7 +62,7 @@ export const searchView: View = {
       form,
     );
     if (!q.trim()) return section;
-    const a = await get<Answer>('search', { q });
+    const a = await get<Answer>('search', withCandidates ? { q, candidates: '1' } : { q });
     const snippets = new Map(a.results.map((r) => [r.path, r.snippet]));
     append(section, [
       h(
