@@ -14,7 +14,7 @@ import {
   type ClientCapabilities,
   type MessageConnection,
 } from 'vscode-languageserver/node';
-import { makeStore, memoryText, uriOf } from './lsp-helper.js';
+import { git, makeStore, memoryText, uriOf } from './lsp-helper.js';
 
 const REPO = path.resolve(import.meta.dirname, '../..');
 const BUILT = existsSync(path.join(REPO, 'dist/lsp/index.js'));
@@ -77,6 +77,11 @@ describe.skipIf(!BUILT)('Open in review page (cairn lsp --stdio)', () => {
     const root = makeStore({
       'memories/redis-cache.md': memoryText('redis-cache', 'Sessions live in Redis.'),
     });
+    git(root, 'checkout', '-q', '-b', 'candidate/idea');
+    writeFileSync(path.join(root, 'memories/idea.md'), memoryText('idea', 'An agent idea.'));
+    git(root, 'add', '-A');
+    git(root, 'commit', '-qm', 'store(idea): an idea');
+    git(root, 'checkout', '-q', 'main');
     const url = 'http://127.0.0.1:45123/?token=abc123';
     writeServeJson(root, { url, pid: process.pid, store: root, started: '2026-11-30T19:00:00Z' });
     const c = await startServer(root, URL_CAPS);
@@ -120,6 +125,12 @@ describe.skipIf(!BUILT)('Open in review page (cairn lsp --stdio)', () => {
       arguments: [{ uri }],
     });
     expect(c.shown).toHaveLength(2);
+    // A candidate opens on its review.
+    const idea = await c.conn.sendRequest('workspace/executeCommand', {
+      command: 'cairn.openReviewPage',
+      arguments: ['idea'],
+    });
+    expect(idea).toEqual({ opened: true, url: `${url}#/review/idea` });
   });
 
   it('says how to start a page when none runs: no file, a dead server, a foreign URL or another store', async () => {

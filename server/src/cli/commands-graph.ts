@@ -37,8 +37,11 @@ export const graphCommand: Command = {
     if (!GRAPH_FORMATS.includes(format))
       throw new UsageError(`--format ${format} is not a format; use ${GRAPH_FORMATS.join(', ')}`);
     const status = strs(args, 'status').flatMap((s) => s.split(',')) as MemoryStatus[];
-    const picture = await graphPicture(await open(), {
-      asOf: str(args, 'as-of'),
+    const ctx = await open();
+    // A day, not an instant: a picture drawn twice on one day is the same file.
+    const today = ctx.now().toISOString().slice(0, 10);
+    const picture = await graphPicture(ctx, {
+      asOf: str(args, 'as-of') ?? today,
       entity: str(args, 'entity'),
       depth: num(args, 'depth'),
       predicate: str(args, 'predicate'),

@@ -176,22 +176,28 @@ function fullPicture(memories: readonly PictureMemory[], opts: PictureOptions) {
       });
     }
   }
-  dates.sort((a, b) => dateValue(a) - dateValue(b));
+  // Each date parsed once: a sort comparing parsed dates would parse each one many times.
+  const ordered = dates.map((d) => ({ d, t: dateValue(d) })).sort((a, b) => a.t - b.t);
   return {
     nodes,
     edges: [...edges.values()],
     predicates: [...predicates].sort(),
     statuses: [...new Set(kept.map((m) => m.status))].sort(),
-    dates: { earliest: dates[0] ?? null, latest: dates.at(-1) ?? null },
+    dates: { earliest: ordered[0]?.d ?? null, latest: ordered.at(-1)?.d ?? null },
   };
 }
 
 /** Node ids within `depth` hops of `start`, edges taken both ways. */
 function neighbourhood(start: string, edges: readonly PictureEdge[], depth: number): Set<string> {
   const adjacent = new Map<string, string[]>();
+  const link = (a: string, b: string) => {
+    const list = adjacent.get(a);
+    if (list) list.push(b);
+    else adjacent.set(a, [b]);
+  };
   for (const e of edges) {
-    adjacent.set(e.source, [...(adjacent.get(e.source) ?? []), e.target]);
-    adjacent.set(e.target, [...(adjacent.get(e.target) ?? []), e.source]);
+    link(e.source, e.target);
+    link(e.target, e.source);
   }
   const seen = new Set([start]);
   let frontier = [start];
