@@ -62,7 +62,13 @@ export function memoryIdsOf(paths: readonly string[]): string[] {
 export function commitMeaning(f: CommitFacts): CommitMeaning {
   const msg = f.message;
   const base = { agent: msg.agent, reverts: msg.reverts, reviewed: false };
-  if (msg.action && f.recommitted && f.parentCount === 1 && msg.trailers['Memory-Route'] === 'candidate' && msg.memoryId) {
+  if (
+    msg.action &&
+    f.recommitted &&
+    f.parentCount === 1 &&
+    msg.trailers['Memory-Route'] === 'candidate' &&
+    msg.memoryId
+  ) {
     // Cairn commits a proposal only on a candidate branch; on main it arrives only because
     // someone merged it (squash or rebase): that person accepted it, like a merge commit does.
     return {
