@@ -17,6 +17,8 @@ interface PictureNode {
   memoryId?: string;
   status?: string;
   degree: number;
+  /** Laid out by the server (the same layout as `cairn graph --format svg`). */
+  position?: { x: number; y: number };
 }
 interface PictureEdge {
   id: string;
@@ -126,6 +128,7 @@ function elements(p: Picture): ElementDefinition[] {
     ...p.nodes.map((n) => ({
       group: 'nodes' as const,
       data: { id: n.id, label: n.label, memoryId: n.memoryId, type: n.type },
+      ...(n.position ? { position: { ...n.position } } : {}),
       classes: [
         n.type,
         n.status ?? '',
@@ -199,13 +202,10 @@ function draw(canvas: HTMLElement, p: Picture, ctx: ViewContext): Core {
     container: canvas,
     elements: elements(p),
     style: STYLE,
-    // Fewer rounds for a big picture: a rough layout now beats a fine one in seconds.
-    layout: {
-      name: 'cose',
-      animate: false,
-      numIter: p.nodes.length > 150 ? 300 : 1000,
-      nodeDimensionsIncludeLabels: true,
-    },
+    // The server lays the picture out; cose only if a node came without a position.
+    layout: p.nodes.every((n) => n.position)
+      ? { name: 'preset', fit: true, padding: 30 }
+      : { name: 'cose', animate: false, numIter: 300, nodeDimensionsIncludeLabels: true },
     minZoom: 0.05,
     maxZoom: 4,
     wheelSensitivity: 0.3,
