@@ -76,6 +76,30 @@ export class Tree {
     return out;
   }
 
+  /** Whether entry i here and entry j of `other` are the same bytes (mode, name and oid). */
+  sameEntry(i: number, other: Tree, j: number): boolean {
+    const end = this.nuls[i] + 21;
+    const otherEnd = other.nuls[j] + 21;
+    return (
+      end - this.starts[i] === otherEnd - other.starts[j] &&
+      this.body.compare(other.body, other.starts[j], otherEnd, this.starts[i], end) === 0
+    );
+  }
+
+  /** Entry i here against entry j of `other`, in git's tree order (a tree's name as "name/"). */
+  compareEntries(i: number, other: Tree, j: number): number {
+    const aStart = this.nameStart(i);
+    const aLen = this.nuls[i] - aStart;
+    const bStart = other.nameStart(j);
+    const bLen = other.nuls[j] - bStart;
+    const len = Math.min(aLen, bLen);
+    const c = this.body.compare(other.body, bStart, bStart + len, aStart, aStart + len);
+    if (c !== 0) return c;
+    const c1 = aLen > len ? this.body[aStart + len] : this.isTreeAt(i) ? SLASH : 0;
+    const c2 = bLen > len ? other.body[bStart + len] : other.isTreeAt(j) ? SLASH : 0;
+    return c1 - c2;
+  }
+
   /** Compare entry i with (name, isDir) in git's tree order. */
   private compareAt(i: number, name: Buffer, isDir: boolean): number {
     const aStart = this.nameStart(i);
