@@ -98,7 +98,7 @@ export class KeywordIndex {
   private deltaDocCount = 0;
   private totals = [0, 0, 0, 0];
   private live = 0;
-  private ms = new LazyMiniSearch();
+  private readonly ms: LazyMiniSearch;
   /** Terms already materialized in `ms` (base + delta merged). */
   private loaded = new Set<string>();
 
@@ -108,11 +108,11 @@ export class KeywordIndex {
     private postings: Buffer | PostingsReader,
     private fieldLength: (number[] | null)[],
   ) {
-    fieldLength.forEach((fl, docId) => {
+    this.ms = new LazyMiniSearch(fieldLength);
+    fieldLength.forEach((fl) => {
       if (!fl) return;
       this.live++;
       for (let f = 0; f < 4; f++) this.totals[f] += fl[f];
-      this.ms.setDoc(docId, fl);
     });
     this.syncStats();
   }
@@ -378,6 +378,7 @@ export class KeywordIndex {
   ): KeywordHit[] {
     for (const term of terms) this.load(term);
     return this.ms
+      .withDocuments()
       .search(query, { ...searchOptions, combineWith: 'OR' })
       .map((r) => ({ docId: r.id as number, score: r.score }))
       .sort(byScore);
