@@ -84,6 +84,22 @@ describe('SearchIndex keyword search', () => {
     }
   });
 
+  it('finds documents added after compacting in place, with words it had seen before', () => {
+    // Indexing remembers each word's postings; compaction empties the delta, so that must be forgotten.
+    const index = KeywordIndex.empty();
+    index.add(0, { title: 'Redis', tags: '', heading: '', text: 'cache sessions' });
+    index.snapshot({ compact: true });
+    index.add(1, { title: '', tags: '', heading: '', text: 'sessions in the cache' });
+    const reloaded = KeywordIndex.fromSnapshot(index.snapshot({ compact: true }));
+    for (const k of [index, reloaded])
+      expect(
+        k
+          .search('cache')
+          .map((h) => h.docId)
+          .sort(),
+      ).toEqual([0, 1]);
+  });
+
   it('scores a chunk as one document with BM25 (k 1.2, b 0.75), as SQLite FTS5 does', () => {
     const index = KeywordIndex.empty();
     const docs = [

@@ -37,6 +37,8 @@ function fileTrust(fm: FrontMatter, now: Date): number {
 export interface SearchFilesOptions {
   /** Add open candidate branches' memories (status candidate). */
   includeCandidates?: boolean;
+  /** Reads the work tree's uncommitted edits (a server's WorktreeWatch reuses the last answer). */
+  worktree?: () => Promise<WorktreeChange[] | null>;
 }
 
 /** The files search covers, by blob id, read from trees only. */
@@ -59,7 +61,7 @@ export async function searchSourceKey(
   opts: SearchFilesOptions = {},
 ): Promise<{ key: string; worktreeNote?: string }> {
   const tip = await requireMainTip(ctx.store);
-  const changes = await worktreeChanges(ctx.store);
+  const changes = await (opts.worktree ?? (() => worktreeChanges(ctx.store)))();
   const key = sourceKey(tip, opts.includeCandidates ? await openCandidates(ctx.store, tip) : null, changes);
   return changes === null ? { key, worktreeNote: WORKTREE_NOTE } : { key };
 }
@@ -100,7 +102,7 @@ export async function listSearchable(ctx: OpContext, opts: SearchFilesOptions = 
     (await store.repo.listDir(tip, repoPath(store, dir).replace(/\/$/, ''))).filter(
       (e) => e.type === 'blob' && e.name.endsWith('.md') && !e.name.startsWith('.'),
     );
-  const changes = await worktreeChanges(store);
+  const changes = await (opts.worktree ?? (() => worktreeChanges(store)))();
   const edits = changes ?? [];
   const memories = applyWorktree(
     (await blobs('memories')).map((e) => ({ path: `memories/${e.name}`, oid: e.oid })),

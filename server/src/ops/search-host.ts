@@ -8,6 +8,7 @@ import type { Embedder } from '../search/embedder.js';
 import { SearchIndex } from '../search/index-store.js';
 import { checkCancelled, rankIndex } from '../search/search.js';
 import { openCairnDir } from '../store/cairn-dir.js';
+import { WorktreeWatch, type WorktreeWatchOptions } from '../store/worktree-watch.js';
 import type { OpContext } from './context.js';
 import {
   configuredEmbedder,
@@ -41,6 +42,8 @@ export interface HostOptions {
   /** The model (default: the one cairn.yaml names, if installed). */
   embedder?: (ctx: OpContext) => Promise<Embedder | null>;
   log?: (message: string) => void;
+  /** Keep the work tree's state between searches while watchers say nothing changed (default: background). */
+  watchWorktree?: boolean | WorktreeWatchOptions;
 }
 
 export interface HostCallOptions {
@@ -68,11 +71,24 @@ export class SearchHost {
   /** Why uncommitted edits are not searched (no git to read the work tree), or null. */
   private worktreeNote: string | null = null;
   private progress: IndexProgress = { phase: 'done', done: 0, total: 0 };
+  /** A long-lived host's reader of uncommitted edits; a one-shot process runs `git status` once. */
+  private readonly worktree: WorktreeWatch | null;
 
   constructor(
     private readonly ctx: OpContext,
     private readonly opts: HostOptions,
-  ) {}
+  ) {
+    const watch = opts.watchWorktree ?? opts.background;
+    this.worktree = watch
+      ? new WorktreeWatch(ctx.store, { log: (m) => this.log(m), ...(watch === true ? {} : watch) })
+      : null;
+  }
+
+  /** How search lists files: through the watcher when there is one. */
+  private listOptions(includeCandidates: boolean) {
+    const w = this.worktree;
+    return { includeCandidates, ...(w ? { worktree: () => w.changes() } : {}) };
+  }
 
   private index(): Promise<SearchIndex> {
     return (this.indexP ??= openIndex(this.ctx).catch((e: unknown) => {
@@ -95,9 +111,7 @@ export class SearchHost {
     checkCancelled(o.cancelled);
     // What main and the work tree hold now (a `git status`, in its own process) is asked while this
     // thread loads the index and the model: a cold `cairn search` pays the longer of the two, not both.
-    const source = this.building
-      ? null
-      : searchSourceKey(this.ctx, { includeCandidates: req.includeCandidates });
+    const source = this.building ? null : searchSourceKey(this.ctx, this.listOptions(req.includeCandidates));
     source?.catch(() => undefined); // awaited by sync(); unused when a build started meanwhile
     const [index, embedder] = await Promise.all([this.index(), this.embedder()]);
     // Partial when a build was running as ranking began: it may finish before the answer is sent.
@@ -149,7 +163,7 @@ export class SearchHost {
     const index = await this.index();
     const report = this.reporter(o.onProgress);
     const result = await index.withRepair(async () => {
-      const listing = await listSearchable(this.ctx);
+      const listing = await listSearchable(this.ctx, this.listOptions(false));
       const files = await searchSources(this.ctx, listing, { indexed: (p) => index.hashOf(p) });
       const total = changedCount(listing, (p) => index.hashOf(p));
       report({ phase: 'keyword', done: 0, total });
@@ -182,6 +196,7 @@ export class SearchHost {
   }
 
   async close(): Promise<void> {
+    this.worktree?.close();
     await this.building?.catch(() => undefined);
     (await this.indexP?.catch(() => null))?.close();
   }
@@ -200,10 +215,10 @@ export class SearchHost {
       if (this.building) return;
       const index = await this.index();
       // A key asked when the request came (search()) is what that request must see.
-      const source = await (asked ?? searchSourceKey(this.ctx, { includeCandidates }));
+      const source = await (asked ?? searchSourceKey(this.ctx, this.listOptions(includeCandidates)));
       this.worktreeNote = source.worktreeNote ?? null;
       if (index.source === source.key) return;
-      const listing = await listSearchable(this.ctx, { includeCandidates });
+      const listing = await listSearchable(this.ctx, this.listOptions(includeCandidates));
       const changed = changedCount(listing, (p) => index.hashOf(p));
       if (this.opts.background && changed > SMALL_REFRESH) this.startBuild(listing);
       else await this.refreshFrom(index, listing, this.reporter(onProgress), false);

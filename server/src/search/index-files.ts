@@ -182,7 +182,7 @@ export function checkState(state: IndexState): void {
   if (new Set(cols.paths).size !== n) fail('a file is listed twice');
   if (!isStrings(cols.segments) || !cols.rec.every(isInt)) fail('bad record locations');
   for (let i = 0; i < n; i++) {
-    const [seg, start, end] = cols.rec.slice(3 * i, 3 * i + 3);
+    const [seg, start, end] = [cols.rec[3 * i], cols.rec[3 * i + 1], cols.rec[3 * i + 2]];
     if (seg >= cols.segments.length || start > end) fail(`bad record location of ${cols.paths[i]}`);
   }
   const { fieldLength } = keyword;

@@ -82,6 +82,8 @@ interface TermSlot {
   term: string;
   count: number;
   stamp: number;
+  /** The term's delta postings, found once (slots are forgotten when the delta is cleared). */
+  posting: DeltaPostings | null;
 }
 /** Distinct raw words remembered while indexing (a long-lived index forgets them past this). */
 const WORD_SLOTS = 200_000;
@@ -96,7 +98,7 @@ export class KeywordIndex {
   private deltaDocCount = 0;
   private totals = [0, 0, 0, 0];
   private live = 0;
-  private ms = new LazyMiniSearch();
+  private readonly ms: LazyMiniSearch;
   /** Terms already materialized in `ms` (base + delta merged). */
   private loaded = new Set<string>();
 
@@ -106,11 +108,11 @@ export class KeywordIndex {
     private postings: Buffer | PostingsReader,
     private fieldLength: (number[] | null)[],
   ) {
-    fieldLength.forEach((fl, docId) => {
+    this.ms = new LazyMiniSearch(fieldLength);
+    fieldLength.forEach((fl) => {
       if (!fl) return;
       this.live++;
       for (let f = 0; f < 4; f++) this.totals[f] += fl[f];
-      this.ms.setDoc(docId, fl);
     });
     this.syncStats();
   }
@@ -170,9 +172,11 @@ export class KeywordIndex {
       const words = splitWords(fields[field]);
       // Words, not distinct words: BM25's document length (FTS5's too; measured 0.005 nDCG@10 better).
       lengths.push(words.length);
-      for (const [term, tf] of this.termCounts(words)) {
-        let posting = this.delta.get(term);
+      for (const slot of this.termCounts(words)) {
+        const { term, count: tf } = slot;
+        let posting = slot.posting ?? this.delta.get(term);
         if (!posting) this.delta.set(term, (posting = new DeltaPostings()));
+        slot.posting = posting;
         posting.push(docId, fieldId, tf);
         // A materialized term gets the new document too; a term queried before any document had
         // it is materialized with none, so it is created here rather than missed until a reload.
@@ -196,8 +200,8 @@ export class KeywordIndex {
   private termSlots = new Map<string, TermSlot>();
   private stamp = 0;
 
-  /** Each term of `words` with its frequency, in order of first appearance. */
-  private termCounts(words: string[]): [string, number][] {
+  /** Each term of `words` with its frequency (`count`, valid until the next call), in order of first appearance. */
+  private termCounts(words: string[]): TermSlot[] {
     if (this.wordSlots.size > WORD_SLOTS) {
       this.wordSlots.clear();
       this.termSlots.clear();
@@ -208,7 +212,8 @@ export class KeywordIndex {
       let slot = this.wordSlots.get(word);
       if (slot === undefined) {
         const term = processTerm(word);
-        slot = term === null ? null : (this.termSlots.get(term) ?? { term, count: 0, stamp: 0 });
+        slot =
+          term === null ? null : (this.termSlots.get(term) ?? { term, count: 0, stamp: 0, posting: null });
         if (slot) this.termSlots.set(slot.term, slot);
         this.wordSlots.set(word, slot);
       }
@@ -220,7 +225,7 @@ export class KeywordIndex {
       }
       slot.count++;
     }
-    return touched.map((t) => [t.term, t.count]);
+    return touched;
   }
 
   /** Removes a document; its postings are skipped from now on and dropped at the next compaction. */
@@ -373,6 +378,7 @@ export class KeywordIndex {
   ): KeywordHit[] {
     for (const term of terms) this.load(term);
     return this.ms
+      .withDocuments()
       .search(query, { ...searchOptions, combineWith: 'OR' })
       .map((r) => ({ docId: r.id as number, score: r.score }))
       .sort(byScore);
@@ -524,6 +530,8 @@ export class KeywordIndex {
     this.offsets = offsets;
     this.postings = postings;
     this.delta.clear();
+    this.wordSlots.clear(); // their postings were the delta's
+    this.termSlots.clear();
     this.deltaDocCount = 0;
     return compacted;
   }

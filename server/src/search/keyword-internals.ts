@@ -19,7 +19,13 @@ export interface KeywordHit {
  * MiniSearch built from the live documents (or after `vacuum`), whatever the edit history.
  */
 export class LazyMiniSearch extends MiniSearch<never> {
-  constructor() {
+  /**
+   * MiniSearch's document tables are built from `lengths` (docId -> field lengths, null: removed)
+   * only when its own search runs (prefix, fuzzy, per-field scoring): a plain query never needs them.
+   */
+  private documentsBuilt = false;
+
+  constructor(private readonly lengths: readonly (number[] | null)[]) {
     super({
       fields: [...KEYWORD_FIELDS],
       tokenize: splitWords,
@@ -27,7 +33,19 @@ export class LazyMiniSearch extends MiniSearch<never> {
     });
     this._fieldIds = { ...FIELD_IDS };
   }
+  /** This MiniSearch with its document tables, ready for its own search. */
+  withDocuments(): this {
+    if (this.documentsBuilt) return this;
+    this.lengths.forEach((fl, docId) => {
+      if (fl) this.setDocNow(docId, fl);
+    });
+    this.documentsBuilt = true;
+    return this;
+  }
   setDoc(docId: number, lengths: number[]): void {
+    if (this.documentsBuilt) this.setDocNow(docId, lengths);
+  }
+  private setDocNow(docId: number, lengths: number[]): void {
     this._documentIds.set(docId, docId);
     this._fieldLength.set(docId, lengths);
   }
