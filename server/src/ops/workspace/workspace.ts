@@ -211,7 +211,8 @@ export class StoreWorkspace {
         }
         const [parsedRel, entry] = failed ? [rel, null] : batch[at++];
         if (parsedRel !== rel) throw new Error(`workspace worker: ${parsedRel} where ${rel} was expected`);
-        if (entry) given = { entry, readAt: entry.readAt, reused: false };
+        // Counted as the cache's when it held the same bytes (a stamp that moved, a racy one).
+        if (entry) given = { entry, readAt: entry.readAt, reused: !!cache?.byKey(rel, entry.key) };
       }
       this.loadFromDisk(rel, cache, given);
       await step();
