@@ -47,7 +47,10 @@ beforeAll(() => {
     'MEMORY.md': '# Memory\n\n- [[copy-a]] and [[gone]]\n',
   };
   for (let i = 0; i < COUNT; i++)
-    files[`memories/m-${i}.md`] = memory(`m-${i}`, `Step ${i} retries ${i % 5} times; see [[m-${(i + 1) % COUNT}]].`);
+    files[`memories/m-${i}.md`] = memory(
+      `m-${i}`,
+      `Step ${i} retries ${i % 5} times; see [[m-${(i + 1) % COUNT}]].`,
+    );
   for (const [rel, text] of Object.entries(files)) writeFileSync(path.join(root, rel), text);
   writeFileSync(path.join(outside, 'secret.md'), memory('secret', 'Not in the store.'));
   symlinkSync(path.join(outside, 'secret.md'), path.join(root, 'memories', 'linked.md'));
@@ -65,7 +68,9 @@ async function snapshot(ws: StoreWorkspace) {
   });
   const memories = [...ws.rules.memories].map(([id, info]) => [id, { ...info }]);
   const near = [...ws.rules.memories.keys()].map((id) => [id, ws.rules.derivedOf(id)?.near]);
-  const findings = await Promise.all([...ws.files.keys()].map(async (rel) => [rel, await fileProblems(ws, rel)]));
+  const findings = await Promise.all(
+    [...ws.files.keys()].map(async (rel) => [rel, await fileProblems(ws, rel)]),
+  );
   return { files, memories, near, findings };
 }
 

@@ -12,9 +12,7 @@ export interface WorkspaceWorkerInit {
 }
 
 export type FromWorkspaceWorker =
-  | { type: 'batch'; bytes: Uint8Array }
-  | { type: 'done' }
-  | { type: 'failed'; message: string };
+  { type: 'batch'; bytes: Uint8Array } | { type: 'done' } | { type: 'failed'; message: string };
 
 /** Entries of `rels` in their order (null: read that file in this thread). */
 export type ParsedBatch = [string, ParsedEntry | null][];

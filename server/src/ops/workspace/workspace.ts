@@ -195,27 +195,34 @@ export class StoreWorkspace {
     let batch: ParsedBatch = [];
     let at = 0;
     let failed = !batches;
-    for (const rel of rels) {
-      let given: Given | undefined = hits.has(rel) ? { entry: hits.get(rel)!, reused: true } : undefined;
-      if (!given && !failed && !linkOf(this.links, rel)) {
-        try {
-          while (at >= batch.length) {
-            const next = await batches!.next();
-            if (next.done) throw new Error('it ended early');
-            [batch, at] = [next.value, 0];
+    try {
+      for (const rel of rels) {
+        let given: Given | undefined = hits.has(rel) ? { entry: hits.get(rel)!, reused: true } : undefined;
+        if (!given && !failed && !linkOf(this.links, rel)) {
+          try {
+            while (at >= batch.length) {
+              const next = await batches!.next();
+              if (next.done) throw new Error('it ended early');
+              [batch, at] = [next.value, 0];
+            }
+          } catch (e) {
+            failed = true;
+            const left = misses.length - misses.indexOf(rel);
+            this.log(
+              `cairn: the workspace worker failed (${(e as Error).message}); reading ${left} files here`,
+            );
           }
-        } catch (e) {
-          failed = true;
-          const left = misses.length - misses.indexOf(rel);
-          this.log(`cairn: the workspace worker failed (${(e as Error).message}); reading ${left} files here`);
+          const [parsedRel, entry] = failed ? [rel, null] : batch[at++];
+          if (parsedRel !== rel) throw new Error(`workspace worker: ${parsedRel} where ${rel} was expected`);
+          // Counted as the cache's when it held the same bytes (a stamp that moved, a racy one).
+          if (entry) given = { entry, readAt: entry.readAt, reused: !!cache?.byKey(rel, entry.key) };
         }
-        const [parsedRel, entry] = failed ? [rel, null] : batch[at++];
-        if (parsedRel !== rel) throw new Error(`workspace worker: ${parsedRel} where ${rel} was expected`);
-        // Counted as the cache's when it held the same bytes (a stamp that moved, a racy one).
-        if (entry) given = { entry, readAt: entry.readAt, reused: !!cache?.byKey(rel, entry.key) };
+        this.loadFromDisk(rel, cache, given);
+        await step();
       }
-      this.loadFromDisk(rel, cache, given);
-      await step();
+    } finally {
+      // Cancelled (or done): the worker stops.
+      await batches?.return?.();
     }
   }
 
