@@ -1,14 +1,25 @@
 // The workspace worker (ops/workspace/thread.ts starts it): reads and parses the store files it is
 // given into startup-cache entries and posts them in batches, so the language server's own thread
 // only restores them. Batches are cut by time: small enough to restore within a slice there.
+import os from 'node:os';
 import v8 from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { parsedEntryOf, scratchModel } from './ops/workspace/entry.js';
 import type { FromWorkspaceWorker, ParsedBatch, WorkspaceWorkerInit } from './ops/workspace/thread.js';
 
-/** Work per batch: a batch of entries is restored in roughly a tenth of the time it took to make. */
+/** Work per batch: restoring the entries costs far less than making them (see the bench). */
 const BATCH_MS = 40;
 const BATCH_MAX = 512;
+
+// Below the server's own thread when cores are short. Only on Linux, where a thread's nice value is
+// its own (elsewhere it is the whole process's). Best effort: it may be refused.
+if (process.platform === 'linux') {
+  try {
+    os.setPriority(os.constants.priority.PRIORITY_BELOW_NORMAL);
+  } catch {
+    // unchanged priority
+  }
+}
 
 const port = parentPort;
 if (!port) throw new Error('workspace-worker.ts runs as a worker thread');
