@@ -99,7 +99,9 @@ function failingWorker(failure: 'at-start' | 'after-first-batch'): URL {
   return pathToFileURL(file);
 }
 
-describe.skipIf(!built)('the workspace parsed in a worker thread', () => {
+describe('the workspace parsed in a worker thread', () => {
+  it('has its compiled worker (npm run build)', () => expect(built).not.toBeNull());
+
   it('gives the same model and findings as the load in this thread, cold and warm', async () => {
     const here = await load();
     const expected = await snapshot(here.ws);
