@@ -12,10 +12,11 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = path.join(root, 'dist', 'bundle');
 rmSync(outDir, { recursive: true, force: true });
 await build({
-  // The search worker (compose.ts starts it next to the running code) is a second entry.
+  // The workers (compose.ts starts them next to the running code) are entries of their own.
   input: {
     main: path.join(root, 'dist', 'main.js'),
     'search-worker': path.join(root, 'dist', 'search-worker.js'),
+    'workspace-worker': path.join(root, 'dist', 'workspace-worker.js'),
   },
   platform: 'node',
   external: [/^node:/, /^@huggingface\//, /^onnxruntime/, 'sharp', 'better-sqlite3'],

@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { OpContext, Root, StoreServices } from './ops/context.js';
+import { threadWorkspaceParser } from './ops/workspace/thread.js';
 import { packageRoot } from './package-root.js';
 import { resolveAuthor } from './store/identity.js';
 import { openStore, type LocateOptions } from './store/store.js';
@@ -20,7 +21,7 @@ export async function openContext(opts: LocateOptions & { env: NodeJS.ProcessEnv
 
 export function createRoot(opts: { env: NodeJS.ProcessEnv; cwd: string }): Root {
   const search: Root['search'] = async (ctx, o) => {
-    const worker = o.background ? workerUrl() : null;
+    const worker = o.background ? workerUrl('search-worker') : null;
     if (worker) {
       const { threadSearchService } = await import('./ops/search-thread.js');
       return threadSearchService({
@@ -37,6 +38,11 @@ export function createRoot(opts: { env: NodeJS.ProcessEnv; cwd: string }): Root 
   return {
     author: () => resolveAuthor(opts.env, null),
     search,
+    workspaceParser() {
+      // Without the compiled worker (sources run directly) the workspace is parsed in this thread.
+      const worker = workerUrl('workspace-worker');
+      return worker ? threadWorkspaceParser(worker) : undefined;
+    },
     async openStore(dir, log) {
       const ctx = await openContext({ store: dir, env: opts.env, cwd: opts.cwd });
       const service = await search(ctx, { background: true, log });
@@ -46,17 +52,16 @@ export function createRoot(opts: { env: NodeJS.ProcessEnv; cwd: string }): Root 
 }
 
 /**
- * The compiled worker next to the running code: the bundle's search-worker.mjs, or tsc's
- * search-worker.js; from the TypeScript sources (tests), the compiled one in dist/. Null when
- * nothing is built.
+ * A compiled worker next to the running code: the bundle's `name`.mjs, or tsc's `name`.js; from
+ * the TypeScript sources (tests), the compiled one in dist/. Null when nothing is built.
  */
-export function workerUrl(): URL | null {
+export function workerUrl(name: 'search-worker' | 'workspace-worker'): URL | null {
   const here = new URL(import.meta.url);
-  const candidates = [new URL('./search-worker.mjs', here), new URL('./search-worker.js', here)];
+  const candidates = [new URL(`./${name}.mjs`, here), new URL(`./${name}.js`, here)];
   if (here.pathname.endsWith('.ts')) {
     // Sources run by a test runner: the worker must be compiled JavaScript (`npm run build`).
     candidates.length = 0;
-    candidates.push(pathToFileURL(path.join(packageRoot(), 'dist', 'search-worker.js')));
+    candidates.push(pathToFileURL(path.join(packageRoot(), 'dist', `${name}.js`)));
   }
   return candidates.find((u) => existsSync(fileURLToPath(u))) ?? null;
 }

@@ -97,7 +97,8 @@ export async function startClient(
   const env = { ...GIT_ENV, ...opts.env };
   // What `cairn lsp` injects: the composition root's store opener (search in a worker thread).
   const openStore = (dir: string) => createRoot({ env, cwd: dir }).openStore(dir, () => {});
-  startLanguageServer({ input: toServer, output: toClient, env, openStore });
+  const workspaceParser = createRoot({ env, cwd: os.tmpdir() }).workspaceParser();
+  startLanguageServer({ input: toServer, output: toClient, env, openStore, workspaceParser });
   const conn = createMessageConnection(new StreamMessageReader(toClient), new StreamMessageWriter(toServer));
   const diagnostics = new Map<string, Diagnostic[]>();
   const waiters: (() => void)[] = [];

@@ -15,6 +15,7 @@ export const lspCommand: Command = {
     runLspStdio({
       openStore: (dir) => root.openStore(dir, (m) => void io.stderr.write(`${m}\n`)),
       store: str(args, 'store'),
+      workspaceParser: root.workspaceParser(),
     });
     // The server runs until stdin closes; it ends the process itself.
     return new Promise<number>(() => {});

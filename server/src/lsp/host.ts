@@ -66,6 +66,7 @@ export class StoreHost {
       ctx.log(`cairn: ${cache.problem}: the startup cache, search index and logs are not kept there`);
     await ws.load({
       cache,
+      parser: ctx.workspaceParser,
       onProgress: (done, total) => {
         this.progress = { ...this.progress, done, total };
         this.progress.reporter?.report(

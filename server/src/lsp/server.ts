@@ -18,6 +18,7 @@ import {
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { OpenStore, StoreServices } from '../ops/context.js';
+import type { WorkspaceParser } from '../ops/workspace/index.js';
 import { COMMANDS, CUSTOM_REQUESTS, type ServerContext } from './context.js';
 import { uriToPath } from './paths.js';
 
@@ -30,6 +31,8 @@ export interface LanguageServerOptions {
   openStore: OpenStore;
   /** `cairn lsp --store DIR`: serve this store only, whatever folders the editor opens. */
   store?: string;
+  /** Parses the stores' files in a worker thread (the composition root's); else in this thread. */
+  workspaceParser?: WorkspaceParser;
 }
 
 type Features = typeof import('./features.js');
@@ -61,6 +64,7 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
     openStore: async () => {
       throw new Error('not wired');
     },
+    workspaceParser: opts.workspaceParser,
   };
   // Every store opened gets its search index built in the background, reported with $/progress,
   // and its worker stopped when the client goes.
@@ -185,7 +189,11 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
 }
 
 /** `cairn lsp --stdio`: serves on stdin/stdout and exits when stdin closes (editors often just kill). */
-export function runLspStdio(opts: { openStore: OpenStore; store?: string }): void {
+export function runLspStdio(opts: {
+  openStore: OpenStore;
+  store?: string;
+  workspaceParser?: WorkspaceParser;
+}): void {
   // stdout carries the protocol: anything else printed there would corrupt it.
   console.log = console.info = (...args: unknown[]) =>
     process.stderr.write(args.map(String).join(' ') + '\n');
@@ -194,6 +202,7 @@ export function runLspStdio(opts: { openStore: OpenStore; store?: string }): voi
     output: process.stdout,
     openStore: opts.openStore,
     store: opts.store,
+    workspaceParser: opts.workspaceParser,
   });
   // A bug must cost one answer, not the editor's session: log it and keep serving.
   const report = (e: unknown) => {

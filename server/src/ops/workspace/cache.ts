@@ -100,6 +100,11 @@ export class WorkspaceCache {
     return new WorkspaceCache(dir, version, entries);
   }
 
+  /** True when the cache holds an entry for `rel` (else its stamp need not be looked at). */
+  has(rel: string): boolean {
+    return this.entries.has(rel);
+  }
+
   /** The entry for `rel` when the file provably has not changed: same stamp, not racy. */
   byStamp(rel: string, stamp: FileStamp | null): CachedFile | undefined {
     const hit = this.entries.get(rel);

@@ -26,6 +26,14 @@ import {
   type FoundLink,
 } from './files.js';
 import { NO_GIT_FACTS, readGitFacts, type GitFacts } from './git-facts.js';
+import type { ParsedBatch, WorkspaceParser } from './thread.js';
+
+/** An entry to restore while loading: from the cache by stamp (`reused`) or parsed elsewhere. */
+interface Given {
+  entry: CachedFile;
+  readAt?: number;
+  reused: boolean;
+}
 
 /** One store file as the workspace knows it. */
 export interface StoreFile extends FileFacts {
@@ -91,6 +99,8 @@ export class StoreWorkspace {
   private stubs = new Set<string>();
   private readonly log: Logger;
   private readonly keepParsed: boolean;
+  /** While loading: files the disk or the editor changed meanwhile (their parsed entries are stale). */
+  private changedDuringLoad: Set<string> | null = null;
 
   constructor(opts: WorkspaceOptions) {
     this.root = opts.root;
@@ -114,11 +124,14 @@ export class StoreWorkspace {
 
   /**
    * Reads every store file from disk (then call refreshGit): unchanged files from `cache` by their
-   * stamp, without reading them. Yields every few milliseconds so requests are answered meanwhile.
+   * stamp, without reading them; with `parser`, the others are read and parsed there (a worker
+   * thread) and only their entries restored here. Yields every few milliseconds so requests are
+   * answered meanwhile.
    */
   async load(
     opts: {
       cache?: WorkspaceCache;
+      parser?: WorkspaceParser;
       onProgress?: (done: number, total: number) => void;
       token?: CancelToken;
     } = {},
@@ -129,40 +142,115 @@ export class StoreWorkspace {
     const rels = listStoreFiles(this.root, this.links);
     let slice = performance.now();
     let reported = -Infinity;
-    for (const [i, rel] of rels.entries()) {
-      this.loadFromDisk(rel, opts.cache);
+    let done = 0;
+    /** After each file: gives other work a turn when the slice is used up. */
+    const step = async () => {
+      done++;
       const now = performance.now();
-      if (now - slice < LOAD_SLICE_MS && i + 1 < rels.length) continue;
-      if (now - reported >= PROGRESS_MS || i + 1 === rels.length) {
-        opts.onProgress?.(i + 1, rels.length);
+      if (now - slice < LOAD_SLICE_MS && done < rels.length) return;
+      if (now - reported >= PROGRESS_MS || done === rels.length) {
+        opts.onProgress?.(done, rels.length);
         reported = now;
       }
       await yieldNow();
       throwIfCancelled(opts.token);
       slice = performance.now();
+    };
+    this.changedDuringLoad = new Set();
+    try {
+      if (opts.parser) return await this.loadThrough(opts.parser, rels, step, opts.cache);
+      for (const rel of rels) {
+        this.loadFromDisk(rel, opts.cache);
+        await step();
+      }
+    } finally {
+      this.changedDuringLoad = null;
     }
   }
 
   /**
-   * Reads one file from disk, or takes it from the cache when its stamp (or bytes) did not change.
-   * A file an editor opened meanwhile is read too (the cache keeps what the disk holds), then its
-   * buffer is put back on top.
+   * load with a parser: files the cache gives back by their stamp are looked for first, the others
+   * sent to the parser; then every file is restored in order (the same order as without a parser).
+   * Should the parser fail, the files it did not give are read here, and the log says so.
    */
-  private loadFromDisk(rel: string, cache?: WorkspaceCache): void {
+  private async loadThrough(
+    parser: WorkspaceParser,
+    rels: string[],
+    step: () => Promise<void>,
+    cache?: WorkspaceCache,
+  ): Promise<void> {
+    const hits = new Map<string, CachedFile>();
+    const misses: string[] = [];
+    let slice = performance.now();
+    for (const rel of rels) {
+      if (linkOf(this.links, rel)) continue;
+      const hit = cache?.has(rel) ? cache.byStamp(rel, stampOf(this.root, rel)) : undefined;
+      if (hit) hits.set(rel, hit);
+      else misses.push(rel);
+      if (performance.now() - slice < LOAD_SLICE_MS) continue;
+      await yieldNow();
+      slice = performance.now();
+    }
+    const batches = misses.length ? parser(this.root, misses)[Symbol.asyncIterator]() : null;
+    let batch: ParsedBatch = [];
+    let at = 0;
+    let failed = !batches;
+    try {
+      for (const rel of rels) {
+        let given: Given | undefined = hits.has(rel) ? { entry: hits.get(rel)!, reused: true } : undefined;
+        if (!given && !failed && !linkOf(this.links, rel)) {
+          try {
+            while (at >= batch.length) {
+              const next = await batches!.next();
+              if (next.done) throw new Error('it ended early');
+              [batch, at] = [next.value, 0];
+            }
+          } catch (e) {
+            failed = true;
+            const left = misses.length - misses.indexOf(rel);
+            this.log(
+              `cairn: the workspace worker failed (${(e as Error).message}); reading ${left} files here`,
+            );
+          }
+          const [parsedRel, entry] = failed ? [rel, null] : batch[at++];
+          if (parsedRel !== rel) throw new Error(`workspace worker: ${parsedRel} where ${rel} was expected`);
+          // Counted as the cache's when it held the same bytes (a stamp that moved, a racy one).
+          if (entry) given = { entry, readAt: entry.readAt, reused: !!cache?.byKey(rel, entry.key) };
+        }
+        this.loadFromDisk(rel, cache, given);
+        await step();
+      }
+    } finally {
+      // Cancelled (or done): the worker stops.
+      await batches?.return?.();
+    }
+  }
+
+  /**
+   * Reads one file from disk, or takes it from the cache when its stamp (or bytes) did not change,
+   * or restores the entry `given` (found in the cache by stamp, or parsed by a worker). A file an
+   * editor opened meanwhile is read too (the cache keeps what the disk holds), then its buffer is
+   * put back on top.
+   */
+  private loadFromDisk(rel: string, cache?: WorkspaceCache, given?: Given): void {
     const buffer = this.files.get(rel)?.open ? this.texts.get(rel) : undefined;
-    if (buffer === undefined) return this.readFromDisk(rel, cache);
+    if (buffer === undefined) return this.readFromDisk(rel, cache, given);
     this.texts.delete(rel);
     const open = this.files.get(rel);
     if (open) open.open = false; // read as the disk has it; put keeps that entry for the cache
-    this.readFromDisk(rel, cache);
+    this.readFromDisk(rel, cache, given);
     this.put(rel, buffer);
   }
 
-  private readFromDisk(rel: string, cache?: WorkspaceCache): void {
+  private readFromDisk(rel: string, cache?: WorkspaceCache, given?: Given): void {
     const link = linkOf(this.links, rel);
     if (link) return void this.setLink(rel, link);
     const readAt = Date.now();
-    const byStamp = cache?.byStamp(rel, stampOf(this.root, rel));
+    // Not when the file changed on disk since it was looked at (the watcher read it again).
+    if (given && !this.changedDuringLoad?.has(rel)) {
+      if (this.restore(rel, given.entry, given.readAt ?? readAt)) return cache?.count(given.reused);
+    }
+    const byStamp = cache?.has(rel) ? cache.byStamp(rel, stampOf(this.root, rel)) : undefined;
     if (byStamp && this.restore(rel, byStamp, readAt)) return cache!.count(true);
     const disk = readDiskFile(this.root, rel, this.links);
     if (disk.kind === 'link') return void this.setLink(rel, disk.link);
@@ -386,6 +474,7 @@ export class StoreWorkspace {
   /** Re-reads one file from disk (gone: forgotten). An open file belongs to the editor. */
   reload(rel: string): void {
     if (this.files.get(rel)?.open) return;
+    this.changedDuringLoad?.add(rel);
     this.shadowed.delete(rel);
     const link = lookForLink(this.root, rel);
     if (link) this.links.set(link.at, link);
@@ -405,6 +494,7 @@ export class StoreWorkspace {
   /** Forgets a file deleted on disk. */
   delete(rel: string): void {
     if (this.files.get(rel)?.open) return;
+    this.changedDuringLoad?.add(rel);
     this.drop(rel);
     this.recomputeStatuses();
   }
