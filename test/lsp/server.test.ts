@@ -296,7 +296,8 @@ describe('code actions and protocol edges', () => {
     writeFiles(root, {
       'memories/cand-idea.md': memoryText('cand-idea', 'An idea waiting for review by a person.'),
     });
-    git(root, 'add', '-A');
+    // Only the memory: this fixture has no .gitignore, and the running server's .cairn/ may exist.
+    git(root, 'add', 'memories/cand-idea.md');
     git(root, 'commit', '-qm', 'memory(add): cand-idea\n\nMemory-Id: cand-idea\nMemory-Action: add\n');
     git(root, 'checkout', '-q', 'main');
     const p = await startClient(root, PLAIN_CAPS);
