@@ -31,7 +31,7 @@ export function tempDir(prefix = 'cairn-test-'): string {
 
 export function removeDir(dir: string): void {
   // A server that was just stopped may still be writing its caches there: retry, as rm -rf would.
-  rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  rmSync(dir, { recursive: true, force: true, maxRetries: 40, retryDelay: 250 });
 }
 
 /** Runs the git CLI in `dir` and returns its stdout. */
