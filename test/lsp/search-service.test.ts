@@ -62,16 +62,26 @@ interface Server {
   buildBegun(): Promise<void>;
 }
 
-async function startServer(root: string): Promise<Server> {
+/** `cairn lsp --stdio` as a real process (killed after each test), with a connection to it. */
+function spawnStdioServer(env: NodeJS.ProcessEnv = process.env) {
   const child = spawn(process.execPath, [path.join(REPO, 'bin/cairn.js'), 'lsp', '--stdio'], {
     stdio: ['pipe', 'pipe', 'pipe'],
-    env: { ...process.env, CAIRN_AUTHOR_NAME: 'Ada', CAIRN_AUTHOR_EMAIL: 'ada@example.com' },
+    env,
   });
   children.push(child);
   const conn = createMessageConnection(
     new StreamMessageReader(child.stdout!),
     new StreamMessageWriter(child.stdin!),
   );
+  return { child, conn };
+}
+
+async function startServer(root: string): Promise<Server> {
+  const { conn } = spawnStdioServer({
+    ...process.env,
+    CAIRN_AUTHOR_NAME: 'Ada',
+    CAIRN_AUTHOR_EMAIL: 'ada@example.com',
+  });
   const buildTokens = new Set<string | number>();
   const buildProgress: Server['buildProgress'] = [];
   const waiters: { kind: string; resolve: () => void }[] = [];
@@ -188,14 +198,7 @@ describe.skipIf(!BUILT)('the search service behind the language server', () => {
 
   it('answers a completion and a hover on a fresh clone before the workspace has finished indexing', async () => {
     const root = freshStore();
-    const child = spawn(process.execPath, [path.join(REPO, 'bin/cairn.js'), 'lsp', '--stdio'], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    const conn = createMessageConnection(
-      new StreamMessageReader(child.stdout!),
-      new StreamMessageWriter(child.stdin!),
-    );
+    const { conn } = spawnStdioServer();
     const indexing = new Set<string | number>();
     let indexedAt: number | null = null;
     conn.onRequest('window/workDoneProgress/create', () => null);
@@ -243,14 +246,7 @@ describe.skipIf(!BUILT)('the search service behind the language server', () => {
 
   it('checks an edit on a fresh clone with the file-local rules while indexing, then with all', async () => {
     const root = freshStore();
-    const child = spawn(process.execPath, [path.join(REPO, 'bin/cairn.js'), 'lsp', '--stdio'], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    const conn = createMessageConnection(
-      new StreamMessageReader(child.stdout!),
-      new StreamMessageWriter(child.stdin!),
-    );
+    const { conn } = spawnStdioServer();
     let indexedAt: number | null = null;
     const published: { at: number; codes: string[] }[] = [];
     const uri = uriOf(root, 'memories/mem-2.md');
