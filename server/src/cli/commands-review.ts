@@ -194,13 +194,18 @@ export const forgetCommand: Command = {
 
 export const undoCommand: Command = {
   name: 'undo',
-  summary: 'Revert the last memory commit on main with a new commit',
-  usage: 'cairn undo',
+  summary: 'Revert the last memory commit on main (or the last change to ID) with a new commit',
+  usage: 'cairn undo [ID] [--dry-run]',
   needsStore: true,
+  options: { 'dry-run': { type: 'boolean' } },
   async run(args, io, open) {
-    const r = await undoLast(await open());
+    const dryRun = Boolean(args.values['dry-run']);
+    const r = await undoLast(await open(), { id: args.positionals[0], dryRun });
+    // Who and when: after a sync the newest change on main may be a teammate's.
+    const what = `"${r.undone.subject}" by ${r.undone.author} on ${r.undone.date.slice(0, 10)}`;
     if (args.json) writeJson(io, { success: true, ...r });
-    else writeLine(io, `undid "${r.undone.subject}" with commit ${r.commit.slice(0, 8)}`);
+    else if (r.commit === null) writeLine(io, `would undo ${what} (${r.paths.join(', ')}); nothing changed`);
+    else writeLine(io, `undid ${what} with commit ${r.commit.slice(0, 8)}`);
     return EXIT.OK;
   },
 };

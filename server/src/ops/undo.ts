@@ -1,7 +1,10 @@
 // `cairn undo`: reverts the newest memory change on main with a new commit, the way `git revert`
 // would, whatever made the change (Cairn, a plain or pull-request merge, a hand commit); merges are
 // reverted against their first parent. History is never rewritten. Reverts made with plain
-// `git revert` count as undone too.
+// `git revert` count as undone too. `cairn undo ID` takes back the newest change to one memory
+// instead (after a sync the newest change on main may be a teammate's), and `dryRun` only says what
+// would go.
+import { controlCharProblem } from '../core/control-chars.js';
 import { CairnError } from '../core/errors.js';
 import { appendAudit } from './audit.js';
 import { meaningOf, type CommitMeaning } from './commit-meaning.js';
@@ -9,15 +12,28 @@ import { authorFor, isoNow, type OpContext } from './context.js';
 import { requireMainTip } from './read.js';
 
 export interface UndoResult {
-  undone: { oid: string; subject: string; memoryId: string | null };
-  commit: string;
+  /** Who made the change matters: after a sync the newest change on main may be a teammate's. */
+  undone: { oid: string; subject: string; memoryId: string | null; author: string; date: string };
+  /** The revert commit; null for a dry run. */
+  commit: string | null;
   paths: string[];
+  dryRun: boolean;
+}
+
+export interface UndoOptions {
+  /** Undo the newest change to this memory rather than the newest change on main. */
+  id?: string;
+  /** Say what would be undone; commit nothing. */
+  dryRun?: boolean;
 }
 
 const UNDO_SCAN_LIMIT = 500;
 
-export async function undoLast(ctx: OpContext): Promise<UndoResult> {
+export async function undoLast(ctx: OpContext, opts: UndoOptions = {}): Promise<UndoResult> {
   const { store } = ctx;
+  const only = opts.id?.trim() || null;
+  const problem = only === null ? null : controlCharProblem('id', only);
+  if (problem) throw new CairnError('INVALID_PAYLOAD', problem, { field: 'id' });
   const res = await store.repo.withLock(async () => {
     const tip = await requireMainTip(store);
     const history = await store.repo.log(tip, { firstParent: true, limit: UNDO_SCAN_LIMIT });
@@ -33,16 +49,30 @@ export async function undoLast(ctx: OpContext): Promise<UndoResult> {
       }
       if (reverted.has(c.oid)) continue;
       // Whatever made it: a Cairn write, a plain or pull-request merge, a hand commit.
-      if (m.action) {
+      if (m.action && (only === null || m.memoryIds.includes(only))) {
         target = c;
         meaning = m;
         break;
       }
     }
-    if (!target || !meaning) throw new CairnError('NOTHING_TO_UNDO', 'no memory commit on main left to undo');
+    if (!target || !meaning) {
+      const what = only === null ? 'no memory commit' : `no change to ${only}`;
+      throw new CairnError(
+        'NOTHING_TO_UNDO',
+        `${what} on main left to undo`,
+        only === null ? {} : { id: only },
+      );
+    }
     // A merge is reverted against its first parent: what it brought to main goes.
     const parent = target.parents[0] ?? null;
-    const memoryId = meaning.memoryIds[0] ?? null;
+    const memoryId = only ?? meaning.memoryIds[0] ?? null;
+    const undone = {
+      oid: target.oid,
+      subject: target.subject,
+      memoryId,
+      author: `${target.author.name} <${target.author.email}>`,
+      date: new Date(target.author.timestamp * 1000).toISOString(),
+    };
     const changes: { path: string; content: Uint8Array | null }[] = [];
     for (const d of await store.repo.diff(parent, target.oid)) {
       const now = await store.repo.readFile(tip, d.path);
@@ -58,6 +88,8 @@ export async function undoLast(ctx: OpContext): Promise<UndoResult> {
       }
       changes.push({ path: d.path, content: parent ? await store.repo.readFile(parent, d.path) : null });
     }
+    const paths = changes.map((c) => c.path.slice(store.prefix.length));
+    if (opts.dryRun) return { undone, commit: null, paths, dryRun: true };
     const trailers = [`Memory-Id: ${memoryId ?? ''}`, 'Memory-Action: undo'].filter((l) => !l.endsWith(': '));
     const commit = await store.repo.commit({
       branch: store.config.mainBranch,
@@ -67,12 +99,9 @@ export async function undoLast(ctx: OpContext): Promise<UndoResult> {
       author: authorFor(ctx),
       message: `Revert "${target.subject}"\n\nThis reverts commit ${target.oid}.\n\n${trailers.join('\n')}\n`,
     });
-    return {
-      undone: { oid: target.oid, subject: target.subject, memoryId },
-      commit,
-      paths: changes.map((c) => c.path.slice(store.prefix.length)),
-    };
+    return { undone, commit, paths, dryRun: false };
   });
+  if (res.dryRun) return res;
   await appendAudit(store, {
     timestamp: isoNow(ctx),
     command: 'undo',
