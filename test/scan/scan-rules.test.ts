@@ -125,3 +125,29 @@ describe('secret findings', () => {
     expect(codes('password: "correcthorsebatterystaple"')).toEqual([]);
   });
 });
+
+describe('credentials said in a sentence (memories are written from conversations)', () => {
+  it('flags a random-looking value after "password is", "secret is", "token is now"', () => {
+    expect(codes('The staging DB password is Pq8#rT2vLm9!')).toEqual(['secret/in-sentence']);
+    expect(codes('The CI deploy secret is Wq3Zr8Lk2Vn7Tb5Xm1Hc9Pd4Fs6Gj0Ry2Kt8Nu3E.')).toEqual([
+      'secret/in-sentence',
+    ]);
+    expect(codes('Her API token is now zR4kT9mQ2xW7vB3nL8pD, use it for the bot')).toEqual([
+      'secret/in-sentence',
+    ]);
+    expect(codes('AWS secret access key: Wq3Zr8Lk2Vn7Tb5Xm1Hc9Pd4Fs6Gj0Ry2Kt8Nu3E')).toEqual([
+      'secret/aws-secret-key',
+    ]);
+  });
+
+  it('leaves sentences about credentials alone', () => {
+    for (const text of [
+      'The API token is rotated every 30 days by the platform team.',
+      'The password is at least 12 characters long and must include a digit.',
+      'The secret is stored in Vault under kv/prod/db2 and read at deploy time.',
+      'The token is a JWT signed with RS256 and expires after 15 minutes.',
+      'The password is CHANGEME-example-2024 in the docs.',
+    ])
+      expect(codes(text), text).toEqual([]);
+  });
+});

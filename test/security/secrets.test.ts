@@ -87,6 +87,23 @@ describe('no secret enters git or the store, on any write path', () => {
     expect(leaks(dir, token)).toEqual([]);
   });
 
+  it('a credential said in a sentence, as agents write from chats, is redacted too', async () => {
+    const password = `Pq8#rT2vLm9!${n++}`;
+    const r = await run([
+      'store',
+      '--topic',
+      'Staging database',
+      '--context',
+      `Ana says the staging DB password is ${password} until Friday.`,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/redacted/);
+    expect(readFileSync(path.join(dir, 'memories/staging-database.md'), 'utf8')).toContain(
+      '[redacted: in-sentence]',
+    );
+    expect(leaks(dir, password)).toEqual([]);
+  });
+
   it('an update, correct, feedback note, forget reason and reject reason redact', async () => {
     const keys = [awsKey(), awsKey(), awsKey(), awsKey(), awsKey()];
     await run([

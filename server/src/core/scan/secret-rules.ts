@@ -48,7 +48,8 @@ const SECRET_PATTERNS: SecretPattern[] = [
   {
     code: 'secret/aws-secret-key',
     title: 'AWS secret access key',
-    re: /\baws_?secret_?(?:access_?)?key\s*[:=]\s*["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])/i,
+    // `aws_secret_access_key = ...` in a config, or "AWS secret access key: ..." in a note.
+    re: /\baws[_ ]?secret[_ ]?(?:access[_ ]?)?key\s*(?:[:=]|is)\s*["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])/i,
     group: 1,
     accept: notPlaceholder,
   },
@@ -114,6 +115,17 @@ const SECRET_PATTERNS: SecretPattern[] = [
     group: 2,
     accept: looksRandom,
     quick: /passw|pwd|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key|private[_-]?key/i,
+  },
+  {
+    // Memories are written from conversations, where a credential is said rather than assigned:
+    // "the staging DB password is Pq8#rT2vLm9!". Only a value that looks random counts, so "the
+    // token is rotated every 30 days" does not.
+    code: 'secret/in-sentence',
+    title: 'Credential in a sentence',
+    re: /\b(?:password|passphrase|passwd|secret(?: access)?(?: key)?|token|api key|access key|private key|credentials?)\s+(?:is|was|are)\s+(?:now\s+|still\s+)?["'`]?([A-Za-z0-9+/=_\-.~!@#%^&*]{12,})/i,
+    group: 1,
+    accept: (v) => looksRandom(v.replace(/[.!,;:]+$/, '')),
+    quick: /passw|secret|token|api key|access key|private key|credential/i,
   },
 ];
 
