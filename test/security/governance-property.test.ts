@@ -46,6 +46,8 @@ type Step =
   | { kind: 'prMerge'; pick: number }
   | { kind: 'gitRevert' }
   | { kind: 'undo' }
+  | { kind: 'undoId'; pick: number }
+  | { kind: 'undoDry' }
   | { kind: 'search'; word: number; candidates: boolean };
 
 const pick = fc.nat({ max: 50 });
@@ -75,6 +77,8 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant('prMerge' as const), pick }),
   fc.record({ kind: fc.constant('gitRevert' as const) }),
   fc.record({ kind: fc.constant('undo' as const) }),
+  { arbitrary: fc.record({ kind: fc.constant('undoId' as const), pick }), weight: 3 },
+  fc.record({ kind: fc.constant('undoDry' as const) }),
   fc.record({
     kind: fc.constant('search' as const),
     word: fc.nat({ max: WORDS.length - 1 }),
@@ -209,6 +213,29 @@ async function apply(ctx: OpContext, dir: string, s: Step): Promise<void> {
     case 'undo':
       await undoLast(ctx);
       return;
+    case 'undoId': {
+      // Undoing one memory's newest change touches only what that change touched.
+      const id = choose(active, s.pick);
+      if (!id) return;
+      const before = git(dir, 'rev-parse', 'main').trim();
+      const r = await undoLast(ctx, { id });
+      const touched = (range: string[]) =>
+        git(dir, 'diff', '--name-only', ...range)
+          .split('\n')
+          .filter(Boolean);
+      const undoneParent = git(dir, 'rev-parse', `${r.undone.oid}^1`).trim();
+      const allowed = new Set(touched([undoneParent, r.undone.oid]));
+      expect(r.undone.memoryId).toBe(id);
+      for (const f of touched([before, 'main'])) expect(allowed.has(f), f).toBe(true);
+      return;
+    }
+    case 'undoDry': {
+      const before = git(dir, 'rev-parse', 'main').trim();
+      const r = await undoLast(ctx, { dryRun: true });
+      expect(r.commit).toBeNull();
+      expect(git(dir, 'rev-parse', 'main').trim()).toBe(before);
+      return;
+    }
     case 'search':
       await searchOnce(ctx, { query: WORDS[s.word], maxResults: 5, includeCandidates: s.candidates }, null);
       return;
