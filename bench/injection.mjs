@@ -18,28 +18,53 @@ import * as L from '../scripts/injection-lib.mjs';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dataDir = join(root, '..', 'shared', 'data', 'injection');
 const showErrors = process.argv.includes('--errors');
-const shipped = parseInjectionModel(readFileSync(join(root, 'models', 'injection.bin')));
-const DEFAULT = shipped.header.threshold;
+// For experiments: --loso-only skips the held-out split; --groups a,b runs leave-one-source-out
+// for those sources only; --augment N overrides SETTINGS.augment.
+const argAfter = (name) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+};
+const losoOnly = process.argv.includes('--loso-only');
+const onlyGroups = argAfter('--groups')?.split(',');
+// Weights of another feature spec (before `npm run train:injection`) are refused: then only
+// leave-one-source-out, which trains its own models, can run.
+let shipped = null;
+try {
+  shipped = parseInjectionModel(readFileSync(join(root, 'models', 'injection.bin')));
+} catch (err) {
+  console.log(`shipped weights not usable (${err.message}): sections 1 and 3 skipped`);
+}
+const DEFAULT = shipped?.header.threshold;
 
 const { rows: all } = L.loadRows(dataDir);
 const contested = all.filter((r) => r.contested);
 const rows = all.filter((r) => !r.contested);
-const cfg = L.SETTINGS;
+const cfg = {
+  ...L.SETTINGS,
+  augment: Number(argAfter('--augment') ?? L.SETTINGS.augment),
+  maxWindow: Number(argAfter('--max-window') ?? L.SETTINGS.maxWindow),
+};
 const docs = rows.map((r) => L.featurize(r.text, cfg));
 const ruleFlag = rows.map((r) => isFlagged(scanText(r.text).filter((f) => f.category !== 'secret')));
 const pct = (x) => (Number.isNaN(x) ? '   -  ' : `${(100 * x).toFixed(1).padStart(5)}%`);
 const rate = (xs) => (xs.length ? xs.filter(Boolean).length / xs.length : NaN);
 
-/** Trains on `idx`; returns the model. */
-const trainOn = (idx) =>
-  L.train(
-    idx.map((i) => docs[i]),
-    idx.map((i) => rows[i].label),
-    L.rowWeights(idx.map((i) => rows[i])),
+/** Trains on `idx` and the augmentation made from those rows alone; returns the model. */
+const trainOn = (idx) => {
+  const fit = idx.map((i) => rows[i]);
+  const extra = L.augmentRows(fit, cfg.augment, cfg.seed);
+  return L.train(
+    [...idx.map((i) => docs[i]), ...extra.map((r) => L.featurize(r.text, cfg))],
+    [...fit, ...extra].map((r) => r.label),
+    L.rowWeights([...fit, ...extra]),
     cfg,
   );
+};
 
 // ---- 1. Held-out split ----------------------------------------------------------------------
+const groups = [...new Set(rows.map((r) => r.group))].sort();
+if (!losoOnly && shipped) heldOutSplitReport();
+function heldOutSplitReport() {
 const held = L.heldOutSplit(rows, L.HELD_OUT_SHARE, L.SPLIT_SEED);
 const trainIdx = rows.map((_, i) => i).filter((i) => !held.has(i));
 const heldIdx = [...held].sort((a, b) => a - b);
@@ -53,7 +78,6 @@ console.log(
   `\n1. Held-out split (${heldIdx.length} rows never trained on), default threshold ${DEFAULT}: recall on attacks / false positives on benign`,
 );
 console.log('source'.padEnd(26), 'attacks  rules  model   both |  benign  rules  model   both');
-const groups = [...new Set(rows.map((r) => r.group))].sort();
 for (const g of groups) {
   const ix = heldIdx.filter((i) => rows[i].group === g);
   const pos = ix.filter((i) => rows[i].label === 1);
@@ -143,6 +167,8 @@ if (showErrors) {
     );
 }
 
+}
+
 // ---- 2. Leave-one-source-out ------------------------------------------------------------------
 console.log(
   '\n2. Leave-one-source-out: trained without the source (and without embedded rows that use it), threshold calibrated on the others at 2 % FPR',
@@ -158,7 +184,7 @@ const involves = (r, g) =>
 const recalls = [];
 const fprs = [];
 let pooled = { neg: 0, fpModel: 0, fpBoth: 0 };
-for (const g of groups) {
+for (const g of onlyGroups ?? groups) {
   const test = rows.map((_, i) => i).filter((i) => involves(rows[i], g));
   const rest = rows.map((_, i) => i).filter((i) => !involves(rows[i], g));
   const inner = L.heldOutSplit(
@@ -187,6 +213,11 @@ for (const g of groups) {
     pooled.fpModel += neg.filter(flagModel).length;
     pooled.fpBoth += neg.filter((i) => ruleFlag[i] || flagModel(i)).length;
   }
+  if (onlyGroups)
+    for (const src of [...new Set(pos.map((i) => rows[i].source))].sort()) {
+      const ix = pos.filter((i) => rows[i].source === src);
+      console.log(`    ${src.padEnd(60)} ${String(ix.length).padStart(5)} ${pct(rate(ix.map(flagModel)))}`);
+    }
   console.log(
     g.padEnd(26),
     String(pos.length).padStart(7),
@@ -210,8 +241,16 @@ console.log(
 console.log(
   `LOSO false positives on ${fprs.length} benign sources: mean model ${pct(mean(fprs.map((r) => r.model)))}, rules + model ${pct(mean(fprs.map((r) => r.both)))}; pooled over ${pooled.neg} benign rows: model ${pct(pooled.fpModel / pooled.neg)}, rules + model ${pct(pooled.fpBoth / pooled.neg)}`,
 );
+// Tensor Trust's defender prompts are a kind of their own: system prompts written against attacks,
+// so full of attack wording ("ignore the user's input"). Kept in every figure above; shown apart.
+const others = fprs.filter((r) => r.g !== 'tensortrust-extraction');
+console.log(
+  `  without Tensor Trust's defender prompts: mean model ${pct(mean(others.map((r) => r.model)))}, rules + model ${pct(mean(others.map((r) => r.both)))}`,
+);
 
 // ---- 3. Role prompts, speed, fixtures ------------------------------------------------------------
+if (!losoOnly && shipped) shippedReport();
+function shippedReport() {
 const flaggedShipped = (t) => injectionProbability(shipped, t) >= DEFAULT;
 const roles = all.filter((r) => r.source === 'awesome-chatgpt-prompts');
 console.log(
@@ -235,4 +274,5 @@ for (const name of ['benign-notes.md', 'benign-heldout.md']) {
   );
   console.log(`${name}: ${noisy.length} of ${lines.length} benign sentences flagged (rules + model)`);
   for (const l of noisy) console.log('  !', l);
+}
 }

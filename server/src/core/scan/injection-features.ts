@@ -3,12 +3,12 @@
 // (injection-normalise.ts), and the units (lines, or sentences of a long line) that passages are
 // built from. The training script (scripts/train-injection.mjs) calls these same functions, so
 // training and inference cannot drift. Pure.
-import { cueTable } from './injection-cues.js';
+import { cueTable, isUnspacedScript, unspacedCues } from './injection-cues.js';
 import { isSpace, isWordChar, normalise } from './injection-normalise.js';
 
 /** Names the feature spec; the weights file records it and loading refuses another. */
 export const FEATURE_SPEC =
-  'cairn-injection/2 lower+ws+invisible+tags+nfkc+confusables+leet+spelled words1-2 cues chars4 fnv1a*golden signed';
+  'cairn-injection/3 lower+ws+invisible+tags+nfkc+confusables+leet+spelled words1-2 cues+unspaced chars4 fnv1a*golden signed fieldunits';
 
 /** A span of the scanned text, as UTF-16 offsets [start, end). */
 export interface Span {
@@ -35,11 +35,11 @@ export interface Features {
 // Reused between calls: allocating ~40 KB per memory made the collector a third of the scan time.
 const scratch = { codes: new Int32Array(0), starts: new Int32Array(0) };
 
-/** At most 1 char n-gram per character and 4 word features (word, bigram, cue, cue pair) per 2
- * characters: 3n + 1 in all. */
+/** At most 1 char n-gram per character, 4 word features (word, bigram, cue, cue pair) per 2
+ * characters, and 2 more per character in a run of unspaced script (a cue and its pair): 5n + 8. */
 function grow(n: number): void {
-  if (scratch.codes.length >= 3 * n + 1) return;
-  const size = Math.max(3 * n + 1, 2 * scratch.codes.length, 16384);
+  if (scratch.codes.length >= 5 * n + 8) return;
+  const size = Math.max(5 * n + 8, 2 * scratch.codes.length, 16384);
   scratch.codes = new Int32Array(size);
   scratch.starts = new Int32Array(size);
 }
@@ -49,6 +49,7 @@ const FNV_PRIME = 0x01000193;
 const GOLDEN = 0x9e3779b1;
 const BIGRAM_SEED = 0x85ebca6b;
 const CUE_SEED = 0xc2b2ae35;
+
 /** A cue pair counts when the second cue word comes at most this many words after the first. */
 const CUE_REACH = 3;
 
@@ -58,7 +59,34 @@ function hashWord(word: string): number {
   for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), FNV_PRIME);
   return h;
 }
-const CUES = cueTable(hashWord);
+/** A word as the detector reads it (normalise), so lexicon words match the text's. */
+function read(word: string): string {
+  const { norm, length } = normalise(word);
+  return String.fromCharCode(...norm.subarray(0, length));
+}
+const CUES = cueTable((w) => hashWord(read(w)));
+const UNSPACED = unspacedCues(read);
+const NO_CUES: number[] = [];
+
+/**
+ * The cue classes inside a run of letters `norm[s..e)` that holds Chinese, Japanese, Korean or
+ * Thai (isUnspacedScript), in order of position: there a word is not delimited by spaces, so cue
+ * words are found as substrings. Only such runs pay for this.
+ */
+function runCues(norm: Uint16Array, s: number, e: number): number[] {
+  let any = false;
+  for (let i = s; i < e && !any; i++) any = isUnspacedScript(norm[i]);
+  if (!any) return NO_CUES;
+  let run = '';
+  for (let i = s; i < e; i += 4096)
+    run += String.fromCharCode(...norm.subarray(i, Math.min(e, i + 4096)));
+  const found: Array<[number, number]> = [];
+  for (const [w, id] of UNSPACED)
+    for (let i = run.indexOf(w); i >= 0; i = run.indexOf(w, i + w.length)) found.push([i, id]);
+  if (found.length === 0) return NO_CUES;
+  found.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+  return found.map((f) => f[1]);
+}
 
 /**
  * Every feature of `text` (see Features). `bits` is log2 of the number of buckets. A hash h is
@@ -92,8 +120,13 @@ export function extractFeatures(text: string, bits: number): Features {
     }
     const start = at[p];
     // Words hash from another offset than char n-grams, so "the" the word is not "the" the gram.
+    const s = p;
     let h = FNV_PRIME;
-    while (p < m && isWordChar(norm[p])) h = Math.imul(h ^ norm[p++], FNV_PRIME);
+    let wide = 0;
+    while (p < m && isWordChar(norm[p])) {
+      wide |= norm[p];
+      h = Math.imul(h ^ norm[p++], FNV_PRIME);
+    }
     let g = Math.imul(h, GOLDEN);
     codes[k] = ((g >>> shift) << 2) | (((g >>> signBit) & 1) << 1) | WORD_GROUP;
     starts[k++] = start;
@@ -116,6 +149,20 @@ export function extractFeatures(text: string, bits: number): Features {
         starts[k++] = start;
       }
       lastCue = cue;
+      wordsSinceCue = 0;
+    }
+    // Rare: a run of Chinese, Japanese, Korean or Thai letters (every such letter is >= 0xe00).
+    const more = wide >= 0xe00 && cue === undefined ? runCues(norm, s, p) : NO_CUES;
+    for (const c of more) {
+      g = Math.imul(Math.imul(CUE_SEED ^ c, FNV_PRIME), GOLDEN);
+      codes[k] = ((g >>> shift) << 2) | (((g >>> signBit) & 1) << 1) | WORD_GROUP;
+      starts[k++] = start;
+      if (lastCue !== 0 && wordsSinceCue <= CUE_REACH) {
+        g = Math.imul(Math.imul(CUE_SEED ^ (lastCue << 8) ^ c, FNV_PRIME), GOLDEN);
+        codes[k] = ((g >>> shift) << 2) | (((g >>> signBit) & 1) << 1) | WORD_GROUP;
+        starts[k++] = start;
+      }
+      lastCue = c;
       wordsSinceCue = 0;
     }
   }
@@ -200,8 +247,13 @@ export function sumUnitWeights(
       count = 0;
       while (at[p] >= next) next = ++u + 1 < nu ? units[u + 1].start : Infinity;
     }
+    const s = p;
     let h = FNV_PRIME;
-    while (p < m && isWordChar(norm[p])) h = Math.imul(h ^ norm[p++], FNV_PRIME);
+    let wide = 0;
+    while (p < m && isWordChar(norm[p])) {
+      wide |= norm[p];
+      h = Math.imul(h ^ norm[p++], FNV_PRIME);
+    }
     let g = Math.imul(h, GOLDEN);
     acc += signed(weights[g >>> shift], g >>> signBit);
     count++;
@@ -223,6 +275,19 @@ export function sumUnitWeights(
         count++;
       }
       lastCue = cue;
+      wordsSinceCue = 0;
+    }
+    const more = wide >= 0xe00 && cue === undefined ? runCues(norm, s, p) : NO_CUES;
+    for (const c of more) {
+      g = Math.imul(Math.imul(CUE_SEED ^ c, FNV_PRIME), GOLDEN);
+      acc += signed(weights[g >>> shift], g >>> signBit);
+      count++;
+      if (lastCue !== 0 && wordsSinceCue <= CUE_REACH) {
+        g = Math.imul(Math.imul(CUE_SEED ^ (lastCue << 8) ^ c, FNV_PRIME), GOLDEN);
+        acc += signed(weights[g >>> shift], g >>> signBit);
+        count++;
+      }
+      lastCue = c;
       wordsSinceCue = 0;
     }
   }
@@ -249,11 +314,29 @@ export function passageUnits(text: string, maxUnit: number): Span[] {
     while (b > a && isSpace(text.charCodeAt(b - 1))) b--;
     if (b > a) {
       if (b - a <= maxUnit) units.push({ start: a, end: b });
-      else splitLongLine(text, a, b, maxUnit, units);
+      else splitStructured(text, a, b, maxUnit, units);
     }
     lineStart = lineEnd + 1;
   }
   return units;
+}
+
+/** Where one quoted value of a JSON or Python literal ends and the next key or value starts
+ * (`', '`, `": "`, `", {`): a tool output is a line of fields, and an instruction in one field
+ * should be its own passage, not diluted by the keys and values around it. */
+const FIELD_BREAK = /['"]\s*[:,]\s*(?=['"{[])/g;
+
+/** A long line cut first at field breaks (always), then each piece as splitLongLine does. */
+function splitStructured(text: string, a: number, b: number, maxUnit: number, out: Span[]): void {
+  const line = text.slice(a, b);
+  let start = a;
+  FIELD_BREAK.lastIndex = 0;
+  for (let m = FIELD_BREAK.exec(line); m; m = FIELD_BREAK.exec(line)) {
+    const cut = a + m.index + m[0].length;
+    if (cut - start > 0) splitLongLine(text, start, cut, maxUnit, out);
+    start = cut;
+  }
+  splitLongLine(text, start, b, maxUnit, out);
 }
 
 function splitLongLine(text: string, a: number, b: number, maxUnit: number, out: Span[]): void {
