@@ -65,108 +65,107 @@ const trainOn = (idx) => {
 const groups = [...new Set(rows.map((r) => r.group))].sort();
 if (!losoOnly && shipped) heldOutSplitReport();
 function heldOutSplitReport() {
-const held = L.heldOutSplit(rows, L.HELD_OUT_SHARE, L.SPLIT_SEED);
-const trainIdx = rows.map((_, i) => i).filter((i) => !held.has(i));
-const heldIdx = [...held].sort((a, b) => a - b);
-const model = trainOn(trainIdx);
-const prob = new Map(heldIdx.map((i) => [i, L.sigmoid(L.score(docs[i], model))]));
+  const held = L.heldOutSplit(rows, L.HELD_OUT_SHARE, L.SPLIT_SEED);
+  const trainIdx = rows.map((_, i) => i).filter((i) => !held.has(i));
+  const heldIdx = [...held].sort((a, b) => a - b);
+  const model = trainOn(trainIdx);
+  const prob = new Map(heldIdx.map((i) => [i, L.sigmoid(L.score(docs[i], model))]));
 
-console.log(
-  `data: ${rows.length} rows (${rows.filter((r) => r.label).length} attacks), ${contested.length} contested role prompts left out`,
-);
-console.log(
-  `\n1. Held-out split (${heldIdx.length} rows never trained on), default threshold ${DEFAULT}: recall on attacks / false positives on benign`,
-);
-console.log('source'.padEnd(26), 'attacks  rules  model   both |  benign  rules  model   both');
-for (const g of groups) {
-  const ix = heldIdx.filter((i) => rows[i].group === g);
-  const pos = ix.filter((i) => rows[i].label === 1);
-  const neg = ix.filter((i) => rows[i].label === 0);
-  const cols = (set) => [
-    String(set.length).padStart(7),
-    pct(rate(set.map((i) => ruleFlag[i]))),
-    pct(rate(set.map((i) => prob.get(i) >= DEFAULT))),
-    pct(rate(set.map((i) => ruleFlag[i] || prob.get(i) >= DEFAULT))),
-  ];
-  console.log(g.padEnd(26), ...cols(pos), '|', ...cols(neg));
-}
-
-function confusion(idx, flag) {
-  let tp = 0,
-    fp = 0,
-    fn = 0,
-    tn = 0;
-  for (const i of idx) {
-    const f = flag(i);
-    if (rows[i].label === 1) {
-      if (f) tp++;
-      else fn++;
-    } else if (f) fp++;
-    else tn++;
+  console.log(
+    `data: ${rows.length} rows (${rows.filter((r) => r.label).length} attacks), ${contested.length} contested role prompts left out`,
+  );
+  console.log(
+    `\n1. Held-out split (${heldIdx.length} rows never trained on), default threshold ${DEFAULT}: recall on attacks / false positives on benign`,
+  );
+  console.log('source'.padEnd(26), 'attacks  rules  model   both |  benign  rules  model   both');
+  for (const g of groups) {
+    const ix = heldIdx.filter((i) => rows[i].group === g);
+    const pos = ix.filter((i) => rows[i].label === 1);
+    const neg = ix.filter((i) => rows[i].label === 0);
+    const cols = (set) => [
+      String(set.length).padStart(7),
+      pct(rate(set.map((i) => ruleFlag[i]))),
+      pct(rate(set.map((i) => prob.get(i) >= DEFAULT))),
+      pct(rate(set.map((i) => ruleFlag[i] || prob.get(i) >= DEFAULT))),
+    ];
+    console.log(g.padEnd(26), ...cols(pos), '|', ...cols(neg));
   }
-  return { precision: tp / (tp + fp || 1), recall: tp / (tp + fn), fpr: fp / (fp + tn) };
-}
-const line = (name, c) =>
-  console.log(
-    `${name.padEnd(26)} precision ${c.precision.toFixed(3)}  recall ${c.recall.toFixed(3)}  FPR ${pct(c.fpr)}`,
-  );
-console.log();
-line(
-  'overall: rules',
-  confusion(heldIdx, (i) => ruleFlag[i]),
-);
-line(
-  'overall: model',
-  confusion(heldIdx, (i) => prob.get(i) >= DEFAULT),
-);
-line(
-  'overall: rules + model',
-  confusion(heldIdx, (i) => ruleFlag[i] || prob.get(i) >= DEFAULT),
-);
-// The role-hijack rule flags role prompts on purpose (docs/injection-model.md): without them.
-line(
-  '  without role prompts',
-  confusion(
-    heldIdx.filter((i) => rows[i].group !== 'awesome-chatgpt-prompts'),
-    (i) => ruleFlag[i] || prob.get(i) >= DEFAULT,
-  ),
-);
 
-console.log(
-  '\ncurve (held-out split): threshold, then precision / recall / FPR of the model and of rules + model',
-);
-for (const t of [0.2, 0.3, 0.4, 0.5, DEFAULT, 0.6, 0.7, 0.8, 0.9, 0.95]) {
-  const m = confusion(heldIdx, (i) => prob.get(i) >= t);
-  const b = confusion(heldIdx, (i) => ruleFlag[i] || prob.get(i) >= t);
-  console.log(
-    `  ${t.toFixed(2)}${t === DEFAULT ? '*' : ' '}  model ${m.precision.toFixed(3)} ${m.recall.toFixed(3)} ${pct(m.fpr)}   both ${b.precision.toFixed(3)} ${b.recall.toFixed(3)} ${pct(b.fpr)}`,
-  );
-}
-// Disguised attacks: the same held-out attacks with look-alike letters, leetspeak or fullwidth
-// forms (what injection-normalise.ts undoes); recall should hardly move.
-const DISGUISES = {
-  'Cyrillic look-alikes': (t) =>
-    t.replace(/[aeopc]/g, (c) => ({ a: 'а', e: 'е', o: 'о', p: 'р', c: 'с' })[c]),
-  leetspeak: (t) => t.replace(/[oie](?=[a-z])/g, (c) => ({ o: '0', i: '1', e: '3' })[c]),
-  fullwidth: (t) => t.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0)),
-};
-const heldAttacks = heldIdx.filter((i) => rows[i].label === 1);
-const disguisedRecall = (f) =>
-  rate(heldAttacks.map((i) => L.sigmoid(L.score(L.featurize(f(rows[i].text), cfg), model)) >= DEFAULT));
-console.log(
-  `\ndisguised held-out attacks, model recall at ${DEFAULT}: plain ${pct(disguisedRecall((t) => t))}, ` +
-    Object.entries(DISGUISES)
-      .map(([name, f]) => `${name} ${pct(disguisedRecall(f))}`)
-      .join(', '),
-);
-if (showErrors) {
-  const wrong = heldIdx.filter((i) => (ruleFlag[i] || prob.get(i) >= DEFAULT) !== (rows[i].label === 1));
-  for (const i of wrong)
+  function confusion(idx, flag) {
+    let tp = 0,
+      fp = 0,
+      fn = 0,
+      tn = 0;
+    for (const i of idx) {
+      const f = flag(i);
+      if (rows[i].label === 1) {
+        if (f) tp++;
+        else fn++;
+      } else if (f) fp++;
+      else tn++;
+    }
+    return { precision: tp / (tp + fp || 1), recall: tp / (tp + fn), fpr: fp / (fp + tn) };
+  }
+  const line = (name, c) =>
     console.log(
-      `  ${rows[i].label ? 'miss' : 'FP  '} ${prob.get(i).toFixed(2)} ${rows[i].source}: ${JSON.stringify(rows[i].text.slice(0, 140))}`,
+      `${name.padEnd(26)} precision ${c.precision.toFixed(3)}  recall ${c.recall.toFixed(3)}  FPR ${pct(c.fpr)}`,
     );
-}
+  console.log();
+  line(
+    'overall: rules',
+    confusion(heldIdx, (i) => ruleFlag[i]),
+  );
+  line(
+    'overall: model',
+    confusion(heldIdx, (i) => prob.get(i) >= DEFAULT),
+  );
+  line(
+    'overall: rules + model',
+    confusion(heldIdx, (i) => ruleFlag[i] || prob.get(i) >= DEFAULT),
+  );
+  // The role-hijack rule flags role prompts on purpose (docs/injection-model.md): without them.
+  line(
+    '  without role prompts',
+    confusion(
+      heldIdx.filter((i) => rows[i].group !== 'awesome-chatgpt-prompts'),
+      (i) => ruleFlag[i] || prob.get(i) >= DEFAULT,
+    ),
+  );
 
+  console.log(
+    '\ncurve (held-out split): threshold, then precision / recall / FPR of the model and of rules + model',
+  );
+  for (const t of [0.2, 0.3, 0.4, 0.5, DEFAULT, 0.6, 0.7, 0.8, 0.9, 0.95]) {
+    const m = confusion(heldIdx, (i) => prob.get(i) >= t);
+    const b = confusion(heldIdx, (i) => ruleFlag[i] || prob.get(i) >= t);
+    console.log(
+      `  ${t.toFixed(2)}${t === DEFAULT ? '*' : ' '}  model ${m.precision.toFixed(3)} ${m.recall.toFixed(3)} ${pct(m.fpr)}   both ${b.precision.toFixed(3)} ${b.recall.toFixed(3)} ${pct(b.fpr)}`,
+    );
+  }
+  // Disguised attacks: the same held-out attacks with look-alike letters, leetspeak or fullwidth
+  // forms (what injection-normalise.ts undoes); recall should hardly move.
+  const DISGUISES = {
+    'Cyrillic look-alikes': (t) =>
+      t.replace(/[aeopc]/g, (c) => ({ a: 'а', e: 'е', o: 'о', p: 'р', c: 'с' })[c]),
+    leetspeak: (t) => t.replace(/[oie](?=[a-z])/g, (c) => ({ o: '0', i: '1', e: '3' })[c]),
+    fullwidth: (t) => t.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0)),
+  };
+  const heldAttacks = heldIdx.filter((i) => rows[i].label === 1);
+  const disguisedRecall = (f) =>
+    rate(heldAttacks.map((i) => L.sigmoid(L.score(L.featurize(f(rows[i].text), cfg), model)) >= DEFAULT));
+  console.log(
+    `\ndisguised held-out attacks, model recall at ${DEFAULT}: plain ${pct(disguisedRecall((t) => t))}, ` +
+      Object.entries(DISGUISES)
+        .map(([name, f]) => `${name} ${pct(disguisedRecall(f))}`)
+        .join(', '),
+  );
+  if (showErrors) {
+    const wrong = heldIdx.filter((i) => (ruleFlag[i] || prob.get(i) >= DEFAULT) !== (rows[i].label === 1));
+    for (const i of wrong)
+      console.log(
+        `  ${rows[i].label ? 'miss' : 'FP  '} ${prob.get(i).toFixed(2)} ${rows[i].source}: ${JSON.stringify(rows[i].text.slice(0, 140))}`,
+      );
+  }
 }
 
 // ---- 2. Leave-one-source-out ------------------------------------------------------------------
@@ -251,28 +250,28 @@ console.log(
 // ---- 3. Role prompts, speed, fixtures ------------------------------------------------------------
 if (!losoOnly && shipped) shippedReport();
 function shippedReport() {
-const flaggedShipped = (t) => injectionProbability(shipped, t) >= DEFAULT;
-const roles = all.filter((r) => r.source === 'awesome-chatgpt-prompts');
-console.log(
-  `\n3. Role prompts: shipped model flags ${contested.filter((r) => flaggedShipped(r.text)).length} of ${contested.length} contested deepset role prompts (left out of training) and ${roles.filter((r) => flaggedShipped(r.text)).length} of ${roles.length} awesome-chatgpt-prompts (benign, trained on)`,
-);
-const texts = rows.map((r) => r.text);
-for (const t of texts.slice(0, 500)) injectionProbability(shipped, t); // warm up
-const t0 = performance.now();
-for (const t of texts) injectionProbability(shipped, t);
-const ms = performance.now() - t0;
-const chars = texts.reduce((a, t) => a + t.length, 0);
-console.log(
-  `inference: ${((ms / texts.length) * 1000).toFixed(0)} µs per text on average (${texts.length} texts, mean ${Math.round(chars / texts.length)} chars)`,
-);
-for (const name of ['benign-notes.md', 'benign-heldout.md']) {
-  const lines = readFileSync(join(root, 'test', 'fixtures', 'scan', name), 'utf8')
-    .split('\n')
-    .filter((l) => l.trim() && !l.startsWith('# '));
-  const noisy = lines.filter((l) =>
-    isFlagged(scanText(l, { detector: { model: shipped, threshold: DEFAULT } })),
+  const flaggedShipped = (t) => injectionProbability(shipped, t) >= DEFAULT;
+  const roles = all.filter((r) => r.source === 'awesome-chatgpt-prompts');
+  console.log(
+    `\n3. Role prompts: shipped model flags ${contested.filter((r) => flaggedShipped(r.text)).length} of ${contested.length} contested deepset role prompts (left out of training) and ${roles.filter((r) => flaggedShipped(r.text)).length} of ${roles.length} awesome-chatgpt-prompts (benign, trained on)`,
   );
-  console.log(`${name}: ${noisy.length} of ${lines.length} benign sentences flagged (rules + model)`);
-  for (const l of noisy) console.log('  !', l);
-}
+  const texts = rows.map((r) => r.text);
+  for (const t of texts.slice(0, 500)) injectionProbability(shipped, t); // warm up
+  const t0 = performance.now();
+  for (const t of texts) injectionProbability(shipped, t);
+  const ms = performance.now() - t0;
+  const chars = texts.reduce((a, t) => a + t.length, 0);
+  console.log(
+    `inference: ${((ms / texts.length) * 1000).toFixed(0)} µs per text on average (${texts.length} texts, mean ${Math.round(chars / texts.length)} chars)`,
+  );
+  for (const name of ['benign-notes.md', 'benign-heldout.md']) {
+    const lines = readFileSync(join(root, 'test', 'fixtures', 'scan', name), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() && !l.startsWith('# '));
+    const noisy = lines.filter((l) =>
+      isFlagged(scanText(l, { detector: { model: shipped, threshold: DEFAULT } })),
+    );
+    console.log(`${name}: ${noisy.length} of ${lines.length} benign sentences flagged (rules + model)`);
+    for (const l of noisy) console.log('  !', l);
+  }
 }

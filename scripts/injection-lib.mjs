@@ -317,15 +317,33 @@ export function augmentRows(rows, count, seed) {
     .filter((l) => l.length >= 12 && l.length <= 160);
   if (!payloads.length || !carriers.length || !short.length) return [];
   const quote = (s, q) => q + s.replace(/\\/g, '\\\\').replaceAll(q, `\\${q}`).replace(/\n/g, '\\n') + q;
-  const KEYS = ['title', 'name', 'description', 'content', 'body', 'note', 'comment', 'review', 'bio', 'summary', 'text', 'message', 'subject', 'details'];
+  const KEYS = [
+    'title',
+    'name',
+    'description',
+    'content',
+    'body',
+    'note',
+    'comment',
+    'review',
+    'bio',
+    'summary',
+    'text',
+    'message',
+    'subject',
+    'details',
+  ];
   const record = (values, q) => {
     const keys = shuffled(KEYS, random).slice(0, values.length);
     const fields = values.map((v, i) => `${quote(keys[i], q)}: ${quote(v, q)}`);
     const inner = `{${fields.join(', ')}}`;
-    return random() < 0.5 ? inner : `{${quote(pick(['result', 'data', 'item', 'event', 'product', 'email']), q)}: ${inner}}`;
+    return random() < 0.5
+      ? inner
+      : `{${quote(pick(['result', 'data', 'item', 'event', 'product', 'email']), q)}: ${inner}}`;
   };
   const out = [];
-  const add = (text, label, form) => out.push({ text, label, source: `augmented/${form}`, group: 'augmented' });
+  const add = (text, label, form) =>
+    out.push({ text, label, source: `augmented/${form}`, group: 'augmented' });
   for (let n = 0; n < count; n++) {
     const attack = pick(payloads).text.trim();
     const form = n % 3;

@@ -32,7 +32,10 @@ const LEXICON: ReadonlyArray<readonly [string, string]> = [
     'reveal print repeat show output display tell disclose leak spell recite dump expose zeige zeig verrate wiederhole révèle affiche répète muestra revela repite mostra rivela ripeti mostre revele покажи раскрой повтори göster söyle pokaż ujawnij powtórz tunjukkan ungkapkan ulangi ipakita sabihin बताओ बताएं बताइए बताइये दिखाओ दिखाएं दोहराओ दोहराएं प्रकट বলুন বলো দেখাও দেখান প্রকাশ পুনরাবৃত্তি اكشف أظهر اظهر كرر أخبرني اخبرني اعرض',
   ],
   // The model and its setup.
-  ['agent', 'assistant ai chatbot gpt chatgpt llm dan jailbreak jailbroken sudo asystent asisten सहायक সহকারী مساعد'],
+  [
+    'agent',
+    'assistant ai chatbot gpt chatgpt llm dan jailbreak jailbroken sudo asystent asisten सहायक সহকারী مساعد',
+  ],
   // Addressing the reader.
   [
     'you',
@@ -95,7 +98,10 @@ const UNSPACED_LEXICON: ReadonlyArray<readonly [string, string]> = [
   ['prior', '之前 以前 先前 上述 上面 前の 以前の 上記 이전 앞의 위의 ก่อนหน้า ข้างต้น'],
   ['directive', '指令 指示 说明 說明 规则 規則 命令 提示词 プロンプト 지시 지침 명령 규칙 프롬프트 คำสั่ง กฎ'],
   ['secret', '密码 密碼 口令 パスワード 秘密 机密 機密 暗証 비밀번호 암호 비밀 รหัสผ่าน ความลับ'],
-  ['reveal', '告诉 告訴 显示 顯示 透露 泄露 洩露 重复 重複 教えて 表示 明かし 알려 공개 보여 반복 말해 บอก เปิดเผย แสดง'],
+  [
+    'reveal',
+    '告诉 告訴 显示 顯示 透露 泄露 洩露 重复 重複 教えて 表示 明かし 알려 공개 보여 반복 말해 บอก เปิดเผย แสดง',
+  ],
   ['agent', '助手 人工智能 アシスタント 어시스턴트 인공지능 ผู้ช่วย'],
   ['you', '你 您 あなた 君 당신 너 คุณ'],
   ['response', '回答 回复 回覆 答案 返答 답변 응답 대답 คำตอบ'],

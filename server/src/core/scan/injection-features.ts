@@ -78,8 +78,7 @@ function runCues(norm: Uint16Array, s: number, e: number): number[] {
   for (let i = s; i < e && !any; i++) any = isUnspacedScript(norm[i]);
   if (!any) return NO_CUES;
   let run = '';
-  for (let i = s; i < e; i += 4096)
-    run += String.fromCharCode(...norm.subarray(i, Math.min(e, i + 4096)));
+  for (let i = s; i < e; i += 4096) run += String.fromCharCode(...norm.subarray(i, Math.min(e, i + 4096)));
   const found: Array<[number, number]> = [];
   for (const [w, id] of UNSPACED)
     for (let i = run.indexOf(w); i >= 0; i = run.indexOf(w, i + w.length)) found.push([i, id]);
