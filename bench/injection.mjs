@@ -43,6 +43,7 @@ const cfg = {
   ...L.SETTINGS,
   augment: Number(argAfter('--augment') ?? L.SETTINGS.augment),
   maxWindow: Number(argAfter('--max-window') ?? L.SETTINGS.maxWindow),
+  maxUnit: Number(argAfter('--max-unit') ?? L.SETTINGS.maxUnit),
 };
 const docs = rows.map((r) => L.featurize(r.text, cfg));
 const ruleFlag = rows.map((r) => isFlagged(scanText(r.text).filter((f) => f.category !== 'secret')));
