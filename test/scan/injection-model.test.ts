@@ -100,7 +100,17 @@ describe('learned injection detector', () => {
   it('sums unit weights exactly as the features the trainer sees', () => {
     const weights = new Int8Array(1 << 12);
     for (let i = 0; i < weights.length; i++) weights[i] = ((i * 2654435761) >>> 24) - 128;
-    const text = fc.string({ unit: fc.constantFrom(...'ab1 0\n.іо!ｉ\u200bX'.split(''), 'ignore ', 'you ') });
+    const text = fc.string({
+      unit: fc.constantFrom(
+        ...'ab1 0\n.іо!ｉ\u200bX'.split(''),
+        'ignore ',
+        'you ',
+        '忽略',
+        '以前の',
+        '你',
+        "': '",
+      ),
+    });
     fc.assert(
       fc.property(text, fc.integer({ min: 5, max: 40 }), (t, maxUnit) => {
         const units = passageUnits(t, maxUnit);

@@ -36,10 +36,12 @@ export interface Features {
 const scratch = { codes: new Int32Array(0), starts: new Int32Array(0) };
 
 /** At most 1 char n-gram per character, 4 word features (word, bigram, cue, cue pair) per 2
- * characters, and 2 more per character in a run of unspaced script (a cue and its pair): 5n + 8. */
+ * characters, and in a run of unspaced script 2 (a cue and its pair) per lexicon substring that
+ * starts at a character: at most UNSPACED_PER_CHAR of them. */
 function grow(n: number): void {
-  if (scratch.codes.length >= 5 * n + 8) return;
-  const size = Math.max(5 * n + 8, 2 * scratch.codes.length, 16384);
+  const need = (3 + 2 * UNSPACED_PER_CHAR) * n + 1;
+  if (scratch.codes.length >= need) return;
+  const size = Math.max(need, 2 * scratch.codes.length, 16384);
   scratch.codes = new Int32Array(size);
   scratch.starts = new Int32Array(size);
 }
@@ -49,7 +51,6 @@ const FNV_PRIME = 0x01000193;
 const GOLDEN = 0x9e3779b1;
 const BIGRAM_SEED = 0x85ebca6b;
 const CUE_SEED = 0xc2b2ae35;
-
 /** A cue pair counts when the second cue word comes at most this many words after the first. */
 const CUE_REACH = 3;
 
@@ -66,6 +67,12 @@ function read(word: string): string {
 }
 const CUES = cueTable((w) => hashWord(read(w)));
 const UNSPACED = unspacedCues(read);
+/** The most lexicon substrings that can start at one character: the longest chain of entries
+ * each a prefix of the next (以前, 以前の). */
+const UNSPACED_PER_CHAR = Math.max(
+  0,
+  ...UNSPACED.map(([w]) => UNSPACED.filter(([v]) => w.startsWith(v)).length),
+);
 const NO_CUES: number[] = [];
 
 /**
@@ -150,7 +157,8 @@ export function extractFeatures(text: string, bits: number): Features {
       lastCue = cue;
       wordsSinceCue = 0;
     }
-    // Rare: a run of Chinese, Japanese, Korean or Thai letters (every such letter is >= 0xe00).
+    // Rare: a run that may hold Chinese, Japanese, Korean or Thai letters (all are >= 0xe00, so
+    // `wide`, the OR of the run's letters, is too when one of them is; runCues checks).
     const more = wide >= 0xe00 && cue === undefined ? runCues(norm, s, p) : NO_CUES;
     for (const c of more) {
       g = Math.imul(Math.imul(CUE_SEED ^ c, FNV_PRIME), GOLDEN);
