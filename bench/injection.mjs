@@ -18,129 +18,155 @@ import * as L from '../scripts/injection-lib.mjs';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dataDir = join(root, '..', 'shared', 'data', 'injection');
 const showErrors = process.argv.includes('--errors');
-const shipped = parseInjectionModel(readFileSync(join(root, 'models', 'injection.bin')));
-const DEFAULT = shipped.header.threshold;
+// For experiments: --loso-only skips the held-out split; --groups a,b runs leave-one-source-out
+// for those sources only; --augment N overrides SETTINGS.augment.
+const argAfter = (name) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+};
+const losoOnly = process.argv.includes('--loso-only');
+const onlyGroups = argAfter('--groups')?.split(',');
+// Weights of another feature spec (before `npm run train:injection`) are refused: then only
+// leave-one-source-out, which trains its own models, can run.
+let shipped = null;
+try {
+  shipped = parseInjectionModel(readFileSync(join(root, 'models', 'injection.bin')));
+} catch (err) {
+  console.log(`shipped weights not usable (${err.message}): sections 1 and 3 skipped`);
+}
+const DEFAULT = shipped?.header.threshold;
 
 const { rows: all } = L.loadRows(dataDir);
 const contested = all.filter((r) => r.contested);
 const rows = all.filter((r) => !r.contested);
-const cfg = L.SETTINGS;
+const cfg = {
+  ...L.SETTINGS,
+  augment: Number(argAfter('--augment') ?? L.SETTINGS.augment),
+  maxWindow: Number(argAfter('--max-window') ?? L.SETTINGS.maxWindow),
+  maxUnit: Number(argAfter('--max-unit') ?? L.SETTINGS.maxUnit),
+};
 const docs = rows.map((r) => L.featurize(r.text, cfg));
 const ruleFlag = rows.map((r) => isFlagged(scanText(r.text).filter((f) => f.category !== 'secret')));
 const pct = (x) => (Number.isNaN(x) ? '   -  ' : `${(100 * x).toFixed(1).padStart(5)}%`);
 const rate = (xs) => (xs.length ? xs.filter(Boolean).length / xs.length : NaN);
 
-/** Trains on `idx`; returns the model. */
-const trainOn = (idx) =>
-  L.train(
-    idx.map((i) => docs[i]),
-    idx.map((i) => rows[i].label),
-    L.rowWeights(idx.map((i) => rows[i])),
+/** Trains on `idx` and the augmentation made from those rows alone; returns the model. */
+const trainOn = (idx) => {
+  const fit = idx.map((i) => rows[i]);
+  const extra = L.augmentRows(fit, cfg.augment, cfg.seed);
+  return L.train(
+    [...idx.map((i) => docs[i]), ...extra.map((r) => L.featurize(r.text, cfg))],
+    [...fit, ...extra].map((r) => r.label),
+    L.rowWeights([...fit, ...extra]),
     cfg,
   );
+};
 
 // ---- 1. Held-out split ----------------------------------------------------------------------
-const held = L.heldOutSplit(rows, L.HELD_OUT_SHARE, L.SPLIT_SEED);
-const trainIdx = rows.map((_, i) => i).filter((i) => !held.has(i));
-const heldIdx = [...held].sort((a, b) => a - b);
-const model = trainOn(trainIdx);
-const prob = new Map(heldIdx.map((i) => [i, L.sigmoid(L.score(docs[i], model))]));
-
-console.log(
-  `data: ${rows.length} rows (${rows.filter((r) => r.label).length} attacks), ${contested.length} contested role prompts left out`,
-);
-console.log(
-  `\n1. Held-out split (${heldIdx.length} rows never trained on), default threshold ${DEFAULT}: recall on attacks / false positives on benign`,
-);
-console.log('source'.padEnd(26), 'attacks  rules  model   both |  benign  rules  model   both');
 const groups = [...new Set(rows.map((r) => r.group))].sort();
-for (const g of groups) {
-  const ix = heldIdx.filter((i) => rows[i].group === g);
-  const pos = ix.filter((i) => rows[i].label === 1);
-  const neg = ix.filter((i) => rows[i].label === 0);
-  const cols = (set) => [
-    String(set.length).padStart(7),
-    pct(rate(set.map((i) => ruleFlag[i]))),
-    pct(rate(set.map((i) => prob.get(i) >= DEFAULT))),
-    pct(rate(set.map((i) => ruleFlag[i] || prob.get(i) >= DEFAULT))),
-  ];
-  console.log(g.padEnd(26), ...cols(pos), '|', ...cols(neg));
-}
+if (!losoOnly && shipped) heldOutSplitReport();
+function heldOutSplitReport() {
+  const held = L.heldOutSplit(rows, L.HELD_OUT_SHARE, L.SPLIT_SEED);
+  const trainIdx = rows.map((_, i) => i).filter((i) => !held.has(i));
+  const heldIdx = [...held].sort((a, b) => a - b);
+  const model = trainOn(trainIdx);
+  const prob = new Map(heldIdx.map((i) => [i, L.sigmoid(L.score(docs[i], model))]));
 
-function confusion(idx, flag) {
-  let tp = 0,
-    fp = 0,
-    fn = 0,
-    tn = 0;
-  for (const i of idx) {
-    const f = flag(i);
-    if (rows[i].label === 1) {
-      if (f) tp++;
-      else fn++;
-    } else if (f) fp++;
-    else tn++;
+  console.log(
+    `data: ${rows.length} rows (${rows.filter((r) => r.label).length} attacks), ${contested.length} contested role prompts left out`,
+  );
+  console.log(
+    `\n1. Held-out split (${heldIdx.length} rows never trained on), default threshold ${DEFAULT}: recall on attacks / false positives on benign`,
+  );
+  console.log('source'.padEnd(26), 'attacks  rules  model   both |  benign  rules  model   both');
+  for (const g of groups) {
+    const ix = heldIdx.filter((i) => rows[i].group === g);
+    const pos = ix.filter((i) => rows[i].label === 1);
+    const neg = ix.filter((i) => rows[i].label === 0);
+    const cols = (set) => [
+      String(set.length).padStart(7),
+      pct(rate(set.map((i) => ruleFlag[i]))),
+      pct(rate(set.map((i) => prob.get(i) >= DEFAULT))),
+      pct(rate(set.map((i) => ruleFlag[i] || prob.get(i) >= DEFAULT))),
+    ];
+    console.log(g.padEnd(26), ...cols(pos), '|', ...cols(neg));
   }
-  return { precision: tp / (tp + fp || 1), recall: tp / (tp + fn), fpr: fp / (fp + tn) };
-}
-const line = (name, c) =>
-  console.log(
-    `${name.padEnd(26)} precision ${c.precision.toFixed(3)}  recall ${c.recall.toFixed(3)}  FPR ${pct(c.fpr)}`,
-  );
-console.log();
-line(
-  'overall: rules',
-  confusion(heldIdx, (i) => ruleFlag[i]),
-);
-line(
-  'overall: model',
-  confusion(heldIdx, (i) => prob.get(i) >= DEFAULT),
-);
-line(
-  'overall: rules + model',
-  confusion(heldIdx, (i) => ruleFlag[i] || prob.get(i) >= DEFAULT),
-);
-// The role-hijack rule flags role prompts on purpose (docs/injection-model.md): without them.
-line(
-  '  without role prompts',
-  confusion(
-    heldIdx.filter((i) => rows[i].group !== 'awesome-chatgpt-prompts'),
-    (i) => ruleFlag[i] || prob.get(i) >= DEFAULT,
-  ),
-);
 
-console.log(
-  '\ncurve (held-out split): threshold, then precision / recall / FPR of the model and of rules + model',
-);
-for (const t of [0.2, 0.3, 0.4, 0.5, DEFAULT, 0.6, 0.7, 0.8, 0.9, 0.95]) {
-  const m = confusion(heldIdx, (i) => prob.get(i) >= t);
-  const b = confusion(heldIdx, (i) => ruleFlag[i] || prob.get(i) >= t);
-  console.log(
-    `  ${t.toFixed(2)}${t === DEFAULT ? '*' : ' '}  model ${m.precision.toFixed(3)} ${m.recall.toFixed(3)} ${pct(m.fpr)}   both ${b.precision.toFixed(3)} ${b.recall.toFixed(3)} ${pct(b.fpr)}`,
-  );
-}
-// Disguised attacks: the same held-out attacks with look-alike letters, leetspeak or fullwidth
-// forms (what injection-normalise.ts undoes); recall should hardly move.
-const DISGUISES = {
-  'Cyrillic look-alikes': (t) =>
-    t.replace(/[aeopc]/g, (c) => ({ a: 'а', e: 'е', o: 'о', p: 'р', c: 'с' })[c]),
-  leetspeak: (t) => t.replace(/[oie](?=[a-z])/g, (c) => ({ o: '0', i: '1', e: '3' })[c]),
-  fullwidth: (t) => t.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0)),
-};
-const heldAttacks = heldIdx.filter((i) => rows[i].label === 1);
-const disguisedRecall = (f) =>
-  rate(heldAttacks.map((i) => L.sigmoid(L.score(L.featurize(f(rows[i].text), cfg), model)) >= DEFAULT));
-console.log(
-  `\ndisguised held-out attacks, model recall at ${DEFAULT}: plain ${pct(disguisedRecall((t) => t))}, ` +
-    Object.entries(DISGUISES)
-      .map(([name, f]) => `${name} ${pct(disguisedRecall(f))}`)
-      .join(', '),
-);
-if (showErrors) {
-  const wrong = heldIdx.filter((i) => (ruleFlag[i] || prob.get(i) >= DEFAULT) !== (rows[i].label === 1));
-  for (const i of wrong)
+  function confusion(idx, flag) {
+    let tp = 0,
+      fp = 0,
+      fn = 0,
+      tn = 0;
+    for (const i of idx) {
+      const f = flag(i);
+      if (rows[i].label === 1) {
+        if (f) tp++;
+        else fn++;
+      } else if (f) fp++;
+      else tn++;
+    }
+    return { precision: tp / (tp + fp || 1), recall: tp / (tp + fn), fpr: fp / (fp + tn) };
+  }
+  const line = (name, c) =>
     console.log(
-      `  ${rows[i].label ? 'miss' : 'FP  '} ${prob.get(i).toFixed(2)} ${rows[i].source}: ${JSON.stringify(rows[i].text.slice(0, 140))}`,
+      `${name.padEnd(26)} precision ${c.precision.toFixed(3)}  recall ${c.recall.toFixed(3)}  FPR ${pct(c.fpr)}`,
     );
+  console.log();
+  line(
+    'overall: rules',
+    confusion(heldIdx, (i) => ruleFlag[i]),
+  );
+  line(
+    'overall: model',
+    confusion(heldIdx, (i) => prob.get(i) >= DEFAULT),
+  );
+  line(
+    'overall: rules + model',
+    confusion(heldIdx, (i) => ruleFlag[i] || prob.get(i) >= DEFAULT),
+  );
+  // The role-hijack rule flags role prompts on purpose (docs/injection-model.md): without them.
+  line(
+    '  without role prompts',
+    confusion(
+      heldIdx.filter((i) => rows[i].group !== 'awesome-chatgpt-prompts'),
+      (i) => ruleFlag[i] || prob.get(i) >= DEFAULT,
+    ),
+  );
+
+  console.log(
+    '\ncurve (held-out split): threshold, then precision / recall / FPR of the model and of rules + model',
+  );
+  for (const t of [0.2, 0.3, 0.4, 0.5, DEFAULT, 0.6, 0.7, 0.8, 0.9, 0.95]) {
+    const m = confusion(heldIdx, (i) => prob.get(i) >= t);
+    const b = confusion(heldIdx, (i) => ruleFlag[i] || prob.get(i) >= t);
+    console.log(
+      `  ${t.toFixed(2)}${t === DEFAULT ? '*' : ' '}  model ${m.precision.toFixed(3)} ${m.recall.toFixed(3)} ${pct(m.fpr)}   both ${b.precision.toFixed(3)} ${b.recall.toFixed(3)} ${pct(b.fpr)}`,
+    );
+  }
+  // Disguised attacks: the same held-out attacks with look-alike letters, leetspeak or fullwidth
+  // forms (what injection-normalise.ts undoes); recall should hardly move.
+  const DISGUISES = {
+    'Cyrillic look-alikes': (t) =>
+      t.replace(/[aeopc]/g, (c) => ({ a: 'а', e: 'е', o: 'о', p: 'р', c: 'с' })[c]),
+    leetspeak: (t) => t.replace(/[oie](?=[a-z])/g, (c) => ({ o: '0', i: '1', e: '3' })[c]),
+    fullwidth: (t) => t.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0)),
+  };
+  const heldAttacks = heldIdx.filter((i) => rows[i].label === 1);
+  const disguisedRecall = (f) =>
+    rate(heldAttacks.map((i) => L.sigmoid(L.score(L.featurize(f(rows[i].text), cfg), model)) >= DEFAULT));
+  console.log(
+    `\ndisguised held-out attacks, model recall at ${DEFAULT}: plain ${pct(disguisedRecall((t) => t))}, ` +
+      Object.entries(DISGUISES)
+        .map(([name, f]) => `${name} ${pct(disguisedRecall(f))}`)
+        .join(', '),
+  );
+  if (showErrors) {
+    const wrong = heldIdx.filter((i) => (ruleFlag[i] || prob.get(i) >= DEFAULT) !== (rows[i].label === 1));
+    for (const i of wrong)
+      console.log(
+        `  ${rows[i].label ? 'miss' : 'FP  '} ${prob.get(i).toFixed(2)} ${rows[i].source}: ${JSON.stringify(rows[i].text.slice(0, 140))}`,
+      );
+  }
 }
 
 // ---- 2. Leave-one-source-out ------------------------------------------------------------------
@@ -158,7 +184,7 @@ const involves = (r, g) =>
 const recalls = [];
 const fprs = [];
 let pooled = { neg: 0, fpModel: 0, fpBoth: 0 };
-for (const g of groups) {
+for (const g of onlyGroups ?? groups) {
   const test = rows.map((_, i) => i).filter((i) => involves(rows[i], g));
   const rest = rows.map((_, i) => i).filter((i) => !involves(rows[i], g));
   const inner = L.heldOutSplit(
@@ -187,6 +213,11 @@ for (const g of groups) {
     pooled.fpModel += neg.filter(flagModel).length;
     pooled.fpBoth += neg.filter((i) => ruleFlag[i] || flagModel(i)).length;
   }
+  if (onlyGroups)
+    for (const src of [...new Set(pos.map((i) => rows[i].source))].sort()) {
+      const ix = pos.filter((i) => rows[i].source === src);
+      console.log(`    ${src.padEnd(60)} ${String(ix.length).padStart(5)} ${pct(rate(ix.map(flagModel)))}`);
+    }
   console.log(
     g.padEnd(26),
     String(pos.length).padStart(7),
@@ -210,29 +241,38 @@ console.log(
 console.log(
   `LOSO false positives on ${fprs.length} benign sources: mean model ${pct(mean(fprs.map((r) => r.model)))}, rules + model ${pct(mean(fprs.map((r) => r.both)))}; pooled over ${pooled.neg} benign rows: model ${pct(pooled.fpModel / pooled.neg)}, rules + model ${pct(pooled.fpBoth / pooled.neg)}`,
 );
+// Tensor Trust's defender prompts are a kind of their own: system prompts written against attacks,
+// so full of attack wording ("ignore the user's input"). Kept in every figure above; shown apart.
+const others = fprs.filter((r) => r.g !== 'tensortrust-extraction');
+console.log(
+  `  without Tensor Trust's defender prompts: mean model ${pct(mean(others.map((r) => r.model)))}, rules + model ${pct(mean(others.map((r) => r.both)))}`,
+);
 
 // ---- 3. Role prompts, speed, fixtures ------------------------------------------------------------
-const flaggedShipped = (t) => injectionProbability(shipped, t) >= DEFAULT;
-const roles = all.filter((r) => r.source === 'awesome-chatgpt-prompts');
-console.log(
-  `\n3. Role prompts: shipped model flags ${contested.filter((r) => flaggedShipped(r.text)).length} of ${contested.length} contested deepset role prompts (left out of training) and ${roles.filter((r) => flaggedShipped(r.text)).length} of ${roles.length} awesome-chatgpt-prompts (benign, trained on)`,
-);
-const texts = rows.map((r) => r.text);
-for (const t of texts.slice(0, 500)) injectionProbability(shipped, t); // warm up
-const t0 = performance.now();
-for (const t of texts) injectionProbability(shipped, t);
-const ms = performance.now() - t0;
-const chars = texts.reduce((a, t) => a + t.length, 0);
-console.log(
-  `inference: ${((ms / texts.length) * 1000).toFixed(0)} µs per text on average (${texts.length} texts, mean ${Math.round(chars / texts.length)} chars)`,
-);
-for (const name of ['benign-notes.md', 'benign-heldout.md']) {
-  const lines = readFileSync(join(root, 'test', 'fixtures', 'scan', name), 'utf8')
-    .split('\n')
-    .filter((l) => l.trim() && !l.startsWith('# '));
-  const noisy = lines.filter((l) =>
-    isFlagged(scanText(l, { detector: { model: shipped, threshold: DEFAULT } })),
+if (!losoOnly && shipped) shippedReport();
+function shippedReport() {
+  const flaggedShipped = (t) => injectionProbability(shipped, t) >= DEFAULT;
+  const roles = all.filter((r) => r.source === 'awesome-chatgpt-prompts');
+  console.log(
+    `\n3. Role prompts: shipped model flags ${contested.filter((r) => flaggedShipped(r.text)).length} of ${contested.length} contested deepset role prompts (left out of training) and ${roles.filter((r) => flaggedShipped(r.text)).length} of ${roles.length} awesome-chatgpt-prompts (benign, trained on)`,
   );
-  console.log(`${name}: ${noisy.length} of ${lines.length} benign sentences flagged (rules + model)`);
-  for (const l of noisy) console.log('  !', l);
+  const texts = rows.map((r) => r.text);
+  for (const t of texts.slice(0, 500)) injectionProbability(shipped, t); // warm up
+  const t0 = performance.now();
+  for (const t of texts) injectionProbability(shipped, t);
+  const ms = performance.now() - t0;
+  const chars = texts.reduce((a, t) => a + t.length, 0);
+  console.log(
+    `inference: ${((ms / texts.length) * 1000).toFixed(0)} µs per text on average (${texts.length} texts, mean ${Math.round(chars / texts.length)} chars)`,
+  );
+  for (const name of ['benign-notes.md', 'benign-heldout.md']) {
+    const lines = readFileSync(join(root, 'test', 'fixtures', 'scan', name), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() && !l.startsWith('# '));
+    const noisy = lines.filter((l) =>
+      isFlagged(scanText(l, { detector: { model: shipped, threshold: DEFAULT } })),
+    );
+    console.log(`${name}: ${noisy.length} of ${lines.length} benign sentences flagged (rules + model)`);
+    for (const l of noisy) console.log('  !', l);
+  }
 }

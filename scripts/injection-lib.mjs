@@ -14,19 +14,27 @@ export const DATA_FILES = ['deepset-train.jsonl', 'train-extra.jsonl'];
 
 /**
  * The shipped settings, chosen by 5-fold cross-validation and the held-out split (figures in
- * docs/injection-model.md): passages of at most 100 characters beat 200, 400 and whole texts at
- * 2 % false positives; 2^17 buckets do as well as 2^18 or 2^20 (2^16 loses a little); more epochs, more L2, capping
+ * docs/injection-model.md): units of at most 100 characters beat 200, 400 and whole texts at
+ * 2 % false positives (the passage length is below); 2^17 buckets do as well as 2^18 or 2^20 (2^16 loses a little); more epochs, more L2, capping
  * sources harder or keeping only n-grams shared by several sources did not help.
  */
 export const SETTINGS = {
   buckets: 2 ** 17,
   maxUnit: 100,
+  // A passage is a unit and what follows it up to 100 characters. Leave-one-source-out preferred
+  // shorter ones (mean recall 0.705 at 60 characters, 0.708 for the unit alone, against 0.685;
+  // 200 gives 0.635, the whole text 0.430), but each of those models lost one of the hand-written
+  // examples (test/scan/injection-fixtures.ts) and the gain was found on the evaluation itself.
   maxWindow: 100,
   epochs: 10,
   lr: 0.1,
   l2: 1e-5,
   seed: 20261201,
   sourceCap: 3,
+  // Attacks of the training rows put into carriers made of its benign rows (augmentRows); 1,500
+  // lowered leave-one-source-out false positives (mean 6.0 -> 5.2 %) at the same recall, 3,000 did
+  // no better.
+  augment: 1500,
 };
 export const HELD_OUT_SHARE = 0.2;
 export const SPLIT_SEED = 20261201;
@@ -289,4 +297,81 @@ export function dequantize({ q, scale }, bias, buckets) {
   const w = new Float32Array(q.length);
   for (let i = 0; i < q.length; i++) w[i] = q[i] * scale;
   return { w, bias, buckets };
+}
+
+/**
+ * Training-time augmentation that names no source: attacks of the training rows put into benign
+ * carriers made from the training rows' own benign texts, so the model learns that a carrier (an
+ * email, a document, code, a tool's JSON output) does not make an attack benign. Three forms: the
+ * attack as a line of a benign text (start, middle or end); the attack as one string value of a
+ * JSON or Python-dict record whose other fields are benign text; the attack as a code comment. The
+ * same records without an attack are added as benign, so the record shape itself means nothing.
+ * Only `rows` are read (in leave-one-source-out, the training fold's), seeded: deterministic.
+ */
+export function augmentRows(rows, count, seed) {
+  if (!count) return [];
+  const random = rng(seed);
+  const pick = (xs) => xs[Math.floor(random() * xs.length)];
+  const payloads = rows.filter((r) => r.label === 1 && r.text.length <= 400 && r.group !== 'augmented');
+  const carriers = rows.filter((r) => r.label === 0 && r.text.length >= 120 && r.text.length <= 3000);
+  const short = rows
+    .filter((r) => r.label === 0)
+    .flatMap((r) => r.text.split(/\n+/))
+    .map((l) => l.trim())
+    .filter((l) => l.length >= 12 && l.length <= 160);
+  if (!payloads.length || !carriers.length || !short.length) return [];
+  const quote = (s, q) => q + s.replace(/\\/g, '\\\\').replaceAll(q, `\\${q}`).replace(/\n/g, '\\n') + q;
+  const KEYS = [
+    'title',
+    'name',
+    'description',
+    'content',
+    'body',
+    'note',
+    'comment',
+    'review',
+    'bio',
+    'summary',
+    'text',
+    'message',
+    'subject',
+    'details',
+  ];
+  const record = (values, q) => {
+    const keys = shuffled(KEYS, random).slice(0, values.length);
+    const fields = values.map((v, i) => `${quote(keys[i], q)}: ${quote(v, q)}`);
+    const inner = `{${fields.join(', ')}}`;
+    return random() < 0.5
+      ? inner
+      : `{${quote(pick(['result', 'data', 'item', 'event', 'product', 'email']), q)}: ${inner}}`;
+  };
+  const out = [];
+  const add = (text, label, form) =>
+    out.push({ text, label, source: `augmented/${form}`, group: 'augmented' });
+  for (let n = 0; n < count; n++) {
+    const attack = pick(payloads).text.trim();
+    const form = n % 3;
+    if (form === 0) {
+      const lines = pick(carriers).text.split('\n');
+      const at = [0, lines.length, Math.floor(random() * (lines.length + 1))][Math.floor(random() * 3)];
+      lines.splice(at, 0, attack);
+      add(lines.join('\n'), 1, 'line');
+    } else if (form === 1) {
+      const q = random() < 0.5 ? "'" : '"';
+      const values = [pick(short), pick(short), pick(short)].slice(0, 1 + Math.floor(random() * 3));
+      const clean = record(values, q);
+      values.splice(Math.floor(random() * (values.length + 1)), 0, attack);
+      add(record(values, q), 1, 'record');
+      add(clean, 0, 'record-clean');
+    } else {
+      const code = pick(carriers).text.split('\n');
+      const comment = attack
+        .split('\n')
+        .map((l) => `${random() < 0.5 ? '#' : '//'} ${l}`)
+        .join('\n');
+      code.splice(Math.floor(random() * (code.length + 1)), 0, comment);
+      add(code.join('\n'), 1, 'comment');
+    }
+  }
+  return out;
 }

@@ -38,11 +38,19 @@ const labels = rows.map((r) => r.label);
 
 const held = L.heldOutSplit(rows, L.HELD_OUT_SHARE, L.SPLIT_SEED);
 const trainIdx = rows.map((_, i) => i).filter((i) => !held.has(i));
-const calib = L.train(
+/** Trains on `fit` (rows with their featurized docs) and the augmentation made from them alone. */
+function trainWith(fit, fitDocs) {
+  const extra = L.augmentRows(fit, cfg.augment, cfg.seed);
+  return L.train(
+    [...fitDocs, ...extra.map((r) => L.featurize(r.text, cfg))],
+    [...fit, ...extra].map((r) => r.label),
+    L.rowWeights([...fit, ...extra]),
+    cfg,
+  );
+}
+const calib = trainWith(
+  trainIdx.map((i) => rows[i]),
   trainIdx.map((i) => docs[i]),
-  trainIdx.map((i) => labels[i]),
-  L.rowWeights(trainIdx.map((i) => rows[i])),
-  cfg,
 );
 const heldIdx = [...held];
 const benign = heldIdx.filter((i) => labels[i] === 0).map((i) => L.score(docs[i], calib));
@@ -52,7 +60,7 @@ const cut = L.thresholdFor(benign, L.TARGET_FPR);
 const threshold = Math.ceil(L.sigmoid(cut) * 1000) / 1000;
 const flagged = (xs) => xs.filter((x) => L.sigmoid(x) >= threshold).length;
 
-const model = L.train(docs, labels, L.rowWeights(rows), cfg);
+const model = trainWith(rows, docs);
 const { q, scale } = L.quantize(model);
 const header = {
   spec: FEATURE_SPEC,
@@ -69,7 +77,14 @@ const header = {
       rows: rows.length,
       contestedLeftOut: all.filter((r) => r.contested).length,
     },
-    settings: { epochs: cfg.epochs, lr: cfg.lr, l2: cfg.l2, seed: cfg.seed, sourceCap: cfg.sourceCap },
+    settings: {
+      epochs: cfg.epochs,
+      lr: cfg.lr,
+      l2: cfg.l2,
+      seed: cfg.seed,
+      sourceCap: cfg.sourceCap,
+      augment: cfg.augment,
+    },
     heldOut: {
       share: L.HELD_OUT_SHARE,
       seed: L.SPLIT_SEED,

@@ -3,12 +3,12 @@
 // (injection-normalise.ts), and the units (lines, or sentences of a long line) that passages are
 // built from. The training script (scripts/train-injection.mjs) calls these same functions, so
 // training and inference cannot drift. Pure.
-import { cueTable } from './injection-cues.js';
+import { cueTable, isUnspacedScript, unspacedCues } from './injection-cues.js';
 import { isSpace, isWordChar, normalise } from './injection-normalise.js';
 
 /** Names the feature spec; the weights file records it and loading refuses another. */
 export const FEATURE_SPEC =
-  'cairn-injection/2 lower+ws+invisible+tags+nfkc+confusables+leet+spelled words1-2 cues chars4 fnv1a*golden signed';
+  'cairn-injection/3 lower+ws+invisible+tags+nfkc+confusables+leet+spelled words1-2 cues+unspaced chars4 fnv1a*golden signed fieldunits';
 
 /** A span of the scanned text, as UTF-16 offsets [start, end). */
 export interface Span {
@@ -35,11 +35,13 @@ export interface Features {
 // Reused between calls: allocating ~40 KB per memory made the collector a third of the scan time.
 const scratch = { codes: new Int32Array(0), starts: new Int32Array(0) };
 
-/** At most 1 char n-gram per character and 4 word features (word, bigram, cue, cue pair) per 2
- * characters: 3n + 1 in all. */
+/** At most 1 char n-gram per character, 4 word features (word, bigram, cue, cue pair) per 2
+ * characters, and in a run of unspaced script 2 (a cue and its pair) per lexicon substring that
+ * starts at a character: at most UNSPACED_PER_CHAR of them. */
 function grow(n: number): void {
-  if (scratch.codes.length >= 3 * n + 1) return;
-  const size = Math.max(3 * n + 1, 2 * scratch.codes.length, 16384);
+  const need = (3 + 2 * UNSPACED_PER_CHAR) * n + 1;
+  if (scratch.codes.length >= need) return;
+  const size = Math.max(need, 2 * scratch.codes.length, 16384);
   scratch.codes = new Int32Array(size);
   scratch.starts = new Int32Array(size);
 }
@@ -58,7 +60,39 @@ function hashWord(word: string): number {
   for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), FNV_PRIME);
   return h;
 }
-const CUES = cueTable(hashWord);
+/** A word as the detector reads it (normalise), so lexicon words match the text's. */
+function read(word: string): string {
+  const { norm, length } = normalise(word);
+  return String.fromCharCode(...norm.subarray(0, length));
+}
+const CUES = cueTable((w) => hashWord(read(w)));
+const UNSPACED = unspacedCues(read);
+/** The most lexicon substrings that can start at one character: the longest chain of entries
+ * each a prefix of the next (以前, 以前の). */
+const UNSPACED_PER_CHAR = Math.max(
+  0,
+  ...UNSPACED.map(([w]) => UNSPACED.filter(([v]) => w.startsWith(v)).length),
+);
+const NO_CUES: number[] = [];
+
+/**
+ * The cue classes inside a run of letters `norm[s..e)` that holds Chinese, Japanese, Korean or
+ * Thai (isUnspacedScript), in order of position: there a word is not delimited by spaces, so cue
+ * words are found as substrings. Only such runs pay for this.
+ */
+function runCues(norm: Uint16Array, s: number, e: number): number[] {
+  let any = false;
+  for (let i = s; i < e && !any; i++) any = isUnspacedScript(norm[i]);
+  if (!any) return NO_CUES;
+  let run = '';
+  for (let i = s; i < e; i += 4096) run += String.fromCharCode(...norm.subarray(i, Math.min(e, i + 4096)));
+  const found: Array<[number, number]> = [];
+  for (const [w, id] of UNSPACED)
+    for (let i = run.indexOf(w); i >= 0; i = run.indexOf(w, i + w.length)) found.push([i, id]);
+  if (found.length === 0) return NO_CUES;
+  found.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+  return found.map((f) => f[1]);
+}
 
 /**
  * Every feature of `text` (see Features). `bits` is log2 of the number of buckets. A hash h is
@@ -92,8 +126,13 @@ export function extractFeatures(text: string, bits: number): Features {
     }
     const start = at[p];
     // Words hash from another offset than char n-grams, so "the" the word is not "the" the gram.
+    const s = p;
     let h = FNV_PRIME;
-    while (p < m && isWordChar(norm[p])) h = Math.imul(h ^ norm[p++], FNV_PRIME);
+    let wide = 0;
+    while (p < m && isWordChar(norm[p])) {
+      wide |= norm[p];
+      h = Math.imul(h ^ norm[p++], FNV_PRIME);
+    }
     let g = Math.imul(h, GOLDEN);
     codes[k] = ((g >>> shift) << 2) | (((g >>> signBit) & 1) << 1) | WORD_GROUP;
     starts[k++] = start;
@@ -116,6 +155,21 @@ export function extractFeatures(text: string, bits: number): Features {
         starts[k++] = start;
       }
       lastCue = cue;
+      wordsSinceCue = 0;
+    }
+    // Rare: a run that may hold Chinese, Japanese, Korean or Thai letters (all are >= 0xe00, so
+    // `wide`, the OR of the run's letters, is too when one of them is; runCues checks).
+    const more = wide >= 0xe00 && cue === undefined ? runCues(norm, s, p) : NO_CUES;
+    for (const c of more) {
+      g = Math.imul(Math.imul(CUE_SEED ^ c, FNV_PRIME), GOLDEN);
+      codes[k] = ((g >>> shift) << 2) | (((g >>> signBit) & 1) << 1) | WORD_GROUP;
+      starts[k++] = start;
+      if (lastCue !== 0 && wordsSinceCue <= CUE_REACH) {
+        g = Math.imul(Math.imul(CUE_SEED ^ (lastCue << 8) ^ c, FNV_PRIME), GOLDEN);
+        codes[k] = ((g >>> shift) << 2) | (((g >>> signBit) & 1) << 1) | WORD_GROUP;
+        starts[k++] = start;
+      }
+      lastCue = c;
       wordsSinceCue = 0;
     }
   }
@@ -200,8 +254,13 @@ export function sumUnitWeights(
       count = 0;
       while (at[p] >= next) next = ++u + 1 < nu ? units[u + 1].start : Infinity;
     }
+    const s = p;
     let h = FNV_PRIME;
-    while (p < m && isWordChar(norm[p])) h = Math.imul(h ^ norm[p++], FNV_PRIME);
+    let wide = 0;
+    while (p < m && isWordChar(norm[p])) {
+      wide |= norm[p];
+      h = Math.imul(h ^ norm[p++], FNV_PRIME);
+    }
     let g = Math.imul(h, GOLDEN);
     acc += signed(weights[g >>> shift], g >>> signBit);
     count++;
@@ -223,6 +282,19 @@ export function sumUnitWeights(
         count++;
       }
       lastCue = cue;
+      wordsSinceCue = 0;
+    }
+    const more = wide >= 0xe00 && cue === undefined ? runCues(norm, s, p) : NO_CUES;
+    for (const c of more) {
+      g = Math.imul(Math.imul(CUE_SEED ^ c, FNV_PRIME), GOLDEN);
+      acc += signed(weights[g >>> shift], g >>> signBit);
+      count++;
+      if (lastCue !== 0 && wordsSinceCue <= CUE_REACH) {
+        g = Math.imul(Math.imul(CUE_SEED ^ (lastCue << 8) ^ c, FNV_PRIME), GOLDEN);
+        acc += signed(weights[g >>> shift], g >>> signBit);
+        count++;
+      }
+      lastCue = c;
       wordsSinceCue = 0;
     }
   }
@@ -249,11 +321,29 @@ export function passageUnits(text: string, maxUnit: number): Span[] {
     while (b > a && isSpace(text.charCodeAt(b - 1))) b--;
     if (b > a) {
       if (b - a <= maxUnit) units.push({ start: a, end: b });
-      else splitLongLine(text, a, b, maxUnit, units);
+      else splitStructured(text, a, b, maxUnit, units);
     }
     lineStart = lineEnd + 1;
   }
   return units;
+}
+
+/** Where one quoted value of a JSON or Python literal ends and the next key or value starts
+ * (`', '`, `": "`, `", {`): a tool output is a line of fields, and an instruction in one field
+ * should be its own passage, not diluted by the keys and values around it. */
+const FIELD_BREAK = /['"]\s*[:,]\s*(?=['"{[])/g;
+
+/** A long line cut first at field breaks (always), then each piece as splitLongLine does. */
+function splitStructured(text: string, a: number, b: number, maxUnit: number, out: Span[]): void {
+  const line = text.slice(a, b);
+  let start = a;
+  FIELD_BREAK.lastIndex = 0;
+  for (let m = FIELD_BREAK.exec(line); m; m = FIELD_BREAK.exec(line)) {
+    const cut = a + m.index + m[0].length;
+    if (cut - start > 0) splitLongLine(text, start, cut, maxUnit, out);
+    start = cut;
+  }
+  splitLongLine(text, start, b, maxUnit, out);
 }
 
 function splitLongLine(text: string, a: number, b: number, maxUnit: number, out: Span[]): void {
