@@ -252,6 +252,9 @@ async function lspPart() {
   );
   const rss = s.rss();
   const peak = s.peak();
+  // A quiet minute: the idle search worker is stopped (ops/search-thread.ts SEARCH_IDLE_MS).
+  await new Promise((r) => setTimeout(r, 63_000));
+  const rssIdle = s.rss();
   await s.stop();
 
   // Warm: the same store again (startup cache and search index on disk).
@@ -297,6 +300,7 @@ async function lspPart() {
     `${f1(rss)} / ${f1(peak)} MB`,
     '<= 150 MB',
   );
+  row('server memory after a quiet minute (idle search worker)', `${f1(trivialRss)} MB`, `${f1(rssIdle)} MB`);
   row('server memory, warm, rules live, nothing searched', `${f1(trivialRss)} MB`, `${f1(rssNoSearch)} MB`);
 }
 

@@ -6,6 +6,7 @@ import { LSPErrorCodes, ResponseError, type CancellationToken } from 'vscode-lan
 import { isCairnError } from '../core/errors.js';
 import type { MemoryStatus } from '../core/types.js';
 import type { SearchRequest, SearchService } from '../ops/search.js';
+import { SEARCH_IDLE_MS } from '../ops/search-thread.js';
 import type { ServerContext } from './context.js';
 import type { StoreHost } from './host.js';
 
@@ -64,6 +65,8 @@ export interface IndexState {
   building: boolean;
   /** Whether the last answer was partial; null before the first answer. */
   lastPartial: boolean | null;
+  /** When the worker last answered or reported (performance.now()): an idle one is stopped. */
+  usedAt: number;
   /** The search a fallback answer left running (one at a time, so typing does not queue many). */
   inFlight: { query: string; answer: Promise<SearchAnswer> } | null;
 }
@@ -77,18 +80,25 @@ const states = new WeakMap<SearchService, IndexState>();
 export function indexState(search: SearchService): IndexState {
   let state = states.get(search);
   if (state) return state;
-  state = { building: false, lastPartial: null, inFlight: null };
+  state = { building: false, lastPartial: null, usedAt: 0, inFlight: null };
   const s = state;
-  search.onProgress((p) => (s.building = p.phase !== 'done'));
+  search.onProgress((p) => {
+    s.building = p.phase !== 'done';
+    s.usedAt = performance.now();
+  });
   states.set(search, state);
   // Started now even if the search that asks is cancelled before the worker reads it.
   search.refresh();
   return state;
 }
 
-/** True when the index answered complete last time and nothing is being built since. */
+/**
+ * True when the index answered complete last time, nothing is being built since, and its worker
+ * is still running (one idle for SEARCH_IDLE_MS is stopped and reopens the index when asked).
+ */
 export function indexReady(state: IndexState): boolean {
-  return state.lastPartial === false && !state.building;
+  const running = performance.now() - state.usedAt < SEARCH_IDLE_MS - 1000;
+  return state.lastPartial === false && !state.building && running;
 }
 
 /** Searches memories through the store's search service; a cancelled request answers RequestCancelled. */
@@ -117,6 +127,7 @@ export async function searchMemories(
   try {
     r = await search.search(req, { signal: signalOf(token) });
     state.lastPartial = r.partial;
+    state.usedAt = performance.now();
   } catch (e) {
     if (isCairnError(e) && e.code === 'CANCELLED')
       throw new ResponseError(LSPErrorCodes.RequestCancelled, 'cairn: the search was cancelled');
