@@ -12,7 +12,7 @@ import {
   type SymbolInformation,
   type WorkspaceSymbolParams,
 } from 'vscode-languageserver/node';
-import { headlineRange } from '../core/rules/index.js';
+import { headlineRange, type MemoryInfo } from '../core/rules/index.js';
 import type { ServerContext } from './context.js';
 import type { StoreHost } from './host.js';
 import { indexReady, indexState, searchMemories, type SearchAnswer, type SearchHit } from './search-port.js';
@@ -74,8 +74,10 @@ async function symbolsOf(
     answer.then(clear, clear);
   }
   const pending = state.inFlight!;
+  // While a build runs its answer would be partial anyway: not worth a wait. Else (the worker
+  // starting, a small store re-indexing before it answers) it may come complete within the grace.
   const answer =
-    pending.query === query
+    pending.query === query && !state.building
       ? await Promise.race([
           pending.answer.catch(() => null),
           new Promise<null>((resolve) => setTimeout(() => resolve(null), GRACE_MS)),
@@ -108,6 +110,14 @@ function indexSymbols(host: StoreHost, answer: SearchAnswer, partial = answer.pa
   return answer.hits.map((h) => ({ score: h.score, symbol: symbolOf(host, h, partial) }));
 }
 
+/** A memory's id and title in lower case, kept while its record is (a new record on each change). */
+const hays = new WeakMap<MemoryInfo, string>();
+function hayOf(info: MemoryInfo): string {
+  let hay = hays.get(info);
+  if (hay === undefined) hays.set(info, (hay = `${info.id} ${info.title}`.toLowerCase()));
+  return hay;
+}
+
 /**
  * Memories whose id or title holds the query's words (as word starts), most words first; what
  * the workspace has read so far. Rejected stubs (no file) are left out.
@@ -117,7 +127,7 @@ function modelSymbols(host: StoreHost, query: string, partial: boolean): Scored[
   if (!terms.length) return [];
   const out: Scored[] = [];
   for (const info of host.ws.rules.memories.values()) {
-    const hay = `${info.id} ${info.title}`.toLowerCase();
+    const hay = hayOf(info);
     if (!terms.some((t) => hay.includes(t))) continue;
     // Not stubs of rejected ids, nor candidates that only live on a branch (no file to open).
     if (!info.contentHash || !host.ws.files.get(info.path)?.onDisk) continue;
