@@ -96,6 +96,13 @@ export class StoreHost {
         ` (${cache.parsed} parsed, ${cache.reused} from the startup cache)`,
     );
     this.onIndexed(this);
+    // A warm start on an unchanged store: nothing to write, and the entries read at load go now
+    // rather than stay next to the model they were copied into.
+    const onDisk = [...ws.files.values()].filter((f) => f.onDisk && !f.link).length;
+    if (cache.unchanged(onDisk)) {
+      cache.release();
+      return ctx.log(`cairn: startup cache unchanged (${onDisk} files)`);
+    }
     // Written a chunk at a time between requests, after the first answers went out; abandoned
     // between two chunks when the client goes (the file is replaced whole or not at all).
     const pause = async () => {

@@ -125,7 +125,7 @@ function hayOf(info: MemoryInfo): string {
 function modelSymbols(host: StoreHost, query: string, partial: boolean): Scored[] {
   const terms = [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])];
   if (!terms.length) return [];
-  const out: Scored[] = [];
+  const found: { score: number; info: MemoryInfo }[] = [];
   for (const info of host.ws.rules.memories.values()) {
     const hay = hayOf(info);
     if (!terms.some((t) => hay.includes(t))) continue;
@@ -133,9 +133,14 @@ function modelSymbols(host: StoreHost, query: string, partial: boolean): Scored[
     if (!info.contentHash || !host.ws.files.get(info.path)?.onDisk) continue;
     const words = hay.match(/[\p{L}\p{N}]+/gu) ?? [];
     const matched = terms.filter((t) => words.some((w) => w.startsWith(t))).length;
-    if (!matched) continue;
-    const hit = { id: info.id, path: info.path, title: info.title || info.id };
-    out.push({ score: matched / terms.length, symbol: symbolOf(host, hit, partial) });
+    if (matched) found.push({ score: matched / terms.length, info });
   }
-  return out.sort((a, b) => b.score - a.score).slice(0, LIMIT);
+  // Symbols (and their URIs) only for those shown.
+  return found
+    .sort((a, b) => b.score - a.score)
+    .slice(0, LIMIT)
+    .map(({ score, info }) => {
+      const hit = { id: info.id, path: info.path, title: info.title || info.id };
+      return { score, symbol: symbolOf(host, hit, partial) };
+    });
 }
