@@ -233,7 +233,9 @@ async function lspPart() {
   const t0 = performance.now();
   const s = startServer([CAIRN, 'lsp', '--stdio'], root);
   await s.init();
-  // The index build starts when the store opens; probe until it ends.
+  // The index build starts with the first search (an editor user searching at once); probe until
+  // it ends. (A server before issue 11's third round started it when the store opened.)
+  void s.conn.sendRequest('workspace/symbol', { query: 'deploy' }).catch(() => {});
   await s.until(() => s.events.buildBegun !== null || s.events.buildEnded !== null, 120_000).catch(() => {});
   const during = await probe(s, root, () => s.events.buildEnded === null);
   await s.until(() => s.events.indexed !== null);
@@ -250,6 +252,9 @@ async function lspPart() {
   );
   const rss = s.rss();
   const peak = s.peak();
+  // A quiet minute: the idle search worker is stopped (ops/search-thread.ts SEARCH_IDLE_MS).
+  await new Promise((r) => setTimeout(r, 63_000));
+  const rssIdle = s.rss();
   await s.stop();
 
   // Warm: the same store again (startup cache and search index on disk).
@@ -258,6 +263,9 @@ async function lspPart() {
   await w.init();
   await w.until(() => w.events.indexed !== null);
   const liveWarm = w.events.indexed - t1;
+  // All rules live, nothing searched yet: what an editor that does not search holds.
+  await new Promise((r) => setTimeout(r, 1000));
+  const rssNoSearch = w.rss();
   await w.stop();
 
   const p95 = (xs) => `p95 ${f1(pct(xs, 0.95))} ms (n=${xs.length})`;
@@ -292,6 +300,8 @@ async function lspPart() {
     `${f1(rss)} / ${f1(peak)} MB`,
     '<= 150 MB',
   );
+  row('server memory after a quiet minute (idle search worker)', `${f1(trivialRss)} MB`, `${f1(rssIdle)} MB`);
+  row('server memory, warm, rules live, nothing searched', `${f1(trivialRss)} MB`, `${f1(rssNoSearch)} MB`);
 }
 
 // ---------------------------------------------------------------------------------------------

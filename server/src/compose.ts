@@ -23,12 +23,14 @@ export function createRoot(opts: { env: NodeJS.ProcessEnv; cwd: string }): Root 
   const search: Root['search'] = async (ctx, o) => {
     const worker = o.background ? workerUrl('search-worker') : null;
     if (worker) {
-      const { threadSearchService } = await import('./ops/search-thread.js');
+      const { threadSearchService, SEARCH_IDLE_MS } = await import('./ops/search-thread.js');
       return threadSearchService({
         storeRoot: ctx.store.root,
         workerUrl: worker,
         env: opts.env,
         log: o.log ?? ((m) => process.stderr.write(`${m}\n`)),
+        // A server's worker holds what its last build used: given back after a quiet minute.
+        idleMs: SEARCH_IDLE_MS,
       });
     }
     // Without the compiled worker (sources run directly): the same host, yielding in this thread.

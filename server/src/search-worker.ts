@@ -1,11 +1,23 @@
 // The search service's worker thread (ops/search-thread.ts starts it): opens the store through the
 // composition root and serves one SearchHost in background mode. Searches are answered between
 // slices of a build; a cancelled one (flagged in shared memory) stops between query terms.
+import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { isCairnError } from './core/errors.js';
 import { openContext } from './compose.js';
 import { SearchHost } from './ops/search-host.js';
 import { CANCEL_SLOTS, type FromWorker, type ToWorker, type WorkerInit } from './ops/search-thread.js';
+
+// Builds are background work: below the thread that answers the editor or the agent when cores
+// are short. Only on Linux, where a thread's nice value is its own (elsewhere it is the whole
+// process's). Best effort: it may be refused.
+if (process.platform === 'linux') {
+  try {
+    os.setPriority(os.constants.priority.PRIORITY_BELOW_NORMAL);
+  } catch {
+    // unchanged priority
+  }
+}
 
 const port = parentPort;
 if (!port) throw new Error('search-worker.ts runs as a worker thread');

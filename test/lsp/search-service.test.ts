@@ -60,6 +60,8 @@ interface Server {
   /** Resolves at the build's next `end`. */
   buildEnded(): Promise<void>;
   buildBegun(): Promise<void>;
+  /** window/logMessage lines so far. */
+  logs: string[];
 }
 
 /** `cairn lsp --stdio` as a real process (killed after each test), with a connection to it. */
@@ -98,6 +100,8 @@ async function startServer(root: string): Promise<Server> {
       }
     },
   );
+  const logs: string[] = [];
+  conn.onNotification('window/logMessage', (p: { message: string }) => logs.push(p.message));
   conn.listen();
   await conn.sendRequest('initialize', {
     processId: null,
@@ -107,7 +111,13 @@ async function startServer(root: string): Promise<Server> {
   });
   await conn.sendNotification('initialized', {});
   const waitFor = (kind: string) => new Promise<void>((resolve) => waiters.push({ kind, resolve }));
-  return { conn, buildProgress, buildEnded: () => waitFor('end'), buildBegun: () => waitFor('begin') };
+  return {
+    conn,
+    buildProgress,
+    logs,
+    buildEnded: () => waitFor('end'),
+    buildBegun: () => waitFor('begin'),
+  };
 }
 
 interface CairnSearch {
@@ -305,6 +315,36 @@ describe.skipIf(!BUILT)('the search service behind the language server', () => {
     const after = (await s.conn.sendRequest('cairn/search', { query: 'zeppelin migration' })) as CairnSearch;
     expect(after.partial).toBe(false);
     expect(after.results.length).toBeGreaterThan(0);
+  }, 240_000);
+
+  // Fails on the server before issue 11's third round: workspace symbols waited for the search
+  // worker (seconds on a busy fresh clone) and said nothing of a partial answer.
+  it('answers workspace symbols from the workspace while the search index builds, marked partial', async () => {
+    const root = freshStore();
+    const title = /^title: (.*)$/m.exec(readFileSync(path.join(root, 'memories', 'mem-1.md'), 'utf8'))![1];
+    const s = await startServer(root);
+    // All files read (the search index is built as the first search comes, not before).
+    for (let i = 0; i < 3000 && !s.logs.some((l) => l.includes('cairn: indexed')); i++)
+      await new Promise((r) => setTimeout(r, 20));
+    let ended = false;
+    const end = s.buildEnded().then(() => (ended = true));
+    type Sym = { name: string; containerName: string; data?: { partial?: boolean } };
+    const first = (await s.conn.sendRequest('workspace/symbol', { query: title })) as Sym[];
+    const answeredBeforeEnd = !ended;
+    const hit = first.find((x) => x.containerName.startsWith('mem-1 '));
+    expect(hit?.name).toBe(title);
+    expect(first.every((x) => x.data?.partial === true)).toBe(true);
+    await end;
+    expect(answeredBeforeEnd).toBe(true);
+    // Once built, the index answers, unmarked.
+    let after: Sym[] = [];
+    for (let i = 0; i < 100; i++) {
+      after = (await s.conn.sendRequest('workspace/symbol', { query: title })) as Sym[];
+      if (after.length && after.every((x) => !x.data?.partial)) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(after.some((x) => x.containerName.startsWith('mem-1 '))).toBe(true);
+    expect(after.every((x) => !x.data?.partial)).toBe(true);
   }, 240_000);
 
   it('answers a cancelled search with RequestCancelled', async () => {

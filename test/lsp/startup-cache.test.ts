@@ -1,6 +1,6 @@
 // The startup cache: a second server on the same store reuses what the first one parsed and hashed,
 // reports exactly the same diagnostics, and re-parses a file whose bytes changed in between.
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Diagnostic } from 'vscode-languageserver/node';
@@ -118,4 +118,17 @@ describe('language server startup cache', () => {
     expect([again.parsed, again.reused]).toEqual([6, 0]);
     expect(again.diags).toEqual(second.diags);
   });
+
+  it('writes nothing on a warm start of an unchanged store, and lets go of what it read', async () => {
+    // Past the "racy" window of the last write, so every entry saved now is taken by its stamp.
+    await new Promise((r) => setTimeout(r, 2500));
+    await run(FILES, { waitSave: true });
+    const written = statSync(path.join(root, ...CACHE)).mtimeMs;
+    const c = (client = await startClient(root));
+    await waitLog(c, /startup cache unchanged \(6 files\)/);
+    await new Promise((r) => setTimeout(r, 800)); // past the delay after which a save would start
+    expect(c.logs.join('\n')).not.toMatch(/startup cache saved/);
+    expect(statSync(path.join(root, ...CACHE)).mtimeMs).toBe(written);
+    expect(c.logs.join('\n')).toMatch(/\(0 parsed, 6 from the startup cache\)/);
+  }, 30_000);
 });

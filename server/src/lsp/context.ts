@@ -42,6 +42,8 @@ export interface ServerContext {
   refresh(host: StoreHost): Promise<void>;
   /** Schedules diagnostics for every open document. */
   republishAll(): void;
+  /** True once the client asked to shut down (or went): nothing new starts, nothing is written. */
+  stopped: boolean;
 }
 
 /** Commands for workspace/executeCommand. */

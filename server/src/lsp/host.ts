@@ -3,6 +3,7 @@
 // client spelled. A server holds one per store folder it serves (multi-root windows, --store).
 import path from 'node:path';
 import type { WorkDoneProgressServerReporter } from 'vscode-languageserver/node';
+import { isCancelled, throwIfCancelled } from '../core/cancel.js';
 import { StoreWorkspace, WorkspaceCache } from '../ops/workspace/index.js';
 import type { ServerContext } from './context.js';
 import { openGovernance, type Governance } from './governance.js';
@@ -28,6 +29,9 @@ export class StoreHost {
   semantic: SemanticIndex | null = null;
   /** URIs as the client spelled them for open files (clients compare URIs as strings). */
   readonly clientUris = new Map<string, string>();
+  /** Tripped by stop(): the load and the cache write end at their next step. */
+  private readonly stopping = { isCancellationRequested: false };
+  private saveTimer: NodeJS.Timeout | null = null;
   private progress: { reporter: WorkDoneProgressServerReporter | null; done: number; total: number } = {
     reporter: null,
     done: 0,
@@ -44,7 +48,10 @@ export class StoreHost {
     this.ws = new StoreWorkspace({ root, log: ctx.log });
     this.governed = new Promise((resolve) => (this.setGoverned = resolve));
     this.ready = this.index()
-      .catch((e) => ctx.log(`cairn: indexing ${root} failed: ${(e as Error).stack}`))
+      .catch((e) => {
+        if (!this.stopping.isCancellationRequested)
+          ctx.log(`cairn: indexing ${root} failed: ${(e as Error).stack}`);
+      })
       .finally(() => this.setGoverned());
   }
 
@@ -64,9 +71,11 @@ export class StoreHost {
     const cache = await WorkspaceCache.load(root);
     if (cache.problem)
       ctx.log(`cairn: ${cache.problem}: the startup cache, search index and logs are not kept there`);
+    throwIfCancelled(this.stopping);
     await ws.load({
       cache,
       parser: ctx.workspaceParser,
+      token: this.stopping,
       onProgress: (done, total) => {
         this.progress = { ...this.progress, done, total };
         this.progress.reporter?.report(
@@ -76,7 +85,9 @@ export class StoreHost {
       },
     });
     await governance;
+    throwIfCancelled(this.stopping);
     await ws.refreshGit();
+    throwIfCancelled(this.stopping);
     this.indexed = true;
     this.progress.reporter?.done();
     this.progress.reporter = null;
@@ -85,17 +96,37 @@ export class StoreHost {
         ` (${cache.parsed} parsed, ${cache.reused} from the startup cache)`,
     );
     this.onIndexed(this);
-    // Written a chunk at a time between requests, after the first answers went out.
-    setTimeout(() => {
+    // A warm start on an unchanged store: nothing to write, and the entries read at load go now
+    // rather than stay next to the model they were copied into.
+    const onDisk = [...ws.files.values()].filter((f) => f.onDisk && !f.link).length;
+    if (cache.unchanged(onDisk)) {
+      cache.release();
+      return ctx.log(`cairn: startup cache unchanged (${onDisk} files)`);
+    }
+    // Written a chunk at a time between requests, after the first answers went out; abandoned
+    // between two chunks when the client goes (the file is replaced whole or not at all).
+    const pause = async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      throwIfCancelled(this.stopping);
+    };
+    this.saveTimer = setTimeout(() => {
       const t1 = performance.now();
       ws.cacheEntries(cache)
-        .then((entries) => cache.save(entries))
+        .then((entries) => cache.save(entries, pause))
         .then((saved) => {
           const ms = Math.round(performance.now() - t1);
           if (saved !== null) ctx.log(`cairn: startup cache saved (${saved} files in ${ms} ms)`);
         })
-        .catch((e: unknown) => ctx.log(`cairn: startup cache not saved: ${(e as Error).message}`));
+        .catch((e: unknown) => {
+          if (!isCancelled(e)) ctx.log(`cairn: startup cache not saved: ${(e as Error).message}`);
+        });
     }, SAVE_DELAY_MS).unref();
+  }
+
+  /** The client is going: the load stops at its next slice (its worker with it), no cache is written. */
+  stop(): void {
+    this.stopping.isCancellationRequested = true;
+    if (this.saveTimer) clearTimeout(this.saveTimer);
   }
 
   /** Reports indexing as $/progress, when the client supports it (call after `initialized`). */

@@ -5,7 +5,8 @@
 import { LSPErrorCodes, ResponseError, type CancellationToken } from 'vscode-languageserver/node';
 import { isCairnError } from '../core/errors.js';
 import type { MemoryStatus } from '../core/types.js';
-import type { SearchRequest } from '../ops/search.js';
+import type { SearchRequest, SearchService } from '../ops/search.js';
+import { SEARCH_IDLE_MS } from '../ops/search-thread.js';
 import type { ServerContext } from './context.js';
 import type { StoreHost } from './host.js';
 
@@ -58,6 +59,48 @@ function sayOnce(ctx: ServerContext, key: string, message: string): void {
   ctx.log(message);
 }
 
+/** What the server knows of a store's search index, from its answers and its progress reports. */
+export interface IndexState {
+  /** A build or re-index runs in the worker (between its first progress report and `done`). */
+  building: boolean;
+  /** Whether the last answer was partial; null before the first answer. */
+  lastPartial: boolean | null;
+  /** When the worker last answered or reported (performance.now()): an idle one is stopped. */
+  usedAt: number;
+  /** The search a fallback answer left running (one at a time, so typing does not queue many). */
+  inFlight: { query: string; answer: Promise<SearchAnswer> } | null;
+}
+
+const states = new WeakMap<SearchService, IndexState>();
+
+/**
+ * The state of a store's search index, followed from the first search on. That first search also
+ * starts the worker and its build: the worker is not started before anyone searches.
+ */
+export function indexState(search: SearchService): IndexState {
+  let state = states.get(search);
+  if (state) return state;
+  state = { building: false, lastPartial: null, usedAt: 0, inFlight: null };
+  const s = state;
+  search.onProgress((p) => {
+    s.building = p.phase !== 'done';
+    s.usedAt = performance.now();
+  });
+  states.set(search, state);
+  // Started now even if the search that asks is cancelled before the worker reads it.
+  search.refresh();
+  return state;
+}
+
+/**
+ * True when the index answered complete last time, nothing is being built since, and its worker
+ * is still running (one idle for SEARCH_IDLE_MS is stopped and reopens the index when asked).
+ */
+export function indexReady(state: IndexState): boolean {
+  const running = performance.now() - state.usedAt < SEARCH_IDLE_MS - 1000;
+  return state.lastPartial === false && !state.building && running;
+}
+
 /** Searches memories through the store's search service; a cancelled request answers RequestCancelled. */
 export async function searchMemories(
   ctx: ServerContext,
@@ -79,9 +122,12 @@ export async function searchMemories(
       warnings: [warning],
     };
   }
+  const state = indexState(search);
   let r;
   try {
     r = await search.search(req, { signal: signalOf(token) });
+    state.lastPartial = r.partial;
+    state.usedAt = performance.now();
   } catch (e) {
     if (isCairnError(e) && e.code === 'CANCELLED')
       throw new ResponseError(LSPErrorCodes.RequestCancelled, 'cairn: the search was cancelled');

@@ -40,6 +40,10 @@ type Loaded = { f: Features; session: InstanceType<Features['Session']> };
 
 /** Starts a Cairn language server over a pair of streams (stdio, sockets, or PassThrough in tests). */
 export function startLanguageServer(opts: LanguageServerOptions): Connection {
+  return serve(opts).connection;
+}
+
+function serve(opts: LanguageServerOptions): { connection: Connection; stop: () => Promise<void> } {
   const connection = createConnection(
     new StreamMessageReader(opts.input),
     new StreamMessageWriter(opts.output),
@@ -64,22 +68,40 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
     openStore: async () => {
       throw new Error('not wired');
     },
+    stopped: false,
     workspaceParser: opts.workspaceParser,
   };
-  // Every store opened gets its search index built in the background, reported with $/progress,
-  // and its worker stopped when the client goes.
+  // Every store opened gets a search service whose worker starts with the first search (an editor
+  // that never searches never pays for the index), reports its builds with $/progress, and stops
+  // when the client goes.
   const opened: StoreServices[] = [];
   const open = opts.openStore;
+  let stopping: Promise<void> | null = null;
   ctx.openStore = async (dir) => {
     const services = await open(dir);
+    if (stopping) {
+      await services.close().catch(() => undefined);
+      throw new Error('the server is shutting down');
+    }
     opened.push(services);
     const { reportSearchProgress } = await import('./search-progress.js');
     reportSearchProgress(ctx, services.search);
-    services.search.refresh();
     return services;
   };
-  opts.input.on('end', () => opened.splice(0).forEach((s) => void s.close().catch(() => undefined)));
   let loading: Promise<Loaded> | null = null;
+  /**
+   * `shutdown`, or the client's stream ending: the workspace loads and the startup cache writes are
+   * abandoned between two steps, and the workers stop, so nothing writes into a store afterwards.
+   */
+  const stop = (): Promise<void> =>
+    (stopping ??= (async () => {
+      ctx.stopped = true;
+      const loaded = await loading?.catch(() => null);
+      loaded?.session.stop();
+      await Promise.all(opened.splice(0).map((s) => s.close().catch(() => undefined)));
+    })());
+  connection.onShutdown(() => stop());
+  opts.input.on('end', () => void stop());
   /** The folders from `initialize`: their stores are served before any request is handled. */
   let folders: string[] = [];
   const load = (): Promise<Loaded> =>
@@ -185,8 +207,11 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
 
   documents.listen(connection);
   connection.listen();
-  return connection;
+  return { connection, stop };
 }
+
+/** How long a closed server waits for its workers before exiting anyway. */
+const STOP_MS = 3000;
 
 /** `cairn lsp --stdio`: serves on stdin/stdout and exits when stdin closes (editors often just kill). */
 export function runLspStdio(opts: {
@@ -197,7 +222,7 @@ export function runLspStdio(opts: {
   // stdout carries the protocol: anything else printed there would corrupt it.
   console.log = console.info = (...args: unknown[]) =>
     process.stderr.write(args.map(String).join(' ') + '\n');
-  const connection = startLanguageServer({
+  const { connection, stop } = serve({
     input: process.stdin,
     output: process.stdout,
     openStore: opts.openStore,
@@ -215,9 +240,13 @@ export function runLspStdio(opts: {
   };
   process.on('unhandledRejection', report);
   process.on('uncaughtException', report);
+  // Workers stopped and writes finished (or abandoned) first: the store can be removed at once.
   const exit = () => {
-    connection.dispose();
-    process.exit(0);
+    const timeout = new Promise((resolve) => setTimeout(resolve, STOP_MS).unref());
+    void Promise.race([stop(), timeout]).finally(() => {
+      connection.dispose();
+      process.exit(0);
+    });
   };
   process.stdin.on('end', exit);
   process.stdin.on('close', exit);

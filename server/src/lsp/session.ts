@@ -75,6 +75,7 @@ export class Session {
     let host = this.hosts.get(root);
     if (host) return host;
     host = new StoreHost(root, this.ctx, (h) => this.indexed(h));
+    if (this.ctx.stopped) host.stop();
     this.hosts.set(root, host);
     if (this.initialized) void host.startProgress().catch(() => undefined);
     return host;
@@ -83,6 +84,7 @@ export class Session {
   /** After indexing: republish, then warm what the first requests would otherwise pay for. */
   private indexed(host: StoreHost): void {
     const ctx = this.ctx;
+    if (ctx.stopped) return;
     ctx.republishAll();
     void warmCompletion(host.ws).catch((e) =>
       ctx.log(`cairn: completion warm-up failed: ${(e as Error).message}`),
@@ -110,6 +112,11 @@ export class Session {
       `cairn: duplicate/semantic is on: ${index.size} memories embedded in ${Math.round(performance.now() - t0)} ms`,
     );
     this.ctx.republishAll();
+  }
+
+  /** The client is going: every store's load and cache write stop; no store is served any more. */
+  stop(): void {
+    for (const host of this.hosts.values()) host.stop();
   }
 
   /** After `initialized`: progress may be created now (only if the client supports it). */

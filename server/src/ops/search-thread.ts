@@ -39,7 +39,15 @@ export interface ThreadOptions {
   env?: NodeJS.ProcessEnv;
   /** Where the worker's log lines and output go (never stdout: it may carry a protocol). */
   log: (message: string) => void;
+  /**
+   * Stop the worker after this long without a request or a build (its memory goes back; the next
+   * request starts a new one, which reopens the index from disk). Default: never.
+   */
+  idleMs?: number;
 }
+
+/** How long a server's idle search worker is kept: a few searches in a row reuse it. */
+export const SEARCH_IDLE_MS = 60_000;
 
 interface Pending {
   resolve: (value: never) => void;
@@ -54,6 +62,22 @@ export function threadSearchService(opts: ThreadOptions): SearchService {
   let worker: Worker | null = null;
   let nextId = 1;
   let closed = false;
+  /** Between a build's first progress report and its `done`: the worker is never stopped then. */
+  let building = false;
+  let idleTimer: NodeJS.Timeout | null = null;
+  /** (Re)arms the idle stop: only while nothing is asked and nothing is built. */
+  const idle = () => {
+    if (idleTimer) clearTimeout(idleTimer);
+    idleTimer = null;
+    if (!opts.idleMs || !worker || pending.size || building) return;
+    idleTimer = setTimeout(() => {
+      if (!worker || pending.size || building) return;
+      const w = worker;
+      worker = null;
+      void w.terminate();
+    }, opts.idleMs);
+    idleTimer.unref();
+  };
 
   const fail = (e: unknown) => {
     for (const p of pending.values()) p.reject(e);
@@ -72,21 +96,26 @@ export function threadSearchService(opts: ThreadOptions): SearchService {
     w.stdout.on('data', (d: Buffer) => opts.log(d.toString().trimEnd()));
     w.stderr.on('data', (d: Buffer) => opts.log(d.toString().trimEnd()));
     w.on('message', (m: FromWorker) => {
-      if (m.type === 'progress') listeners.forEach((l) => l(m.progress));
-      else if (m.type === 'log') opts.log(m.message);
+      if (m.type === 'progress') {
+        building = m.progress.phase !== 'done';
+        listeners.forEach((l) => l(m.progress));
+      } else if (m.type === 'log') opts.log(m.message);
       else {
         const p = pending.get(m.id);
         pending.delete(m.id);
         if (m.type === 'answer') p?.resolve(m.answer as never);
         else p?.reject(toError(m.error));
       }
+      idle();
     });
     w.on('error', (e) => {
       opts.log(`cairn: the search worker failed: ${e.stack ?? e.message}`);
       fail(new CairnError('INTERNAL', `the search worker failed: ${e.message}`));
     });
     w.on('exit', () => {
-      if (worker === w) worker = null; // the next call starts a new one
+      if (worker !== w) return; // stopped while idle: nothing was pending
+      worker = null; // the next call starts a new one
+      building = false;
       fail(new CairnError('INTERNAL', 'the search worker stopped'));
     });
     w.unref(); // a server exits when its client goes, whatever the worker is doing
@@ -107,6 +136,7 @@ export function threadSearchService(opts: ThreadOptions): SearchService {
         { once: true },
       );
       start().postMessage(message);
+      idle();
     });
   };
   return {
@@ -114,7 +144,9 @@ export function threadSearchService(opts: ThreadOptions): SearchService {
       request<SearchAnswer>({ type: 'search', id: nextId++, req }, o.signal),
     index: (o: SearchCallOptions = {}) => request<IndexResult>({ type: 'index', id: nextId++ }, o.signal),
     refresh() {
-      if (!closed) start().postMessage({ type: 'refresh' } satisfies ToWorker);
+      if (closed) return;
+      start().postMessage({ type: 'refresh' } satisfies ToWorker);
+      idle();
     },
     onProgress(listener) {
       listeners.add(listener);
@@ -122,6 +154,7 @@ export function threadSearchService(opts: ThreadOptions): SearchService {
     },
     async close() {
       closed = true;
+      if (idleTimer) clearTimeout(idleTimer);
       fail(new CairnError('INTERNAL', 'the search service is closed'));
       await worker?.terminate();
       worker = null;

@@ -60,6 +60,8 @@ export class WorkspaceCache {
   /** Files looked up and found (reused) or not (parsed), since load: the log and tests read them. */
   reused = 0;
   parsed = 0;
+  /** Entries given back by their stamp (the file was not even read). */
+  private stampHits = 0;
   private written = false;
 
   private constructor(
@@ -110,7 +112,22 @@ export class WorkspaceCache {
     const hit = this.entries.get(rel);
     if (!hit || !stamp || hit.racy || !sameStampOf(hit.stamp, stamp) || hit.facts === undefined)
       return undefined;
+    this.stampHits++;
     return hit;
+  }
+
+  /**
+   * True when the load took every entry back by its stamp, parsed nothing, and the store holds
+   * `files` files read from disk, as many as the cache: a save would write the same file again.
+   */
+  unchanged(files: number): boolean {
+    return this.parsed === 0 && this.stampHits === this.entries.size && files === this.entries.size;
+  }
+
+  /** Forgets the entries read at load, and writes nothing this session (an unchanged cache). */
+  release(): void {
+    this.entries.clear();
+    this.written = true;
   }
 
   /** The entry for `rel` when it was computed from exactly these bytes (`key`). */

@@ -1,0 +1,126 @@
+// The language server leaves nothing running when its client goes (issue 11): on `shutdown` +
+// `exit`, or stdin closing, while a cold workspace load and search index build run, the process
+// stops its workers and exits, and nothing writes into the store afterwards, so the folder can be
+// removed at once (editors and test runners do). A real `cairn lsp --stdio` process.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createMessageConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+} from 'vscode-languageserver/node';
+// @ts-expect-error: a plain JavaScript module shared with the benchmarks
+import { generateStore } from '../../bench/search-gen.mjs';
+import { git } from './lsp-helper.js';
+
+const REPO = path.resolve(import.meta.dirname, '../..');
+const BUILT = existsSync(path.join(REPO, 'dist/main.js'));
+const MEMORIES = 3000;
+
+let template: string;
+const dirs: string[] = [];
+const children: ChildProcess[] = [];
+
+beforeAll(() => {
+  template = path.join(os.tmpdir(), `cairn-lsp-shutdown-${process.pid}`);
+  (generateStore as (dir: string, count: number) => void)(template, MEMORIES);
+  rmSync(path.join(template, '.generated'), { force: true });
+  writeFileSync(path.join(template, 'cairn.yaml'), 'version: 1\n');
+  writeFileSync(path.join(template, '.gitignore'), '.cairn/\n');
+  git(template, 'init', '-q', '-b', 'main');
+  git(template, 'add', '-A');
+  git(template, 'commit', '-q', '-m', 'store(init): generated memories');
+}, 120_000);
+afterAll(() => rmSync(template, { recursive: true, force: true }));
+afterEach(() => {
+  children.splice(0).forEach((c) => c.kill('SIGKILL'));
+  dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true, maxRetries: 20 }));
+});
+
+/** A fresh clone: no .cairn, every file's stamp new to git (its first `git status` refreshes). */
+function freshStore(): string {
+  const dir = path.join(os.tmpdir(), `cairn-lsp-shutdown-${process.pid}-${dirs.length}-${Date.now()}`);
+  cpSync(template, dir, { recursive: true });
+  dirs.push(dir);
+  return dir;
+}
+
+/** Every path under `dir` (relative), for comparing what is there before and after. */
+function listAll(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort();
+}
+
+/** The server started on `root` with a search asked, so its workers are busy when the client goes. */
+async function busyServer(root: string) {
+  const child = spawn(process.execPath, [path.join(REPO, 'bin/cairn.js'), 'lsp', '--stdio'], {
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
+  children.push(child);
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const conn = createMessageConnection(
+    new StreamMessageReader(child.stdout!),
+    new StreamMessageWriter(child.stdin!),
+  );
+  let building = false;
+  conn.onRequest('window/workDoneProgress/create', () => null);
+  conn.onNotification('$/progress', (p: { value: { kind: string; title?: string } }) => {
+    if (p.value.kind === 'begin' && p.value.title?.includes('search index')) building = true;
+  });
+  conn.listen();
+  await conn.sendRequest('initialize', {
+    processId: null,
+    rootUri: pathToFileURL(root).href,
+    capabilities: { window: { workDoneProgress: true } },
+    workspaceFolders: null,
+  });
+  await conn.sendNotification('initialized', {});
+  // A search starts the index build (and, on a server that starts it lazily, the search worker).
+  void conn.sendRequest('workspace/symbol', { query: 'deploy cache' }).catch(() => undefined);
+  for (let i = 0; i < 1500 && !building; i++) await new Promise((r) => setTimeout(r, 20));
+  expect(building).toBe(true);
+  return { child, conn, exited };
+}
+
+/** Removes `root` at once, then watches it for `ms`: nothing may come back or appear. */
+async function removableAtOnce(root: string, ms = 3000): Promise<void> {
+  rmSync(root, { recursive: true }); // no retries: a write racing the removal fails it
+  for (let i = 0; i < ms / 100; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    expect(existsSync(root) ? listAll(root) : []).toEqual([]);
+  }
+}
+
+describe.skipIf(!BUILT)('the language server stops everything when its client goes', () => {
+  // Fails on the server before issue 11's third round: `shutdown` changed nothing, so its workspace
+  // load, startup cache and search index build went on writing .cairn/ until `exit` came.
+  it('stops its work on shutdown: the store can be removed before exit, and nothing is written', async () => {
+    const root = freshStore();
+    const { conn, exited } = await busyServer(root);
+    await conn.sendRequest('shutdown');
+    // Long enough for the old server's workspace load to end and its startup cache to be written.
+    await removableAtOnce(root, 10_000);
+    await conn.sendNotification('exit');
+    expect(await exited).toBe(0);
+  }, 240_000);
+
+  it('on shutdown + exit during a cold build: exits, and nothing writes into the store after', async () => {
+    const root = freshStore();
+    const { conn, exited } = await busyServer(root);
+    await conn.sendRequest('shutdown');
+    await conn.sendNotification('exit');
+    expect(await exited).toBe(0);
+    await removableAtOnce(root);
+  }, 240_000);
+
+  it('when stdin closes during a cold build (an editor that just goes)', async () => {
+    const root = freshStore();
+    const { child, exited } = await busyServer(root);
+    child.stdin!.end();
+    await exited;
+    await removableAtOnce(root);
+  }, 240_000);
+});
