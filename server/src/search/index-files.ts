@@ -8,7 +8,11 @@ import { join } from 'node:path';
 import type { Posting } from './keyword-index.js';
 import type { ChunkMeta } from '../core/search/chunk.js';
 
-export const INDEX_FORMAT_VERSION = 2;
+/** Bytes per posting in the postings file: two int32 (keyword-postings.ts). */
+export const POSTING_BYTES = 8;
+
+/** 3: postings as int32 pairs (keyword-postings.ts), no longer JSON. */
+export const INDEX_FORMAT_VERSION = 3;
 
 /** A file's entry in state.json: what ranking needs for every hit, without reading records. */
 export interface FileState {
@@ -244,7 +248,7 @@ export async function readTerms(dir: string, name: string): Promise<{ terms: str
     terms.every((t, i) => i === 0 || terms[i - 1] < t) &&
     Array.isArray(offsets) &&
     offsets.length === terms.length + 1 &&
-    offsets.every((o, i) => isInt(o) && o >= (offsets[i - 1] ?? 0));
+    offsets.every((o, i) => isInt(o) && o % POSTING_BYTES === 0 && o >= (offsets[i - 1] ?? 0));
   if (!ok) throw new IndexDamagedError(`${name} does not match its postings`);
   return { terms, offsets: offsets as number[] };
 }

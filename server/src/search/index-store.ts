@@ -141,7 +141,7 @@ export class SearchIndex {
     const ends = new Map<string, number>();
     for (const [, f] of files) ends.set(f.rec[0], Math.max(ends.get(f.rec[0]) ?? 0, f.rec[2]));
     for (const [segment, end] of ends) reader.open(segment, end);
-    const postings = (start: number, end: number) => reader.read([name, start, end]);
+    const postings = (start: number, end: number) => reader.readBytes([name, start, end]);
     const { delta, fieldLength } = state.keyword;
     const keyword = KeywordIndex.fromSnapshot({ terms, offsets, postings, delta, fieldLength });
     const index = new SearchIndex(dir, chunking, keyword, state.keyword, reader);
@@ -496,7 +496,7 @@ export class SearchIndex {
       for (const b of batches) writer.append(b);
       const name = writer.finish();
       this.reader.open(name);
-      return (start: number, end: number) => this.reader.read([name, start, end]);
+      return (start: number, end: number) => this.reader.readBytes([name, start, end]);
     };
     let snap;
     try {
