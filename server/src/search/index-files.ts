@@ -86,22 +86,19 @@ export function encodeFiles(files: Map<string, FileState>): FileColumns {
   return cols;
 }
 
-export function decodeFiles(cols: FileColumns): [string, FileState][] {
-  let at = 0;
-  return cols.paths.map((path, i) => {
-    const docs = cols.docs[i];
-    const hashes = docs.map(() => cols.chunkHashes.slice(at, (at += 64)));
-    const f: FileState = {
-      hash: cols.hashes[i],
-      status: cols.status[i],
-      date: cols.dates[i] ?? undefined,
-      trust: cols.trust[i] ?? undefined,
-      docs,
-      hashes,
-      rec: [cols.segments[cols.rec[3 * i]], cols.rec[3 * i + 1], cols.rec[3 * i + 2]],
-    };
-    return [path, f];
-  });
+/** File `i` of the columns; `firstHash` is the index (in hashes) of its first chunk's hash. */
+export function decodeFile(cols: FileColumns, i: number, firstHash: number): FileState {
+  const docs = cols.docs[i];
+  let at = 64 * firstHash;
+  return {
+    hash: cols.hashes[i],
+    status: cols.status[i],
+    date: cols.dates[i] ?? undefined,
+    trust: cols.trust[i] ?? undefined,
+    docs,
+    hashes: docs.map(() => cols.chunkHashes.slice(at, (at += 64))),
+    rec: [cols.segments[cols.rec[3 * i]], cols.rec[3 * i + 1], cols.rec[3 * i + 2]],
+  };
 }
 
 export interface IndexState {

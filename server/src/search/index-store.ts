@@ -11,7 +11,7 @@ import type { VectorCache } from './vectors.js';
 import type { Embedder } from './embedder.js';
 import {
   checkState,
-  decodeFiles,
+  decodeFile,
   encodeFiles,
   ensureDir,
   IndexDamagedError,
@@ -25,6 +25,7 @@ import {
   STATE_FILE,
   writeAtomic,
   type FileRecord,
+  type FileColumns,
   type FileState,
   type IndexState,
 } from './index-files.js';
@@ -52,8 +53,24 @@ export function sha256(text: string): string {
 }
 
 export class SearchIndex {
-  private files = new Map<string, FileState>();
+  private filesByPath = new Map<string, FileState>();
   private docFile: (string | undefined)[] = [];
+  /**
+   * The files as state.json lists them, until something needs them all: a search over a current
+   * index decodes only the files of its hits (10,000 objects made at every open cost a cold
+   * `cairn search` about a tenth of its time).
+   */
+  private cold: ColdFiles | null = null;
+
+  /** Every file, decoded (the first use after opening decodes the rest). */
+  private get files(): Map<string, FileState> {
+    if (this.cold) {
+      const cold = this.cold;
+      this.cold = null;
+      cold.cols.paths.forEach((path, i) => this.setFile(path, cold.file(i)));
+    }
+    return this.filesByPath;
+  }
   private pending = new Map<string, FileRecord>();
   private pendingChars = 0;
   private recordBatchChars = RECORD_BATCH_CHARS;
@@ -137,15 +154,18 @@ export class SearchIndex {
     // or truncated one is found here rather than in the middle of a search.
     const name = state.keyword.postings;
     reader.open(name, offsets[offsets.length - 1]);
-    const files = decodeFiles(state.files);
-    const ends = new Map<string, number>();
-    for (const [, f] of files) ends.set(f.rec[0], Math.max(ends.get(f.rec[0]) ?? 0, f.rec[2]));
-    for (const [segment, end] of ends) reader.open(segment, end);
+    const cols = state.files;
+    const ends = new Map<number, number>();
+    for (let i = 0; i < cols.paths.length; i++) {
+      const [seg, end] = [cols.rec[3 * i], cols.rec[3 * i + 2]];
+      ends.set(seg, Math.max(ends.get(seg) ?? 0, end));
+    }
+    for (const [seg, end] of ends) reader.open(cols.segments[seg], end);
     const postings = (start: number, end: number) => reader.readBytes([name, start, end]);
     const { delta, fieldLength } = state.keyword;
     const keyword = KeywordIndex.fromSnapshot({ terms, offsets, postings, delta, fieldLength });
     const index = new SearchIndex(dir, chunking, keyword, state.keyword, reader);
-    for (const [path, f] of files) index.setFile(path, f);
+    index.cold = new ColdFiles(cols, state.keyword.fieldLength.length);
     index.sourceKey = typeof state.source === 'string' ? state.source : undefined;
     return index;
   }
@@ -184,7 +204,8 @@ export class SearchIndex {
     this.reader.close();
     this.keyword = KeywordIndex.empty();
     this.baseFiles = { terms: '', postings: '' };
-    this.files.clear();
+    this.cold = null;
+    this.filesByPath.clear();
     this.docFile = [];
     this.pending.clear();
     this.pendingChars = 0;
@@ -209,7 +230,7 @@ export class SearchIndex {
 
   private setFile(path: string, f: FileState): void {
     this.generation++;
-    this.files.set(path, f);
+    this.filesByPath.set(path, f);
     for (const d of f.docs) this.docFile[d] = path;
     this.byHash = null;
   }
@@ -362,20 +383,20 @@ export class SearchIndex {
 
   /** The file facts ranking needs for a chunk (no copy: do not mutate). */
   fileOf(docId: number): Readonly<FileState> | undefined {
+    if (this.cold) return this.cold.fileOfDoc(docId);
     const path = this.docFile[docId];
     return path === undefined ? undefined : this.files.get(path);
   }
 
   /** The store-relative path of a chunk's file. */
   pathOf(docId: number): string | undefined {
+    if (this.cold) return this.cold.pathOfDoc(docId);
     return this.docFile[docId];
   }
 
-  private record(path: string): FileRecord {
+  private record(path: string, f: FileState): FileRecord {
     const pending = this.pending.get(path);
     if (pending) return pending;
-    const f = this.files.get(path);
-    if (!f) throw new Error(`search index: ${path} is not indexed`);
     const text = this.reader.read(f.rec);
     try {
       return JSON.parse(text) as FileRecord;
@@ -386,11 +407,11 @@ export class SearchIndex {
 
   /** A chunk with its text and file metadata (reads the file's record). */
   chunk(docId: number): IndexedChunk | undefined {
-    const path = this.docFile[docId];
-    const f = path === undefined ? undefined : this.files.get(path);
+    const path = this.pathOf(docId);
+    const f = this.fileOf(docId);
     if (!f || path === undefined) return undefined;
     const i = f.docs.indexOf(docId);
-    const rec = this.record(path);
+    const rec = this.record(path, f);
     const c = rec.chunks?.[i];
     if (!c) throw new IndexDamagedError(`the record of ${path} lacks chunk ${i}`);
     const meta = { ...rec.meta, status: f.status, trust: f.trust };
@@ -547,5 +568,45 @@ export class SearchIndex {
     this.writer?.abandon();
     this.writer = null;
     this.reader.close();
+  }
+}
+
+/** state.json's file columns, each file decoded on first use and kept. */
+class ColdFiles {
+  private readonly decoded: (FileState | undefined)[];
+  /** docId -> index of its file in the columns, or -1. */
+  private readonly fileIndex: Int32Array;
+  /** Index in `chunkHashes` (in hashes) of each file's first chunk. */
+  private readonly firstHash: Int32Array;
+
+  constructor(
+    readonly cols: FileColumns,
+    docLimit: number,
+  ) {
+    const n = cols.paths.length;
+    this.decoded = new Array<FileState | undefined>(n);
+    this.fileIndex = new Int32Array(docLimit).fill(-1);
+    this.firstHash = new Int32Array(n);
+    let at = 0;
+    for (let i = 0; i < n; i++) {
+      const docs = cols.docs[i];
+      for (let j = 0; j < docs.length; j++) this.fileIndex[docs[j]] = i;
+      this.firstHash[i] = at;
+      at += docs.length;
+    }
+  }
+
+  file(i: number): FileState {
+    return (this.decoded[i] ??= decodeFile(this.cols, i, this.firstHash[i]));
+  }
+
+  fileOfDoc(docId: number): FileState | undefined {
+    const i = this.fileIndex[docId] ?? -1;
+    return i < 0 ? undefined : this.file(i);
+  }
+
+  pathOfDoc(docId: number): string | undefined {
+    const i = this.fileIndex[docId] ?? -1;
+    return i < 0 ? undefined : this.cols.paths[i];
   }
 }
