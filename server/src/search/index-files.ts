@@ -101,6 +101,46 @@ export function decodeFile(cols: FileColumns, i: number, firstHash: number): Fil
   };
 }
 
+/** state.json's file columns, each file decoded on first use and kept. */
+export class ColdFiles {
+  private readonly decoded: (FileState | undefined)[];
+  /** docId -> index of its file in the columns, or -1. */
+  private readonly fileIndex: Int32Array;
+  /** Index in `chunkHashes` (in hashes) of each file's first chunk. */
+  private readonly firstHash: Int32Array;
+
+  constructor(
+    readonly cols: FileColumns,
+    docLimit: number,
+  ) {
+    const n = cols.paths.length;
+    this.decoded = new Array<FileState | undefined>(n);
+    this.fileIndex = new Int32Array(docLimit).fill(-1);
+    this.firstHash = new Int32Array(n);
+    let at = 0;
+    for (let i = 0; i < n; i++) {
+      const docs = cols.docs[i];
+      for (let j = 0; j < docs.length; j++) this.fileIndex[docs[j]] = i;
+      this.firstHash[i] = at;
+      at += docs.length;
+    }
+  }
+
+  file(i: number): FileState {
+    return (this.decoded[i] ??= decodeFile(this.cols, i, this.firstHash[i]));
+  }
+
+  fileOfDoc(docId: number): FileState | undefined {
+    const i = this.fileIndex[docId] ?? -1;
+    return i < 0 ? undefined : this.file(i);
+  }
+
+  pathOfDoc(docId: number): string | undefined {
+    const i = this.fileIndex[docId] ?? -1;
+    return i < 0 ? undefined : this.cols.paths[i];
+  }
+}
+
 export interface IndexState {
   version: number;
   tokenizer: number;

@@ -11,7 +11,7 @@ import type { VectorCache } from './vectors.js';
 import type { Embedder } from './embedder.js';
 import {
   checkState,
-  decodeFile,
+  ColdFiles,
   encodeFiles,
   ensureDir,
   IndexDamagedError,
@@ -25,7 +25,6 @@ import {
   STATE_FILE,
   writeAtomic,
   type FileRecord,
-  type FileColumns,
   type FileState,
   type IndexState,
 } from './index-files.js';
@@ -568,45 +567,5 @@ export class SearchIndex {
     this.writer?.abandon();
     this.writer = null;
     this.reader.close();
-  }
-}
-
-/** state.json's file columns, each file decoded on first use and kept. */
-class ColdFiles {
-  private readonly decoded: (FileState | undefined)[];
-  /** docId -> index of its file in the columns, or -1. */
-  private readonly fileIndex: Int32Array;
-  /** Index in `chunkHashes` (in hashes) of each file's first chunk. */
-  private readonly firstHash: Int32Array;
-
-  constructor(
-    readonly cols: FileColumns,
-    docLimit: number,
-  ) {
-    const n = cols.paths.length;
-    this.decoded = new Array<FileState | undefined>(n);
-    this.fileIndex = new Int32Array(docLimit).fill(-1);
-    this.firstHash = new Int32Array(n);
-    let at = 0;
-    for (let i = 0; i < n; i++) {
-      const docs = cols.docs[i];
-      for (let j = 0; j < docs.length; j++) this.fileIndex[docs[j]] = i;
-      this.firstHash[i] = at;
-      at += docs.length;
-    }
-  }
-
-  file(i: number): FileState {
-    return (this.decoded[i] ??= decodeFile(this.cols, i, this.firstHash[i]));
-  }
-
-  fileOfDoc(docId: number): FileState | undefined {
-    const i = this.fileIndex[docId] ?? -1;
-    return i < 0 ? undefined : this.file(i);
-  }
-
-  pathOfDoc(docId: number): string | undefined {
-    const i = this.fileIndex[docId] ?? -1;
-    return i < 0 ? undefined : this.cols.paths[i];
   }
 }
