@@ -76,6 +76,8 @@ export const DEFAULT_BOOST: Record<KeywordField, number> = { title: 2, tags: 1, 
 const FUZZY = 0.2;
 /** MiniSearch's BM25+ defaults, used by per-field scoring. */
 export const FIELDS_BM25: Bm25Params = { k: 1.2, b: 0.7, d: 0.5 };
+/** Bytes of queried terms' postings kept between queries. */
+const PAIRS_CACHE_BYTES = 32 << 20;
 /** Chunk-level BM25, tuned on SciFact train folds (docs/search.md). */
 export const DOCUMENT_BM25: Bm25Params = { k: 1.2, b: 0.75, d: 0 };
 
@@ -105,6 +107,7 @@ export class KeywordIndex {
   private loaded = new Set<string>();
   /** Live postings of terms queried (base + delta merged, keyword-postings.ts), until an edit touches them. */
   private pairsCache = new Map<string, Int32Array | null>();
+  private pairsCacheBytes = 0;
 
   private constructor(
     private terms: string[],
@@ -245,7 +248,7 @@ export class KeywordIndex {
     // Its postings are unknown here: forget every loaded term; queries reload theirs cheaply.
     this.ms.clearTerms();
     this.loaded.clear();
-    this.pairsCache.clear();
+    this.clearPairsCache();
   }
 
   /** BM25 (minisearch's BM25+) over title, tags, heading and text, best first. */
@@ -402,9 +405,17 @@ export class KeywordIndex {
     let pairs = this.pairsCache.get(term);
     if (pairs === undefined) {
       pairs = livePairs(this.basePosting(term), this.delta.get(term), (d) => Boolean(this.fieldLength[d]));
+      // A server answers queries for days: what it keeps of them is bounded (read again if needed).
+      this.pairsCacheBytes += pairs?.byteLength ?? 0;
+      if (this.pairsCacheBytes > PAIRS_CACHE_BYTES) this.clearPairsCache();
       this.pairsCache.set(term, pairs);
     }
     return pairs;
+  }
+
+  private clearPairsCache(): void {
+    this.pairsCache.clear();
+    this.pairsCacheBytes = 0;
   }
 
   private basePosting(term: string): Int32Array | undefined {
@@ -503,7 +514,7 @@ export class KeywordIndex {
     this.offsets = offsets;
     this.postings = postings;
     this.delta.clear();
-    this.pairsCache.clear();
+    this.clearPairsCache();
     this.wordSlots.clear(); // their postings were the delta's
     this.termSlots.clear();
     this.deltaDocCount = 0;
