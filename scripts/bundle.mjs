@@ -1,8 +1,14 @@
 #!/usr/bin/env node
 // Bundles dist/main.js (tsc's output) into dist/bundle/ with rolldown. Node resolves a few large
 // files much faster than hundreds of small ESM modules: `cairn list` starts in about half the
-// time. Heavy, rarely used parts (MCP SDK, transformers.js, isomorphic-git) stay separate chunks
-// loaded on demand; native packages stay external. bin/cairn.js falls back to dist/main.js.
+// time. Each group of CLI commands is a chunk loaded when one of its commands runs (cli/registry.ts);
+// heavy, rarely used parts (MCP SDK, transformers.js, isomorphic-git) are chunks loaded on demand;
+// native packages stay external. bin/cairn.js falls back to dist/main.js.
+//
+// The markdown parser (remark, micromark: about 500 KB of code) is read only by a file the fast
+// scanner cannot take, and core/format calls it synchronously. So it is not a chunk but
+// dist/bundle/markdown.cjs, a CommonJS file `require`d on first use (see MARKDOWN_SHIM): a
+// `cairn search` never compiles it.
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +16,51 @@ import { build } from 'rolldown';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = path.join(root, 'dist', 'bundle');
+const remarkModule = path.join(root, 'dist', 'core', 'format', 'remark.js');
+const MARKDOWN_FILE = 'markdown.cjs';
+
+/**
+ * What the bundle has in place of core/format/remark.js: the same function, loading the CommonJS
+ * markdown parser next to the bundle on its first call. A missing or damaged file is an error that
+ * names it (parseMemory turns it into a parse-internal problem; nothing else is affected).
+ */
+const MARKDOWN_SHIM = `
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+let scan = null;
+export function scanWithRemark(text, bodyStart) {
+  if (scan === null) {
+    const url = new URL('./${MARKDOWN_FILE}', import.meta.url);
+    try {
+      scan = createRequire(import.meta.url)(fileURLToPath(url)).scanWithRemark;
+      if (typeof scan !== 'function') throw new Error('it does not export scanWithRemark');
+    } catch (e) {
+      scan = null;
+      throw new Error(
+        'cairn: the markdown parser ' + fileURLToPath(url) + ' cannot be loaded (' +
+          String(e && e.message ? e.message.split('\\n')[0] : e) +
+          '): reinstall Cairn, or run \`npm run build\` in a clone',
+      );
+    }
+  }
+  return scan(text, bodyStart);
+}
+`;
+
+const SHIM_ID = '\0cairn-markdown-shim';
+const markdownShim = {
+  name: 'cairn-markdown-shim',
+  resolveId(source, importer) {
+    if (!importer || !source.endsWith('/remark.js')) return null;
+    return path.resolve(path.dirname(importer), source) === remarkModule ? SHIM_ID : null;
+  },
+  load(id) {
+    return id === SHIM_ID ? MARKDOWN_SHIM : null;
+  },
+};
+
+const external = [/^node:/, /^@huggingface\//, /^onnxruntime/, 'sharp', 'better-sqlite3'];
+
 rmSync(outDir, { recursive: true, force: true });
 await build({
   // The workers (compose.ts starts them next to the running code) are entries of their own.
@@ -19,7 +70,15 @@ await build({
     'workspace-worker': path.join(root, 'dist', 'workspace-worker.js'),
   },
   platform: 'node',
-  external: [/^node:/, /^@huggingface\//, /^onnxruntime/, 'sharp', 'better-sqlite3'],
+  external,
+  plugins: [markdownShim],
   output: { dir: outDir, format: 'esm', entryFileNames: '[name].mjs', chunkFileNames: '[name]-[hash].mjs' },
+  logLevel: 'warn',
+});
+await build({
+  input: remarkModule,
+  platform: 'node',
+  external,
+  output: { file: path.join(outDir, MARKDOWN_FILE), format: 'cjs' },
   logLevel: 'warn',
 });

@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import type { Command, CommandArgs } from './cli/command.js';
 import { EXIT, UsageError, reportError, type CliIO } from './cli/io.js';
-import { COMMANDS } from './cli/registry.js';
+import { findCommand, loadCommands } from './cli/registry.js';
 import { createRoot, openContext } from './compose.js';
 import type { OpContext } from './ops/context.js';
 import { packageVersion } from './package-root.js';
@@ -19,14 +19,15 @@ export function version(): string {
   return packageVersion();
 }
 
-function helpText(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+async function helpText(): Promise<string> {
+  const commands = await loadCommands();
+  const width = Math.max(...commands.map((c) => c.name.length));
   return [
     `cairn ${version()}: memory for AI coding agents, as markdown files in git`,
     '',
     'Usage: cairn COMMAND [ARGS] [--store DIR] [--json]',
     '',
-    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
     'The store is --store DIR, else $CAIRN_STORE, else found upward from the current folder.',
     "`cairn help COMMAND` shows a command's options. Exit codes: docs/cli.md.",
@@ -53,15 +54,15 @@ export async function main(argv: string[], io: CliIO = defaultIO()): Promise<num
   const [name, ...rest] = argv;
   const json = rest.includes('--json');
   if (!name || name === 'help' || name === '--help' || name === '-h') {
-    const cmd = COMMANDS.find((c) => c.name === rest[0]);
-    io.stdout.write((cmd ? `${cmd.summary}\n\nUsage: ${cmd.usage}\n` : helpText()) + '\n');
+    const cmd = await findCommand(rest[0]);
+    io.stdout.write((cmd ? `${cmd.summary}\n\nUsage: ${cmd.usage}\n` : await helpText()) + '\n');
     return EXIT.OK;
   }
   if (name === '--version' || name === 'version') {
     io.stdout.write(`${version()}\n`);
     return EXIT.OK;
   }
-  const command: Command | undefined = COMMANDS.find((c) => c.name === name);
+  const command: Command | undefined = await findCommand(name);
   if (!command) return reportError(io, new UsageError(`unknown command "${name}"`), json);
   const root = createRoot({ env: io.env, cwd: io.cwd });
   if (command.rawArgs && !(rest.length === 1 && ['--help', '-h'].includes(rest[0]))) {

@@ -8,7 +8,11 @@ import { join } from 'node:path';
 import type { Posting } from './keyword-index.js';
 import type { ChunkMeta } from '../core/search/chunk.js';
 
-export const INDEX_FORMAT_VERSION = 2;
+/** Bytes per posting in the postings file: two int32 (keyword-postings.ts). */
+export const POSTING_BYTES = 8;
+
+/** 3: postings as int32 pairs (keyword-postings.ts), no longer JSON. */
+export const INDEX_FORMAT_VERSION = 3;
 
 /** A file's entry in state.json: what ranking needs for every hit, without reading records. */
 export interface FileState {
@@ -82,22 +86,59 @@ export function encodeFiles(files: Map<string, FileState>): FileColumns {
   return cols;
 }
 
-export function decodeFiles(cols: FileColumns): [string, FileState][] {
-  let at = 0;
-  return cols.paths.map((path, i) => {
-    const docs = cols.docs[i];
-    const hashes = docs.map(() => cols.chunkHashes.slice(at, (at += 64)));
-    const f: FileState = {
-      hash: cols.hashes[i],
-      status: cols.status[i],
-      date: cols.dates[i] ?? undefined,
-      trust: cols.trust[i] ?? undefined,
-      docs,
-      hashes,
-      rec: [cols.segments[cols.rec[3 * i]], cols.rec[3 * i + 1], cols.rec[3 * i + 2]],
-    };
-    return [path, f];
-  });
+/** File `i` of the columns; `firstHash` is the index (in hashes) of its first chunk's hash. */
+export function decodeFile(cols: FileColumns, i: number, firstHash: number): FileState {
+  const docs = cols.docs[i];
+  let at = 64 * firstHash;
+  return {
+    hash: cols.hashes[i],
+    status: cols.status[i],
+    date: cols.dates[i] ?? undefined,
+    trust: cols.trust[i] ?? undefined,
+    docs,
+    hashes: docs.map(() => cols.chunkHashes.slice(at, (at += 64))),
+    rec: [cols.segments[cols.rec[3 * i]], cols.rec[3 * i + 1], cols.rec[3 * i + 2]],
+  };
+}
+
+/** state.json's file columns, each file decoded on first use and kept. */
+export class ColdFiles {
+  private readonly decoded: (FileState | undefined)[];
+  /** docId -> index of its file in the columns, or -1. */
+  private readonly fileIndex: Int32Array;
+  /** Index in `chunkHashes` (in hashes) of each file's first chunk. */
+  private readonly firstHash: Int32Array;
+
+  constructor(
+    readonly cols: FileColumns,
+    docLimit: number,
+  ) {
+    const n = cols.paths.length;
+    this.decoded = new Array<FileState | undefined>(n);
+    this.fileIndex = new Int32Array(docLimit).fill(-1);
+    this.firstHash = new Int32Array(n);
+    let at = 0;
+    for (let i = 0; i < n; i++) {
+      const docs = cols.docs[i];
+      for (let j = 0; j < docs.length; j++) this.fileIndex[docs[j]] = i;
+      this.firstHash[i] = at;
+      at += docs.length;
+    }
+  }
+
+  file(i: number): FileState {
+    return (this.decoded[i] ??= decodeFile(this.cols, i, this.firstHash[i]));
+  }
+
+  fileOfDoc(docId: number): FileState | undefined {
+    const i = this.fileIndex[docId] ?? -1;
+    return i < 0 ? undefined : this.file(i);
+  }
+
+  pathOfDoc(docId: number): string | undefined {
+    const i = this.fileIndex[docId] ?? -1;
+    return i < 0 ? undefined : this.cols.paths[i];
+  }
 }
 
 export interface IndexState {
@@ -162,7 +203,11 @@ function fail(what: string): never {
 }
 
 const isInt = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 0;
-const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+function isStrings(v: unknown): v is string[] {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) if (typeof v[i] !== 'string') return false;
+  return true;
+}
 
 /**
  * Checks that state.json holds what SearchIndex relies on: columns of one length, every chunk's
@@ -180,33 +225,48 @@ export function checkState(state: IndexState): void {
   if (!isStrings(cols.paths) || !sameLength || !Array.isArray(cols.rec) || cols.rec.length !== 3 * n)
     fail('file columns of different lengths');
   if (new Set(cols.paths).size !== n) fail('a file is listed twice');
-  if (!isStrings(cols.segments) || !cols.rec.every(isInt)) fail('bad record locations');
+  if (!isStrings(cols.segments)) fail('bad record locations');
+  const { rec } = cols;
+  for (let i = 0; i < rec.length; i++) if (!isInt(rec[i])) fail('bad record locations');
   for (let i = 0; i < n; i++) {
-    const [seg, start, end] = [cols.rec[3 * i], cols.rec[3 * i + 1], cols.rec[3 * i + 2]];
-    if (seg >= cols.segments.length || start > end) fail(`bad record location of ${cols.paths[i]}`);
+    if (rec[3 * i] >= cols.segments.length || rec[3 * i + 1] > rec[3 * i + 2])
+      fail(`bad record location of ${cols.paths[i]}`);
   }
   const { fieldLength } = keyword;
   if (!Array.isArray(fieldLength) || typeof keyword.delta !== 'object' || keyword.delta === null)
     fail('bad keyword section');
   if (typeof keyword.terms !== 'string' || typeof keyword.postings !== 'string') fail('bad keyword files');
-  const used = new Set<number>();
+  // Plain loops over typed arrays: a cold process checks 10,000 files here before every search.
+  const used = new Uint8Array(fieldLength.length);
+  let usedCount = 0;
   for (const docs of cols.docs) {
     if (!Array.isArray(docs)) fail('bad chunk list');
-    for (const d of docs) {
+    for (let i = 0; i < docs.length; i++) {
+      const d = docs[i];
       if (!isInt(d) || !Array.isArray(fieldLength[d])) fail(`chunk ${d} is not in the keyword index`);
-      if (used.has(d)) fail(`docId ${d} belongs to two chunks`);
-      used.add(d);
+      if (used[d]) fail(`docId ${d} belongs to two chunks`);
+      used[d] = 1;
+      usedCount++;
     }
   }
-  if (typeof cols.chunkHashes !== 'string' || cols.chunkHashes.length !== 64 * used.size)
+  if (typeof cols.chunkHashes !== 'string' || cols.chunkHashes.length !== 64 * usedCount)
     fail('chunk hashes do not match the chunks');
   let live = 0;
-  for (const fl of fieldLength) {
+  for (let i = 0; i < fieldLength.length; i++) {
+    const fl = fieldLength[i];
     if (fl === null) continue;
-    if (!Array.isArray(fl) || fl.length !== 4 || !fl.every(isInt)) fail('bad field lengths');
+    if (
+      !Array.isArray(fl) ||
+      fl.length !== 4 ||
+      !isInt(fl[0]) ||
+      !isInt(fl[1]) ||
+      !isInt(fl[2]) ||
+      !isInt(fl[3])
+    )
+      fail('bad field lengths');
     live++;
   }
-  if (live !== used.size) fail(`${live - used.size} keyword documents belong to no file`);
+  if (live !== usedCount) fail(`${live - usedCount} keyword documents belong to no file`);
 }
 
 /** The base term list: sorted terms and their byte offsets into the postings file. */
@@ -225,7 +285,7 @@ export async function readTerms(dir: string, name: string): Promise<{ terms: str
     terms.every((t, i) => i === 0 || terms[i - 1] < t) &&
     Array.isArray(offsets) &&
     offsets.length === terms.length + 1 &&
-    offsets.every((o, i) => isInt(o) && o >= (offsets[i - 1] ?? 0));
+    offsets.every((o, i) => isInt(o) && o % POSTING_BYTES === 0 && o >= (offsets[i - 1] ?? 0));
   if (!ok) throw new IndexDamagedError(`${name} does not match its postings`);
   return { terms, offsets: offsets as number[] };
 }

@@ -11,7 +11,7 @@ import type { VectorCache } from './vectors.js';
 import type { Embedder } from './embedder.js';
 import {
   checkState,
-  decodeFiles,
+  ColdFiles,
   encodeFiles,
   ensureDir,
   IndexDamagedError,
@@ -52,8 +52,24 @@ export function sha256(text: string): string {
 }
 
 export class SearchIndex {
-  private files = new Map<string, FileState>();
+  private filesByPath = new Map<string, FileState>();
   private docFile: (string | undefined)[] = [];
+  /**
+   * The files as state.json lists them, until something needs them all: a search over a current
+   * index decodes only the files of its hits (10,000 objects made at every open cost a cold
+   * `cairn search` about a tenth of its time).
+   */
+  private cold: ColdFiles | null = null;
+
+  /** Every file, decoded (the first use after opening decodes the rest). */
+  private get files(): Map<string, FileState> {
+    if (this.cold) {
+      const cold = this.cold;
+      this.cold = null;
+      cold.cols.paths.forEach((path, i) => this.setFile(path, cold.file(i)));
+    }
+    return this.filesByPath;
+  }
   private pending = new Map<string, FileRecord>();
   private pendingChars = 0;
   private recordBatchChars = RECORD_BATCH_CHARS;
@@ -137,15 +153,18 @@ export class SearchIndex {
     // or truncated one is found here rather than in the middle of a search.
     const name = state.keyword.postings;
     reader.open(name, offsets[offsets.length - 1]);
-    const files = decodeFiles(state.files);
-    const ends = new Map<string, number>();
-    for (const [, f] of files) ends.set(f.rec[0], Math.max(ends.get(f.rec[0]) ?? 0, f.rec[2]));
-    for (const [segment, end] of ends) reader.open(segment, end);
-    const postings = (start: number, end: number) => reader.read([name, start, end]);
+    const cols = state.files;
+    const ends = new Map<number, number>();
+    for (let i = 0; i < cols.paths.length; i++) {
+      const [seg, end] = [cols.rec[3 * i], cols.rec[3 * i + 2]];
+      ends.set(seg, Math.max(ends.get(seg) ?? 0, end));
+    }
+    for (const [seg, end] of ends) reader.open(cols.segments[seg], end);
+    const postings = (start: number, end: number) => reader.readBytes([name, start, end]);
     const { delta, fieldLength } = state.keyword;
     const keyword = KeywordIndex.fromSnapshot({ terms, offsets, postings, delta, fieldLength });
     const index = new SearchIndex(dir, chunking, keyword, state.keyword, reader);
-    for (const [path, f] of files) index.setFile(path, f);
+    index.cold = new ColdFiles(cols, state.keyword.fieldLength.length);
     index.sourceKey = typeof state.source === 'string' ? state.source : undefined;
     return index;
   }
@@ -184,7 +203,8 @@ export class SearchIndex {
     this.reader.close();
     this.keyword = KeywordIndex.empty();
     this.baseFiles = { terms: '', postings: '' };
-    this.files.clear();
+    this.cold = null;
+    this.filesByPath.clear();
     this.docFile = [];
     this.pending.clear();
     this.pendingChars = 0;
@@ -209,7 +229,7 @@ export class SearchIndex {
 
   private setFile(path: string, f: FileState): void {
     this.generation++;
-    this.files.set(path, f);
+    this.filesByPath.set(path, f);
     for (const d of f.docs) this.docFile[d] = path;
     this.byHash = null;
   }
@@ -362,20 +382,20 @@ export class SearchIndex {
 
   /** The file facts ranking needs for a chunk (no copy: do not mutate). */
   fileOf(docId: number): Readonly<FileState> | undefined {
+    if (this.cold) return this.cold.fileOfDoc(docId);
     const path = this.docFile[docId];
     return path === undefined ? undefined : this.files.get(path);
   }
 
   /** The store-relative path of a chunk's file. */
   pathOf(docId: number): string | undefined {
+    if (this.cold) return this.cold.pathOfDoc(docId);
     return this.docFile[docId];
   }
 
-  private record(path: string): FileRecord {
+  private record(path: string, f: FileState): FileRecord {
     const pending = this.pending.get(path);
     if (pending) return pending;
-    const f = this.files.get(path);
-    if (!f) throw new Error(`search index: ${path} is not indexed`);
     const text = this.reader.read(f.rec);
     try {
       return JSON.parse(text) as FileRecord;
@@ -386,11 +406,11 @@ export class SearchIndex {
 
   /** A chunk with its text and file metadata (reads the file's record). */
   chunk(docId: number): IndexedChunk | undefined {
-    const path = this.docFile[docId];
-    const f = path === undefined ? undefined : this.files.get(path);
+    const path = this.pathOf(docId);
+    const f = this.fileOf(docId);
     if (!f || path === undefined) return undefined;
     const i = f.docs.indexOf(docId);
-    const rec = this.record(path);
+    const rec = this.record(path, f);
     const c = rec.chunks?.[i];
     if (!c) throw new IndexDamagedError(`the record of ${path} lacks chunk ${i}`);
     const meta = { ...rec.meta, status: f.status, trust: f.trust };
@@ -496,7 +516,7 @@ export class SearchIndex {
       for (const b of batches) writer.append(b);
       const name = writer.finish();
       this.reader.open(name);
-      return (start: number, end: number) => this.reader.read([name, start, end]);
+      return (start: number, end: number) => this.reader.readBytes([name, start, end]);
     };
     let snap;
     try {

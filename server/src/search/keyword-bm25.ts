@@ -22,8 +22,11 @@ export interface Bm25Source {
   /** Length of a document: the sum of its field lengths, or undefined when removed. */
   length(docId: number): number | undefined;
   averageLength: number;
-  /** fieldId -> docId -> term frequency of a term, live documents only; undefined if absent. */
-  posting(term: string): Map<number, Map<number, number>> | undefined;
+  /**
+   * A term's postings of live documents as pairs [docId x 4 + fieldId, term frequency] ordered by
+   * document (keyword-postings.ts); undefined if absent.
+   */
+  posting(term: string): Int32Array | undefined;
 }
 
 /**
@@ -50,19 +53,19 @@ export function scoreDocuments(
   const { k, b, d } = params;
   const avg = src.averageLength || 1;
   for (const [term, count] of counts) {
-    const fields = src.posting(term);
-    if (!fields) continue;
+    const pairs = src.posting(term);
+    if (!pairs) continue;
     const docs: number[] = [];
-    for (const [fieldId, freqs] of fields) {
-      const w = boosts[fieldId] ?? 1;
+    for (let i = 0; i < pairs.length; i += 2) {
+      const key = pairs[i];
+      const w = boosts[key & 3] ?? 1;
       if (w === 0) continue;
-      for (const [docId, f] of freqs) {
-        if (!inTerm[docId]) {
-          inTerm[docId] = 1;
-          docs.push(docId);
-        }
-        tf[docId] += w * f;
+      const docId = key >>> 2;
+      if (!inTerm[docId]) {
+        inTerm[docId] = 1;
+        docs.push(docId);
       }
+      tf[docId] += w * pairs[i + 1];
     }
     const n = docs.length;
     if (n === 0) continue;

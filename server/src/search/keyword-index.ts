@@ -1,4 +1,4 @@
-// BM25 keyword index. Postings live in a compact base segment (one JSON object per term, parsed
+// BM25 keyword index. Postings live in a compact base segment (int32 pairs per term, read
 // lazily on first use) plus an in-memory delta for documents added since; minisearch scores each
 // query over just the postings that query touches. So a cold `cairn search` parses a few terms
 // instead of the whole index (SPIKES.md: loading a full minisearch index costs 0.3-0.9 s at 10k).
@@ -7,6 +7,7 @@ import { CairnError } from '../core/errors.js';
 import { IndexDamagedError } from './index-files.js';
 import { scoreDocuments, type Bm25Params } from './keyword-bm25.js';
 import { DeltaPostings } from './delta-postings.js';
+import { decodePosting, fieldMaps, livePairs, pairBytes } from './keyword-postings.js';
 import {
   bump,
   byScore,
@@ -25,8 +26,8 @@ export type KeywordFields = Record<KeywordField, string>;
 /** minisearch's serialized posting: fieldId -> docId -> term frequency. */
 export type Posting = Record<string, Record<string, number>>;
 
-/** Reads bytes `start..end` of the base postings file as a string. */
-export type PostingsReader = (start: number, end: number) => string;
+/** Reads bytes `start..end` of the base postings file. */
+export type PostingsReader = (start: number, end: number) => Uint8Array;
 
 /** Writes a compacted base's postings, batch after batch, and returns how to read them back. */
 export type PostingsWriter = (batches: Iterable<Buffer>) => PostingsReader;
@@ -34,8 +35,9 @@ export type PostingsWriter = (batches: Iterable<Buffer>) => PostingsReader;
 /** What index-store persists: the immutable base segment and the mutable rest. */
 export interface KeywordSnapshot {
   /**
-   * Sorted base terms; `offsets[i]..offsets[i+1]` is term i's posting JSON in `postings` (ASCII):
-   * a buffer, or a reader of byte ranges so a cold process reads only the terms it queries.
+   * Sorted base terms; `offsets[i]..offsets[i+1]` is term i's posting in `postings` (pairs of
+   * int32, keyword-postings.ts): a buffer, or a reader of byte ranges so a cold process reads only
+   * the terms it queries.
    */
   terms: string[];
   offsets: number[];
@@ -74,6 +76,8 @@ export const DEFAULT_BOOST: Record<KeywordField, number> = { title: 2, tags: 1, 
 const FUZZY = 0.2;
 /** MiniSearch's BM25+ defaults, used by per-field scoring. */
 export const FIELDS_BM25: Bm25Params = { k: 1.2, b: 0.7, d: 0.5 };
+/** Bytes of queried terms' postings kept between queries. */
+const PAIRS_CACHE_BYTES = 32 << 20;
 /** Chunk-level BM25, tuned on SciFact train folds (docs/search.md). */
 export const DOCUMENT_BM25: Bm25Params = { k: 1.2, b: 0.75, d: 0 };
 
@@ -101,6 +105,9 @@ export class KeywordIndex {
   private readonly ms: LazyMiniSearch;
   /** Terms already materialized in `ms` (base + delta merged). */
   private loaded = new Set<string>();
+  /** Live postings of terms queried (base + delta merged, keyword-postings.ts), until an edit touches them. */
+  private pairsCache = new Map<string, Int32Array | null>();
+  private pairsCacheBytes = 0;
 
   private constructor(
     private terms: string[],
@@ -178,6 +185,7 @@ export class KeywordIndex {
         if (!posting) this.delta.set(term, (posting = new DeltaPostings()));
         slot.posting = posting;
         posting.push(docId, fieldId, tf);
+        if (this.pairsCache.size > 0) this.pairsCache.delete(term);
         // A materialized term gets the new document too; a term queried before any document had
         // it is materialized with none, so it is created here rather than missed until a reload.
         if (this.loaded.size > 0 && this.loaded.has(term)) {
@@ -240,6 +248,7 @@ export class KeywordIndex {
     // Its postings are unknown here: forget every loaded term; queries reload theirs cheaply.
     this.ms.clearTerms();
     this.loaded.clear();
+    this.clearPairsCache();
   }
 
   /** BM25 (minisearch's BM25+) over title, tags, heading and text, best first. */
@@ -287,8 +296,7 @@ export class KeywordIndex {
         },
         posting: (term) => {
           stopIfCancelled(cancelled);
-          this.load(term);
-          return this.ms.termData(term);
+          return this.livePostings(term) ?? undefined;
         },
       },
       terms,
@@ -388,60 +396,35 @@ export class KeywordIndex {
   private load(term: string): void {
     if (this.loaded.has(term)) return;
     this.loaded.add(term);
-    const data = new Map<number, Map<number, number>>();
-    for (const [f, freqs] of Object.entries(this.basePosting(term) ?? {})) {
-      const map = new Map<number, number>();
-      for (const d in freqs) if (this.fieldLength[Number(d)]) map.set(Number(d), freqs[d]);
-      if (map.size > 0) data.set(Number(f), map);
-    }
-    this.delta.get(term)?.forEach((d, f, tf) => {
-      if (!this.fieldLength[d]) return;
-      let map = data.get(f);
-      if (!map) data.set(f, (map = new Map()));
-      map.set(d, tf);
-    });
-    // Fields in ascending order, as the base's JSON gives them: scores sum fields in one order.
-    const sorted = new Map([...data].sort((a, b) => a[0] - b[0]));
-    if (sorted.size > 0) this.ms.putTerm(term, sorted);
+    const pairs = this.livePostings(term);
+    if (pairs) this.ms.putTerm(term, fieldMaps(pairs));
   }
 
-  /**
-   * The merged posting of a term restricted to live documents, as JSON (fields and documents in
-   * ascending order), or null when no live document has it. Written directly: building objects for
-   * JSON.stringify cost a second at 10,000 chunks.
-   */
-  private livePostingJson(term: string): string | null {
-    const fields: string[][] = [[], [], [], []];
-    const base = this.basePosting(term);
-    if (base) {
-      for (const [f, freqs] of Object.entries(base)) {
-        for (const d in freqs) if (this.fieldLength[Number(d)]) fields[Number(f)].push(`"${d}":${freqs[d]}`);
-      }
+  /** A term's postings of live documents (base and delta), ordered by document; null when none. */
+  private livePostings(term: string): Int32Array | null {
+    let pairs = this.pairsCache.get(term);
+    if (pairs === undefined) {
+      pairs = livePairs(this.basePosting(term), this.delta.get(term), (d) => Boolean(this.fieldLength[d]));
+      // A server answers queries for days: what it keeps of them is bounded (read again if needed).
+      this.pairsCacheBytes += pairs?.byteLength ?? 0;
+      if (this.pairsCacheBytes > PAIRS_CACHE_BYTES) this.clearPairsCache();
+      this.pairsCache.set(term, pairs);
     }
-    // Delta docIds are newer than every base docId and pushed in ascending order.
-    this.delta.get(term)?.forEach((d, f, tf) => {
-      if (this.fieldLength[d]) fields[f].push(`"${d}":${tf}`);
-    });
-    const parts: string[] = [];
-    fields.forEach((list, f) => {
-      if (list.length > 0) parts.push(`"${f}":{${list.join(',')}}`);
-    });
-    return parts.length > 0 ? `{${parts.join(',')}}` : null;
+    return pairs;
   }
 
-  private basePosting(term: string): Posting | undefined {
+  private clearPairsCache(): void {
+    this.pairsCache.clear();
+    this.pairsCacheBytes = 0;
+  }
+
+  private basePosting(term: string): Int32Array | undefined {
     const i = this.lowerBound(term);
     if (this.terms[i] !== term) return undefined;
     const [start, end] = [this.offsets[i], this.offsets[i + 1]];
-    const json =
-      typeof this.postings === 'function'
-        ? this.postings(start, end)
-        : this.postings.toString('latin1', start, end);
-    try {
-      return JSON.parse(json) as Posting;
-    } catch {
-      throw new IndexDamagedError(`keyword index: the posting of "${term}" is unreadable`);
-    }
+    const bytes =
+      typeof this.postings === 'function' ? this.postings(start, end) : this.postings.subarray(start, end);
+    return decodePosting(bytes, this.fieldLength.length, term);
   }
 
   private lowerBound(term: string): number {
@@ -469,28 +452,29 @@ export class KeywordIndex {
 
   /**
    * The merged live postings of every term, in term order, as batches of about 1 MB (the whole
-   * base at 100,000 memories is over 100 MB: never one string); fills `terms` and `offsets`.
+   * base at 100,000 memories is over 100 MB: never one buffer); fills `terms` and `offsets`.
    */
   private *compactPostings(terms: string[], offsets: number[]): Generator<Buffer> {
     const all = new Set([...this.terms, ...this.delta.keys()]);
-    let batch: string[] = [];
-    let batchChars = 0;
+    let batch: Buffer[] = [];
+    let batchBytes = 0;
     let at = 0;
+    const isLive = (d: number) => Boolean(this.fieldLength[d]);
     for (const term of [...all].sort()) {
-      const json = this.livePostingJson(term);
-      if (json === null) continue;
+      const pairs = livePairs(this.basePosting(term), this.delta.get(term), isLive);
+      if (pairs === null) continue;
       terms.push(term);
-      batch.push(json);
-      batchChars += json.length;
-      at += json.length;
+      batch.push(pairBytes(pairs));
+      batchBytes += pairs.byteLength;
+      at += pairs.byteLength;
       offsets.push(at);
-      if (batchChars >= 1 << 20) {
-        yield Buffer.from(batch.join(''), 'latin1');
+      if (batchBytes >= 1 << 20) {
+        yield Buffer.concat(batch, batchBytes);
         batch = [];
-        batchChars = 0;
+        batchBytes = 0;
       }
     }
-    if (batchChars > 0) yield Buffer.from(batch.join(''), 'latin1');
+    if (batchBytes > 0) yield Buffer.concat(batch, batchBytes);
   }
 
   /** Every index term within minisearch's fuzzy distance of a query term (a superset is fine). */
@@ -530,6 +514,7 @@ export class KeywordIndex {
     this.offsets = offsets;
     this.postings = postings;
     this.delta.clear();
+    this.clearPairsCache();
     this.wordSlots.clear(); // their postings were the delta's
     this.termSlots.clear();
     this.deltaDocCount = 0;

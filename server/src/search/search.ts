@@ -16,7 +16,7 @@ import { CairnError } from '../core/errors.js';
 import type { MemoryStatus } from '../core/types.js';
 import type { Embedder } from './embedder.js';
 import type { KeywordSearchOptions } from './keyword-index.js';
-import { SearchIndex, type SourceFile, type SourceProvider } from './index-store.js';
+import { SearchIndex, type IndexedChunk, type SourceFile, type SourceProvider } from './index-store.js';
 
 export interface RankOptionsInput {
   minScore?: number;
@@ -249,43 +249,33 @@ export async function rankIndex(
     const path = index.pathOf(hit.key);
     if (path !== undefined && !best.has(path)) best.set(path, hit);
   }
-  const candidates = [...best.values()].flatMap((hit) => {
-    const c = index.chunk(hit.key);
-    if (!c) return []; // removed by a refresh while the query was being embedded
-    const entry: SearchEntry = {
-      topicId: c.meta.memoryId ?? c.path,
-      topic: c.meta.title,
-      summaryText: c.meta.summary?.trim() || clip(c.text, SNIPPET_CHARS),
-      path: c.path,
-      lines: [c.startLine, c.endLine],
-      score: Math.round(hit.score * 1000) / 1000,
-      status: c.meta.status,
-      createdAt: c.meta.created ?? null,
-      decisions: c.meta.decisions ?? [],
-      ...(c.meta.uncommitted ? { uncommitted: true as const } : {}),
-    };
-    const result: SearchResultItem = {
-      path: c.path,
-      lines: entry.lines,
-      score: entry.score,
-      snippet: clip(c.text, SNIPPET_CHARS),
-    };
-    return [{ entry, result }];
-  });
+  // A chunk's text is read (its file's record) only for the entries the answer can keep: at most
+  // `limit` of them, not the 200 candidates ranked. A file removed by a refresh while the query
+  // was being embedded has no chunk: it is not counted.
+  const hits = [...best.values()].filter((hit) => index.fileOf(hit.key) !== undefined);
+  type Candidate = { entry: SearchEntry; result: SearchResultItem };
+  const made = new Map<RankedKey, Candidate>();
+  const candidate = (hit: RankedKey): Candidate => {
+    let c = made.get(hit);
+    if (!c) made.set(hit, (c = toCandidate(index.chunk(hit.key) as IndexedChunk, hit)));
+    return c;
+  };
   const limit = opts.limit ?? defaults.maxResults;
   const maxTokens = opts.maxTokens ?? defaults.maxTokens;
-  const cost = ({ entry }: (typeof candidates)[number]) =>
+  const cost = ({ entry }: Candidate) =>
     estimateTokens([entry.topic, entry.summaryText, ...entry.decisions].join('\n'));
   const warnings = [...ranking.warnings];
-  let kept: typeof candidates;
+  let kept: Candidate[];
   let tokensUsed: number;
   let trimmed = 0;
-  if ((opts.trim ?? 'results') === 'results')
-    ({ kept, tokensUsed } = applyBudget(candidates, { maxResults: limit, maxTokens, cost }));
-  else {
+  if ((opts.trim ?? 'results') === 'results') {
+    const budget = applyBudget(hits, { maxResults: limit, maxTokens, cost: (hit) => cost(candidate(hit)) });
+    kept = budget.kept.map(candidate);
+    tokensUsed = budget.tokensUsed;
+  } else {
     // Every result asked for is kept; when their texts together pass the budget, each text gets an
     // equal share of it (the shortest keep all they have and leave the rest to the longer ones).
-    kept = candidates.slice(0, limit);
+    kept = hits.slice(0, limit).map(candidate);
     const shares = fitShares(kept.map(cost), maxTokens);
     kept = kept.map((k, i) => {
       if (cost(k) <= shares[i]) return k;
@@ -307,7 +297,7 @@ export async function rankIndex(
   }
   return {
     entries: kept.map((k) => k.entry),
-    totalResults: candidates.length,
+    totalResults: hits.length,
     tokensUsed,
     trimmed,
     results: kept.map((k) => k.result),
@@ -315,6 +305,29 @@ export async function rankIndex(
     vector_enabled: ranking.vectorEnabled,
     warnings,
   };
+}
+
+/** A memory's entry and result from its best chunk. */
+function toCandidate(c: IndexedChunk, hit: RankedKey): { entry: SearchEntry; result: SearchResultItem } {
+  const entry: SearchEntry = {
+    topicId: c.meta.memoryId ?? c.path,
+    topic: c.meta.title,
+    summaryText: c.meta.summary?.trim() || clip(c.text, SNIPPET_CHARS),
+    path: c.path,
+    lines: [c.startLine, c.endLine],
+    score: Math.round(hit.score * 1000) / 1000,
+    status: c.meta.status,
+    createdAt: c.meta.created ?? null,
+    decisions: c.meta.decisions ?? [],
+    ...(c.meta.uncommitted ? { uncommitted: true as const } : {}),
+  };
+  const result: SearchResultItem = {
+    path: c.path,
+    lines: entry.lines,
+    score: entry.score,
+    snippet: clip(c.text, SNIPPET_CHARS),
+  };
+  return { entry, result };
 }
 
 /** Token shares that fit `budget`: equal shares, with what short texts leave over handed to longer ones. */
