@@ -19,7 +19,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dataDir = join(root, '..', 'shared', 'data', 'injection');
 const showErrors = process.argv.includes('--errors');
 // For experiments: --loso-only skips the held-out split; --groups a,b runs leave-one-source-out
-// for those sources only; --augment N overrides SETTINGS.augment.
+// for those sources only; --augment N overrides SETTINGS.augment; --seed N trains with another seed
+// (order of the examples and the augmentation), to see how much of a difference is seed noise.
 const argAfter = (name) => {
   const i = process.argv.indexOf(name);
   return i >= 0 ? process.argv[i + 1] : undefined;
@@ -44,6 +45,7 @@ const cfg = {
   augment: Number(argAfter('--augment') ?? L.SETTINGS.augment),
   maxWindow: Number(argAfter('--max-window') ?? L.SETTINGS.maxWindow),
   maxUnit: Number(argAfter('--max-unit') ?? L.SETTINGS.maxUnit),
+  seed: Number(argAfter('--seed') ?? L.SETTINGS.seed),
 };
 const docs = rows.map((r) => L.featurize(r.text, cfg));
 const ruleFlag = rows.map((r) => isFlagged(scanText(r.text).filter((f) => f.category !== 'secret')));
