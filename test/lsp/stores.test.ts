@@ -75,12 +75,30 @@ async function serve(args: string[], folders: string[]) {
     }
     return diagnostics.get(uri)!;
   };
-  const complete = (root: string, rel: string, line: number, character: number) =>
-    conn.sendRequest('textDocument/completion', {
-      textDocument: { uri: uriOf(root, rel) },
-      position: { line, character },
-    }) as Promise<CompletionList | null>;
-  return { conn, open, waitDiagnostics, complete };
+  // During the cold load completion lists what is read so far and says `isIncomplete`; workspace
+  // symbols come from the workspace model marked `data.partial` until the index answers. An editor
+  // asks again as the person types; so do these.
+  const complete = async (root: string, rel: string, line: number, character: number) => {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const list = (await conn.sendRequest('textDocument/completion', {
+        textDocument: { uri: uriOf(root, rel) },
+        position: { line, character },
+      })) as CompletionList | null;
+      if (!list?.isIncomplete || Date.now() > deadline) return list;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  const symbols = async (query: string) => {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const found = (await conn.sendRequest('workspace/symbol', { query })) as SymbolInformation[];
+      const partial = found.some((x) => (x as { data?: { partial?: boolean } }).data?.partial);
+      if ((found.length && !partial) || Date.now() > deadline) return found;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  return { conn, open, waitDiagnostics, complete, symbols };
 }
 
 const codes = (d: Diagnostic[]) => d.map((x) => String(x.code)).sort();
@@ -102,8 +120,8 @@ describe.skipIf(!BUILT)('many stores', () => {
     expect(inA?.items.map((i) => i.label)).toEqual(['alpha-cache']);
     expect(inB?.items.map((i) => i.label).sort()).toEqual(['beta-queue', 'broken']);
     // Workspace symbols search both stores' indexes.
-    const symbols = (await s.conn.sendRequest('workspace/symbol', { query: 'alpha' })) as SymbolInformation[];
-    const more = (await s.conn.sendRequest('workspace/symbol', { query: 'beta' })) as SymbolInformation[];
+    const symbols = await s.symbols('alpha');
+    const more = await s.symbols('beta');
     expect(symbols.map((x) => x.location.uri)).toEqual([uriOf(a, 'memories/alpha-cache.md')]);
     expect(more.map((x) => x.location.uri)).toEqual([uriOf(b, 'memories/beta-queue.md')]);
   });
