@@ -44,7 +44,10 @@ export function stem(word: string): string {
 
 /** `é` -> `e`: the letter without its combining marks (FTS5's unicode61 `remove_diacritics`). */
 function foldAccents(word: string): string {
-  return word.normalize('NFD').replace(/\p{M}+/gu, '').normalize('NFC');
+  return word
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .normalize('NFC');
 }
 
 /**
