@@ -1,12 +1,15 @@
 // SciFact evaluation, side by side with SQLite FTS5 (porter stemmer, BM25) over the same text.
 // Usage: npm run eval:scifact -- [--model-dir DIR] [--folds 5] [--held-out] [--answer] [--cli-check]
-//   [--weights V/T] [--no-adaptive] [--kw JSON] [--fusion JSON] [--data DIR]
+//   [--weights V/T] [--no-adaptive] [--kw JSON] [--fusion JSON] [--cv] [--misses] [--store DIR] [--data DIR]
+// --store DIR keeps the index and the model's vectors there between runs (an index made by another
+// tokenizer is rebuilt); --cv picks a fusion setting per fold by cross-validation over the tuning
+// folds; --misses lists the relevant abstracts FTS5 ranks in its 100 and Cairn keyword does not.
 // Each abstract becomes one memory file (front matter + body) indexed by the product's SearchIndex;
 // each train query is ranked in-process by searchHybrid (the ranking `cairn search` uses), whole
 // ranking (minScore 0, one entry per memory) and, with --answer, the default answer of
 // `searchStore({ limit: 10 })`. Queries are split into --folds deterministic folds by query id; the
 // last fold is held out and only printed with --held-out (look at it once, after tuning).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,7 +24,7 @@ import { foldOf, meanOf, metrics, memoryText, readJsonl, readQrels } from './sci
 
 const { values: args } = parseArgs({
   options: {
-    'model-dir': { type: 'string' },
+    'model-dir': { type: 'string', multiple: true },
     data: { type: 'string', default: new URL('../../shared/data/scifact', import.meta.url).pathname },
     folds: { type: 'string', default: '5' },
     'held-out': { type: 'boolean', default: false },
@@ -32,6 +35,9 @@ const { values: args } = parseArgs({
     fusion: { type: 'string' },
     kw: { type: 'string' },
     limit: { type: 'string' },
+    cv: { type: 'boolean', default: false },
+    misses: { type: 'boolean', default: false },
+    store: { type: 'string' },
   },
 });
 
@@ -45,7 +51,8 @@ const NOW = Date.parse('2026-11-30T00:00:00Z');
 
 // --- Cairn: one memory per abstract, indexed by the product's SearchIndex.
 let t = performance.now();
-const root = mkdtempSync(join(tmpdir(), 'cairn-scifact-'));
+const root = args.store ?? mkdtempSync(join(tmpdir(), 'cairn-scifact-'));
+mkdirSync(root, { recursive: true });
 const index = await SearchIndex.open(root);
 const pathToDoc = new Map();
 const files = corpus.map((d) => {
@@ -59,6 +66,7 @@ const files = corpus.map((d) => {
   };
 });
 await index.refresh(files);
+if (args.store) await index.save();
 console.log(
   `SciFact: ${corpus.length} abstracts, ${queries.length} train queries in ${folds} folds; ` +
     `Cairn index built in ${(performance.now() - t).toFixed(0)} ms`,
@@ -77,16 +85,21 @@ const fts = (text) => {
 };
 console.log(`FTS5 built in ${(performance.now() - t).toFixed(0)} ms`);
 
-let embedder = null;
-if (args['model-dir']) {
+// --model-dir may be given more than once: every model is ranked in the same run (one look at
+// the held-out fold covers them all). --fusion and --cv use the first.
+const embedders = [];
+for (const dir of args['model-dir'] ?? []) {
   const { loadEmbedderFromDir } = await import('../dist/search/embedder.js');
-  embedder = await loadEmbedderFromDir(args['model-dir']);
+  const loaded = await loadEmbedderFromDir(dir);
   t = performance.now();
-  await index.embedMissing(embedder);
+  await index.embedMissing(loaded);
+  if (args.store) await index.save();
   console.log(
-    `model ${embedder.modelId} (${embedder.dims} dims): corpus embedded in ${(performance.now() - t).toFixed(0)} ms`,
+    `model ${loaded.modelId} (${loaded.dims} dims): corpus embedded in ${(performance.now() - t).toFixed(0)} ms`,
   );
+  embedders.push(loaded);
 }
+const embedder = embedders[0] ?? null;
 
 const rankOpts = { minScore: 0, now: NOW };
 // --kw '{"scoring":"fields"}' or '{"bm25":{"k":1.2,"b":0.75,"d":0}}': keyword options to compare.
@@ -145,23 +158,36 @@ if (kwVariants.length > 1) {
     ]);
   }
 }
+for (const emb of embedders) {
+  systems.push([`hybrid ${emb.modelId}`, (q) => cairnRanking(q, emb)]);
+  if (args.answer) systems.push([`hybrid answer ${emb.modelId}`.slice(0, 30), (q) => cairnAnswer(q, emb)]);
+}
 if (embedder) {
-  systems.push([`hybrid ${embedder.modelId}`, (q) => cairnRanking(q, embedder)]);
-  if (args.answer) systems.push(['hybrid answer', (q) => cairnAnswer(q, embedder)]);
   // --fusion '[{"vectorWeight":0.3,"textWeight":0.7}, ...]': fusion settings to compare in one run.
   for (const f of args.fusion ? JSON.parse(args.fusion) : []) {
-    systems.push([JSON.stringify(f).slice(0, 30), (q) => cairnRanking(q, embedder, rankOpts, f)]);
+    systems.push([`fusion ${JSON.stringify(f)}`.slice(0, 30), (q) => cairnRanking(q, embedder, rankOpts, f)]);
   }
 }
 
 // per system, per fold: list of {ndcg, recall}
 const results = systems.map(() => Array.from({ length: folds }, () => []));
+const misses = [];
 t = performance.now();
 for (const q of queries) {
   const fold = foldOf(q._id, folds);
   if (fold === heldOut && !args['held-out']) continue;
+  const ranked = [];
   for (let s = 0; s < systems.length; s++) {
-    results[s][fold].push(metrics(await systems[s][1](q.text), qrels.get(q._id)));
+    ranked.push(await systems[s][1](q.text));
+    results[s][fold].push(metrics(ranked[s], qrels.get(q._id)));
+  }
+  if (args.misses && fold !== heldOut) {
+    const [fts5, keyword] = ranked.map((r) => r.slice(0, 100));
+    for (const d of qrels.get(q._id).keys())
+      if (fts5.includes(d) && !keyword.includes(d))
+        misses.push(
+          `query ${q._id} (fold ${fold + 1}) abstract ${d}: FTS5 #${fts5.indexOf(d) + 1}, Cairn #${ranked[1].indexOf(d) + 1 || '-'}: ${q.text}`,
+        );
   }
 }
 console.log(`ranked in ${((performance.now() - t) / 1000).toFixed(1)} s\n`);
@@ -187,11 +213,34 @@ systems.forEach(([name], s) => {
   console.log(row.join(''));
 });
 
+if (args.misses)
+  console.log(`\nFTS5 finds, Cairn keyword misses (top 100, tuning folds):\n${misses.join('\n')}`);
+
+// Cross-validation over the tuning folds: for each one, the hybrid setting (the default and the
+// --fusion ones) whose worst other tuning fold gains most over keyword, and what it gains on this one.
+if (args.cv && embedder) {
+  const kwIndex = systems.findIndex(([name]) => name === 'keyword');
+  const settings = systems
+    .map((_, s) => s)
+    .filter((s) => systems[s][0] === `hybrid ${embedder.modelId}` || systems[s][0].startsWith('fusion '));
+  const gain = (s, f) => meanOf(results[s][f], 'ndcg') - meanOf(results[kwIndex][f], 'ndcg');
+  console.log('\ncross-validation (chosen on the other tuning folds by their worst gain over keyword):');
+  for (const f of shown) {
+    const others = shown.filter((o) => o !== f);
+    const best = settings.reduce((a, b) =>
+      Math.min(...others.map((o) => gain(b, o))) > Math.min(...others.map((o) => gain(a, o))) ? b : a,
+    );
+    console.log(
+      `  fold ${f + 1}: ${systems[best][0]} -> nDCG@10 ${gain(best, f) >= 0 ? '+' : ''}${gain(best, f).toFixed(4)} over keyword`,
+    );
+  }
+}
+
 if (args['cli-check']) {
   const { cliCheck } = await import('./scifact-cli.mjs');
   await cliCheck({ corpus, queries: queries.slice(0, 5) });
 }
 
-await embedder?.dispose();
+for (const emb of embedders) await emb.dispose();
 index.close();
-rmSync(root, { recursive: true, force: true });
+if (!args.store) rmSync(root, { recursive: true, force: true });

@@ -1,9 +1,14 @@
-import { readdir, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SearchIndex } from '../../server/src/search/index-store.js';
 import MiniSearch from 'minisearch';
-import { processTerm, splitWords, tokenize } from '../../server/src/core/search/tokenize.js';
+import {
+  processTerm,
+  splitWords,
+  tokenize,
+  TOKENIZER_VERSION,
+} from '../../server/src/core/search/tokenize.js';
 import { KeywordIndex, KEYWORD_FIELDS } from '../../server/src/search/keyword-index.js';
 import { folderFiles } from '../../server/src/search/source-files.js';
 import { memoryText, sources, tempStore, type MemorySpec } from './helpers.js';
@@ -206,6 +211,27 @@ describe('SearchIndex refresh and persistence', () => {
     expect(reopened.takeRepairNote()).toBe('search index rebuilt from git: state.json is not valid JSON');
     expect(reopened.takeRepairNote()).toBeNull(); // said once
     expect(await reopened.refresh(sources(specs))).toMatchObject({ added: 3 });
+  });
+
+  // Issue 13: tokenizer 4 keeps single letters (`T cell`); an index saved by an older tokenizer
+  // has no such terms and must be rebuilt, not searched with the new query terms.
+  it('rebuilds an index saved by another tokenizer, and then finds single letters', async () => {
+    const root = await store();
+    const tcell: MemorySpec[] = [
+      ...specs,
+      { id: 't-cells', title: 'Immunology notes', body: '## Context\nT cells need two signals.' },
+    ];
+    const index = await SearchIndex.open(root);
+    await index.refresh(sources(tcell));
+    await index.save();
+    index.close();
+    const statePath = join(root, '.cairn', 'index', 'state.json');
+    const state = JSON.parse(await readFile(statePath, 'utf8'));
+    await writeFile(statePath, JSON.stringify({ ...state, tokenizer: TOKENIZER_VERSION - 1 }));
+    const reopened = await SearchIndex.open(root);
+    expect(reopened.takeRepairNote()).toBe('search index rebuilt from git: made with another tokenizer');
+    expect(await reopened.refresh(sources(tcell))).toMatchObject({ added: 4 });
+    expect(paths(reopened, 't')).toEqual(['memories/t-cells.md']);
   });
 
   it('a missing index is built without a warning', async () => {

@@ -21,4 +21,25 @@ describe('Porter stemmer', () => {
     expect(processTerm('relational')).toBe(processTerm('relate'));
     expect(tokenize('utf8 s3 IL-6')).toEqual(['utf8', 's3', 'il', '6']);
   });
+
+  // Issue 13: documents SQLite FTS5 (porter unicode61) finds for SciFact claims and Cairn missed.
+  it('keeps single letters, stems words with digits and folds accents, as FTS5', () => {
+    expect(tokenize('T cell receptor')).toEqual(['t', 'cell', 'receptor']);
+    expect(tokenize('vitamin D, Pol V, G-rich ssDNA')).toEqual([
+      'vitamin',
+      'd',
+      'pol',
+      'v',
+      'g',
+      'rich',
+      'ssdna',
+    ]);
+    expect(processTerm('E2Fs')).toBe('e2f');
+    expect(processTerm('E2Fs')).toBe(processTerm('E2F'));
+    expect(processTerm('naïve')).toBe(processTerm('naive'));
+    expect(processTerm('Schrödinger')).toBe(processTerm('schrodinger'));
+    expect(tokenize("Alzheimer's disease")).toEqual(['alzheim', 'diseas']); // the possessive's s is no word
+    expect(tokenize('a I s')).toEqual([]);
+    expect(tokenize('IFN-γ 5mmol/L')).toEqual(['ifn', 'γ', '5mmol', 'l']);
+  });
 });

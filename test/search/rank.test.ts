@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   applyBudget,
@@ -80,6 +81,52 @@ describe('fuse', () => {
     );
     expect(adaptive[0].key).not.toBe(0); // the model reorders the keyword hits
     expect(vectorAgreement([], agreeing)).toBe(1); // only the model can answer
+  });
+
+  // Issue 13: in a store of a few dozen chunks every chunk is a keyword hit and a vector candidate;
+  // the keyword pool then held the whole vector list and the agreement read 1 for any model.
+  it('gives no say to a model that ranks a small store against the keywords', () => {
+    const small = keyword.slice(0, 20);
+    const reversed = small.map((k) => ({ key: k.key, score: 0.3 + k.key / 100 })); // worst hit best
+    expect(vectorAgreement(small, reversed)).toBe(0);
+    expect(fuse(small, reversed, { vectorWeight: 0.7, textWeight: 0.3 }).map((f) => f.key)).toEqual(
+      small.map((k) => k.key),
+    );
+    const agreeing = small.map((k) => ({ key: k.key, score: 0.9 - k.key / 100 }));
+    expect(vectorAgreement(small, agreeing)).toBe(1); // one that agrees keeps its weight
+    expect(vectorAgreement(small.slice(0, 1), agreeing.slice(0, 1))).toBe(0); // one chunk: nothing to learn
+  });
+
+  it("keeps keyword's best hit first when the vector list carries no signal (property)", () => {
+    const lists = fc
+      .uniqueArray(fc.integer({ min: 0, max: 300 }), { minLength: 1, maxLength: 80 })
+      .chain((keys) =>
+        fc.record({
+          keyword: fc.tuple(
+            ...keys.map((key) =>
+              fc.double({ min: 0.01, max: 50, noNaN: true }).map((score) => ({ key, score })),
+            ),
+          ),
+          cosine: fc.double({ min: 0.01, max: 1, noNaN: true }),
+          extra: fc.array(
+            fc.tuple(fc.integer({ min: 301, max: 600 }), fc.double({ min: 0, max: 1, noNaN: true })),
+          ),
+          vectorWeight: fc.double({ min: 0, max: 1, noNaN: true }),
+          textWeight: fc.double({ min: 0.01, max: 1, noNaN: true }),
+        }),
+      );
+    fc.assert(
+      fc.property(lists, ({ keyword: kw, cosine, extra, vectorWeight, textWeight }) => {
+        // Every keyword hit gets the same cosine; the model's other candidates score no higher.
+        const vector = [
+          ...kw.map((k) => ({ key: k.key, score: cosine })),
+          ...new Map(extra.map(([key, f]) => [key, { key, score: cosine * f }])).values(),
+        ].filter((v) => v.score > 0);
+        const best = [...kw].sort((a, b) => b.score - a.score || a.key - b.key)[0].key;
+        for (const adaptive of [true, false])
+          expect(fuse(kw, vector, { vectorWeight, textWeight, adaptive })[0].key).toBe(best);
+      }),
+    );
   });
 
   it('picks weights per model and keyword-only without one', () => {
