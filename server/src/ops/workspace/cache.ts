@@ -90,7 +90,6 @@ export class WorkspaceCache {
       if (data && data.version === version && Array.isArray(data.chunks)) {
         for (const chunk of data.chunks) {
           const read = v8.deserialize(chunk) as [string, CachedFile][];
-          ownSignatures(read);
           for (const [rel, entry] of read) entries.set(rel, entry);
           await pause();
         }
@@ -180,23 +179,6 @@ export class WorkspaceCache {
   /** What the cache held for `rel` at load (for a file an editor buffer now shadows). */
   loadedEntry(rel: string): CachedFile | undefined {
     return this.entries.get(rel);
-  }
-}
-
-/**
- * Typed arrays read back by v8.deserialize are views on the bytes read (or on 8 KB pool slabs),
- * so 10,000 kept signatures would keep the whole 14 MB file alive: copy a chunk's signatures into
- * one array of their own.
- */
-function ownSignatures(entries: [string, CachedFile][]): void {
-  const sigs = entries.map(([, e]) => e?.near?.sig).filter((sig) => sig instanceof Int32Array);
-  const packed = new Int32Array(sigs.reduce((n, sig) => n + sig.length, 0));
-  let at = 0;
-  for (const [, e] of entries) {
-    const near = e?.near;
-    if (!(near?.sig instanceof Int32Array)) continue;
-    packed.set(near.sig, at);
-    near.sig = packed.subarray(at, (at += near.sig.length));
   }
 }
 
