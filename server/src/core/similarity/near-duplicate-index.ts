@@ -121,14 +121,14 @@ const NONE = -1;
  * allocation and garbage collection than all the hashing.
  */
 class BandTable {
-  private keys = new Int32Array(64).fill(NONE);
-  private heads = new Int32Array(64).fill(NONE);
+  /** Position i holds a key at 2i and the first slot of its chain at 2i + 1 (one cache line). */
+  private cells = new Int32Array(128).fill(NONE);
   private used = 0;
 
   /** The first slot of the chain for `key`, or NONE. */
   head(key: number): number {
     const at = this.find(key);
-    return this.keys[at] === key ? this.heads[at] : NONE;
+    return this.cells[at] === key ? this.cells[at + 1] : NONE;
   }
 
   /** Makes `slot` the chain's first slot for `key` (NONE: the chain is empty, the key kept). */
@@ -139,42 +139,41 @@ class BandTable {
   /** Makes `slot` the chain's first slot for `key`; returns the slot that was first (or NONE). */
   push(key: number, slot: number): number {
     let at = this.find(key);
-    if (this.keys[at] !== key) {
-      if ((this.used + 1) * 2 > this.keys.length) {
+    if (this.cells[at] !== key) {
+      if ((this.used + 1) * 4 > this.cells.length) {
         this.grow();
         at = this.find(key);
       }
-      this.keys[at] = key;
+      this.cells[at] = key;
+      this.cells[at + 1] = NONE;
       this.used++;
-      this.heads[at] = NONE;
     }
-    const first = this.heads[at];
-    this.heads[at] = slot;
+    const first = this.cells[at + 1];
+    this.cells[at + 1] = slot;
     return first;
   }
 
-  /** Where `key` is, or the empty position where it would go (linear probing). */
+  /** Where (2i) `key` is, or the empty position where it would go (linear probing). */
   private find(key: number): number {
-    const mask = this.keys.length - 1;
-    let at = fmix32(key) & mask;
-    while (this.keys[at] !== key && this.keys[at] !== NONE) at = (at + 1) & mask;
+    const mask = this.cells.length / 2 - 1;
+    let at = (fmix32(key) & mask) * 2;
+    while (this.cells[at] !== key && this.cells[at] !== NONE) at = (at + 2) & (2 * mask);
     return at;
   }
 
   /** Twice the room (or the same, when empty chains free enough); keys of empty chains dropped. */
   private grow(): void {
-    const { keys, heads } = this;
+    const old = this.cells;
     let live = 0;
-    for (let i = 0; i < keys.length; i++) if (heads[i] !== NONE) live++;
-    const size = (live + 1) * 4 > keys.length ? keys.length * 2 : keys.length;
-    this.keys = new Int32Array(size).fill(NONE);
-    this.heads = new Int32Array(size).fill(NONE);
+    for (let i = 1; i < old.length; i += 2) if (old[i] !== NONE) live++;
+    const length = (live + 1) * 8 > old.length ? old.length * 2 : old.length;
+    this.cells = new Int32Array(length).fill(NONE);
     this.used = 0;
-    for (let i = 0; i < keys.length; i++) {
-      if (heads[i] === NONE) continue;
-      const at = this.find(keys[i]);
-      this.keys[at] = keys[i];
-      this.heads[at] = heads[i];
+    for (let i = 0; i < old.length; i += 2) {
+      if (old[i + 1] === NONE) continue;
+      const at = this.find(old[i]);
+      this.cells[at] = old[i];
+      this.cells[at + 1] = old[i + 1];
       this.used++;
     }
   }
