@@ -15,7 +15,8 @@ import { openCairnDir, type CairnDir } from '../../store/cairn-dir.js';
 import type { FileFacts } from './facts.js';
 import type { FileStamp } from './files.js';
 
-const FORMAT = 'workspace-2';
+// 3: a chunk's near-duplicate signatures in one array (Chunk), not one array per entry.
+const FORMAT = 'workspace-3';
 /** Entries per serialized chunk: a few milliseconds of work each. */
 const CHUNK = 256;
 const CACHE_FILE = 'cache/workspace.v8';
@@ -37,8 +38,18 @@ export interface CachedFile {
 
 interface CacheData {
   version: string;
-  /** Each a v8-serialized array of [path, entry] pairs. */
+  /** Each a v8-serialized Chunk. */
   chunks: Uint8Array[];
+}
+
+/**
+ * Up to CHUNK entries, their near-duplicate signatures packed in one array in entry order (each
+ * entry's `near.sig` holds its length there): 10,000 small typed arrays, each with a buffer of its
+ * own, cost a warm start more to read back and to collect than one array per chunk.
+ */
+interface Chunk {
+  entries: [string, CachedFile][];
+  sigs: Int32Array;
 }
 
 /** Lets other work run between chunks; undefined when there is no need to wait. */
@@ -89,9 +100,7 @@ export class WorkspaceCache {
       const data = bytes && (v8.deserialize(bytes) as CacheData);
       if (data && data.version === version && Array.isArray(data.chunks)) {
         for (const chunk of data.chunks) {
-          const read = v8.deserialize(chunk) as [string, CachedFile][];
-          ownSignatures(read);
-          for (const [rel, entry] of read) entries.set(rel, entry);
+          for (const [rel, entry] of unpack(v8.deserialize(chunk) as Chunk)) entries.set(rel, entry);
           await pause();
         }
       }
@@ -169,7 +178,7 @@ export class WorkspaceCache {
     const all = [...entries];
     const chunks: Uint8Array[] = [];
     for (let at = 0; at < all.length; at += CHUNK) {
-      chunks.push(v8.serialize(all.slice(at, at + CHUNK)));
+      chunks.push(v8.serialize(pack(all.slice(at, at + CHUNK))));
       await pause();
     }
     const data: CacheData = { version: this.version, chunks };
@@ -183,21 +192,34 @@ export class WorkspaceCache {
   }
 }
 
-/**
- * Typed arrays read back by v8.deserialize are views on the bytes read (or on 8 KB pool slabs),
- * so 10,000 kept signatures would keep the whole 14 MB file alive: copy a chunk's signatures into
- * one array of their own.
- */
-function ownSignatures(entries: [string, CachedFile][]): void {
-  const sigs = entries.map(([, e]) => e?.near?.sig).filter((sig) => sig instanceof Int32Array);
-  const packed = new Int32Array(sigs.reduce((n, sig) => n + sig.length, 0));
+/** A chunk of entries, their signatures moved into one array (the entries given are not changed). */
+function pack(entries: [string, CachedFile][]): Chunk {
+  const sigs = new Int32Array(entries.reduce((n, [, e]) => n + (e.near?.sig.length ?? 0), 0));
   let at = 0;
-  for (const [, e] of entries) {
+  const packed = entries.map(([rel, e]): [string, CachedFile] => {
+    if (!e.near) return [rel, e];
+    const { sig, ...rest } = e.near;
+    sigs.set(sig, at);
+    at += sig.length;
+    return [rel, { ...e, near: { ...rest, sig: sig.length as unknown as Int32Array } }];
+  });
+  return { entries: packed, sigs };
+}
+
+/**
+ * The entries of a chunk, each signature a view on the chunk's array (the near-duplicate index
+ * copies what it keeps). A damaged chunk throws; a wrong length makes a signature the index refuses.
+ */
+function unpack(chunk: Chunk): [string, CachedFile][] {
+  if (!Array.isArray(chunk?.entries) || !(chunk.sigs instanceof Int32Array)) throw new Error('damaged');
+  let at = 0;
+  for (const [, e] of chunk.entries) {
     const near = e?.near;
-    if (!(near?.sig instanceof Int32Array)) continue;
-    packed.set(near.sig, at);
-    near.sig = packed.subarray(at, (at += near.sig.length));
+    if (!near) continue;
+    const length = near.sig as unknown;
+    near.sig = typeof length === 'number' ? chunk.sigs.subarray(at, (at += length)) : new Int32Array(0);
   }
+  return chunk.entries;
 }
 
 function sameStampOf(a: FileStamp, b: FileStamp): boolean {

@@ -1,0 +1,92 @@
+// The startup cache's format: signatures packed one array per chunk (workspace-3). A cache written
+// in the earlier format (workspace-2: one array per entry) is ignored, every file is parsed again,
+// the diagnostics are the same, and the next start takes every file back from the new cache.
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import v8 from 'node:v8';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packageVersion } from '../../server/src/package-root.js';
+import { StoreWorkspace, WorkspaceCache, fileProblems } from '../../server/src/ops/workspace/index.js';
+import { removeDir } from '../helpers/store.js';
+import { makeStore, memoryText } from './lsp-helper.js';
+
+const REDIS = 'We cache user sessions in Redis with a 30 minute TTL because login bursts overloaded it.';
+const FILES = {
+  'memories/redis-cache.md': memoryText('redis-cache', `${REDIS}\n\nSee [[nowhere]].`),
+  'memories/redis-copy.md': memoryText('redis-copy', REDIS),
+  'memories/deploy.md': memoryText('deploy', 'Deploys need a signed tag and a second reviewer on call.'),
+  'MEMORY.md': '# Long-term\n\n- Deploys: [[deploy]] and [[gone]]\n',
+};
+const CACHE = ['.cairn', 'cache', 'workspace.v8'];
+
+let root: string;
+beforeAll(() => {
+  root = makeStore(FILES);
+});
+afterAll(() => removeDir(root));
+
+/** Loads the store with its cache: files parsed vs reused, and every file's findings. */
+async function load(): Promise<{ parsed: number; reused: number; findings: string[] }> {
+  const cache = await WorkspaceCache.load(root);
+  const ws = new StoreWorkspace({ root });
+  await ws.load({ cache });
+  await ws.refreshGit();
+  const findings: string[] = [];
+  for (const rel of [...ws.files.keys()].sort())
+    for (const p of (await fileProblems(ws, rel)) ?? [])
+      findings.push(`${rel} ${p.code} ${p.range.start.line}:${p.range.start.character} ${p.message}`);
+  await cache.save(await ws.cacheEntries(cache));
+  return { parsed: cache.parsed, reused: cache.reused, findings };
+}
+
+/** Rewrites the cache file as the workspace-2 format had it: chunks of [path, entry] pairs. */
+function writeOldFormat(): void {
+  const file = path.join(root, ...CACHE);
+  const data = v8.deserialize(readFileSync(file)) as { version: string; chunks: Uint8Array[] };
+  const chunks = data.chunks.map((bytes) => {
+    const chunk = v8.deserialize(bytes) as {
+      entries: [string, { near?: { sig: unknown } }][];
+      sigs: Int32Array;
+    };
+    let at = 0;
+    for (const [, e] of chunk.entries)
+      if (e.near) e.near.sig = chunk.sigs.slice(at, (at += e.near.sig as number));
+    return v8.serialize(chunk.entries);
+  });
+  writeFileSync(file, v8.serialize({ version: `workspace-2/${packageVersion()}`, chunks }));
+}
+
+describe('startup cache format', () => {
+  it('ignores a cache of the earlier format and rebuilds it, with the same findings', async () => {
+    const cold = await load();
+    expect([cold.parsed, cold.reused]).toEqual([4, 0]);
+    expect(cold.findings.some((f) => f.includes('duplicate/near'))).toBe(true);
+    // Past the "racy" window of the files' writes, so the next load takes them by their stamps.
+    await new Promise((r) => setTimeout(r, 2100));
+    const rebuilt = await load();
+    expect(rebuilt.findings).toEqual(cold.findings);
+    const warm = await load();
+    expect([warm.parsed, warm.reused]).toEqual([0, 4]);
+    expect(warm.findings).toEqual(cold.findings);
+
+    writeOldFormat();
+    const old = await load();
+    expect([old.parsed, old.reused]).toEqual([4, 0]);
+    expect(old.findings).toEqual(cold.findings);
+    const again = await load();
+    expect([again.parsed, again.reused]).toEqual([0, 4]);
+    expect(again.findings).toEqual(cold.findings);
+  }, 30_000);
+
+  it('reads the old layout under the current version as damaged: ignored, not half read', async () => {
+    await load();
+    const file = path.join(root, ...CACHE);
+    const data = v8.deserialize(readFileSync(file)) as { version: string; chunks: Uint8Array[] };
+    const pairs = data.chunks.map((bytes) =>
+      v8.serialize((v8.deserialize(bytes) as { entries: unknown[] }).entries),
+    );
+    writeFileSync(file, v8.serialize({ version: data.version, chunks: pairs }));
+    const damaged = await load();
+    expect([damaged.parsed, damaged.reused]).toEqual([4, 0]);
+  });
+});
