@@ -4,8 +4,7 @@
 // clone answers at once, partial and saying so. Real processes over stdio, a generated store of a
 // few thousand memories committed with the git CLI.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -16,42 +15,24 @@ import {
   StreamMessageWriter,
   type MessageConnection,
 } from 'vscode-languageserver/node';
-// @ts-expect-error: a plain JavaScript module shared with the benchmarks
-import { generateStore } from '../../bench/search-gen.mjs';
 import { call, connect } from '../mcp/helpers.js';
+import { generatedStores } from './generated-store.js';
 import { git, uriOf } from './lsp-helper.js';
 
 const REPO = path.resolve(import.meta.dirname, '../..');
 const BUILT = existsSync(path.join(REPO, 'dist/main.js'));
 const MEMORIES = 4000;
 
-let template: string;
-const dirs: string[] = [];
+const stores = generatedStores('cairn-search-service', MEMORIES);
+const freshStore = () => stores.fresh();
 const children: ChildProcess[] = [];
 
-beforeAll(() => {
-  template = path.join(os.tmpdir(), `cairn-search-service-${process.pid}`);
-  (generateStore as (dir: string, count: number) => void)(template, MEMORIES);
-  rmSync(path.join(template, '.generated'), { force: true });
-  writeFileSync(path.join(template, 'cairn.yaml'), 'version: 1\n');
-  writeFileSync(path.join(template, '.gitignore'), '.cairn/\n');
-  git(template, 'init', '-q', '-b', 'main');
-  git(template, 'add', '-A');
-  git(template, 'commit', '-q', '-m', 'store(init): generated memories');
-}, 120_000);
-afterAll(() => rmSync(template, { recursive: true, force: true }));
+beforeAll(() => stores.create(), 120_000);
+afterAll(() => stores.removeTemplate());
 afterEach(() => {
   children.splice(0).forEach((c) => c.kill());
-  dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true }));
+  stores.removeCopies();
 });
-
-/** A fresh clone of the generated store: no .cairn, nothing indexed. */
-function freshStore(): string {
-  const dir = path.join(os.tmpdir(), `cairn-search-service-${process.pid}-${dirs.length}-${Date.now()}`);
-  cpSync(template, dir, { recursive: true });
-  dirs.push(dir);
-  return dir;
-}
 
 interface Server {
   conn: MessageConnection;

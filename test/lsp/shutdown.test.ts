@@ -3,8 +3,7 @@
 // stops its workers and exits, and nothing writes into the store afterwards, so the folder can be
 // removed at once (editors and test runners do). A real `cairn lsp --stdio` process.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -13,41 +12,22 @@ import {
   StreamMessageReader,
   StreamMessageWriter,
 } from 'vscode-languageserver/node';
-// @ts-expect-error: a plain JavaScript module shared with the benchmarks
-import { generateStore } from '../../bench/search-gen.mjs';
-import { git } from './lsp-helper.js';
+import { generatedStores } from './generated-store.js';
 
 const REPO = path.resolve(import.meta.dirname, '../..');
 const BUILT = existsSync(path.join(REPO, 'dist/main.js'));
 const MEMORIES = 3000;
 
-let template: string;
-const dirs: string[] = [];
+const stores = generatedStores('cairn-lsp-shutdown', MEMORIES);
+const freshStore = () => stores.fresh();
 const children: ChildProcess[] = [];
 
-beforeAll(() => {
-  template = path.join(os.tmpdir(), `cairn-lsp-shutdown-${process.pid}`);
-  (generateStore as (dir: string, count: number) => void)(template, MEMORIES);
-  rmSync(path.join(template, '.generated'), { force: true });
-  writeFileSync(path.join(template, 'cairn.yaml'), 'version: 1\n');
-  writeFileSync(path.join(template, '.gitignore'), '.cairn/\n');
-  git(template, 'init', '-q', '-b', 'main');
-  git(template, 'add', '-A');
-  git(template, 'commit', '-q', '-m', 'store(init): generated memories');
-}, 120_000);
-afterAll(() => rmSync(template, { recursive: true, force: true }));
+beforeAll(() => stores.create(), 120_000);
+afterAll(() => stores.removeTemplate());
 afterEach(() => {
   children.splice(0).forEach((c) => c.kill('SIGKILL'));
-  dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true, maxRetries: 20 }));
+  stores.removeCopies();
 });
-
-/** A fresh clone: no .cairn, every file's stamp new to git (its first `git status` refreshes). */
-function freshStore(): string {
-  const dir = path.join(os.tmpdir(), `cairn-lsp-shutdown-${process.pid}-${dirs.length}-${Date.now()}`);
-  cpSync(template, dir, { recursive: true });
-  dirs.push(dir);
-  return dir;
-}
 
 /** Every path under `dir` (relative), for comparing what is there before and after. */
 function listAll(dir: string): string[] {
