@@ -37,6 +37,7 @@ export async function startGitServer(opts = {}) {
   const requests = [];
   let cut = null;
   let beforePush = null;
+  let stops = 0; // how many times the server stopped: a push held across a stop is dropped
   let port = 0;
 
   const authorized = (req) => {
@@ -65,8 +66,10 @@ export async function startGitServer(opts = {}) {
     if (beforePush && isPush) {
       const hook = beforePush;
       beforePush = null;
-      // A hook that stopped the server has cut this push: it is not served.
-      void hook().then(() => server.listening && serve(req, res, url));
+      // A hook that stopped the server has cut this push: it is not served, even when the server
+      // listens again before the hook's promise settles (a test may restart it at once).
+      const stopsBefore = stops;
+      void hook().then(() => stops === stopsBefore && server.listening && serve(req, res, url));
       return;
     }
     serve(req, res, url);
@@ -128,6 +131,7 @@ export async function startGitServer(opts = {}) {
 
   const server = Object.assign(http.createServer(handler), {
     async stopNow() {
+      stops++;
       for (const c of children) c.kill('SIGKILL');
       for (const s of sockets) s.destroy();
       await new Promise((resolve) => server.close(() => resolve()));

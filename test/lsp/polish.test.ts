@@ -21,6 +21,20 @@ beforeAll(async () => {
 });
 afterAll(() => c?.close());
 
+/**
+ * Asks again until `ok` holds (10 s at most), as an editor does while the person types: during the
+ * cold load, completion lists what is read so far (`isIncomplete`) and workspace symbols come from
+ * what the workspace model holds so far.
+ */
+async function askUntil<T>(ask: () => Promise<T>, ok: (answer: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const answer = await ask();
+    if (ok(answer) || Date.now() > deadline) return answer;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /** True when every position of `range` lies inside `text` (no line past the last, no character past its end). */
 function inside(
   text: string,
@@ -34,10 +48,14 @@ describe('editor polish', () => {
   it('completion items filter on title words as well as ids', async () => {
     c.open('memories/note.md', NOTE);
     await c.waitDiagnostics('memories/note.md', () => true);
-    const list = (await c.conn.sendRequest('textDocument/completion', {
-      textDocument: { uri: uriOf(root, 'memories/note.md') },
-      position: { line: 6, character: NOTE.split('\n')[6].length },
-    })) as CompletionList;
+    const list = await askUntil(
+      () =>
+        c.conn.sendRequest('textDocument/completion', {
+          textDocument: { uri: uriOf(root, 'memories/note.md') },
+          position: { line: 6, character: NOTE.split('\n')[6].length },
+        }) as Promise<CompletionList>,
+      (l) => l.items.some((i) => i.label === 'redis-ttl'),
+    );
     const item = list.items.find((i) => i.label === 'redis-ttl')!;
     // An editor filters on filterText (else the label) against what follows `[[`: "expiry" finds it.
     expect(item.filterText).toContain('Session expiry');
@@ -56,7 +74,10 @@ describe('editor polish', () => {
   });
 
   it('workspace symbols point at the title line', async () => {
-    const found = (await c.conn.sendRequest('workspace/symbol', { query: 'expiry' })) as SymbolInformation[];
+    const found = await askUntil(
+      () => c.conn.sendRequest('workspace/symbol', { query: 'expiry' }) as Promise<SymbolInformation[]>,
+      (f) => f.some((s) => s.location.uri === uriOf(root, 'memories/redis-ttl.md')),
+    );
     const symbol = found.find((s) => s.location.uri === uriOf(root, 'memories/redis-ttl.md'))!;
     expect(symbol.name).toBe('Session expiry');
     // Line 2 is `title: Session expiry` (after `---` and `id:`).

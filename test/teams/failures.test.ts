@@ -122,16 +122,23 @@ describe('a sync cut short', () => {
     const id = (await a.store(agentPayload('Flaky test policy'))).metadata.topic_id as string;
     // The push waits at the server while the cairn process is killed.
     let killed = false;
+    let cut!: () => void;
+    const pushCut = new Promise<void>((resolve) => (cut = resolve));
     team.server!.beforeNextPush(async () => {
       // The sync holds the store lock, which names its process.
       const holder = JSON.parse(readFileSync(path.join(a.dir, '.git', 'cairn.lock'), 'utf8')).pid;
       process.kill(holder, 'SIGKILL');
       killed = true;
       await team!.server!.stop();
+      cut();
     });
     const r = await a.run('sync');
     expect(killed).toBe(true);
     expect(r.code).not.toBe(0);
+    // The killed process can be seen gone before the server has finished stopping; listening again
+    // before that would let the held push through after all (seen once under load in CI).
+    await pushCut;
+    await new Promise((resolve) => setImmediate(resolve));
     await team.server!.start();
     const again = await a.sync();
     expect(again.pushed).toContain(`refs/heads/candidate/${id}`);
