@@ -141,7 +141,11 @@ describe('a sync cut short', () => {
     await new Promise((resolve) => setImmediate(resolve));
     await team.server!.start();
     const again = await a.sync();
-    expect(again.pushed).toContain(`refs/heads/candidate/${id}`);
+    // SIGKILL reaches cairn alone: its `git push` child lives on and sends its request again once
+    // the server is back (seen in CI under load), so either that push or this sync delivers the
+    // candidate; what matters is that it reaches the remote and the teammate.
+    expect(again.success).toBe(true);
+    expect(await remoteRefs(team)).toContain(`refs/heads/candidate/${id}`);
     expect((await b.sync()).newCandidates).toEqual([id]);
   });
 });
