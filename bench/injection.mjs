@@ -46,23 +46,21 @@ const cfg = {
   maxWindow: Number(argAfter('--max-window') ?? L.SETTINGS.maxWindow),
   maxUnit: Number(argAfter('--max-unit') ?? L.SETTINGS.maxUnit),
   seed: Number(argAfter('--seed') ?? L.SETTINGS.seed),
+  // --average K: the weights of K models trained with seeds seed .. seed + K - 1, averaged.
+  average: Number(argAfter('--average') ?? L.SETTINGS.average ?? 1),
 };
 const docs = rows.map((r) => L.featurize(r.text, cfg));
 const ruleFlag = rows.map((r) => isFlagged(scanText(r.text).filter((f) => f.category !== 'secret')));
 const pct = (x) => (Number.isNaN(x) ? '   -  ' : `${(100 * x).toFixed(1).padStart(5)}%`);
 const rate = (xs) => (xs.length ? xs.filter(Boolean).length / xs.length : NaN);
 
-/** Trains on `idx` and the augmentation made from those rows alone; returns the model. */
-const trainOn = (idx) => {
-  const fit = idx.map((i) => rows[i]);
-  const extra = L.augmentRows(fit, cfg.augment, cfg.seed);
-  return L.train(
-    [...idx.map((i) => docs[i]), ...extra.map((r) => L.featurize(r.text, cfg))],
-    [...fit, ...extra].map((r) => r.label),
-    L.rowWeights([...fit, ...extra]),
+/** Trains on `idx` and the augmentation made from those rows alone (L.fitModel); returns the model. */
+const trainOn = (idx) =>
+  L.fitModel(
+    idx.map((i) => rows[i]),
+    idx.map((i) => docs[i]),
     cfg,
   );
-};
 
 // ---- 1. Held-out split ----------------------------------------------------------------------
 const groups = [...new Set(rows.map((r) => r.group))].sort();

@@ -40,13 +40,7 @@ const held = L.heldOutSplit(rows, L.HELD_OUT_SHARE, L.SPLIT_SEED);
 const trainIdx = rows.map((_, i) => i).filter((i) => !held.has(i));
 /** Trains on `fit` (rows with their featurized docs) and the augmentation made from them alone. */
 function trainWith(fit, fitDocs) {
-  const extra = L.augmentRows(fit, cfg.augment, cfg.seed);
-  return L.train(
-    [...fitDocs, ...extra.map((r) => L.featurize(r.text, cfg))],
-    [...fit, ...extra].map((r) => r.label),
-    L.rowWeights([...fit, ...extra]),
-    cfg,
-  );
+  return L.fitModel(fit, fitDocs, cfg);
 }
 const calib = trainWith(
   trainIdx.map((i) => rows[i]),
