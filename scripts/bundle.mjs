@@ -9,7 +9,8 @@
 // scanner cannot take, and core/format calls it synchronously. So it is not a chunk but
 // dist/bundle/markdown.cjs, a CommonJS file `require`d on first use (see MARKDOWN_SHIM): a
 // `cairn search` never compiles it.
-import { rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
@@ -82,3 +83,11 @@ await build({
   output: { file: path.join(outDir, MARKDOWN_FILE), format: 'cjs' },
   logLevel: 'warn',
 });
+
+// The build id: a hash of every bundled file. Caches of what this code computes (server/src/
+// build-id.ts: clean scans) are keyed on it, so a rebuild with other code never reuses them.
+const buildHash = createHash('sha256');
+for (const name of readdirSync(outDir).sort()) {
+  buildHash.update(`${name}\0`).update(readFileSync(path.join(outDir, name)));
+}
+writeFileSync(path.join(outDir, 'build-id'), `${buildHash.digest('hex')}\n`);
