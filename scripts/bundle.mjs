@@ -5,6 +5,10 @@
 // heavy, rarely used parts (MCP SDK, transformers.js, isomorphic-git) are chunks loaded on demand;
 // native packages stay external. bin/cairn.js falls back to dist/main.js.
 //
+// The bundle is CommonJS (.cjs): V8 can cache the compiled code of a script (vm.Script cachedData)
+// but Node 20 offers that for no ES module, and bin/load-bundle.js keeps a code cache of these files
+// (a warm `cairn search` spent about a sixth of its CPU parsing and compiling the bundle).
+//
 // The markdown parser (remark, micromark: about 500 KB of code) is read only by a file the fast
 // scanner cannot take, and core/format calls it synchronously. So it is not a chunk but
 // dist/bundle/markdown.cjs, a CommonJS file `require`d on first use (see MARKDOWN_SHIM): a
@@ -73,7 +77,7 @@ await build({
   platform: 'node',
   external,
   plugins: [markdownShim],
-  output: { dir: outDir, format: 'esm', entryFileNames: '[name].mjs', chunkFileNames: '[name]-[hash].mjs' },
+  output: { dir: outDir, format: 'cjs', entryFileNames: '[name].cjs', chunkFileNames: '[name]-[hash].cjs' },
   logLevel: 'warn',
 });
 await build({
