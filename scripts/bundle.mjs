@@ -5,11 +5,16 @@
 // heavy, rarely used parts (MCP SDK, transformers.js, isomorphic-git) are chunks loaded on demand;
 // native packages stay external. bin/cairn.js falls back to dist/main.js.
 //
+// The bundle is CommonJS (.cjs): V8 can cache the compiled code of a script (vm.Script cachedData)
+// but Node 20 offers that for no ES module, and bin/load-bundle.js keeps a code cache of these files
+// (a warm `cairn search` spent about a sixth of its CPU parsing and compiling the bundle).
+//
 // The markdown parser (remark, micromark: about 500 KB of code) is read only by a file the fast
 // scanner cannot take, and core/format calls it synchronously. So it is not a chunk but
 // dist/bundle/markdown.cjs, a CommonJS file `require`d on first use (see MARKDOWN_SHIM): a
 // `cairn search` never compiles it.
-import { rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
@@ -72,7 +77,7 @@ await build({
   platform: 'node',
   external,
   plugins: [markdownShim],
-  output: { dir: outDir, format: 'esm', entryFileNames: '[name].mjs', chunkFileNames: '[name]-[hash].mjs' },
+  output: { dir: outDir, format: 'cjs', entryFileNames: '[name].cjs', chunkFileNames: '[name]-[hash].cjs' },
   logLevel: 'warn',
 });
 await build({
@@ -82,3 +87,11 @@ await build({
   output: { file: path.join(outDir, MARKDOWN_FILE), format: 'cjs' },
   logLevel: 'warn',
 });
+
+// The build id: a hash of every bundled file. Caches of what this code computes (server/src/
+// build-id.ts: clean scans) are keyed on it, so a rebuild with other code never reuses them.
+const buildHash = createHash('sha256');
+for (const name of readdirSync(outDir).sort()) {
+  buildHash.update(`${name}\0`).update(readFileSync(path.join(outDir, name)));
+}
+writeFileSync(path.join(outDir, 'build-id'), `${buildHash.digest('hex')}\n`);

@@ -54,12 +54,12 @@ export function createRoot(opts: { env: NodeJS.ProcessEnv; cwd: string }): Root 
 }
 
 /**
- * A compiled worker next to the running code: the bundle's `name`.mjs, or tsc's `name`.js; from
+ * A compiled worker next to the running code: the bundle's `name`.cjs, or tsc's `name`.js; from
  * the TypeScript sources (tests), the compiled one in dist/. Null when nothing is built.
  */
 export function workerUrl(name: 'search-worker' | 'workspace-worker'): URL | null {
   const here = new URL(import.meta.url);
-  const candidates = [new URL(`./${name}.mjs`, here), new URL(`./${name}.js`, here)];
+  const candidates = [new URL(`./${name}.cjs`, here), new URL(`./${name}.js`, here)];
   if (here.pathname.endsWith('.ts')) {
     // Sources run by a test runner: the worker must be compiled JavaScript (`npm run build`).
     candidates.length = 0;

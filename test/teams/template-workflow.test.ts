@@ -62,7 +62,7 @@ function cairnInstalled(args: string[], opts: { cwd: string; input?: string }): 
 }
 
 beforeAll(async () => {
-  if (!existsSync(path.join(REPO_ROOT, 'dist/bundle/main.mjs')))
+  if (!existsSync(path.join(REPO_ROOT, 'dist/bundle/main.cjs')))
     throw new Error('dist/bundle is missing: run `npm run build` first (npm test does)');
   tmp = tempDir('cairn-pack-');
   // The build is done; --ignore-scripts skips the `prepare` build that `npm pack` runs for people.
@@ -131,7 +131,7 @@ describe('npm pack', () => {
     const files = packed.files.map((f) => f.path);
     for (const f of [
       'bin/cairn.js',
-      'dist/bundle/main.mjs',
+      'dist/bundle/main.cjs',
       'dist/main.js',
       'memory-template/cairn.yaml',
       'memory-template/gitignore',

@@ -7,6 +7,7 @@ import type { MemoryStatus } from '../core/types.js';
 import { withholdText, type WithheldPassage, type WithholdResult } from '../core/withhold.js';
 import type { SearchEntry, SearchResponse, SearchResultItem } from '../search/search.js';
 import { repoPath } from '../store/store.js';
+import { CleanScans } from './clean-scans.js';
 import type { OpContext } from './context.js';
 import { memoryHistories } from './history.js';
 import { readStoreLines, type FileLines } from './query.js';
@@ -33,11 +34,24 @@ export async function withholdForAgent(
   text: string,
   where: { path: string; status?: MemoryStatus },
 ): Promise<WithholdResult> {
+  return (await withholdScanned(ctx, text, where)).result;
+}
+
+/** withholdForAgent, saying too whether the scan flagged nothing at all (before any allowance). */
+async function withholdScanned(
+  ctx: OpContext,
+  text: string,
+  where: { path: string; status?: MemoryStatus },
+): Promise<{ result: WithholdResult; clean: boolean }> {
   const id = memoryIdFromPath(where.path);
   const detector = injectionDetector(ctx.store.config);
   const strict = withholdText(text, { id, detector });
-  if (!strict.passages.length || !id || where.status === 'candidate') return strict;
-  return withholdText(text, { id, allowed: (await allowedRules(ctx))(id), detector });
+  if (!strict.passages.length) return { result: strict, clean: true };
+  if (!id || where.status === 'candidate') return { result: strict, clean: false };
+  return {
+    result: withholdText(text, { id, allowed: (await allowedRules(ctx))(id), detector }),
+    clean: false,
+  };
 }
 
 export type AgentEntry = SearchEntry & { withheldPassages?: WithheldPassage[] };
@@ -70,6 +84,8 @@ export async function withholdSearchAnswer<T extends Pick<SearchResponse, 'entri
   const safe = new Map<string, WithholdResult>();
   if (paths.length) {
     const tip = await requireMainTip(store);
+    // Blobs scanned clean before are not scanned again (ops/clean-scans.ts: flagged ones always are).
+    const cleanScans = await CleanScans.open(ctx);
     let candidates: Map<string, string> | undefined;
     for (const path of paths) {
       let commit = tip;
@@ -77,11 +93,15 @@ export async function withholdSearchAnswer<T extends Pick<SearchResponse, 'entri
         candidates ??= new Map((await openCandidates(store, tip)).map((c) => [`memories/${c.id}.md`, c.tip]));
         commit = candidates.get(path) ?? tip;
       }
-      const text = await store.repo.readText(commit, repoPath(store, path));
+      const oid = await store.repo.fileOid(commit, repoPath(store, path));
+      if (oid === null || cleanScans.isClean(oid)) continue;
+      const text = await store.repo.readBlobText(oid);
       if (text === null) continue;
-      const w = await withholdForAgent(ctx, text, { path, status: status.get(path) });
-      if (w.passages.length) safe.set(path, w);
+      const w = await withholdScanned(ctx, text, { path, status: status.get(path) });
+      if (w.clean) cleanScans.addClean(oid);
+      if (w.result.passages.length) safe.set(path, w.result);
     }
+    cleanScans.save();
   }
   const snippet = (w: WithholdResult, lines: [number, number]) =>
     clip(

@@ -3,6 +3,7 @@
 // threshold from cairn.yaml (scan.injection.threshold) or, when unset, the model's calibrated one.
 // A missing or damaged weights file does not stop anything: the named rules still scan, a warning
 // says once per process that the learned detector is off, and `cairn check` reports it too.
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CairnConfig } from '../core/config.js';
@@ -65,4 +66,22 @@ export function injectionDetector(config?: Pick<CairnConfig, 'scan'>): Injection
   const model = shippedInjectionModel();
   if (!model) return undefined;
   return { model, threshold: config?.scan.injection.threshold ?? model.header.threshold };
+}
+
+let fingerprint: string | null = null;
+
+/**
+ * What identifies the detector a scan would use, without parsing the weights: a hash of the
+ * weights file (or why it is unusable) and cairn.yaml's threshold. A cache of clean scans is
+ * keyed on it (ops/clean-scans.ts): other weights or another threshold never reuse a verdict.
+ */
+export function injectionDetectorFingerprint(config?: Pick<CairnConfig, 'scan'>): string {
+  if (fingerprint === null) {
+    try {
+      fingerprint = createHash('sha256').update(readFileSync(injectionModelPath())).digest('hex');
+    } catch (e) {
+      fingerprint = `unusable:${(e as NodeJS.ErrnoException).code ?? 'error'}`;
+    }
+  }
+  return `${fingerprint}:${config?.scan.injection.threshold ?? 'calibrated'}`;
 }

@@ -78,10 +78,8 @@ export class ObjectStore {
   async read(oid: string): Promise<GitObject | null> {
     if (!/^[0-9a-f]{40}$/.test(oid)) return null;
     // After `git gc` most objects are packed: ask the in-memory pack index before the disk.
-    if (this.packs.has(oid)) {
-      const packed = await this.packs.read(oid);
-      if (packed) return packed;
-    }
+    const listed = this.packs.readListed(oid);
+    if (listed) return listed;
     let raw: Buffer | null = null;
     try {
       // Synchronous: one small file, and no thread-pool round trip per object.

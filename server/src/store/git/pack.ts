@@ -83,6 +83,21 @@ export class PackReader {
   }
 
   /**
+   * The object when a pack we know of lists it; undefined when none does (without looking for new
+   * packs: the caller tries loose objects first), null when listed but unreadable. One lookup:
+   * `has` then `read` searched every index twice per object.
+   */
+  readListed(oid: string): GitObject | null | undefined {
+    this.packs ??= this.loadPacks();
+    const key = Buffer.from(oid, 'hex');
+    for (const pack of this.packs) {
+      const offset = pack.offsetOf(key);
+      if (offset >= 0) return this.readVerified(pack, offset, oid);
+    }
+    return undefined;
+  }
+
+  /**
    * The object, or null when no pack has it (or it could not be read and verified). Reads are
    * synchronous on a file descriptor kept open per pack: objects are small, and a round trip
    * through the thread pool per read made listing 10,000 memories take seconds.
@@ -97,21 +112,24 @@ export class PackReader {
       }
       for (const pack of this.packs) {
         const offset = pack.offsetOf(key);
-        if (offset < 0) continue;
-        try {
-          const obj = this.readAt(pack.fd(), pack, offset, 0);
-          return obj && hashObject(obj.type, obj.body) === oid ? obj : null;
-        } catch {
-          return null;
-        }
+        if (offset >= 0) return this.readVerified(pack, offset, oid);
       }
     }
     return null;
   }
 
+  private readVerified(pack: PackIndex, offset: number, oid: string): GitObject | null {
+    try {
+      const obj = this.readAt(pack.fd(), pack, offset, 0);
+      return obj && hashObject(obj.type, obj.body) === oid ? obj : null;
+    } catch {
+      return null;
+    }
+  }
+
   private readAt(fd: number, pack: PackIndex, offset: number, depth: number): GitObject | null {
     if (depth > 60) return null;
-    const head = Buffer.alloc(32);
+    const head = Buffer.allocUnsafe(32); // every byte used is read first
     const bytesRead = fs.readSync(fd, head, 0, 32, offset);
     let pos = 0;
     let c = head[pos++];
@@ -152,7 +170,7 @@ export class PackReader {
 function inflateAt(fd: number, position: number, size: number): Buffer {
   // Compressed data is at most a little larger than its output; retry bigger if we cut it short.
   for (let guess = size + 64 + (size >> 6); ; guess *= 2) {
-    const buf = Buffer.alloc(guess);
+    const buf = Buffer.allocUnsafe(guess); // only the bytes read are inflated
     const bytesRead = fs.readSync(fd, buf, 0, guess, position);
     try {
       const out = inflateSync(buf.subarray(0, bytesRead));

@@ -141,13 +141,13 @@ export class GitRepo {
   /** A blob's text (UTF-8) by its id, as listDir gives it; null when it is not a blob. */
   async readBlobText(oid: string): Promise<string | null> {
     const obj = await this.store.read(oid);
-    return obj?.type === 'blob' ? Buffer.from(obj.body).toString('utf8') : null;
+    return obj?.type === 'blob' ? utf8(obj.body) : null;
   }
 
   /** A file's text (UTF-8) at `commit`; null when missing. */
   async readText(commit: string, filePath: string): Promise<string | null> {
     const bytes = await this.readFile(commit, filePath);
-    return bytes === null ? null : Buffer.from(bytes).toString('utf8');
+    return bytes === null ? null : utf8(bytes);
   }
 
   /** Entries of a folder at `commit` ('' = root), in git order; [] when missing. */
@@ -450,4 +450,9 @@ export class GitRepo {
     if (found !== null) await clearJournal(this.gitdir);
     if (notes.length > 0) this.onRecovered?.(notes.join('; '));
   }
+}
+
+/** Bytes as UTF-8 text, decoded in place (Buffer.from(bytes) would copy them first). */
+function utf8(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }

@@ -1,0 +1,69 @@
+// Files the scanner found clean, by git blob id, persisted under .cairn/cache/: a `cairn search`
+// returns the same few files again and again, and scanning each one (named rules and the learned
+// detector) cost a fifth of a warm search. A blob never changes, so a verdict stays true for as long
+// as the scanner does: the file's first line names the scanner (the build of the code, the weights,
+// the threshold), and any other scanner starts afresh. Only "clean" is remembered: a flagged file
+// is scanned every time, so the cache can skip work but never hide a finding. A damaged file is
+// dropped and rewritten; without a build id (sources, tsc's output) nothing is cached.
+import { createHash } from 'node:crypto';
+import { buildId } from '../build-id.js';
+import { openCairnDir, type CairnDir } from '../store/cairn-dir.js';
+import { injectionDetectorFingerprint } from '../store/injection-model.js';
+import type { OpContext } from './context.js';
+
+const FILE = 'cache/clean-scans.txt';
+const FORMAT = 'cairn-clean-scans-1';
+/** Past this many blobs the file starts afresh (bounded: about 4 MB). */
+const MAX_ENTRIES = 100_000;
+const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
+export class CleanScans {
+  private added = false;
+
+  private constructor(
+    private readonly dir: CairnDir | null,
+    private readonly header: string,
+    private readonly clean: Set<string>,
+  ) {}
+
+  /** The store's cache for the scanner this process runs (empty when missing, damaged or another scanner's). */
+  static async open(ctx: OpContext): Promise<CleanScans> {
+    const code = buildId();
+    if (!code) return new CleanScans(null, '', new Set());
+    const scanner = createHash('sha256')
+      .update(`${code}\n${injectionDetectorFingerprint(ctx.store.config)}`)
+      .digest('hex');
+    const header = `${FORMAT} ${scanner}`;
+    const dir = await openCairnDir(ctx.store.root, ctx.store.repo);
+    return new CleanScans(dir, header, readEntries(dir, header));
+  }
+
+  /** True when this blob was scanned clean by this scanner. */
+  isClean(oid: string): boolean {
+    return this.clean.has(oid);
+  }
+
+  /** Remembers a blob this scanner found clean (nothing flagged, before any allowance). */
+  addClean(oid: string): void {
+    if (!this.dir || this.clean.has(oid) || !OID.test(oid)) return;
+    if (this.clean.size >= MAX_ENTRIES) this.clean.clear();
+    this.clean.add(oid);
+    this.added = true;
+  }
+
+  /** Writes the file when something was added (atomically; skipped when .cairn cannot be used). */
+  save(): void {
+    if (!this.dir || !this.added) return;
+    this.dir.write(FILE, `${this.header}\n${[...this.clean].join('\n')}\n`);
+    this.added = false;
+  }
+}
+
+function readEntries(dir: CairnDir, header: string): Set<string> {
+  const text = dir.read(FILE)?.toString('utf8');
+  if (!text?.startsWith(`${header}\n`) || !text.endsWith('\n')) return new Set();
+  const oids = text.slice(header.length + 1, -1).split('\n');
+  if (oids.length === 1 && oids[0] === '') return new Set();
+  // Anything but blob ids, one a line: damaged (a torn or hand-edited file), so start afresh.
+  return oids.every((o) => OID.test(o)) ? new Set(oids) : new Set();
+}

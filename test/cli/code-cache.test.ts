@@ -1,0 +1,78 @@
+// bin/load-bundle.js keeps a V8 code cache of the bundle under $XDG_CACHE_HOME/cairn/code/<build>/.
+// It is derived state: damaged files are rejected by V8 and written again, a folder others could
+// write is never read, and the answers are the same with it, without it and after damage.
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cairn, removeDir, REPO_ROOT, tempDir } from '../helpers/store.js';
+
+let parent: string;
+let store: string;
+let cacheHome: string;
+const buildFolder = () =>
+  path.join(
+    cacheHome,
+    'cairn',
+    'code',
+    readFileSync(path.join(REPO_ROOT, 'dist', 'bundle', 'build-id'), 'utf8')
+      .trim()
+      .slice(0, 32),
+  );
+const cached = () => (existsSync(buildFolder()) ? readdirSync(buildFolder()).sort() : []);
+
+const search = async (env: NodeJS.ProcessEnv = {}) => {
+  const r = await cairn(['search', 'deploy cache', '--json'], {
+    env: { CAIRN_STORE: store, XDG_CACHE_HOME: cacheHome, CAIRN_MODELS_DIR: path.join(parent, 'm'), ...env },
+  });
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stderr).not.toMatch(/warning|error/i);
+  return r.stdout;
+};
+
+beforeAll(async () => {
+  parent = tempDir();
+  store = path.join(parent, 'mem');
+  cacheHome = path.join(parent, 'cache');
+  expect((await cairn(['init', store])).code).toBe(0);
+});
+afterAll(() => removeDir(parent));
+
+describe('the code cache of the bundle', () => {
+  it('is written by the first run, per build and per V8 flags, and gives the same answer', async () => {
+    const plain = await search({ CAIRN_CODE_CACHE: '0' });
+    expect(cached()).toEqual([]);
+    expect(await search()).toBe(plain);
+    const files = cached();
+    expect(files.some((f) => /^main\.cjs\.search\.v8$/.test(f))).toBe(true);
+    expect(files.every((f) => f.endsWith('.search.v8'))).toBe(true);
+    expect(await search()).toBe(plain);
+    expect((await cairn(['list'], { env: { CAIRN_STORE: store, XDG_CACHE_HOME: cacheHome } })).code).toBe(0);
+    expect(cached()).toContain('main.cjs.default.v8');
+  });
+
+  it('rewrites damaged files (V8 rejects them) and answers the same', async () => {
+    const before = await search();
+    const main = path.join(buildFolder(), 'main.cjs.search.v8');
+    const good = readFileSync(main);
+    for (const damage of [Buffer.from('garbage'), good.subarray(0, good.length >> 1), Buffer.alloc(0)]) {
+      for (const f of cached()) writeFileSync(path.join(buildFolder(), f), damage);
+      expect(await search()).toBe(before);
+      expect(readFileSync(main).length).toBeGreaterThan(100);
+      expect(await search()).toBe(before);
+    }
+  });
+
+  it('never reads a folder someone else could write', async () => {
+    const before = await search();
+    const folder = buildFolder();
+    for (const f of cached()) writeFileSync(path.join(folder, f), 'planted');
+    chmodSync(folder, 0o777);
+    try {
+      expect(await search()).toBe(before);
+      // Not used, so not rewritten either.
+      expect(readFileSync(path.join(folder, 'main.cjs.search.v8'), 'utf8')).toBe('planted');
+    } finally {
+      chmodSync(folder, 0o700);
+    }
+  });
+});
