@@ -26,7 +26,16 @@ const cancelled = new Set<number>();
 // Opened once; a store that cannot be opened fails every request with its error.
 const host = openContext({ store: storeRoot, env: process.env, cwd: storeRoot }).then((ctx) => {
   const h = new SearchHost(ctx, { background: true, log });
-  h.onProgress = (progress) => send({ type: 'progress', progress });
+  let built = false;
+  h.onProgress = (progress) => {
+    send({ type: 'progress', progress });
+    // The last report of a build behind the answers is `done` once it is no longer running.
+    if (h.isBuilding) built = true;
+    else if (built && progress.phase === 'done') {
+      built = false;
+      send({ type: 'built' });
+    }
+  };
   return h;
 });
 host.catch(() => undefined);

@@ -28,6 +28,8 @@ export type FromChild =
   | { type: 'answer'; id: number; answer: SearchAnswer | IndexResult }
   | { type: 'failed'; id: number; error: { message: string; code?: string; data?: Record<string, unknown> } }
   | { type: 'progress'; progress: IndexProgress }
+  /** A build (or embedding) behind the answers has ended and is saved. */
+  | { type: 'built' }
   | { type: 'log'; message: string };
 
 export interface ProcessOptions {
@@ -64,12 +66,16 @@ export function processSearchService(opts: ProcessOptions): SearchService {
   let closed = false;
   /** Between a build's first progress report and its `done`: the child is never stopped then. */
   let building = false;
+  /** A build has ended: the child is replaced by a fresh one when nothing is asked. */
+  let recycle = false;
   let idleTimer: NodeJS.Timeout | null = null;
   /** (Re)arms the idle stop: only while nothing is asked and nothing is built. */
   const idle = () => {
     if (idleTimer) clearTimeout(idleTimer);
     idleTimer = null;
-    if (!opts.idleMs || !child || pending.size || building) return;
+    if (!child || pending.size || building) return;
+    if (recycle) return restart();
+    if (!opts.idleMs) return;
     idleTimer = setTimeout(() => {
       if (!child || pending.size || building) return;
       const c = child;
@@ -79,6 +85,19 @@ export function processSearchService(opts: ProcessOptions): SearchService {
     idleTimer.unref();
   };
 
+  /**
+   * A child that has built an index holds about twice what one that opens it does (the build's
+   * garbage, a heap grown for it): it is replaced by a fresh one, which opens the saved index at
+   * once so that the next search does not wait for it.
+   */
+  const restart = () => {
+    recycle = false;
+    const old = child;
+    child = null;
+    old?.kill();
+    send(start(), { type: 'refresh' });
+    idle();
+  };
   const fail = (e: unknown) => {
     for (const p of pending.values()) p.reject(e);
     pending.clear();
@@ -103,7 +122,8 @@ export function processSearchService(opts: ProcessOptions): SearchService {
       if (m.type === 'progress') {
         if (child === c) building = m.progress.phase !== 'done';
         listeners.forEach((l) => l(m.progress));
-      } else if (m.type === 'log') opts.log(m.message);
+      } else if (m.type === 'built') recycle = child === c;
+      else if (m.type === 'log') opts.log(m.message);
       else {
         const p = pending.get(m.id);
         pending.delete(m.id);
