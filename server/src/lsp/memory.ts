@@ -5,6 +5,7 @@
 // two together were about 50 MB of a 180 MB server.
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import type { WorkspaceParser } from '../ops/workspace/index.js';
 
 /**
  * Keeps the young generation at its starting size (1 MB semispaces): the server's requests
@@ -13,6 +14,25 @@ import vm from 'node:vm';
  */
 export function keepYoungGenerationSmall(): void {
   v8.setFlagsFromString('--semi-space-growth-factor=1');
+}
+
+/**
+ * The workspace parser, keeping the young generation small: starting (or ending) a worker thread
+ * puts V8's flags back to their defaults, so the setting is applied again with every batch the
+ * worker hands over and when it is done (measured: without this, a fresh clone's load grew the
+ * young generation to 33.6 MB).
+ */
+export function keepingYoungGenerationSmall(parse: WorkspaceParser): WorkspaceParser {
+  return async function* (root, rels) {
+    try {
+      for await (const batch of parse(root, rels)) {
+        keepYoungGenerationSmall();
+        yield batch;
+      }
+    } finally {
+      keepYoungGenerationSmall();
+    }
+  };
 }
 
 let collect: (() => void) | null | undefined;

@@ -20,7 +20,7 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { OpenStore, StoreServices } from '../ops/context.js';
 import type { WorkspaceParser } from '../ops/workspace/index.js';
 import { COMMANDS, CUSTOM_REQUESTS, type ServerContext } from './context.js';
-import { collectWhenQuiet, keepYoungGenerationSmall } from './memory.js';
+import { collectWhenQuiet, keepingYoungGenerationSmall, keepYoungGenerationSmall } from './memory.js';
 import { uriToPath } from './paths.js';
 
 export interface LanguageServerOptions {
@@ -75,7 +75,10 @@ function serve(opts: LanguageServerOptions): { connection: Connection; stop: () 
       throw new Error('not wired');
     },
     stopped: false,
-    workspaceParser: opts.workspaceParser,
+    workspaceParser:
+      opts.ownsProcess && opts.workspaceParser
+        ? keepingYoungGenerationSmall(opts.workspaceParser)
+        : opts.workspaceParser,
   };
   // Every store opened gets a search service whose worker starts with the first search (an editor
   // that never searches never pays for the index), reports its builds with $/progress, and stops
