@@ -110,8 +110,10 @@ export function processSearchService(opts: ProcessOptions): SearchService {
     if (child) return child;
     const c = fork(fileURLToPath(opts.entryUrl), [opts.storeRoot], {
       env: opts.env ?? process.env,
-      // Not this process's flags (--inspect would clash; a heap limit is for the server).
-      execArgv: [],
+      // Not this process's flags (--inspect would clash). A young generation kept at 1 MB: the
+      // child that answers holds ~15 MB less, and builds measured as fast (a build's garbage goes
+      // with the child that made it, see restart).
+      execArgv: ['--max-semi-space-size=1'],
       // Piped here, never to stdout: a language server's stdout is its protocol.
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       serialization: 'advanced',
