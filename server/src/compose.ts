@@ -62,7 +62,7 @@ export function workerUrl(name: 'search-child' | 'workspace-worker'): URL | null
   const here = new URL(import.meta.url);
   const candidates = [new URL(`./${name}.mjs`, here), new URL(`./${name}.js`, here)];
   if (here.pathname.endsWith('.ts')) {
-    // Sources run by a test runner: the worker must be compiled JavaScript (`npm run build`).
+    // Sources run by a test runner: the entry must be compiled JavaScript (`npm run build`).
     candidates.length = 0;
     candidates.push(pathToFileURL(path.join(packageRoot(), 'dist', `${name}.js`)));
   }
