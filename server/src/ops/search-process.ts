@@ -62,6 +62,8 @@ export function processSearchService(opts: ProcessOptions): SearchService {
   const pending = new Map<number, Pending>();
   const listeners = new Set<(p: IndexProgress) => void>();
   let child: ChildProcess | null = null;
+  /** Every child not yet exited, the current one and those being stopped (close waits for all). */
+  const running = new Set<ChildProcess>();
   let nextId = 1;
   let closed = false;
   /** Between a build's first progress report and its `done`: the child is never stopped then. */
@@ -138,9 +140,12 @@ export function processSearchService(opts: ProcessOptions): SearchService {
       // Could not be started (or signalled): what waits on it fails; the next call tries again.
       opts.log(`cairn: the search process failed: ${e.message}`);
       if (child === c) child = null;
+      if (c.pid === undefined) running.delete(c); // never started: no exit will come
       fail(new CairnError('INTERNAL', `the search process failed: ${e.message}`));
     });
+    running.add(c);
     c.on('exit', (code, signal) => {
+      running.delete(c);
       if (child !== c) return; // stopped while idle or closed: nothing was pending
       child = null; // the next call starts a new one
       if (building) listeners.forEach((l) => l({ phase: 'done', done: 0, total: 0 }));
@@ -197,13 +202,15 @@ export function processSearchService(opts: ProcessOptions): SearchService {
       closed = true;
       if (idleTimer) clearTimeout(idleTimer);
       fail(new CairnError('INTERNAL', 'the search service is closed'));
-      const c = child;
       child = null;
-      if (!c || c.exitCode !== null || c.signalCode !== null) return;
-      // Resolved when it is gone: nothing of it writes into the store after this.
-      const gone = new Promise<void>((resolve) => c.once('exit', () => resolve()));
-      c.kill('SIGKILL');
-      await gone;
+      // Resolved when they are gone: nothing of them writes into the store after this.
+      await Promise.all(
+        [...running].map((c) => {
+          const gone = new Promise<void>((resolve) => c.once('exit', () => resolve()));
+          c.kill('SIGKILL');
+          return gone;
+        }),
+      );
     },
   };
 }
