@@ -68,10 +68,11 @@ const external = [/^node:/, /^@huggingface\//, /^onnxruntime/, 'sharp', 'better-
 
 rmSync(outDir, { recursive: true, force: true });
 await build({
-  // The workers (compose.ts starts them next to the running code) are entries of their own.
+  // The search child process and the workspace worker (compose.ts starts them next to the running
+  // code) are entries of their own.
   input: {
     main: path.join(root, 'dist', 'main.js'),
-    'search-worker': path.join(root, 'dist', 'search-worker.js'),
+    'search-child': path.join(root, 'dist', 'search-child.js'),
     'workspace-worker': path.join(root, 'dist', 'workspace-worker.js'),
   },
   platform: 'node',

@@ -21,19 +21,19 @@ export async function openContext(opts: LocateOptions & { env: NodeJS.ProcessEnv
 
 export function createRoot(opts: { env: NodeJS.ProcessEnv; cwd: string }): Root {
   const search: Root['search'] = async (ctx, o) => {
-    const worker = o.background ? workerUrl('search-worker') : null;
-    if (worker) {
-      const { threadSearchService, SEARCH_IDLE_MS } = await import('./ops/search-thread.js');
-      return threadSearchService({
+    const child = o.background ? workerUrl('search-child') : null;
+    if (child) {
+      const { processSearchService, SEARCH_IDLE_MS } = await import('./ops/search-process.js');
+      return processSearchService({
         storeRoot: ctx.store.root,
-        workerUrl: worker,
+        entryUrl: child,
         env: opts.env,
         log: o.log ?? ((m) => process.stderr.write(`${m}\n`)),
-        // A server's worker holds what its last build used: given back after a quiet minute.
+        // A server's search process holds what its last build used: it exits after a quiet minute.
         idleMs: SEARCH_IDLE_MS,
       });
     }
-    // Without the compiled worker (sources run directly): the same host, yielding in this thread.
+    // Without the compiled child (sources run directly): the same host, yielding in this thread.
     const { inlineSearchService } = await import('./ops/search.js');
     return inlineSearchService(ctx, { background: o.background });
   };
@@ -54,14 +54,15 @@ export function createRoot(opts: { env: NodeJS.ProcessEnv; cwd: string }): Root 
 }
 
 /**
- * A compiled worker next to the running code: the bundle's `name`.cjs, or tsc's `name`.js; from
+ * A compiled entry (the search child, the workspace worker) next to the running code: the
+ * bundle's `name`.cjs, or tsc's `name`.js; from
  * the TypeScript sources (tests), the compiled one in dist/. Null when nothing is built.
  */
-export function workerUrl(name: 'search-worker' | 'workspace-worker'): URL | null {
+export function workerUrl(name: 'search-child' | 'workspace-worker'): URL | null {
   const here = new URL(import.meta.url);
   const candidates = [new URL(`./${name}.cjs`, here), new URL(`./${name}.js`, here)];
   if (here.pathname.endsWith('.ts')) {
-    // Sources run by a test runner: the worker must be compiled JavaScript (`npm run build`).
+    // Sources run by a test runner: the entry must be compiled JavaScript (`npm run build`).
     candidates.length = 0;
     candidates.push(pathToFileURL(path.join(packageRoot(), 'dist', `${name}.js`)));
   }

@@ -95,7 +95,7 @@ export async function startClient(
   const toServer = new PassThrough();
   const toClient = new PassThrough();
   const env = { ...GIT_ENV, ...opts.env };
-  // What `cairn lsp` injects: the composition root's store opener (search in a worker thread).
+  // What `cairn lsp` injects: the composition root's store opener (search in a child process).
   const openStore = (dir: string) => createRoot({ env, cwd: dir }).openStore(dir, () => {});
   const workspaceParser = createRoot({ env, cwd: os.tmpdir() }).workspaceParser();
   startLanguageServer({ input: toServer, output: toClient, env, openStore, workspaceParser });

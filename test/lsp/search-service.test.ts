@@ -1,5 +1,5 @@
-// The search service as editors and agents meet it (issue 11): the index is built in a worker
-// thread, so the language server answers while a build runs, says when an answer is partial (with
+// The search service as editors and agents meet it (issue 11): the index is built in a child
+// process, so the language server answers while a build runs, says when an answer is partial (with
 // `$/progress` while building), honours cancellation; the agents' first memory_retrieve on a fresh
 // clone answers at once, partial and saying so. Real processes over stdio, a generated store of a
 // few thousand memories committed with the git CLI.

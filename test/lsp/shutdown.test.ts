@@ -3,7 +3,7 @@
 // stops its workers and exits, and nothing writes into the store afterwards, so the folder can be
 // removed at once (editors and test runners do). A real `cairn lsp --stdio` process.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -65,6 +65,28 @@ async function busyServer(root: string) {
   return { child, conn, exited };
 }
 
+/** The processes `pid` started (Linux: from each of its threads), and theirs. */
+function descendants(pid: number): number[] {
+  try {
+    const kids = readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+      readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+    );
+    return kids.flatMap((k) => [k, ...descendants(k)]);
+  } catch {
+    return [];
+  }
+}
+
+/** Whether a process with this id runs (signal 0 only asks). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Removes `root` at once, then watches it for `ms`: nothing may come back or appear. */
 async function removableAtOnce(root: string, ms = 3000): Promise<void> {
   rmSync(root, { recursive: true }); // no retries: a write racing the removal fails it
@@ -86,6 +108,23 @@ describe.skipIf(!BUILT)('the language server stops everything when its client go
     await conn.sendNotification('exit');
     expect(await exited).toBe(0);
   }, 240_000);
+
+  // Fails on the server before the search moved to a child process: it had none to end (its index
+  // lived in a worker thread, whose memory stayed with the server after it stopped).
+  it.runIf(process.platform === 'linux')(
+    'ends its search process before answering shutdown, and the process is gone',
+    async () => {
+      const root = freshStore();
+      const { child, conn, exited } = await busyServer(root);
+      const searching = descendants(child.pid!);
+      expect(searching.length).toBeGreaterThan(0);
+      await conn.sendRequest('shutdown');
+      expect(searching.filter(alive)).toEqual([]);
+      await conn.sendNotification('exit');
+      expect(await exited).toBe(0);
+    },
+    240_000,
+  );
 
   it('on shutdown + exit during a cold build: exits, and nothing writes into the store after', async () => {
     const root = freshStore();

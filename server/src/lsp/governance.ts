@@ -8,7 +8,7 @@ import type { SearchService } from '../ops/search.js';
 
 export interface Governance {
   ctx: OpContext;
-  /** The store's search service (its index lives in a worker thread). */
+  /** The store's search service (its index lives in a child process). */
   search: SearchService;
   /** Per-memory history (last commit, feedback, review) from main's log. */
   histories(): Promise<Map<string, MemoryHistory>>;

@@ -1,12 +1,12 @@
 // The language server's one door into search: the store's search service (built by the
-// composition root, running in a worker), for cairn/search, workspace symbols and the commands.
+// composition root, running in a child process), for cairn/search, workspace symbols and the commands.
 // Answers never wait for an index build: while one runs they say `partial` (and the editor shows
 // `$/progress`, search-progress.ts). Agents call it too: titles and summaries come withheld.
 import { LSPErrorCodes, ResponseError, type CancellationToken } from 'vscode-languageserver/node';
 import { isCairnError } from '../core/errors.js';
 import type { MemoryStatus } from '../core/types.js';
 import type { SearchRequest, SearchService } from '../ops/search.js';
-import { SEARCH_IDLE_MS } from '../ops/search-thread.js';
+import { SEARCH_IDLE_MS } from '../ops/search-process.js';
 import type { ServerContext } from './context.js';
 import type { StoreHost } from './host.js';
 
@@ -61,11 +61,11 @@ function sayOnce(ctx: ServerContext, key: string, message: string): void {
 
 /** What the server knows of a store's search index, from its answers and its progress reports. */
 export interface IndexState {
-  /** A build or re-index runs in the worker (between its first progress report and `done`). */
+  /** A build or re-index runs in the search process (between its first progress report and `done`). */
   building: boolean;
   /** Whether the last answer was partial; null before the first answer. */
   lastPartial: boolean | null;
-  /** When the worker last answered or reported (performance.now()): an idle one is stopped. */
+  /** When the search process last answered or reported (performance.now()): an idle one is stopped. */
   usedAt: number;
   /** The search a fallback answer left running (one at a time, so typing does not queue many). */
   inFlight: { query: string; answer: Promise<SearchAnswer> } | null;
@@ -75,7 +75,7 @@ const states = new WeakMap<SearchService, IndexState>();
 
 /**
  * The state of a store's search index, followed from the first search on. That first search also
- * starts the worker and its build: the worker is not started before anyone searches.
+ * starts the search process and its build: it is not started before anyone searches.
  */
 export function indexState(search: SearchService): IndexState {
   let state = states.get(search);
@@ -87,14 +87,14 @@ export function indexState(search: SearchService): IndexState {
     s.usedAt = performance.now();
   });
   states.set(search, state);
-  // Started now even if the search that asks is cancelled before the worker reads it.
+  // Started now even if the search that asks is cancelled before the search process reads it.
   search.refresh();
   return state;
 }
 
 /**
- * True when the index answered complete last time, nothing is being built since, and its worker
- * is still running (one idle for SEARCH_IDLE_MS is stopped and reopens the index when asked).
+ * True when the index answered complete last time, nothing is being built since, and its search
+ * process is still running (one idle for SEARCH_IDLE_MS is stopped and reopens the index when asked).
  */
 export function indexReady(state: IndexState): boolean {
   const running = performance.now() - state.usedAt < SEARCH_IDLE_MS - 1000;

@@ -1,5 +1,5 @@
 // The search index build as the editor sees it: a `$/progress` report ("Cairn: building the search
-// index", files then chunks) while the store's search worker indexes, for clients that support it.
+// index", files then chunks) while the store's search process indexes, for clients that support it.
 import type { WorkDoneProgressServerReporter } from 'vscode-languageserver/node';
 import type { IndexProgress, SearchService } from '../ops/search.js';
 import type { ServerContext } from './context.js';

@@ -20,6 +20,7 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { OpenStore, StoreServices } from '../ops/context.js';
 import type { WorkspaceParser } from '../ops/workspace/index.js';
 import { COMMANDS, CUSTOM_REQUESTS, type ServerContext } from './context.js';
+import { collectWhenQuiet, keepingYoungGenerationSmall, keepYoungGenerationSmall } from './memory.js';
 import { uriToPath } from './paths.js';
 
 export interface LanguageServerOptions {
@@ -33,6 +34,11 @@ export interface LanguageServerOptions {
   store?: string;
   /** Parses the stores' files in a worker thread (the composition root's); else in this thread. */
   workspaceParser?: WorkspaceParser;
+  /**
+   * The server owns its process (`cairn lsp`): the heap is kept small and collected once each
+   * store's load has ended (memory.ts). Not for a server sharing a process with other work.
+   */
+  ownsProcess?: boolean;
 }
 
 type Features = typeof import('./features.js');
@@ -69,7 +75,10 @@ function serve(opts: LanguageServerOptions): { connection: Connection; stop: () 
       throw new Error('not wired');
     },
     stopped: false,
-    workspaceParser: opts.workspaceParser,
+    workspaceParser:
+      opts.ownsProcess && opts.workspaceParser
+        ? keepingYoungGenerationSmall(opts.workspaceParser)
+        : opts.workspaceParser,
   };
   // Every store opened gets a search service whose worker starts with the first search (an editor
   // that never searches never pays for the index), reports its builds with $/progress, and stops
@@ -89,6 +98,17 @@ function serve(opts: LanguageServerOptions): { connection: Connection; stop: () 
     return services;
   };
   let loading: Promise<Loaded> | null = null;
+  /** Stores whose load ends with a full collection (the load's garbage given back). */
+  const settled = new WeakSet<object>();
+  const settleLoads = () => {
+    if (!opts.ownsProcess) return;
+    for (const host of ctx.hosts()) {
+      if (settled.has(host)) continue;
+      settled.add(host);
+      void host.ready.then(collectWhenQuiet);
+    }
+  };
+  if (opts.ownsProcess) keepYoungGenerationSmall();
   /**
    * `shutdown`, or the client's stream ending: the workspace loads and the startup cache writes are
    * abandoned between two steps, and the workers stop, so nothing writes into a store afterwards.
@@ -108,6 +128,7 @@ function serve(opts: LanguageServerOptions): { connection: Connection; stop: () 
     (loading ??= import('./features.js').then((f) => {
       const session = new f.Session(ctx, { env: opts.env, store: opts.store });
       session.addFolders(folders);
+      settleLoads();
       return { f, session };
     }));
   /** Runs `f` once features are loaded; a failure is logged, never left to crash the process. */
@@ -173,7 +194,12 @@ function serve(opts: LanguageServerOptions): { connection: Connection; stop: () 
     }
   });
 
-  documents.onDidOpen((e) => later(({ session }) => session.opened(e.document.uri)));
+  documents.onDidOpen((e) =>
+    later(({ session }) => {
+      session.opened(e.document.uri);
+      settleLoads(); // a file outside the folders may bring its own store
+    }),
+  );
   documents.onDidChangeContent((e) => later(({ session }) => session.changed(e.document.uri)));
   documents.onDidSave((e) => later(({ session }) => session.publisher.schedule(e.document.uri)));
   documents.onDidClose((e) => later(({ session }) => session.closed(e.document.uri)));
@@ -183,6 +209,7 @@ function serve(opts: LanguageServerOptions): { connection: Connection; stop: () 
         list.map((f) => uriToPath(f.uri)).filter((p): p is string => !!p);
       session.removeFolders(paths(event.removed));
       session.addFolders(paths(event.added));
+      settleLoads();
     }),
   );
   connection.onDidChangeWatchedFiles(withFeatures(({ session }, p) => session.watchedFilesChanged(p)));
@@ -228,6 +255,7 @@ export function runLspStdio(opts: {
     openStore: opts.openStore,
     store: opts.store,
     workspaceParser: opts.workspaceParser,
+    ownsProcess: true,
   });
   // A bug must cost one answer, not the editor's session: log it and keep serving.
   const report = (e: unknown) => {

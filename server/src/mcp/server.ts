@@ -28,7 +28,7 @@ import { ALL_TOOLS } from './tools/index.js';
 export interface McpOptions {
   /** The open store (the composition root builds it). */
   ctx: OpContext;
-  /** The store's search service (the composition root builds it, in a worker thread). */
+  /** The store's search service (the composition root builds it, in a child process). */
   search: SearchService;
   /** Default: cairn.yaml `mcp.retrieval` / `mcp.ingestion`, else DEFAULT_LIMITS (rates clamped at 30 a minute). */
   limits?: PartialLimits;
@@ -193,7 +193,7 @@ export async function runMcpStdio(opts: McpOptions): Promise<number> {
   await cleanupSessionItems(ctx, { expired: true }).catch(() => undefined);
   const limits = opts.limits ?? (await readLimitsConfig(ctx.store.root));
   const server = createCairnMcpServer(ctx, { ...opts, search, limits });
-  // Index now, in the worker: the agent's first memory_retrieve finds what is ready (partial if need be).
+  // Index now, in the search process: the agent's first memory_retrieve finds what is ready (partial if need be).
   search.refresh();
   const stdin = (opts.stdin ?? process.stdin) as Readable;
   const transport = new LineTransport(stdin, (opts.stdout ?? process.stdout) as Writable);

@@ -16,7 +16,7 @@ export interface OpContext {
 export interface StoreServices {
   ctx: OpContext;
   search: SearchService;
-  /** Stops the store's search worker. */
+  /** Stops the store's search process. */
   close(): Promise<void>;
 }
 
@@ -29,7 +29,7 @@ export interface Root {
   author(): Promise<{ name: string; email: string }>;
   /**
    * The search service of an open store: in this thread for a short command (indexing runs before
-   * the answer), or in a worker thread for a server (answers never wait for a build).
+   * the answer), or in a child process for a server (answers never wait for a build).
    */
   search(
     ctx: OpContext,
@@ -37,7 +37,7 @@ export interface Root {
   ): Promise<SearchService>;
   /** Parses a language server's workspace in a worker thread; undefined when none is built. */
   workspaceParser(): WorkspaceParser | undefined;
-  /** Opens the store at a folder with its search in a worker: a language server does this per store. */
+  /** Opens the store at a folder with its search in a child process: a language server does this per store. */
   openStore(dir: string, log?: (message: string) => void): Promise<StoreServices>;
 }
 

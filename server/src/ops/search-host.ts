@@ -1,5 +1,5 @@
-// One store's search index, owned by one thread: the CLI's own thread, or a server's search worker
-// (search-worker.ts). It keeps the index in step with main (a commit changes the listing's key;
+// One store's search index, owned by one thread: the CLI's own thread, or a server's search process
+// (search-child.ts). It keeps the index in step with main (a commit changes the listing's key;
 // unchanged keys skip listing altogether), ranks, and withholds flagged passages. In a server a
 // large (re)build or embedding runs in slices behind the answers, which come from what is indexed
 // so far and say `partial: true`; a short process indexes first and reports progress.
@@ -47,7 +47,7 @@ export interface HostOptions {
 }
 
 export interface HostCallOptions {
-  /** Asked while ranking (a worker reads a shared flag): true stops the search with CANCELLED. */
+  /** Asked while ranking (a server's child reads its cancel messages): true stops the search with CANCELLED. */
   cancelled?: () => boolean;
   /** Progress of indexing done before this answer. */
   onProgress?: (p: IndexProgress) => void;

@@ -1,7 +1,7 @@
 // The search service every front end uses (CLI, language server, MCP): one request type, one
 // answer type, defaults applied once from cairn.yaml. The composition root (compose.ts) builds one
 // service per store: in this thread for a short command (`cairn search` indexes before it answers,
-// with progress), or in a worker thread for a server (search-thread.ts), which answers from what is
+// with progress), or in a child process for a server (search-process.ts), which answers from what is
 // indexed and says `partial: true` while a build runs. Every answer is agent-facing: flagged
 // passages come back withheld (ops/withhold.ts) and `withheld` counts them.
 import type { SearchConfig } from '../core/config.js';
