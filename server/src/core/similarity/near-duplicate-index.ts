@@ -89,8 +89,25 @@ export interface NearSignature {
 export function nearSignature(text: string, normalized?: string): NearSignature {
   const norm =
     normalized !== undefined && text.length <= NEAR_TEXT_LIMIT ? normalized : normalizedStart(text);
-  const grams = new TrigramTable(norm);
-  return { normalized: norm, grams: grams.size, sig: minhashSignature(grams) };
+  const { grams, sig } = tableOf(norm);
+  return { normalized: norm, grams: grams.size, sig: sig.slice() };
+}
+
+/**
+ * The trigram table and MinHash signature of a normalized text; the last one is kept, since an edit
+ * in the language server indexes the text (add) and then queries with the same text. Callers must
+ * not change what they get.
+ */
+let lastTable: { normalized: string; grams: TrigramTable; sig: Int32Array } | null = null;
+const TABLE_MEMO_LIMIT = 16 * 1024;
+
+function tableOf(normalized: string): { grams: TrigramTable; sig: Int32Array } {
+  if (lastTable?.normalized === normalized) return lastTable;
+  const grams = new TrigramTable(normalized);
+  const made = { normalized, grams, sig: minhashSignature(grams) };
+  // A table costs some 20 bytes a character: only small ones are kept.
+  lastTable = normalized.length <= TABLE_MEMO_LIMIT ? made : null;
+  return made;
 }
 
 export interface NearDuplicateMatch {
@@ -307,8 +324,7 @@ export class NearDuplicateIndex {
   query(text: string, opts: NearDuplicateQueryOptions = {}): NearDuplicateMatch[] {
     const threshold = opts.threshold ?? NEAR_DUPLICATE_THRESHOLD;
     const limit = opts.limit ?? 10;
-    const grams = new TrigramTable(normalizedStart(text));
-    const sig = minhashSignature(grams);
+    const { grams, sig } = tableOf(normalizedStart(text));
     const seen = new Set<number>();
     const matches: NearDuplicateMatch[] = [];
     for (let b = 0; b < BANDS; b++) {
