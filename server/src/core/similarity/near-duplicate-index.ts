@@ -148,6 +148,13 @@ class BandTable {
     return this.cells[at] === key ? this.cells[at + 1] : NONE;
   }
 
+  /** Room for `keys` keys without growing (a load of known size grows once instead of ten times). */
+  reserve(keys: number): void {
+    let length = this.cells.length;
+    while ((keys + 1) * 4 > length) length *= 2;
+    if (length > this.cells.length) this.rehash(length);
+  }
+
   /** Makes `slot` the chain's first slot for `key` (NONE: the chain is empty, the key kept). */
   setHead(key: number, slot: number): void {
     this.push(key, slot);
@@ -183,7 +190,12 @@ class BandTable {
     const old = this.cells;
     let live = 0;
     for (let i = 1; i < old.length; i += 2) if (old[i] !== NONE) live++;
-    const length = (live + 1) * 8 > old.length ? old.length * 2 : old.length;
+    this.rehash((live + 1) * 8 > old.length ? old.length * 2 : old.length);
+  }
+
+  /** The live keys in a table of `length` cells; keys of empty chains dropped. */
+  private rehash(length: number): void {
+    const old = this.cells;
     this.cells = new Int32Array(length).fill(NONE);
     this.used = 0;
     for (let i = 0; i < old.length; i += 2) {
@@ -268,23 +280,31 @@ export class NearDuplicateIndex {
     return true;
   }
 
+  /** Room for `count` ids in all without growing: for a caller about to add many. */
+  reserve(count: number): void {
+    if (count > this.capacity) this.grow(count);
+    for (const table of this.tables) table.reserve(count);
+  }
+
   private newSlot(): number {
     const slot = this.ids.length;
-    if (slot === this.capacity) {
-      this.capacity = Math.max(64, this.capacity * 2);
-      const grown = (old: Int32Array, per: number) => {
-        const out = new Int32Array(this.capacity * per);
-        out.set(old);
-        return out;
-      };
-      this.sigs = grown(this.sigs, NUM_HASHES);
-      this.keys = grown(this.keys, BANDS);
-      this.next = grown(this.next, BANDS);
-      this.grams = grown(this.grams, 1);
-    }
+    if (slot === this.capacity) this.grow(Math.max(64, this.capacity * 2));
     this.ids.push(undefined);
     this.normalized.push(undefined);
     return slot;
+  }
+
+  private grow(capacity: number): void {
+    this.capacity = capacity;
+    const grown = (old: Int32Array, per: number) => {
+      const out = new Int32Array(capacity * per);
+      out.set(old);
+      return out;
+    };
+    this.sigs = grown(this.sigs, NUM_HASHES);
+    this.keys = grown(this.keys, BANDS);
+    this.next = grown(this.next, BANDS);
+    this.grams = grown(this.grams, 1);
   }
 
   /** The signature indexed for `id` (a copy), to persist it (undefined when `id` is not indexed). */

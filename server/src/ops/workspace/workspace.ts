@@ -140,6 +140,7 @@ export class StoreWorkspace {
     for (const link of this.links.values())
       this.log(`cairn: ${link.at} is a symbolic link; it is not read (store/symlink)`);
     const rels = listStoreFiles(this.root, this.links);
+    this.rules.reserve(rels.length);
     let slice = performance.now();
     let reported = -Infinity;
     let done = 0;
