@@ -7,6 +7,7 @@ import {
   NearDuplicateIndex,
   normalizeForHash,
 } from '../../server/src/core/similarity/index.js';
+import { TrigramTable } from '../../server/src/core/similarity/trigrams.js';
 
 /** normalizeForHash as it was written before (every `\s+` replaced by one space). */
 function reference(text: string): string {
@@ -80,5 +81,22 @@ describe('near signatures computed once per text', () => {
     const first = nearSignature(s);
     first.sig.fill(0);
     expect(nearSignature(s).sig.some((v) => v !== 0)).toBe(true);
+  });
+});
+
+describe('borrowed trigram tables', () => {
+  it('count, hash and compare as tables of their own, whatever the buffers held before', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ maxLength: 80 }), { minLength: 2, maxLength: 6 }), (texts) => {
+        for (const [i, a] of texts.entries()) {
+          const b = texts[(i + 1) % texts.length];
+          const own = new TrigramTable(a);
+          const borrowed = new TrigramTable(a, true);
+          expect(borrowed.size).toBe(own.size);
+          expect([...borrowed.hashes]).toEqual([...own.hashes]);
+          expect(new TrigramTable(b).jaccard(borrowed)).toBe(new TrigramTable(b).jaccard(own));
+        }
+      }),
+    );
   });
 });

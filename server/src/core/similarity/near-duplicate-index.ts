@@ -89,26 +89,22 @@ export interface NearSignature {
 export function nearSignature(text: string, normalized?: string): NearSignature {
   const norm =
     normalized !== undefined && text.length <= NEAR_TEXT_LIMIT ? normalized : normalizedStart(text);
-  const { grams, sig } = tableOf(norm);
-  return { normalized: norm, grams: grams.size, sig: sig.slice() };
+  const { grams, sig } = signed(norm);
+  return { normalized: norm, grams, sig: sig.slice() };
 }
 
 /**
- * The trigram table and MinHash signature of a normalized text; the last one is kept, since an edit
- * in the language server indexes the text (add) and then queries with the same text. Callers must
- * not change what they get.
+ * The number of distinct trigrams and the MinHash signature of a normalized text. The last one is
+ * kept: an edit in the language server indexes the text (add), then queries with it. Callers must
+ * not change the signature they get.
  */
-let lastTable: { normalized: string; grams: TrigramTable; sig: Int32Array } | null = null;
-const TABLE_MEMO_LIMIT = 16 * 1024;
-
-function tableOf(normalized: string): { grams: TrigramTable; sig: Int32Array } {
-  if (lastTable?.normalized === normalized) return lastTable;
-  const grams = new TrigramTable(normalized);
-  const made = { normalized, grams, sig: minhashSignature(grams) };
-  // A table costs some 20 bytes a character: only small ones are kept.
-  lastTable = normalized.length <= TABLE_MEMO_LIMIT ? made : null;
-  return made;
+function signed(normalized: string): { grams: number; sig: Int32Array } {
+  if (lastSigned?.normalized === normalized) return lastSigned;
+  const table = new TrigramTable(normalized, true);
+  lastSigned = { normalized, grams: table.size, sig: minhashSignature(table) };
+  return lastSigned;
 }
+let lastSigned: { normalized: string; grams: number; sig: Int32Array } | null = null;
 
 export interface NearDuplicateMatch {
   id: string;
@@ -344,7 +340,10 @@ export class NearDuplicateIndex {
   query(text: string, opts: NearDuplicateQueryOptions = {}): NearDuplicateMatch[] {
     const threshold = opts.threshold ?? NEAR_DUPLICATE_THRESHOLD;
     const limit = opts.limit ?? 10;
-    const { grams, sig } = tableOf(normalizedStart(text));
+    const normalizedText = normalizedStart(text);
+    const { grams: size, sig } = signed(normalizedText);
+    /** The text's own trigrams, made for the first candidate that needs the exact check. */
+    let grams: TrigramTable | undefined;
     const seen = new Set<number>();
     const matches: NearDuplicateMatch[] = [];
     for (let b = 0; b < BANDS; b++) {
@@ -358,14 +357,15 @@ export class NearDuplicateIndex {
         if (seen.has(slot) || id === opts.excludeId || opts.exclude?.has(id)) continue;
         seen.add(slot);
         // Exact filters before the exact check: size ratio bounds Jaccard; the MinHash estimate is close.
-        const small = Math.min(grams.size, this.grams[slot]);
-        const large = Math.max(grams.size, this.grams[slot]);
+        const small = Math.min(size, this.grams[slot]);
+        const large = Math.max(size, this.grams[slot]);
         if (large > 0 && small / large < threshold) continue;
         if (this.estimateJaccard(sig, slot) < threshold - ESTIMATE_MARGIN) continue;
         // The caller's filter after the cheap ones (it reads a map), still before the exact check.
         if (opts.accept && !opts.accept(id)) continue;
         const normalized = this.normalized[slot] ?? normalizedStart(this.opts.textOf?.(id) ?? '');
-        const jaccard = grams.jaccard(new TrigramTable(normalized));
+        grams ??= new TrigramTable(normalizedText);
+        const jaccard = grams.jaccard(new TrigramTable(normalized, true));
         if (jaccard >= threshold) matches.push({ id, jaccard });
       }
     }
