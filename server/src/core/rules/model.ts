@@ -176,7 +176,10 @@ export class WorkspaceModel implements WorkspaceView {
   /** Changes a memory's status without re-reading it (git moved, the file did not). */
   setStatus(id: string, status: { status: MemoryStatus; supersededBy?: string }): void {
     const info = this.memories.get(id);
-    if (info) Object.assign(info, status);
+    if (!info) return;
+    // Both fields: an active status has no supersededBy, and the old one must not stay behind.
+    info.status = status.status;
+    info.supersededBy = status.supersededBy;
   }
 
   remove(id: string): void {
