@@ -12,10 +12,10 @@ const BATCH_MS = 40;
 const BATCH_MAX = 512;
 
 /**
- * Below the server's own thread when cores are short, but above the search worker's
+ * Below the server's own thread when cores are short, but above the search index build's
  * (PRIORITY_BELOW_NORMAL, 10): the rules of the file being edited wait for this load, while a
- * search answers from what is indexed so far. With both workers busy on two cores, the search
- * worker at the same priority took half of the time this load needed.
+ * search answers from what is indexed so far. With both busy on two cores, the build at the same
+ * priority took half of the time this load needed.
  */
 const WORKER_NICE = 5;
 
