@@ -1,5 +1,5 @@
 // The near-duplicate index keeps its buckets in typed arrays with slots reused after a remove: any
-// sequence of adds, replacements and removes must answer as an index built from the survivors alone.
+// sequence of adds, replacements, removes and room made ahead must answer as an index built from the survivors alone.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { NearDuplicateIndex, trigramJaccard } from '../../server/src/core/similarity/index.js';
@@ -17,6 +17,8 @@ const op = fc.oneof(
   fc.record({ kind: fc.constant('add' as const), id: fc.integer({ min: 0, max: 11 }), text }),
   fc.record({ kind: fc.constant('remove' as const), id: fc.integer({ min: 0, max: 11 }) }),
   fc.record({ kind: fc.constant('copy' as const), id: fc.integer({ min: 0, max: 11 }) }),
+  // Room made ahead (a load of known size): tables rehashed with chains in them.
+  fc.record({ kind: fc.constant('reserve' as const), id: fc.integer({ min: 0, max: 600 }) }),
 );
 
 describe('NearDuplicateIndex slots', () => {
@@ -34,6 +36,8 @@ describe('NearDuplicateIndex slots', () => {
           } else if (o.kind === 'remove') {
             live.delete(id);
             index.remove(id);
+          } else if (o.kind === 'reserve') {
+            index.reserve(o.id);
           } else {
             // A signature handed back (the startup cache) under the same id.
             const signature = index.signatureOf(id);

@@ -27,7 +27,8 @@ function pauseForSize(chars: number): number {
 const PARTIAL_AFTER_MS = 750;
 
 export class DiagnosticsPublisher {
-  private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
+  /** What is pending for each document: a call that cancels it. */
+  private readonly timers = new Map<string, () => void>();
   /** The pass running for each document, cancelled when a newer change arrives. */
   private readonly running = new Map<string, CancellationTokenSource>();
   /** When each document's last pass started: a change soon after one is part of a burst. */
@@ -51,33 +52,34 @@ export class DiagnosticsPublisher {
       performance.now() - (this.lastPass.get(uri) ?? -Infinity) >= this.delayMs;
     this.cancel(uri);
     const size = this.ctx.documents.get(uri)?.getText().length ?? 0;
-    this.timers.set(
-      uri,
-      setTimeout(
-        () => {
-          this.timers.delete(uri);
-          this.lastPass.set(uri, performance.now());
-          const source = new CancellationTokenSource();
-          this.running.set(uri, source);
-          this.publish(uri, source)
-            .catch((e) => {
-              if (!isCancelled(e))
-                this.ctx.log(`cairn: diagnostics failed for ${uri}: ${(e as Error).stack}`);
-            })
-            .finally(() => {
-              if (this.running.get(uri) === source) this.running.delete(uri);
-              source.dispose();
-            });
-        },
-        (quiet ? 0 : this.delayMs) + pauseForSize(size) + laterMs,
-      ),
-    );
+    const run = () => {
+      this.timers.delete(uri);
+      this.lastPass.set(uri, performance.now());
+      const source = new CancellationTokenSource();
+      this.running.set(uri, source);
+      this.publish(uri, source)
+        .catch((e) => {
+          if (!isCancelled(e)) this.ctx.log(`cairn: diagnostics failed for ${uri}: ${(e as Error).stack}`);
+        })
+        .finally(() => {
+          if (this.running.get(uri) === source) this.running.delete(uri);
+          source.dispose();
+        });
+    };
+    const delay = (quiet ? 0 : this.delayMs) + pauseForSize(size) + laterMs;
+    // A timer waits at least a millisecond; a quiet document's edit is checked on the next turn.
+    if (delay === 0) {
+      const immediate = setImmediate(run);
+      this.timers.set(uri, () => clearImmediate(immediate));
+    } else {
+      const timer = setTimeout(run, delay);
+      this.timers.set(uri, () => clearTimeout(timer));
+    }
   }
 
   /** Stops what is pending or running for `uri`: its text changed or it closed. */
   private cancel(uri: string): void {
-    const pending = this.timers.get(uri);
-    if (pending) clearTimeout(pending);
+    this.timers.get(uri)?.();
     this.timers.delete(uri);
     const running = this.running.get(uri);
     if (running) {

@@ -13,6 +13,7 @@ export type * from './types.js';
 export { DEFAULT_NEAR_THRESHOLD, DEFAULT_SEMANTIC_THRESHOLD } from './types.js';
 export {
   WorkspaceModel,
+  deriveMemory,
   memoryInfoOf,
   type DerivedContent,
   type MutableNearIndex,

@@ -10,6 +10,7 @@ import {
   contentHash,
   createNearIndex,
   NEAR_TEXT_LIMIT,
+  nearSignature,
   normalizeForHash,
   type MutableNearIndex,
   type NearSignature,
@@ -65,6 +66,21 @@ function pick(ranges: Record<string, Range>, keys: readonly string[]): Record<st
   return out;
 }
 
+/**
+ * What upsert computes from a memory's text: its MemoryInfo and near signature (with the normalized
+ * text, which an index that reads texts back drops). Normalized once for both. The workspace worker
+ * computes cache entries with it, without a model around them.
+ */
+export function deriveMemory(
+  doc: ParsedMemory,
+  status: { status: MemoryStatus; supersededBy?: string },
+): { info: MemoryInfo; near: NearSignature } {
+  const content = memoryContent(doc);
+  const normalized = content.length <= NEAR_TEXT_LIMIT ? normalizeForHash(content) : undefined;
+  const info = memoryInfoOf(doc, status, contentHash(content, normalized));
+  return { info, near: nearSignature(content, normalized) };
+}
+
 export class WorkspaceModel implements WorkspaceView {
   readonly memories = new Map<string, MemoryInfo>();
   readonly byHash = new Map<string, string[]>();
@@ -102,24 +118,30 @@ export class WorkspaceModel implements WorkspaceView {
     status: { status: MemoryStatus; supersededBy?: string },
     derived?: DerivedContent,
   ): MemoryInfo {
-    // Nothing kept from before: normalize once for both the content hash and the near signature.
-    const content = derived?.contentHash && derived.near ? '' : memoryContent(doc);
-    const normalized = !derived && content.length <= NEAR_TEXT_LIMIT ? normalizeForHash(content) : undefined;
-    const info = memoryInfoOf(doc, status, derived?.contentHash ?? contentHash(content, normalized));
+    if (!derived) {
+      const fresh = deriveMemory(doc, status);
+      this.insert(fresh.info);
+      if (!this.nearDuplicates.addSignature?.(fresh.info.id, fresh.near))
+        this.nearDuplicates.add(fresh.info.id, memoryContent(doc));
+      return fresh.info;
+    }
+    const content = derived.contentHash && derived.near ? '' : memoryContent(doc);
+    const info = memoryInfoOf(doc, status, derived.contentHash ?? contentHash(content));
     this.insert(info);
     const near = this.nearDuplicates;
-    if (!(derived?.near && near.addSignature?.(info.id, derived.near)))
-      near.add(info.id, content || memoryContent(doc), normalized);
+    if (!(derived.near && near.addSignature?.(info.id, derived.near)))
+      near.add(info.id, content || memoryContent(doc));
     return info;
   }
 
   /**
    * Puts back a memory as an earlier run described it (MemoryInfo and near signature, kept by a
-   * cache keyed by the file's bytes), without its text. False when the signature is unusable: then
-   * the caller parses the file and upserts it.
+   * cache keyed by the file's bytes), without its text. The model keeps `info` itself (the caller
+   * hands over a copy of its own). False when the signature is unusable: then the caller parses the
+   * file and upserts it.
    */
   restore(info: MemoryInfo, near: NearSignature): boolean {
-    this.insert({ ...info });
+    this.insert(info);
     if (this.nearDuplicates.addSignature?.(info.id, near)) return true;
     this.remove(info.id);
     return false;
@@ -140,6 +162,11 @@ export class WorkspaceModel implements WorkspaceView {
     }
   }
 
+  /** Room for `count` memories in all: a load of known size grows the near index once. */
+  reserve(count: number): void {
+    this.nearDuplicates.reserve?.(count);
+  }
+
   /** What upsert derived for `id`, for a cache to hand back next time (undefined if unknown). */
   derivedOf(id: string): DerivedContent | undefined {
     const info = this.memories.get(id);
@@ -149,7 +176,10 @@ export class WorkspaceModel implements WorkspaceView {
   /** Changes a memory's status without re-reading it (git moved, the file did not). */
   setStatus(id: string, status: { status: MemoryStatus; supersededBy?: string }): void {
     const info = this.memories.get(id);
-    if (info) Object.assign(info, status);
+    if (!info) return;
+    // Both fields: an active status has no supersededBy, and the old one must not stay behind.
+    info.status = status.status;
+    info.supersededBy = status.supersededBy;
   }
 
   remove(id: string): void {

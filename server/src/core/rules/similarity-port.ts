@@ -3,12 +3,13 @@ import {
   contentHash,
   NearDuplicateIndex,
   NEAR_TEXT_LIMIT,
+  nearSignature,
   normalizeForHash,
   type NearSignature,
 } from '../similarity/index.js';
 import type { NearDuplicateLookup } from './types.js';
 
-export { contentHash, normalizeForHash, NEAR_TEXT_LIMIT, type NearSignature };
+export { contentHash, nearSignature, normalizeForHash, NEAR_TEXT_LIMIT, type NearSignature };
 
 /** A near-duplicate index the model can update. */
 export interface MutableNearIndex extends NearDuplicateLookup {
@@ -17,6 +18,8 @@ export interface MutableNearIndex extends NearDuplicateLookup {
   remove(id: string): void;
   /** Adds a signature kept from an earlier run; false when the index cannot use it (then `add`). */
   addSignature?(id: string, signature: NearSignature): boolean;
+  /** Room for `count` memories in all, before adding many. */
+  reserve?(count: number): void;
   /** The signature indexed for `id`, so a cache can keep it. */
   signatureOf?(id: string): NearSignature | undefined;
 }
@@ -32,6 +35,7 @@ export function createNearIndex(opts: { textOf?: (id: string) => string | null }
     remove: (id) => index.remove(id),
     addSignature: (id, signature) => index.addSignature(id, signature),
     signatureOf: (id) => index.signatureOf(id),
+    reserve: (count) => index.reserve(count),
     query: (text, opts) => index.query(text, opts).map((m) => ({ id: m.id, score: m.jaccard })),
   };
 }

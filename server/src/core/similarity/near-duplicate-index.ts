@@ -89,9 +89,22 @@ export interface NearSignature {
 export function nearSignature(text: string, normalized?: string): NearSignature {
   const norm =
     normalized !== undefined && text.length <= NEAR_TEXT_LIMIT ? normalized : normalizedStart(text);
-  const grams = new TrigramTable(norm);
-  return { normalized: norm, grams: grams.size, sig: minhashSignature(grams) };
+  const { grams, sig } = signed(norm);
+  return { normalized: norm, grams, sig: sig.slice() };
 }
+
+/**
+ * The number of distinct trigrams and the MinHash signature of a normalized text. The last one is
+ * kept: an edit in the language server indexes the text (add), then queries with it. Callers must
+ * not change the signature they get.
+ */
+function signed(normalized: string): { grams: number; sig: Int32Array } {
+  if (lastSigned?.normalized === normalized) return lastSigned;
+  const table = new TrigramTable(normalized, true);
+  lastSigned = { normalized, grams: table.size, sig: minhashSignature(table) };
+  return lastSigned;
+}
+let lastSigned: { normalized: string; grams: number; sig: Int32Array } | null = null;
 
 export interface NearDuplicateMatch {
   id: string;
@@ -131,6 +144,13 @@ class BandTable {
     return this.cells[at] === key ? this.cells[at + 1] : NONE;
   }
 
+  /** Room for `keys` keys without growing (a load of known size grows once instead of ten times). */
+  reserve(keys: number): void {
+    let length = this.cells.length;
+    while ((keys + 1) * 4 > length) length *= 2;
+    if (length > this.cells.length) this.rehash(length);
+  }
+
   /** Makes `slot` the chain's first slot for `key` (NONE: the chain is empty, the key kept). */
   setHead(key: number, slot: number): void {
     this.push(key, slot);
@@ -166,7 +186,12 @@ class BandTable {
     const old = this.cells;
     let live = 0;
     for (let i = 1; i < old.length; i += 2) if (old[i] !== NONE) live++;
-    const length = (live + 1) * 8 > old.length ? old.length * 2 : old.length;
+    this.rehash((live + 1) * 8 > old.length ? old.length * 2 : old.length);
+  }
+
+  /** The live keys in a table of `length` cells; keys of empty chains dropped. */
+  private rehash(length: number): void {
+    const old = this.cells;
     this.cells = new Int32Array(length).fill(NONE);
     this.used = 0;
     for (let i = 0; i < old.length; i += 2) {
@@ -251,23 +276,31 @@ export class NearDuplicateIndex {
     return true;
   }
 
+  /** Room for `count` ids in all without growing: for a caller about to add many. */
+  reserve(count: number): void {
+    if (count > this.capacity) this.grow(count);
+    for (const table of this.tables) table.reserve(count);
+  }
+
   private newSlot(): number {
     const slot = this.ids.length;
-    if (slot === this.capacity) {
-      this.capacity = Math.max(64, this.capacity * 2);
-      const grown = (old: Int32Array, per: number) => {
-        const out = new Int32Array(this.capacity * per);
-        out.set(old);
-        return out;
-      };
-      this.sigs = grown(this.sigs, NUM_HASHES);
-      this.keys = grown(this.keys, BANDS);
-      this.next = grown(this.next, BANDS);
-      this.grams = grown(this.grams, 1);
-    }
+    if (slot === this.capacity) this.grow(Math.max(64, this.capacity * 2));
     this.ids.push(undefined);
     this.normalized.push(undefined);
     return slot;
+  }
+
+  private grow(capacity: number): void {
+    this.capacity = capacity;
+    const grown = (old: Int32Array, per: number) => {
+      const out = new Int32Array(capacity * per);
+      out.set(old);
+      return out;
+    };
+    this.sigs = grown(this.sigs, NUM_HASHES);
+    this.keys = grown(this.keys, BANDS);
+    this.next = grown(this.next, BANDS);
+    this.grams = grown(this.grams, 1);
   }
 
   /** The signature indexed for `id` (a copy), to persist it (undefined when `id` is not indexed). */
@@ -307,8 +340,10 @@ export class NearDuplicateIndex {
   query(text: string, opts: NearDuplicateQueryOptions = {}): NearDuplicateMatch[] {
     const threshold = opts.threshold ?? NEAR_DUPLICATE_THRESHOLD;
     const limit = opts.limit ?? 10;
-    const grams = new TrigramTable(normalizedStart(text));
-    const sig = minhashSignature(grams);
+    const normalizedText = normalizedStart(text);
+    const { grams: size, sig } = signed(normalizedText);
+    /** The text's own trigrams, made for the first candidate that needs the exact check. */
+    let grams: TrigramTable | undefined;
     const seen = new Set<number>();
     const matches: NearDuplicateMatch[] = [];
     for (let b = 0; b < BANDS; b++) {
@@ -322,14 +357,15 @@ export class NearDuplicateIndex {
         if (seen.has(slot) || id === opts.excludeId || opts.exclude?.has(id)) continue;
         seen.add(slot);
         // Exact filters before the exact check: size ratio bounds Jaccard; the MinHash estimate is close.
-        const small = Math.min(grams.size, this.grams[slot]);
-        const large = Math.max(grams.size, this.grams[slot]);
+        const small = Math.min(size, this.grams[slot]);
+        const large = Math.max(size, this.grams[slot]);
         if (large > 0 && small / large < threshold) continue;
         if (this.estimateJaccard(sig, slot) < threshold - ESTIMATE_MARGIN) continue;
         // The caller's filter after the cheap ones (it reads a map), still before the exact check.
         if (opts.accept && !opts.accept(id)) continue;
         const normalized = this.normalized[slot] ?? normalizedStart(this.opts.textOf?.(id) ?? '');
-        const jaccard = grams.jaccard(new TrigramTable(normalized));
+        grams ??= new TrigramTable(normalizedText);
+        const jaccard = grams.jaccard(new TrigramTable(normalized, true));
         if (jaccard >= threshold) matches.push({ id, jaccard });
       }
     }

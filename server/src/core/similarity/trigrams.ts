@@ -27,6 +27,15 @@ export function hashTrigram(head: number, tail: number): number {
   return fmix32(head ^ Math.imul(tail + 1, 0x27d4eb2f));
 }
 
+/** The buffers borrowed tables share, grown as needed. */
+const shared = { heads: new Int32Array(0), tails: new Int32Array(0), hashes: new Int32Array(0) };
+
+/** The first `length` values of a shared buffer (their contents are whatever was left there). */
+function borrow(name: keyof typeof shared, length: number): Int32Array {
+  if (shared[name].length < length) shared[name] = new Int32Array(Math.max(length, 2 * shared[name].length));
+  return shared[name].subarray(0, length);
+}
+
 /**
  * The distinct trigrams of a normalized string as an open-addressing hash set. A trigram is stored
  * exactly as two int32 values (first two UTF-16 units packed, third unit), so the set allocates no
@@ -42,15 +51,20 @@ export class TrigramTable {
   readonly hashes: Int32Array;
   readonly size: number;
 
-  constructor(normalized: string) {
+  /**
+   * `borrowed`: the table's arrays are shared buffers, valid until the next borrowed table is made.
+   * For a table used and dropped at once (a signature, one check): 10,000 memories indexed then cost
+   * no typed arrays of their own, whose allocation and collection cost more than the hashing.
+   */
+  constructor(normalized: string, borrowed = false) {
     const n = normalized.length;
     const grams = n === 0 ? 0 : Math.max(1, n - 2);
     let capacity = 4;
     while (capacity < grams * 2) capacity *= 2;
-    this.heads = new Int32Array(capacity);
-    this.tails = new Int32Array(capacity).fill(-1);
+    this.heads = borrowed ? borrow('heads', capacity) : new Int32Array(capacity);
+    this.tails = (borrowed ? borrow('tails', capacity) : new Int32Array(capacity)).fill(-1);
     this.mask = capacity - 1;
-    const hashes = new Int32Array(grams);
+    const hashes = borrowed ? borrow('hashes', grams) : new Int32Array(grams);
     let size = 0;
     if (n > 0 && n < 3) {
       // Short text: one gram, padded with U+FFFF (a noncharacter) so it never equals a real gram.

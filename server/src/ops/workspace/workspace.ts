@@ -140,6 +140,7 @@ export class StoreWorkspace {
     for (const link of this.links.values())
       this.log(`cairn: ${link.at} is a symbolic link; it is not read (store/symlink)`);
     const rels = listStoreFiles(this.root, this.links);
+    this.rules.reserve(rels.length);
     let slice = performance.now();
     let reported = -Infinity;
     let done = 0;
@@ -269,7 +270,9 @@ export class StoreWorkspace {
     const file: StoreFile = { ...entry.facts, rel, onDisk: true, stamp: entry.stamp, key: entry.key, readAt };
     if (isMemoryPath(rel)) {
       if (!entry.info || !entry.near) return false;
-      if (!this.rules.restore({ ...entry.info, ...this.statusOf(file) }, entry.near)) return false;
+      // The status as derived now: the cached one (and its supersededBy) may be out of date.
+      const { status, supersededBy } = this.statusOf(file);
+      if (!this.rules.restore({ ...entry.info, status, supersededBy }, entry.near)) return false;
     }
     this.setFile(file);
     return true;
