@@ -207,6 +207,9 @@ export function processSearchService(opts: ProcessOptions): SearchService {
       await Promise.all(
         [...running].map((c) => {
           const gone = new Promise<void>((resolve) => c.once('exit', () => resolve()));
+          // The child was unref'd so that it never keeps a server alive; waiting for its exit must
+          // (else a process awaiting close() at top level ends with Node's exit code 13).
+          c.ref();
           c.kill('SIGKILL');
           return gone;
         }),
