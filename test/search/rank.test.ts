@@ -132,6 +132,82 @@ describe('fuse', () => {
     );
   });
 
+  // The rule's bound (issue 13, "fusion that never loses to keyword"): the model's normalized
+  // cosine lies in 0..1, so it can move a hit by at most its effective weight; a keyword hit ahead
+  // of another by more than that stays ahead, whatever the model says (random noise included).
+  const noiseCase = fc
+    .uniqueArray(fc.integer({ min: 0, max: 400 }), { minLength: 2, maxLength: 120 })
+    .chain((keys) =>
+      fc.record({
+        keyword: fc
+          .uniqueArray(fc.integer({ min: 1, max: 100_000 }), {
+            minLength: keys.length,
+            maxLength: keys.length,
+          })
+          .map((scores) => keys.map((key, i) => ({ key, score: scores[i] / 1000 }))),
+        // Noise: any cosine for any subset of the keyword hits, plus keys no keyword matched.
+        noise: fc.array(
+          fc.tuple(fc.integer({ min: 0, max: 800 }), fc.double({ min: 0.001, max: 1, noNaN: true })),
+          {
+            maxLength: 200,
+          },
+        ),
+        vectorWeight: fc.double({ min: 0, max: 1, noNaN: true }),
+        textWeight: fc.double({ min: 0.05, max: 1, noNaN: true }),
+        adaptive: fc.boolean(),
+      }),
+    );
+
+  it('never lets a model reorder keyword hits by more than its effective weight (property)', () => {
+    fc.assert(
+      fc.property(noiseCase, ({ keyword: kw, noise, vectorWeight, textWeight, adaptive }) => {
+        const vector = [...new Map(noise.map(([key, score]) => [key, { key, score }])).values()];
+        const share = adaptive ? vectorAgreement(kw, vector) : 1;
+        const wv = vector.length ? vectorWeight * share : 0;
+        const maxKw = Math.max(...kw.map((k) => k.score));
+        const pos = new Map(
+          fuse(kw, vector, { vectorWeight, textWeight, adaptive }).map((f, i) => [f.key, i]),
+        );
+        for (const a of kw)
+          for (const b of kw)
+            if ((textWeight * (a.score - b.score)) / maxKw > wv * (1 + 1e-9))
+              expect(pos.get(a.key)!).toBeLessThan(pos.get(b.key)!);
+      }),
+    );
+  });
+
+  it('scores the same whatever the order of the input lists (property)', () => {
+    fc.assert(
+      fc.property(
+        noiseCase,
+        fc.integer(),
+        ({ keyword: kw, noise, vectorWeight, textWeight, adaptive }, seed) => {
+          const vector = [...new Map(noise.map(([key, score]) => [key, { key, score }])).values()];
+          const shuffle = <T>(list: T[]) =>
+            list
+              .map((item, i) => ({ item, r: ((i + 1) * 2654435761 + seed) % 1000003 }))
+              .sort((x, y) => x.r - y.r)
+              .map((x) => x.item);
+          const opts = { vectorWeight, textWeight, adaptive };
+          expect(fuse(shuffle(kw), shuffle(vector), opts)).toEqual(fuse(kw, vector, opts));
+          expect(vectorAgreement(shuffle(kw), shuffle(vector))).toBe(vectorAgreement(kw, vector));
+        },
+      ),
+    );
+  });
+
+  it('gives the model its full weight at a lower agreement when agreementFull is lower', () => {
+    const partly = [
+      ...[0, 1, 2, 3, 4].map((key, i) => ({ key, score: 0.9 - i * 0.01 })),
+      ...Array.from({ length: 200 }, (_, i) => ({ key: 500 + i, score: 0.5 })),
+    ];
+    const lift = vectorAgreement(keyword, partly, 1);
+    expect(lift).toBeGreaterThan(0);
+    expect(lift).toBeLessThan(1);
+    expect(vectorAgreement(keyword, partly)).toBeCloseTo(Math.min(1, lift / 0.5));
+    expect(vectorAgreement(keyword, partly, lift)).toBeCloseTo(1);
+  });
+
   it('picks weights per model and keyword-only without one', () => {
     expect(weightsForModel(null)).toEqual({ vectorWeight: 0, textWeight: 1 });
     expect(weightsForModel('glove-sif-50k').vectorWeight).toBeLessThanOrEqual(0.5);

@@ -31,6 +31,8 @@ export interface FusionOptions extends Partial<FusionWeights> {
    * of the query gets little say, so a weak or wrong model cannot drag keyword results down.
    */
   adaptive?: boolean;
+  /** Agreement at which the model keeps its full weight (default AGREEMENT_FULL; the eval's grid). */
+  agreementFull?: number;
 }
 
 /** How many of the model's best hits are compared with the keyword ranking. */
@@ -50,7 +52,11 @@ export const AGREEMENT_FULL = 0.5;
  * small store every chunk is both a keyword hit and a vector candidate, and a pool holding all of
  * them says nothing (before, it gave any model, a random one too, its full weight there).
  */
-export function vectorAgreement(keyword: ScoredKey[], vector: ScoredKey[]): number {
+export function vectorAgreement(
+  keyword: ScoredKey[],
+  vector: ScoredKey[],
+  full: number = AGREEMENT_FULL,
+): number {
   if (keyword.length === 0) return 1;
   const poolSize = Math.min(AGREEMENT_POOL, Math.floor(vector.length / 2));
   if (poolSize === 0) return 0;
@@ -65,7 +71,7 @@ export function vectorAgreement(keyword: ScoredKey[], vector: ScoredKey[]): numb
   const chance = vector.filter((s) => pool.has(s.key)).length / vector.length;
   if (chance >= 1) return 0;
   const lift = Math.max(0, (shared - chance) / (1 - chance));
-  return Math.min(1, lift / AGREEMENT_FULL);
+  return Math.min(1, lift / full);
 }
 
 /**
@@ -104,7 +110,7 @@ export function normalizeByMax(list: ScoredKey[]): Map<number, number> {
  */
 export function fuse(keyword: ScoredKey[], vector: ScoredKey[], opts: FusionOptions = {}): ScoredKey[] {
   const wt = vector.length === 0 ? 1 : (opts.textWeight ?? DEFAULT_WEIGHTS.textWeight);
-  const agreement = (opts.adaptive ?? true) ? vectorAgreement(keyword, vector) : 1;
+  const agreement = (opts.adaptive ?? true) ? vectorAgreement(keyword, vector, opts.agreementFull) : 1;
   const wv = vector.length === 0 ? 0 : (opts.vectorWeight ?? DEFAULT_WEIGHTS.vectorWeight) * agreement;
   const total = wt + wv || 1;
   const fused = new Map<number, number>();
