@@ -295,7 +295,8 @@ if (args.cv) {
       reference: 'keyword',
       measures: ['ndcg'],
       settings: FUSION_GRID,
-      label: (f) => `${f.vectorWeight}/${f.textWeight.toFixed(2)} full at ${f.agreementFull}`,
+      label: (f) =>
+        `${f.vectorWeight}/${f.textWeight.toFixed(2)} top ${f.agreement.top} pool ${f.agreement.pool} full ${f.agreement.full}`,
       perSetting: (s, f) => runs[s][shown.indexOf(f)],
     });
   }

@@ -196,16 +196,20 @@ describe('fuse', () => {
     );
   });
 
-  it('gives the model its full weight at a lower agreement when agreementFull is lower', () => {
+  it('measures the agreement with the top, pool and full options it is given', () => {
     const partly = [
       ...[0, 1, 2, 3, 4].map((key, i) => ({ key, score: 0.9 - i * 0.01 })),
       ...Array.from({ length: 200 }, (_, i) => ({ key: 500 + i, score: 0.5 })),
     ];
-    const lift = vectorAgreement(keyword, partly, 1);
+    const lift = vectorAgreement(keyword, partly, { full: 1 });
     expect(lift).toBeGreaterThan(0);
     expect(lift).toBeLessThan(1);
     expect(vectorAgreement(keyword, partly)).toBeCloseTo(Math.min(1, lift / 0.5));
-    expect(vectorAgreement(keyword, partly, lift)).toBeCloseTo(1);
+    expect(vectorAgreement(keyword, partly, { full: lift })).toBeCloseTo(1);
+    // The model's 5 best are all keyword hits: full agreement when only they are compared.
+    expect(vectorAgreement(keyword, partly, { top: 5 })).toBe(1);
+    // A pool of 3 keyword hits holds only 3 of the model's best 10.
+    expect(vectorAgreement(keyword, partly, { pool: 3, full: 1 })).toBeLessThan(lift);
   });
 
   it('picks weights per model and keyword-only without one', () => {

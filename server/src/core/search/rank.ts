@@ -31,8 +31,17 @@ export interface FusionOptions extends Partial<FusionWeights> {
    * of the query gets little say, so a weak or wrong model cannot drag keyword results down.
    */
   adaptive?: boolean;
-  /** Agreement at which the model keeps its full weight (default AGREEMENT_FULL; the eval's grid). */
-  agreementFull?: number;
+  /** How the agreement is measured (defaults: the constants below; bench/scifact.mjs --cv varies them). */
+  agreement?: AgreementOptions;
+}
+
+export interface AgreementOptions {
+  /** The model's best hits compared (AGREEMENT_TOP). */
+  top?: number;
+  /** Keyword hits they are compared with (AGREEMENT_POOL). */
+  pool?: number;
+  /** Agreement at which the model keeps its full weight (AGREEMENT_FULL). */
+  full?: number;
 }
 
 /** How many of the model's best hits are compared with the keyword ranking. */
@@ -55,10 +64,10 @@ export const AGREEMENT_FULL = 0.5;
 export function vectorAgreement(
   keyword: ScoredKey[],
   vector: ScoredKey[],
-  full: number = AGREEMENT_FULL,
+  opts: AgreementOptions = {},
 ): number {
   if (keyword.length === 0) return 1;
-  const poolSize = Math.min(AGREEMENT_POOL, Math.floor(vector.length / 2));
+  const poolSize = Math.min(opts.pool ?? AGREEMENT_POOL, Math.floor(vector.length / 2));
   if (poolSize === 0) return 0;
   const best = (list: ScoredKey[], n: number) =>
     [...list]
@@ -66,12 +75,12 @@ export function vectorAgreement(
       .slice(0, n)
       .map((s) => s.key);
   const pool = new Set(best(keyword, poolSize));
-  const top = best(vector, AGREEMENT_TOP);
+  const top = best(vector, opts.top ?? AGREEMENT_TOP);
   const shared = top.filter((k) => pool.has(k)).length / top.length;
   const chance = vector.filter((s) => pool.has(s.key)).length / vector.length;
   if (chance >= 1) return 0;
   const lift = Math.max(0, (shared - chance) / (1 - chance));
-  return Math.min(1, lift / full);
+  return Math.min(1, lift / (opts.full ?? AGREEMENT_FULL));
 }
 
 /**
@@ -110,7 +119,7 @@ export function normalizeByMax(list: ScoredKey[]): Map<number, number> {
  */
 export function fuse(keyword: ScoredKey[], vector: ScoredKey[], opts: FusionOptions = {}): ScoredKey[] {
   const wt = vector.length === 0 ? 1 : (opts.textWeight ?? DEFAULT_WEIGHTS.textWeight);
-  const agreement = (opts.adaptive ?? true) ? vectorAgreement(keyword, vector, opts.agreementFull) : 1;
+  const agreement = (opts.adaptive ?? true) ? vectorAgreement(keyword, vector, opts.agreement) : 1;
   const wv = vector.length === 0 ? 0 : (opts.vectorWeight ?? DEFAULT_WEIGHTS.vectorWeight) * agreement;
   const total = wt + wv || 1;
   const fused = new Map<number, number>();
