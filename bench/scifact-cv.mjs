@@ -1,8 +1,7 @@
 // Cross-validation for bench/scifact.mjs --cv: every tuned setting is chosen on the other tuning
 // folds and scored on the fold left out ("SciFact train folds not used for tuning", issue 13).
 // The rule: among the grid, the setting whose WORST other tuning fold gains most over the reference
-// (keyword for fusion settings, FTS5 for keyword settings); ties go to the earlier (the default
-// first). A fold's gain is in the measures of the issue's target: nDCG@10 for fusion (hybrid >=
+// (keyword for fusion settings, FTS5 for keyword settings); ties go to the earlier. A fold's gain is in the measures of the issue's target: nDCG@10 for fusion (hybrid >=
 // keyword), the smaller of the nDCG@10 and recall@100 gains for keyword (both >= FTS5's). With
 // nDCG@10 alone, keyword picks b 0.6, which loses recall@100 on three folds (docs/search.md).
 // The held-out fold is never used here.
@@ -54,7 +53,8 @@ export function chooseLeavingOut(settingCount, folds, gain) {
 /**
  * Prints the cross-validated table. `rows`: { name, perFold: (fold) => metrics[] } for fixed
  * systems; `tuned`: { name, settings, label, perSetting: (s, fold) => metrics[], reference, measures }
- * where reference is the name of a row in `rows` and measures the metrics a gain is the least of.
+ * where reference is the name of a row in `rows`, measures the metrics a gain is the least of, and
+ * current the index of the setting in use.
  */
 export function printCrossValidation(folds, rows, tuned) {
   const cell = (list) =>
@@ -86,8 +86,8 @@ export function printCrossValidation(folds, rows, tuned) {
     );
   }
   console.log(`chosen:\n${chosenLines.join('\n')}`);
-  // The settings' gains per fold, for the record (docs/search.md quotes them): the default (first)
-  // and the 12 whose worst tuning fold gains most.
+  // The settings' gains per fold, for the record (docs/search.md quotes them): the one in use
+  // (`current`, first) and the 12 whose worst tuning fold gains most.
   for (const t of tuned) {
     const ref = rows.find((r) => r.name === t.reference);
     const d = (s, f, key) => meanOf(t.perSetting(s, f), key) - meanOf(ref.perFold(f), key);

@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { SearchIndex } from '../dist/search/index-store.js';
 import { searchHybrid, searchStore } from '../dist/search/search.js';
-import { fuse, rankHits } from '../dist/core/search/rank.js';
+import { AGREEMENT_FULL, AGREEMENT_POOL, AGREEMENT_TOP, fuse, rankHits } from '../dist/core/search/rank.js';
 import { DEFAULT_CONFIG } from '../dist/core/config.js';
 import { resolveRequest } from '../dist/ops/search.js';
 import { parseMemory } from '../dist/core/format/index.js';
@@ -132,6 +132,15 @@ function memoryIds(hits) {
 async function cairnRanking(query, emb, opts = rankOpts, fusion = fusionOpts, onCandidates = undefined) {
   const { hits } = await searchHybrid(index, query, emb, { ...opts, fusion, onCandidates });
   return memoryIds(hits);
+}
+
+/** Whether a grid setting is a model's fusion (agreement options left out are the defaults). */
+function sameFusion(setting, fusion) {
+  const a = { top: AGREEMENT_TOP, pool: AGREEMENT_POOL, full: AGREEMENT_FULL, ...fusion.agreement };
+  const b = setting.agreement;
+  return (
+    setting.vectorWeight === fusion.vectorWeight && a.top === b.top && a.pool === b.pool && a.full === b.full
+  );
 }
 
 /** The ranking searchHybrid gives for captured candidate lists under another fusion setting. */
@@ -295,6 +304,7 @@ if (args.cv) {
       reference: 'keyword',
       measures: ['ndcg'],
       settings: FUSION_GRID,
+      current: FUSION_GRID.findIndex((f) => sameFusion(f, emb.fusion)),
       label: (f) =>
         `${f.vectorWeight}/${f.textWeight.toFixed(2)} top ${f.agreement.top} pool ${f.agreement.pool} full ${f.agreement.full}`,
       perSetting: (s, f) => runs[s][shown.indexOf(f)],
