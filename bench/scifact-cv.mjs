@@ -93,17 +93,15 @@ export function printCrossValidation(folds, rows, tuned) {
     const d = (s, f, key) => meanOf(t.perSetting(s, f), key) - meanOf(ref.perFold(f), key);
     const worst = (s) => Math.min(...folds.map((f) => Math.min(...t.measures.map((m) => d(s, f, m)))));
     const order = [...t.settings.keys()].sort((a, b) => worst(b) - worst(a) || a - b);
-    const shownSettings = [0, ...order.filter((s) => s !== 0).slice(0, 12)];
+    const current = Math.max(0, t.current ?? 0);
+    const shownSettings = [current, ...order.filter((s) => s !== current).slice(0, 12)];
     console.log(
-      `\n${t.name}: gain over ${t.reference} per fold, nDCG@10 / recall@100 (x1000), default first`,
+      `\n${t.name}: gain over ${t.reference} per fold, nDCG@10 / recall@100 (x1000), the one in use first`,
     );
     shownSettings.forEach((s) => {
-      const setting = t.settings[s];
-      const d = (f, key) =>
-        (1000 * (meanOf(t.perSetting(s, f), key) - meanOf(ref.perFold(f), key))).toFixed(1);
-      console.log(
-        `  ${t.label(setting).padEnd(28)}${folds.map((f) => `${d(f, 'ndcg')} / ${d(f, 'recall')}`.padStart(16)).join('')}`,
-      );
+      const x = (f, key) => (1000 * d(s, f, key)).toFixed(1);
+      const cells = folds.map((f) => `${x(f, 'ndcg')} / ${x(f, 'recall')}`.padStart(16));
+      console.log(`  ${t.label(t.settings[s]).padEnd(40)}${cells.join('')}`);
     });
   }
 }
