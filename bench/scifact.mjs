@@ -3,7 +3,8 @@
 //   [--weights V/T] [--no-adaptive] [--kw JSON] [--fusion JSON] [--cv] [--misses] [--store DIR] [--data DIR]
 // --store DIR keeps the index and the model's vectors there between runs (an index made by another
 // tokenizer is rebuilt); --cv adds the cross-validated table (bench/scifact-cv.mjs: each tuning fold
-// scored with the keyword and fusion settings chosen on the other tuning folds); --misses lists the relevant abstracts FTS5 ranks in its 100 and Cairn keyword does not.
+// scored with the keyword and fusion settings chosen on the other tuning folds); --misses lists the
+// relevant abstracts FTS5 ranks in its 100 and Cairn keyword does not.
 // Each abstract becomes one memory file (front matter + body) indexed by the product's SearchIndex;
 // each train query is ranked in-process by searchHybrid (the ranking `cairn search` uses), whole
 // ranking (minScore 0, one entry per memory) and, with --answer, the default answer of
@@ -252,8 +253,8 @@ systems.forEach(([name], s) => {
 if (args.misses)
   console.log(`\nFTS5 finds, Cairn keyword misses (top 100, tuning folds):\n${misses.join('\n')}`);
 
-// --cv: every tuned setting (keyword: title weight x b; fusion: the model's weight x the agreement
-// for its full weight) chosen on the other tuning folds and scored on the one left out.
+// --cv: every tuned setting (keyword: title weight x b; fusion: the model's weight x the agreement's
+// top, pool and full) chosen on the other tuning folds and scored on the one left out.
 if (args.cv) {
   const tuningQueries = queries.filter((q) => foldOf(q._id, folds) !== heldOut);
   const byFold = (list) => shown.map((f) => list.filter((m) => m.fold === f));
