@@ -93,11 +93,11 @@ export function printCrossValidation(folds, rows, tuned) {
     const d = (s, f, key) => meanOf(t.perSetting(s, f), key) - meanOf(ref.perFold(f), key);
     const worst = (s) => Math.min(...folds.map((f) => Math.min(...t.measures.map((m) => d(s, f, m)))));
     const order = [...t.settings.keys()].sort((a, b) => worst(b) - worst(a) || a - b);
-    const current = Math.max(0, t.current ?? 0);
-    const shownSettings = [current, ...order.filter((s) => s !== current).slice(0, 12)];
-    console.log(
-      `\n${t.name}: gain over ${t.reference} per fold, nDCG@10 / recall@100 (x1000), the one in use first`,
-    );
+    const current = t.current ?? -1;
+    const best = order.filter((s) => s !== current).slice(0, 12);
+    const shownSettings = current >= 0 ? [current, ...best] : best;
+    const first = current >= 0 ? 'the one in use first' : 'the one in use is not in the grid';
+    console.log(`\n${t.name}: gain over ${t.reference} per fold, nDCG@10 / recall@100 (x1000), ${first}`);
     shownSettings.forEach((s) => {
       const x = (f, key) => (1000 * d(s, f, key)).toFixed(1);
       const cells = folds.map((f) => `${x(f, 'ndcg')} / ${x(f, 'recall')}`.padStart(16));

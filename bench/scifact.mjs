@@ -277,6 +277,7 @@ if (args.cv) {
       reference: 'FTS5',
       measures: ['ndcg', 'recall'],
       settings: KEYWORD_GRID,
+      current: 0,
       label: (k) => `title x${k.boost.title} b ${k.bm25.b}`,
       perSetting: (s, f) => kwRuns[s][shown.indexOf(f)],
     },
