@@ -216,6 +216,9 @@ describe('fuse', () => {
     expect(weightsForModel(null)).toEqual({ vectorWeight: 0, textWeight: 1 });
     expect(weightsForModel('glove-sif-50k').vectorWeight).toBeLessThanOrEqual(0.5);
     expect(weightsForModel('someone/unknown-model')).toEqual({ vectorWeight: 0.7, textWeight: 0.3 });
+    // GloVe-SIF's agreement is its own (cross-validated on SciFact); others keep the defaults.
+    expect(weightsForModel('glove-sif-50k').agreement).toEqual({ pool: 25, full: 0.75 });
+    expect(weightsForModel('Xenova/all-MiniLM-L6-v2').agreement).toBeUndefined();
   });
 });
 
