@@ -2,8 +2,9 @@
 // Usage: npm run eval:scifact -- [--model-dir DIR] [--folds 5] [--held-out] [--answer] [--cli-check]
 //   [--weights V/T] [--no-adaptive] [--kw JSON] [--fusion JSON] [--cv] [--misses] [--store DIR] [--data DIR]
 // --store DIR keeps the index and the model's vectors there between runs (an index made by another
-// tokenizer is rebuilt); --cv picks a fusion setting per fold by cross-validation over the tuning
-// folds; --misses lists the relevant abstracts FTS5 ranks in its 100 and Cairn keyword does not.
+// tokenizer is rebuilt); --cv adds the cross-validated table (bench/scifact-cv.mjs: each tuning fold
+// scored with the keyword and fusion settings chosen on the other tuning folds); --misses lists the
+// relevant abstracts FTS5 ranks in its 100 and Cairn keyword does not.
 // Each abstract becomes one memory file (front matter + body) indexed by the product's SearchIndex;
 // each train query is ranked in-process by searchHybrid (the ranking `cairn search` uses), whole
 // ranking (minScore 0, one entry per memory) and, with --answer, the default answer of
@@ -16,11 +17,13 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { SearchIndex } from '../dist/search/index-store.js';
 import { searchHybrid, searchStore } from '../dist/search/search.js';
+import { AGREEMENT_FULL, AGREEMENT_POOL, AGREEMENT_TOP, fuse, rankHits } from '../dist/core/search/rank.js';
 import { DEFAULT_CONFIG } from '../dist/core/config.js';
 import { resolveRequest } from '../dist/ops/search.js';
 import { parseMemory } from '../dist/core/format/index.js';
 import { chunkMetaFromMemory } from '../dist/core/search/meta.js';
 import { foldOf, meanOf, metrics, memoryText, readJsonl, readQrels } from './scifact-lib.mjs';
+import { FUSION_GRID, KEYWORD_GRID, printCrossValidation } from './scifact-cv.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -113,9 +116,8 @@ if (args.weights) {
 }
 if (args['no-adaptive']) fusionOpts.adaptive = false;
 
-/** Memory-level ranking: the best chunk of each memory, in order. */
-async function cairnRanking(query, emb, opts = rankOpts, fusion = fusionOpts) {
-  const { hits } = await searchHybrid(index, query, emb, { ...opts, fusion });
+/** Memory ids of ranked chunk hits: the best chunk of each memory, in order. */
+function memoryIds(hits) {
   const out = [];
   const seen = new Set();
   for (const h of hits) {
@@ -125,6 +127,36 @@ async function cairnRanking(query, emb, opts = rankOpts, fusion = fusionOpts) {
     seen.add(id);
   }
   return out;
+}
+
+/** Memory-level ranking; `onCandidates` keeps both lists before fusion (--cv fuses them again). */
+async function cairnRanking(query, emb, opts = rankOpts, fusion = fusionOpts, onCandidates = undefined) {
+  const { hits } = await searchHybrid(index, query, emb, { ...opts, fusion, onCandidates });
+  return memoryIds(hits);
+}
+
+/** Whether a grid setting is a model's fusion (agreement options left out are the defaults). */
+function sameFusion(setting, fusion) {
+  const a = { top: AGREEMENT_TOP, pool: AGREEMENT_POOL, full: AGREEMENT_FULL, ...fusion.agreement };
+  const b = setting.agreement;
+  return (
+    setting.vectorWeight === fusion.vectorWeight && a.top === b.top && a.pool === b.pool && a.full === b.full
+  );
+}
+
+/** The ranking searchHybrid gives for captured candidate lists under another fusion setting. */
+function refused(cands, emb, fusion) {
+  const fused = fuse(cands.keyword, cands.vector, {
+    method: 'weighted',
+    ...emb.fusion,
+    ...fusionOpts,
+    ...fusion,
+  });
+  const metaOf = (docId) => {
+    const f = index.fileOf(docId);
+    return { status: f?.status ?? 'rejected', updated: f?.date, trust: f?.trust, path: index.pathOf(docId) };
+  };
+  return memoryIds(rankHits(fused, metaOf, rankOpts));
 }
 
 /** What `cairn search QUERY --limit 10` answers: the request resolved as the search service does. */
@@ -158,8 +190,12 @@ if (kwVariants.length > 1) {
     ]);
   }
 }
-for (const emb of embedders) {
-  systems.push([`hybrid ${emb.modelId}`, (q) => cairnRanking(q, emb)]);
+// Per model, per query id: the candidate lists of the default hybrid ranking (for --cv).
+const candidates = embedders.map(() => new Map());
+let currentQuery = null;
+for (const [e, emb] of embedders.entries()) {
+  const keep = (keyword, vector) => candidates[e].set(currentQuery, { keyword, vector });
+  systems.push([`hybrid ${emb.modelId}`, (q) => cairnRanking(q, emb, rankOpts, fusionOpts, keep)]);
   if (args.answer) systems.push([`hybrid answer ${emb.modelId}`.slice(0, 30), (q) => cairnAnswer(q, emb)]);
 }
 if (embedder) {
@@ -177,6 +213,7 @@ for (const q of queries) {
   const fold = foldOf(q._id, folds);
   if (fold === heldOut && !args['held-out']) continue;
   const ranked = [];
+  currentQuery = q._id;
   for (let s = 0; s < systems.length; s++) {
     ranked.push(await systems[s][1](q.text));
     results[s][fold].push(metrics(ranked[s], qrels.get(q._id)));
@@ -216,24 +253,67 @@ systems.forEach(([name], s) => {
 if (args.misses)
   console.log(`\nFTS5 finds, Cairn keyword misses (top 100, tuning folds):\n${misses.join('\n')}`);
 
-// Cross-validation over the tuning folds: for each one, the hybrid setting (the default and the
-// --fusion ones) whose worst other tuning fold gains most over keyword, and what it gains on this one.
-if (args.cv && embedder) {
-  const kwIndex = systems.findIndex(([name]) => name === 'keyword');
-  const settings = systems
-    .map((_, s) => s)
-    .filter((s) => systems[s][0] === `hybrid ${embedder.modelId}` || systems[s][0].startsWith('fusion '));
-  const gain = (s, f) => meanOf(results[s][f], 'ndcg') - meanOf(results[kwIndex][f], 'ndcg');
-  console.log('\ncross-validation (chosen on the other tuning folds by their worst gain over keyword):');
-  for (const f of shown) {
-    const others = shown.filter((o) => o !== f);
-    const best = settings.reduce((a, b) =>
-      Math.min(...others.map((o) => gain(b, o))) > Math.min(...others.map((o) => gain(a, o))) ? b : a,
-    );
+// --cv: every tuned setting (keyword: title weight x b; fusion: the model's weight x the agreement's
+// top, pool and full) chosen on the other tuning folds and scored on the one left out.
+if (args.cv) {
+  const tuningQueries = queries.filter((q) => foldOf(q._id, folds) !== heldOut);
+  const byFold = (list) => shown.map((f) => list.filter((m) => m.fold === f));
+  const measure = async (rank) => {
+    const out = [];
+    for (const q of tuningQueries)
+      out.push({ fold: foldOf(q._id, folds), ...metrics(await rank(q), qrels.get(q._id)) });
+    return byFold(out);
+  };
+  const kwRuns = [];
+  for (const kw of KEYWORD_GRID)
+    kwRuns.push(await measure((q) => cairnRanking(q.text, null, { ...rankOpts, keyword: kw })));
+  const fixed = (name) => {
+    const s = systems.findIndex(([n]) => n === name);
+    return { name, perFold: (f) => results[s][f] };
+  };
+  const tuned = [
+    {
+      name: 'keyword',
+      reference: 'FTS5',
+      measures: ['ndcg', 'recall'],
+      settings: KEYWORD_GRID,
+      current: 0,
+      label: (k) => `title x${k.boost.title} b ${k.bm25.b}`,
+      perSetting: (s, f) => kwRuns[s][shown.indexOf(f)],
+    },
+  ];
+  for (const [e, emb] of embedders.entries()) {
+    let same = 0;
+    const runs = [];
+    for (const setting of FUSION_GRID) {
+      runs.push(
+        await measure(async (q) => {
+          const cands = candidates[e].get(q._id);
+          return refused(cands, emb, setting);
+        }),
+      );
+    }
+    // The default setting fused again must rank exactly as searchHybrid did.
+    for (const q of tuningQueries) {
+      const again = refused(candidates[e].get(q._id), emb, {}).slice(0, 100).join();
+      if (again === (await cairnRanking(q.text, emb)).slice(0, 100).join()) same++;
+    }
     console.log(
-      `  fold ${f + 1}: ${systems[best][0]} -> nDCG@10 ${gain(best, f) >= 0 ? '+' : ''}${gain(best, f).toFixed(4)} over keyword`,
+      `\n${emb.modelId}: fusing the kept candidate lists again ranks ${same} of ${tuningQueries.length} queries as searchHybrid`,
     );
+    tuned.push({
+      name: `hybrid ${emb.modelId}`,
+      reference: 'keyword',
+      measures: ['ndcg'],
+      settings: FUSION_GRID,
+      current: FUSION_GRID.findIndex((f) => sameFusion(f, emb.fusion)),
+      label: (f) =>
+        `${f.vectorWeight}/${f.textWeight.toFixed(2)} top ${f.agreement.top} pool ${f.agreement.pool} full ${f.agreement.full}`,
+      perSetting: (s, f) => runs[s][shown.indexOf(f)],
+    });
   }
+  const rows = ['FTS5', 'keyword', ...embedders.map((emb) => `hybrid ${emb.modelId}`)].map(fixed);
+  printCrossValidation(shown, rows, tuned);
 }
 
 if (args['cli-check']) {

@@ -132,10 +132,93 @@ describe('fuse', () => {
     );
   });
 
+  // The rule's bound (issue 13, "fusion that never loses to keyword"): the model's normalized
+  // cosine lies in 0..1, so it can move a hit by at most its effective weight; a keyword hit ahead
+  // of another by more than that stays ahead, whatever the model says (random noise included).
+  const noiseCase = fc
+    .uniqueArray(fc.integer({ min: 0, max: 400 }), { minLength: 2, maxLength: 120 })
+    .chain((keys) =>
+      fc.record({
+        keyword: fc
+          .uniqueArray(fc.integer({ min: 1, max: 100_000 }), {
+            minLength: keys.length,
+            maxLength: keys.length,
+          })
+          .map((scores) => keys.map((key, i) => ({ key, score: scores[i] / 1000 }))),
+        // Noise: any cosine for any subset of the keyword hits, plus keys no keyword matched.
+        noise: fc.array(
+          fc.tuple(fc.integer({ min: 0, max: 800 }), fc.double({ min: 0.001, max: 1, noNaN: true })),
+          {
+            maxLength: 200,
+          },
+        ),
+        vectorWeight: fc.double({ min: 0, max: 1, noNaN: true }),
+        textWeight: fc.double({ min: 0.05, max: 1, noNaN: true }),
+        adaptive: fc.boolean(),
+      }),
+    );
+
+  it('never lets a model reorder keyword hits by more than its effective weight (property)', () => {
+    fc.assert(
+      fc.property(noiseCase, ({ keyword: kw, noise, vectorWeight, textWeight, adaptive }) => {
+        const vector = [...new Map(noise.map(([key, score]) => [key, { key, score }])).values()];
+        const share = adaptive ? vectorAgreement(kw, vector) : 1;
+        const wv = vector.length ? vectorWeight * share : 0;
+        const maxKw = Math.max(...kw.map((k) => k.score));
+        const pos = new Map(
+          fuse(kw, vector, { vectorWeight, textWeight, adaptive }).map((f, i) => [f.key, i]),
+        );
+        for (const a of kw)
+          for (const b of kw)
+            if ((textWeight * (a.score - b.score)) / maxKw > wv * (1 + 1e-9))
+              expect(pos.get(a.key)!).toBeLessThan(pos.get(b.key)!);
+      }),
+    );
+  });
+
+  it('scores the same whatever the order of the input lists (property)', () => {
+    fc.assert(
+      fc.property(
+        noiseCase,
+        fc.integer(),
+        ({ keyword: kw, noise, vectorWeight, textWeight, adaptive }, seed) => {
+          const vector = [...new Map(noise.map(([key, score]) => [key, { key, score }])).values()];
+          const shuffle = <T>(list: T[]) =>
+            list
+              .map((item, i) => ({ item, r: ((i + 1) * 2654435761 + seed) % 1000003 }))
+              .sort((x, y) => x.r - y.r)
+              .map((x) => x.item);
+          const opts = { vectorWeight, textWeight, adaptive };
+          expect(fuse(shuffle(kw), shuffle(vector), opts)).toEqual(fuse(kw, vector, opts));
+          expect(vectorAgreement(shuffle(kw), shuffle(vector))).toBe(vectorAgreement(kw, vector));
+        },
+      ),
+    );
+  });
+
+  it('measures the agreement with the top, pool and full options it is given', () => {
+    const partly = [
+      ...[0, 1, 2, 3, 4].map((key, i) => ({ key, score: 0.9 - i * 0.01 })),
+      ...Array.from({ length: 200 }, (_, i) => ({ key: 500 + i, score: 0.5 })),
+    ];
+    const lift = vectorAgreement(keyword, partly, { full: 1 });
+    expect(lift).toBeGreaterThan(0);
+    expect(lift).toBeLessThan(1);
+    expect(vectorAgreement(keyword, partly)).toBeCloseTo(Math.min(1, lift / 0.5));
+    expect(vectorAgreement(keyword, partly, { full: lift })).toBeCloseTo(1);
+    // The model's 5 best are all keyword hits: full agreement when only they are compared.
+    expect(vectorAgreement(keyword, partly, { top: 5 })).toBe(1);
+    // A pool of 3 keyword hits holds only 3 of the model's best 10.
+    expect(vectorAgreement(keyword, partly, { pool: 3, full: 1 })).toBeLessThan(lift);
+  });
+
   it('picks weights per model and keyword-only without one', () => {
     expect(weightsForModel(null)).toEqual({ vectorWeight: 0, textWeight: 1 });
     expect(weightsForModel('glove-sif-50k').vectorWeight).toBeLessThanOrEqual(0.5);
     expect(weightsForModel('someone/unknown-model')).toEqual({ vectorWeight: 0.7, textWeight: 0.3 });
+    // GloVe-SIF's agreement is its own (cross-validated on SciFact); others keep the defaults.
+    expect(weightsForModel('glove-sif-50k').agreement).toEqual({ pool: 25, full: 0.75 });
+    expect(weightsForModel('Xenova/all-MiniLM-L6-v2').agreement).toBeUndefined();
   });
 });
 

@@ -32,6 +32,8 @@ export interface RankOptionsInput {
   signal?: AbortSignal;
   /** Checked while scoring (a worker reads a shared flag): true stops the search with CANCELLED. */
   cancelled?: () => boolean;
+  /** Sees both candidate lists before fusion (bench/scifact.mjs fuses them again per setting). */
+  onCandidates?: (keyword: ScoredKey[], vector: ScoredKey[]) => void;
 }
 
 /** Throws CANCELLED when the caller gave up on the search. */
@@ -120,6 +122,7 @@ export async function searchHybrid(
     ...(embedder?.fusion ?? weightsForModel(embedder?.modelId)),
     ...opts.fusion,
   };
+  opts.onCandidates?.(keyword, vector);
   const fused = fuse(keyword, vector, fusion);
   const hits = rankHits(
     fused,

@@ -19,6 +19,8 @@ export type FusionMethod = 'weighted' | 'rrf';
 export interface FusionWeights {
   vectorWeight: number;
   textWeight: number;
+  /** How the model's agreement with the keywords is measured (defaults: the AGREEMENT_ constants). */
+  agreement?: AgreementOptions;
 }
 
 export interface FusionOptions extends Partial<FusionWeights> {
@@ -31,6 +33,16 @@ export interface FusionOptions extends Partial<FusionWeights> {
    * of the query gets little say, so a weak or wrong model cannot drag keyword results down.
    */
   adaptive?: boolean;
+}
+
+/** bench/scifact.mjs --cv chooses these per model with the weights. */
+export interface AgreementOptions {
+  /** The model's best hits compared (AGREEMENT_TOP). */
+  top?: number;
+  /** Keyword hits they are compared with (AGREEMENT_POOL). */
+  pool?: number;
+  /** Agreement at which the model keeps its full weight (AGREEMENT_FULL). */
+  full?: number;
 }
 
 /** How many of the model's best hits are compared with the keyword ranking. */
@@ -50,9 +62,13 @@ export const AGREEMENT_FULL = 0.5;
  * small store every chunk is both a keyword hit and a vector candidate, and a pool holding all of
  * them says nothing (before, it gave any model, a random one too, its full weight there).
  */
-export function vectorAgreement(keyword: ScoredKey[], vector: ScoredKey[]): number {
+export function vectorAgreement(
+  keyword: ScoredKey[],
+  vector: ScoredKey[],
+  opts: AgreementOptions = {},
+): number {
   if (keyword.length === 0) return 1;
-  const poolSize = Math.min(AGREEMENT_POOL, Math.floor(vector.length / 2));
+  const poolSize = Math.min(opts.pool ?? AGREEMENT_POOL, Math.floor(vector.length / 2));
   if (poolSize === 0) return 0;
   const best = (list: ScoredKey[], n: number) =>
     [...list]
@@ -60,23 +76,24 @@ export function vectorAgreement(keyword: ScoredKey[], vector: ScoredKey[]): numb
       .slice(0, n)
       .map((s) => s.key);
   const pool = new Set(best(keyword, poolSize));
-  const top = best(vector, AGREEMENT_TOP);
+  const top = best(vector, opts.top ?? AGREEMENT_TOP);
   const shared = top.filter((k) => pool.has(k)).length / top.length;
   const chance = vector.filter((s) => pool.has(s.key)).length / vector.length;
   if (chance >= 1) return 0;
   const lift = Math.max(0, (shared - chance) / (1 - chance));
-  return Math.min(1, lift / AGREEMENT_FULL);
+  return Math.min(1, lift / (opts.full ?? AGREEMENT_FULL));
 }
 
 /**
  * Fusion weights per model, from SciFact train nDCG@10 (docs/search.md). A model not listed gets
- * DEFAULT_WEIGHTS, the sentence-transformer practice the default model follows. GloVe-SIF's
- * weight is the one whose worst SciFact train fold gains most over keyword-only, chosen by
- * cross-validation over folds 1-4 (each fold checked with the weight the other three chose).
+ * DEFAULT_WEIGHTS, the sentence-transformer practice the default model follows, and the default
+ * agreement. GloVe-SIF's setting (weight, agreement pool and full agreement) is the one whose worst
+ * SciFact train tuning fold gains most over keyword-only among 135 (`bench/scifact.mjs --cv`, which
+ * also checks the choice by cross-validation: each tuning fold scored with the setting the others chose).
  */
 export const MODEL_WEIGHTS: Record<string, FusionWeights> = {
   'Xenova/all-MiniLM-L6-v2': { vectorWeight: 0.7, textWeight: 0.3 },
-  'glove-sif-50k': { vectorWeight: 0.35, textWeight: 0.65 },
+  'glove-sif-50k': { vectorWeight: 0.5, textWeight: 0.5, agreement: { pool: 25, full: 0.75 } },
 };
 export const DEFAULT_WEIGHTS: FusionWeights = { vectorWeight: 0.7, textWeight: 0.3 };
 
@@ -104,7 +121,7 @@ export function normalizeByMax(list: ScoredKey[]): Map<number, number> {
  */
 export function fuse(keyword: ScoredKey[], vector: ScoredKey[], opts: FusionOptions = {}): ScoredKey[] {
   const wt = vector.length === 0 ? 1 : (opts.textWeight ?? DEFAULT_WEIGHTS.textWeight);
-  const agreement = (opts.adaptive ?? true) ? vectorAgreement(keyword, vector) : 1;
+  const agreement = (opts.adaptive ?? true) ? vectorAgreement(keyword, vector, opts.agreement) : 1;
   const wv = vector.length === 0 ? 0 : (opts.vectorWeight ?? DEFAULT_WEIGHTS.vectorWeight) * agreement;
   const total = wt + wv || 1;
   const fused = new Map<number, number>();
