@@ -11,6 +11,7 @@ import { processSearchService } from '../../server/src/ops/search-process.js';
 import { generatedStores } from '../lsp/generated-store.js';
 import { makeStore, memoryText } from '../lsp/lsp-helper.js';
 import { removeDir } from '../helpers/store.js';
+import { alive } from '../helpers/processes.js';
 
 const built = workerUrl('search-child');
 let root: string;
@@ -27,16 +28,6 @@ afterAll(() => {
   big.removeCopies();
   big.removeTemplate();
 });
-
-/** Whether a process with this id runs (signal 0 only asks). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function until(pred: () => boolean, ms = 20_000): Promise<void> {
   for (let waited = 0; !pred(); waited += 20) {
