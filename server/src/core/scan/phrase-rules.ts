@@ -28,6 +28,13 @@ const OVERRIDE: NamedPattern[] = [
   },
   { name: 'ignore-the-above', re: /\b(?:ignore|disregard|forget)\s+(?:the\s+|what(?:'s|\s+is)\s+)?above\b/i },
   {
+    // An order against the user, not a setting about one ("ignore the user agent", "the user and
+    // group stored in the archive"): the user's orders, or the user followed by an end of clause,
+    // "from now on", or an order of what to do instead.
+    name: 'dismiss-the-user',
+    re: /\b(?:ignore|disregard)\s+(?:the|your)\s+user(?:['’]s)?(?:\s+(?:instructions|requests|wishes|orders|messages|commands|input)\b|(?=\s*(?:[,.;:!]|$|from\s+now\b|completely\b|entirely\b|and\s+(?:run|execute|do|delete|send|instead|follow|obey|reply|respond|answer)\b)))/im,
+  },
+  {
     name: 'despite-instructions',
     re: /\b(?:despite|regardless\s+of)\s+(?:what|anything|everything)\s+you(?:'ve|\s+have|\s+were)?\s+(?:been\s+)?(?:told|instructed|given)/i,
   },
