@@ -11,6 +11,13 @@ import {
 } from '../../server/src/core/search/rank.js';
 import { DEFAULT_CONFIG } from '../../server/src/core/config.js';
 
+/** Keyword hits over `keys` with distinct scores (integers up to `max`, divided by `scale`). */
+function keywordHits(keys: number[], max: number, scale: number) {
+  return fc
+    .uniqueArray(fc.integer({ min: 1, max }), { minLength: keys.length, maxLength: keys.length })
+    .map((scores) => keys.map((key, i) => ({ key, score: scores[i] / scale })));
+}
+
 describe('fuse', () => {
   it('is the keyword ranking over BM25/max without vectors', () => {
     const fused = fuse(
@@ -104,12 +111,7 @@ describe('fuse', () => {
         fc.record({
           // Distinct scores at least 0.01 apart: two keyword scores a rounding error apart are a
           // tie after fusion, and a tie is broken by key, which is not what this property is about.
-          keyword: fc
-            .uniqueArray(fc.integer({ min: 1, max: 5000 }), {
-              minLength: keys.length,
-              maxLength: keys.length,
-            })
-            .map((scores) => keys.map((key, i) => ({ key, score: scores[i] / 100 }))),
+          keyword: keywordHits(keys, 5000, 100),
           cosine: fc.double({ min: 0.01, max: 1, noNaN: true }),
           extra: fc.array(
             fc.tuple(fc.integer({ min: 301, max: 600 }), fc.double({ min: 0, max: 1, noNaN: true })),
@@ -139,12 +141,7 @@ describe('fuse', () => {
     .uniqueArray(fc.integer({ min: 0, max: 400 }), { minLength: 2, maxLength: 120 })
     .chain((keys) =>
       fc.record({
-        keyword: fc
-          .uniqueArray(fc.integer({ min: 1, max: 100_000 }), {
-            minLength: keys.length,
-            maxLength: keys.length,
-          })
-          .map((scores) => keys.map((key, i) => ({ key, score: scores[i] / 1000 }))),
+        keyword: keywordHits(keys, 100_000, 1000),
         // Noise: any cosine for any subset of the keyword hits, plus keys no keyword matched.
         noise: fc.array(
           fc.tuple(fc.integer({ min: 0, max: 800 }), fc.double({ min: 0.001, max: 1, noNaN: true })),
