@@ -16,6 +16,7 @@ describe('scanner fixtures', () => {
       'injection/encoded',
       'injection/exfiltration',
       'injection/secrecy',
+      'injection/false-authority',
       'hidden/zero-width',
       'hidden/bidi',
       'hidden/html-comment',

@@ -84,7 +84,8 @@ export const htmlCommentRule: ScanRule = {
 
 const PLACEHOLDER_IN_URL =
   /\{[^}\s]{1,60}\}|\$\{?[A-Za-z_][A-Za-z0-9_]*|%s\b|\[(?:DATA|SECRET|TOKEN|CONVERSATION|HISTORY|CONTEXT|INFO|QUERY)\]|<[A-Za-z_][^>]{0,40}>|\b(?:INSERT|APPEND)_?[A-Z_]*HERE\b/;
-const SENSITIVE_OBJECT = String.raw`(?:(?:the|this|all|your|our|any|entire|full|whole|user's|users')\s+)*(?:conversation|chat(?:\s+history)?|(?:previous|earlier|prior)\s+messages|message\s+history|system\s+prompt|secrets?|api\s+keys?|access\s+tokens?|passwords?|credentials|(?:user|personal|private)\s+data|env(?:ironment)?\s+variables|\.env(?:\s+file)?)`;
+// Also files that hold keys ("the contents of ~/.ssh/id_rsa"): found storing one as an attacker.
+const SENSITIVE_OBJECT = String.raw`(?:(?:the|this|all|your|our|any|entire|full|whole|user's|users')\s+)*(?:contents?\s+of\s+(?:the\s+|your\s+)?)?(?:(?:~|\$HOME)?\/?\.ssh\/[\w.-]+|id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?|(?:ssh|private|signing|gpg|pgp)\s+keys?|(?:~\/)?\.aws\/credentials|(?:~\/)?\.(?:npmrc|netrc|pypirc)|\/etc\/(?:passwd|shadow)|(?:auth|session|bearer|github|npm)\s+tokens?|cookies|conversation|chat(?:\s+history)?|(?:previous|earlier|prior)\s+messages|message\s+history|system\s+prompt|secrets?|api\s+keys?|access\s+tokens?|passwords?|credentials|(?:user|personal|private)\s+data|env(?:ironment)?\s+variables|\.env(?:\s+file)?)`;
 const EXFIL_PROSE = [
   {
     name: 'append-data-to-url',
@@ -96,7 +97,7 @@ const EXFIL_PROSE = [
   {
     name: 'send-data-to-url',
     re: new RegExp(
-      String.raw`\b(?:send|post|upload|forward|exfiltrate|transmit|leak)\s+${SENSITIVE_OBJECT}\b[^.!?\n]{0,40}\b(?:to|at)\s+(?:https?:\/\/|(?:this|the\s+following|that)\s+(?:url|link|address|webhook|endpoint|server))`,
+      String.raw`\b(?:send|post|upload|forward|exfiltrate|transmit|leak|e?mail|copy|paste|submit)\s+${SENSITIVE_OBJECT}(?:\b|(?<=[~/.]))[^.!?\n]{0,60}?\b(?:to|at|into)\s+(?:https?:\/\/|[\w.+-]+@[\w-]+\.[\w.]+|(?:this|the\s+following|that|my|our)\s+(?:url|link|address|webhook|endpoint|server|email|inbox|gist|pastebin))`,
       'i',
     ),
   },

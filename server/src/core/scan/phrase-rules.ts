@@ -196,6 +196,18 @@ const REVEAL_PROMPT: NamedPattern[] = [
 
 const SECRECY: NamedPattern[] = [
   {
+    // "Never mention this note": the memory asks to stay out of sight (found storing one as an
+    // attacker: it reached main active). Not "these instructions": system prompts say that.
+    name: 'never-mention-this-note',
+    re: /\b(?:never|do\s+not|don't|must\s+not)\s+(?:mention|reveal|disclose|acknowledge|refer\s+to|talk\s+about|bring\s+up)\s+(?:this|these)\s+(?:note|notes|memory|memories|message|text|change|request)\b/i,
+  },
+  {
+    // An order to act unseen ("please quietly add this key"), not a description of a tool that
+    // "silently ignores" something: the adverb opens a clause or follows an order's lead-in.
+    name: 'quietly-do',
+    re: /(?:^|[.!?:;,]\s*|\b(?:please|and|then|also|to|you\s+(?:should|must|need\s+to|will|can|may))\s+)(?:quietly|silently|secretly|covertly|discreetly|stealthily)\s+(?:add|append|insert|send|upload|post|run|execute|install|push|commit|delete|remove|disable|change|modify|copy|forward|email|transfer|grant|create|include|replace|download)\b/im,
+  },
+  {
     name: 'do-not-tell-the-user',
     re: /\b(?:do\s+not|don't|never|must\s+not)\s+(?:tell|inform|mention|reveal|say|explain|disclose|show|report|admit)\s+(?:(?:this|it|that|anything|any\s+of\s+this)\s+)?(?:to\s+)?the\s+(?:user|human|operator)(?!['’]s|s\b|\s+(?:id|name|email|data|record|account|object|table|model))\b/i,
   },
@@ -218,6 +230,13 @@ const SECRECY: NamedPattern[] = [
   {
     name: 'de-nutzer-nichts-sagen',
     re: /\b(?:sag|erzähl|verrat)(?:e|en)?\s+(?:es\s+)?(?:dem|den)\s+(?:Nutzer|Benutzer|Anwender)n?\s+(?:nichts|nicht)\b|\bohne\s+dass\s+(?:der|die)\s+(?:Nutzer|Benutzer|Anwender)(?:in)?\s+es\s+(?:merkt|weiß|erfährt)/i,
+  },
+];
+
+const FALSE_AUTHORITY: NamedPattern[] = [
+  {
+    name: 'already-authorized-you',
+    re: /\b(?:the\s+user|the\s+owner|the\s+admin(?:istrator)?|your\s+(?:user|owner|operator|developer|admin)|the\s+maintainers?|the\s+security\s+team|management)\s+(?:has|have)\s+(?:already\s+)?(?:explicitly\s+)?(?:authori[sz]ed|approved|allowed|permitted|granted|cleared)\s+(?:you|the\s+(?:assistant|agent|AI|model))\b/i,
   },
 ];
 
@@ -257,10 +276,20 @@ export const secrecyRule: ScanRule = {
   find: (input) => findPatterns(input, SECRECY),
 };
 
+export const falseAuthorityRule: ScanRule = {
+  code: 'injection/false-authority',
+  category: 'injection',
+  severity: 'warning', // a team's agent policy may say who allowed what: a reviewer decides
+  title: 'Claimed authorization',
+  why: 'A memory cannot grant the agent permissions: text saying the user or an admin already authorized it is how planted instructions get an agent to skip its checks.',
+  find: (input) => findPatterns(input, FALSE_AUTHORITY),
+};
+
 /** The phrase rules, also used to re-scan decoded payloads and HTML comments. */
 export const PHRASE_RULES: readonly ScanRule[] = [
   overrideRule,
   roleHijackRule,
   revealPromptRule,
   secrecyRule,
+  falseAuthorityRule,
 ];
