@@ -20,6 +20,7 @@ describe('scanner fixtures', () => {
       'hidden/zero-width',
       'hidden/bidi',
       'hidden/html-comment',
+      'hidden/unrendered',
       'hidden/tag-chars',
       'secret/private-key',
       'secret/url-password',
@@ -36,7 +37,12 @@ describe('scanner fixtures', () => {
 
   it('routes every injection and secret attack to review', () => {
     for (const { code, text } of cases) {
-      if (code.startsWith('injection/') || code.startsWith('secret/') || code === 'hidden/html-comment') {
+      if (
+        code.startsWith('injection/') ||
+        code.startsWith('secret/') ||
+        code === 'hidden/html-comment' ||
+        code === 'hidden/unrendered'
+      ) {
         expect(isFlagged(scanText(text)), text).toBe(true);
       }
     }

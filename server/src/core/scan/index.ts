@@ -1,7 +1,8 @@
 // Content scanner: prompt injection, hidden text and secrets in memory text. Pure: no I/O.
 //
 // Rules (stable codes) and severities. Every injection and secret finding routes a write to review
-// (isFlagged); so do hidden/html-comment (it exists only when the comment carries instructions),
+// (isFlagged); so do hidden/html-comment and hidden/unrendered (they exist only when the hidden text
+// carries instructions),
 // hidden/tag-chars, hidden/bidi and hidden/control-chars; hidden/zero-width alone does not. Warnings
 // mark rules whose phrases also occur in legitimate notes.
 //   injection/override        error    "ignore all previous instructions", "vergiss alles", "new instructions:"
@@ -19,6 +20,7 @@
 //   hidden/zero-width         warning  U+200B-200F, U+2060-2064, U+FEFF mid-text (emoji ZWJ and script joiners allowed)
 //   hidden/bidi               warning  U+202A-202E, U+2066-2069
 //   hidden/html-comment       warning  <!-- --> whose content addresses the agent or holds an injection
+//   hidden/unrendered         warning  the same inside `[//]: # (...)` or an HTML element styled out of sight
 //   hidden/tag-chars          warning  U+E0000-E007F outside flag emoji (error when the hidden text is an injection)
 //   hidden/control-chars      error    C0/C1 controls other than tab, newline and CR (ANSI escapes, NUL)
 //   secret/*                  error    AWS, GitHub, Slack, OpenAI, Anthropic, Google, Stripe, JWT, PEM keys,

@@ -56,7 +56,14 @@ export const templateTagsRule: ScanRule = {
 
 /** HTML comments are invisible in rendered markdown, so a reviewer never sees what they tell the agent. */
 const ADDRESSES_AGENT =
-  /\b(?:AI|assistant|agent|LLM|language\s+model|chatbot|Claude|GPT|ChatGPT|Copilot|Cursor)\b[^\n]{0,80}\b(?:you|your|must|should|always|never|do\s+not|don't)\b|\b(?:you|your)\b[^\n]{0,40}\b(?:AI|assistant|agent|LLM|model)\b|\byou\s+(?:must|should|will|are\s+to|need\s+to|have\s+to|shall)\b|\b(?:ignore|disregard|forget)\b[^\n]{0,40}\b(?:instructions?|rules|prompt|above|previous)\b/i;
+  /(?:^|[\s(>"'])(?:(?:note|message|reminder)\s+(?:to|for)\s+(?:the\s+)?|(?:dear|hey|hi)\s+)?(?:AI|assistant|agent|AI\s+agent|AI\s+assistant|LLM|Claude|GPT|ChatGPT|Copilot|Cursor)\s*[:,]\s*\S|\b(?:AI|assistant|agent|LLM|language\s+model|chatbot|Claude|GPT|ChatGPT|Copilot|Cursor)\b[^\n]{0,80}\b(?:you|your|must|should|always|never|do\s+not|don't)\b|\b(?:you|your)\b[^\n]{0,40}\b(?:AI|assistant|agent|LLM|model)\b|\byou\s+(?:must|should|will|are\s+to|need\s+to|have\s+to|shall)\b|\b(?:ignore|disregard|forget)\b[^\n]{0,40}\b(?:instructions?|rules|prompt|above|previous)\b/i;
+
+/** True when hidden text tells the agent something: a phrase rule fires inside, or it addresses it. */
+function carriesInstructions(body: string, depth: number): 'injection-inside' | 'addresses-agent' | null {
+  const inner = makeScanInput(body, depth + 1);
+  if (PHRASE_RULES.some((rule) => rule.find(inner).length > 0)) return 'injection-inside';
+  return ADDRESSES_AGENT.test(inner.folded) ? 'addresses-agent' : null;
+}
 
 export const htmlCommentRule: ScanRule = {
   code: 'hidden/html-comment',
@@ -67,16 +74,37 @@ export const htmlCommentRule: ScanRule = {
   find(input) {
     const matches: RuleMatch[] = [];
     for (const m of input.text.matchAll(/<!--([\s\S]*?)(?:-->|$)/g)) {
-      const body = m[1];
-      const inner = makeScanInput(body, input.depth + 1);
-      const flaggedInside = PHRASE_RULES.some((rule) => rule.find(inner).length > 0);
-      if (flaggedInside || ADDRESSES_AGENT.test(inner.folded)) {
-        matches.push({
-          start: m.index,
-          end: m.index + m[0].length,
-          pattern: flaggedInside ? 'injection-inside' : 'addresses-agent',
-        });
-      }
+      const pattern = carriesInstructions(m[1], input.depth);
+      if (pattern) matches.push({ start: m.index, end: m.index + m[0].length, pattern });
+    }
+    return matches;
+  },
+};
+
+// Markdown's comment idiom, a link reference definition (`[//]: # (text)`), and HTML elements styled
+// out of sight: neither renders, so a reviewer reading the page does not see what the agent reads.
+const LINK_REFERENCE_COMMENT =
+  /^[ \t]{0,3}\[[^\]\n]{1,60}\]:[ \t]*(?:#|<>|<[^>\n]{0,200}>|[^\s]{1,300})[ \t]+(?:\(([^\n)]{1,2000})\)|"([^"\n]{1,2000})"|'([^'\n]{1,2000})')[ \t]*$/gm;
+const HIDDEN_ELEMENT = /<(div|span|p|section|small|font|aside)\b([^<>]{0,400})>([\s\S]{0,4000}?)<\/\1\s*>/gi;
+const HIDES_ELEMENT =
+  /\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?![.\d])|opacity\s*:\s*0(?![.\d]*[1-9])/i;
+
+export const unrenderedTextRule: ScanRule = {
+  code: 'hidden/unrendered',
+  category: 'hidden',
+  severity: 'warning',
+  title: 'Instructions hidden in markup that does not render',
+  why: 'A markdown comment (`[//]: # (...)`) or an HTML element styled out of sight is not shown to reviewers, but the agent reads it as part of its prompt.',
+  find(input) {
+    const matches: RuleMatch[] = [];
+    for (const m of input.text.matchAll(LINK_REFERENCE_COMMENT)) {
+      const pattern = carriesInstructions(m[1] ?? m[2] ?? m[3] ?? '', input.depth);
+      if (pattern) matches.push({ start: m.index, end: m.index + m[0].length, pattern });
+    }
+    for (const m of input.text.matchAll(HIDDEN_ELEMENT)) {
+      if (!HIDES_ELEMENT.test(m[2])) continue;
+      const pattern = carriesInstructions(m[3], input.depth);
+      if (pattern) matches.push({ start: m.index, end: m.index + m[0].length, pattern });
     }
     return matches;
   },

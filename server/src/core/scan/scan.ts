@@ -3,7 +3,7 @@ import type { Position, Range } from '../types.js';
 import type { RuleMatch, ScanFinding, ScanRule } from './types.js';
 import { makeScanInput } from './text-utils.js';
 import { PHRASE_RULES } from './phrase-rules.js';
-import { exfiltrationRule, htmlCommentRule, templateTagsRule } from './markup-rules.js';
+import { exfiltrationRule, htmlCommentRule, templateTagsRule, unrenderedTextRule } from './markup-rules.js';
 import { bidiRule, controlCharsRule, tagCharsRule, zeroWidthRule } from './hidden-rules.js';
 import { encodedRule } from './encoded-rule.js';
 import { SECRET_RULES } from './secret-rules.js';
@@ -16,6 +16,7 @@ export const SCAN_RULES: readonly ScanRule[] = [
   exfiltrationRule,
   encodedRule,
   htmlCommentRule,
+  unrenderedTextRule,
   zeroWidthRule,
   bidiRule,
   tagCharsRule,
@@ -23,10 +24,15 @@ export const SCAN_RULES: readonly ScanRule[] = [
   ...SECRET_RULES,
 ];
 
-/** Hidden findings that still route to review: comments exist as findings only when they carry
- * instructions, tag characters outside flag emoji have no use but smuggling text, and bidi
+/** Hidden findings that still route to review: comments and unrendered markup exist as findings
+ * only when they carry instructions, tag characters outside flag emoji have no use but smuggling text, and bidi
  * overrides make a reviewer read something else than the agent does (Trojan Source). */
-const ROUTED_HIDDEN_CODES = new Set(['hidden/html-comment', 'hidden/tag-chars', 'hidden/bidi']);
+const ROUTED_HIDDEN_CODES = new Set([
+  'hidden/html-comment',
+  'hidden/unrendered',
+  'hidden/tag-chars',
+  'hidden/bidi',
+]);
 
 function overlaps(a: ScanFinding, b: ScanFinding): boolean {
   const before = (p: Position, q: Position): boolean =>
@@ -93,7 +99,10 @@ export const MODEL_RULE = {
 
 /** Rule findings that already explain an injection in a passage: the model adds nothing there. */
 const explainsInjection = (f: ScanFinding) =>
-  f.category === 'injection' || f.code === 'hidden/html-comment' || f.code === 'hidden/tag-chars';
+  f.category === 'injection' ||
+  f.code === 'hidden/html-comment' ||
+  f.code === 'hidden/unrendered' ||
+  f.code === 'hidden/tag-chars';
 
 function modelFinding(p: InjectionPassage, range: Range, matched: string, threshold: number): ScanFinding {
   const reasons = p.reasons.map((r) => `"${shorten(r.phrase)}" +${r.weight.toFixed(1)}`).join(', ');
