@@ -25,6 +25,11 @@ describe('scanner fixtures', () => {
       'secret/private-key',
       'secret/url-password',
       'secret/generic',
+      'secret/gitlab-token',
+      'secret/npm-token',
+      'secret/huggingface-token',
+      'secret/slack-webhook',
+      'secret/azure-storage-key',
     ]) {
       expect(codes, code).toContain(code);
     }

@@ -23,7 +23,8 @@
 //   hidden/unrendered         warning  the same inside `[//]: # (...)` or an HTML element styled out of sight
 //   hidden/tag-chars          warning  U+E0000-E007F outside flag emoji (error when the hidden text is an injection)
 //   hidden/control-chars      error    C0/C1 controls other than tab, newline and CR (ANSI escapes, NUL)
-//   secret/*                  error    AWS, GitHub, Slack, OpenAI, Anthropic, Google, Stripe, JWT, PEM keys,
+//   secret/*                  error    AWS, GitHub, GitLab, npm, Hugging Face, Slack (tokens, webhooks), Azure
+//                                      storage, OpenAI, Anthropic, Google, Stripe, JWT, PEM keys,
 //                                      passwords in URLs, high-entropy `password|secret|token|api_key = "..."`
 export type { ScanFinding, ScanCategory } from './types.js';
 export { scanText, isFlagged, SCAN_RULES, MODEL_RULE, type ScanOptions } from './scan.js';

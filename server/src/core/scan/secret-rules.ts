@@ -90,6 +90,37 @@ const SECRET_PATTERNS: SecretPattern[] = [
     accept: notPlaceholder,
   },
   {
+    code: 'secret/gitlab-token',
+    title: 'GitLab token',
+    re: /\bgl(?:pat|dt|rt|ptt|cbt|oas)-[A-Za-z0-9_-]{20,}/,
+    accept: notPlaceholder,
+  },
+  {
+    code: 'secret/npm-token',
+    title: 'npm access token',
+    re: /\bnpm_[A-Za-z0-9]{36}(?![A-Za-z0-9])/,
+    accept: notPlaceholder,
+  },
+  {
+    code: 'secret/huggingface-token',
+    title: 'Hugging Face token',
+    re: /\bhf_[A-Za-z]{34}(?![A-Za-z0-9])/,
+    accept: notPlaceholder,
+  },
+  {
+    code: 'secret/slack-webhook',
+    title: 'Slack incoming webhook',
+    re: /\bhttps:\/\/hooks\.slack\.com\/services\/T[A-Z0-9]{6,}\/B[A-Z0-9]{6,}\/[A-Za-z0-9]{20,}/,
+    accept: notPlaceholder,
+  },
+  {
+    code: 'secret/azure-storage-key',
+    title: 'Azure storage account key',
+    re: /\bAccountKey=([A-Za-z0-9+/]{86}==)/,
+    group: 1,
+    accept: notPlaceholder,
+  },
+  {
     code: 'secret/jwt',
     title: 'JSON Web Token',
     re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{10,}/,
