@@ -6,6 +6,8 @@
 // hidden/tag-chars, hidden/bidi and hidden/control-chars; hidden/zero-width alone does not. Warnings
 // mark rules whose phrases also occur in legitimate notes.
 //   injection/override        error    "ignore all previous instructions", "vergiss alles", "new instructions:"
+//                                      (phrase rules also read the text with look-alikes, leetspeak and spelt-out
+//                                      words undone: disguise.ts)
 //   injection/role-hijack     warning  "you are now DAN", "I want you to act as", "pretend to be", `SYSTEM:` lines
 //   injection/reveal-prompt   error    "print your system prompt", "what are your instructions"
 //   injection/template-tags   error    <|im_start|>, [INST], <<SYS>>, <tool_call>, </s> (warning inside code spans)

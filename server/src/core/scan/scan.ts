@@ -3,6 +3,7 @@ import type { Position, Range } from '../types.js';
 import type { RuleMatch, ScanFinding, ScanRule } from './types.js';
 import { makeScanInput } from './text-utils.js';
 import { PHRASE_RULES } from './phrase-rules.js';
+import { undisguisedInput } from './disguise.js';
 import { exfiltrationRule, htmlCommentRule, templateTagsRule, unrenderedTextRule } from './markup-rules.js';
 import { bidiRule, controlCharsRule, tagCharsRule, zeroWidthRule } from './hidden-rules.js';
 import { encodedRule } from './encoded-rule.js';
@@ -91,6 +92,9 @@ export interface ScanOptions {
   detector?: InjectionDetector;
 }
 
+const DISGUISE_NOTE =
+  'It matched once its disguise was undone (look-alike letters, digits for letters, a word spelt out).';
+
 export const MODEL_RULE = {
   code: 'injection/model',
   title: 'Learned injection detector',
@@ -133,24 +137,34 @@ export function scanText(text: string, opts: ScanOptions = {}): ScanFinding[] {
   const input = makeScanInput(text);
   const starts = lineStarts(text);
   const findings: ScanFinding[] = [];
+  const toFinding = (rule: ScanRule, m: RuleMatch): ScanFinding => {
+    const range: Range = {
+      start: toPosition(m.start, starts, baseLine),
+      end: toPosition(m.end, starts, baseLine),
+    };
+    const matched = m.shown ?? shorten(text.slice(m.start, m.end));
+    const quoted = m.shown ?? `"${matched}"`;
+    const message = `${rule.title}: ${quoted}. ${rule.why}${m.note ? ' ' + m.note : ''}`;
+    return {
+      code: rule.code,
+      category: rule.category,
+      severity: m.severity ?? rule.severity,
+      range,
+      matched,
+      why: rule.why,
+      message,
+    };
+  };
   for (const rule of SCAN_RULES) {
-    for (const m of dropOverlaps(rule.find(input))) {
-      const range: Range = {
-        start: toPosition(m.start, starts, baseLine),
-        end: toPosition(m.end, starts, baseLine),
-      };
-      const matched = m.shown ?? shorten(text.slice(m.start, m.end));
-      const quoted = m.shown ?? `"${matched}"`;
-      const message = `${rule.title}: ${quoted}. ${rule.why}${m.note ? ' ' + m.note : ''}`;
-      findings.push({
-        code: rule.code,
-        category: rule.category,
-        severity: m.severity ?? rule.severity,
-        range,
-        matched,
-        why: rule.why,
-        message,
-      });
+    for (const m of dropOverlaps(rule.find(input))) findings.push(toFinding(rule, m));
+  }
+  const undisguised = undisguisedInput(text, input.depth);
+  if (undisguised) {
+    for (const rule of PHRASE_RULES) {
+      for (const m of dropOverlaps(rule.find(undisguised))) {
+        const finding = toFinding(rule, { ...m, note: DISGUISE_NOTE });
+        if (!findings.some((f) => f.code === rule.code && overlaps(f, finding))) findings.push(finding);
+      }
     }
   }
   const { detector } = opts;
