@@ -19,7 +19,9 @@ function abstracts(scored) {
   const out = [];
   for (const s of scored) {
     const d = docOf[s.key];
-    if (!seen.has(d)) (out.push(d), seen.add(d));
+    if (seen.has(d)) continue;
+    seen.add(d);
+    out.push(d);
   }
   return out;
 }
