@@ -46,3 +46,27 @@ export function memoryText(d) {
     `updated: 2023-03-01T00:00:00Z\nsource:\n  origin: import\n---\n\n${(d.text ?? '').trim()}\n`
   );
 }
+
+/**
+ * --ranks: per relevant abstract of the tuning folds, its rank in FTS5 against Cairn keyword (rank
+ * 0: not among the 200 either looked at). Where Cairn puts relevant abstracts deeper, and whether
+ * it does so systematically (issue 13, fold 4's recall@100).
+ */
+export function printRanks(ranks, folds) {
+  const both = ranks.filter((r) => r.fts && r.cairn);
+  const lower = both.filter((r) => r.cairn > r.fts).length;
+  const higher = both.filter((r) => r.cairn < r.fts).length;
+  const log2 = both.reduce((s, r) => s + Math.log2(r.cairn / r.fts), 0) / (both.length || 1);
+  console.log(
+    `\nrelevant abstracts of the tuning folds: ${ranks.length}; ranked by both within 200: ${both.length}, ` +
+      `Cairn higher ${higher}, lower ${lower}, same ${both.length - higher - lower}; ` +
+      `mean log2(Cairn rank / FTS5 rank) ${log2.toFixed(3)}`,
+  );
+  const within = (list, key, k) => list.filter((r) => r[key] && r[key] <= k).length;
+  console.log('found by Cairn minus found by FTS5, within 10 / 20 / 50 / 100:');
+  for (const f of folds) {
+    const list = ranks.filter((r) => r.fold === f);
+    const cells = [10, 20, 50, 100].map((k) => within(list, 'cairn', k) - within(list, 'fts', k));
+    console.log(`  fold ${f + 1}: ${cells.join(' / ')}`);
+  }
+}

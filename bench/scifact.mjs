@@ -1,16 +1,19 @@
 // SciFact evaluation, side by side with SQLite FTS5 (porter stemmer, BM25) over the same text.
 // Usage: npm run eval:scifact -- [--model-dir DIR] [--folds 5] [--held-out] [--answer] [--cli-check]
-//   [--weights V/T] [--no-adaptive] [--kw JSON] [--fusion JSON] [--cv] [--misses] [--store DIR] [--data DIR]
+//   [--weights V/T] [--no-adaptive] [--kw JSON] [--fusion JSON] [--cv] [--misses] [--ranks]
+//   [--save-candidates FILE] [--store DIR] [--data DIR]
 // --store DIR keeps the index and the model's vectors there between runs (an index made by another
 // tokenizer is rebuilt); --cv adds the cross-validated table (bench/scifact-cv.mjs: each tuning fold
 // scored with the keyword and fusion settings chosen on the other tuning folds); --misses lists the
-// relevant abstracts FTS5 ranks in its 100 and Cairn keyword does not.
+// relevant abstracts FTS5 ranks in its 100 and Cairn keyword does not; --ranks compares, per relevant
+// abstract of the tuning folds, its rank in FTS5 and in Cairn keyword; --save-candidates FILE writes
+// every model's candidate lists of the tuning folds (bench/scifact-fusion-variants.mjs fuses them).
 // Each abstract becomes one memory file (front matter + body) indexed by the product's SearchIndex;
 // each train query is ranked in-process by searchHybrid (the ranking `cairn search` uses), whole
 // ranking (minScore 0, one entry per memory) and, with --answer, the default answer of
 // `searchStore({ limit: 10 })`. Queries are split into --folds deterministic folds by query id; the
 // last fold is held out and only printed with --held-out (look at it once, after tuning).
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -22,7 +25,7 @@ import { DEFAULT_CONFIG } from '../dist/core/config.js';
 import { resolveRequest } from '../dist/ops/search.js';
 import { parseMemory } from '../dist/core/format/index.js';
 import { chunkMetaFromMemory } from '../dist/core/search/meta.js';
-import { foldOf, meanOf, metrics, memoryText, readJsonl, readQrels } from './scifact-lib.mjs';
+import { foldOf, meanOf, metrics, memoryText, printRanks, readJsonl, readQrels } from './scifact-lib.mjs';
 import { FUSION_GRID, KEYWORD_GRID, printCrossValidation } from './scifact-cv.mjs';
 
 const { values: args } = parseArgs({
@@ -40,6 +43,8 @@ const { values: args } = parseArgs({
     limit: { type: 'string' },
     cv: { type: 'boolean', default: false },
     misses: { type: 'boolean', default: false },
+    ranks: { type: 'boolean', default: false },
+    'save-candidates': { type: 'string' },
     store: { type: 'string' },
   },
 });
@@ -81,7 +86,10 @@ const db = new Database(':memory:');
 db.exec(`CREATE VIRTUAL TABLE docs USING fts5(id UNINDEXED, title, text, tokenize='porter unicode61')`);
 const insert = db.prepare('INSERT INTO docs (id, title, text) VALUES (?, ?, ?)');
 db.transaction(() => corpus.forEach((d) => insert.run(d._id, d.title ?? '', d.text ?? '')))();
-const ftsQuery = db.prepare('SELECT id FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT 100');
+// --ranks looks deeper than the 100 the measures need (Cairn's candidates reach about 200 abstracts).
+const ftsQuery = db.prepare(
+  `SELECT id FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT ${args.ranks ? 200 : 100}`,
+);
 const fts = (text) => {
   const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
   return words.length ? ftsQuery.all(words.map((w) => `"${w}"`).join(' OR ')).map((r) => r.id) : [];
@@ -208,6 +216,7 @@ if (embedder) {
 // per system, per fold: list of {ndcg, recall}
 const results = systems.map(() => Array.from({ length: folds }, () => []));
 const misses = [];
+const ranks = []; // --ranks: per relevant abstract of the tuning folds, { fold, fts, cairn } (0: not ranked)
 t = performance.now();
 for (const q of queries) {
   const fold = foldOf(q._id, folds);
@@ -216,8 +225,11 @@ for (const q of queries) {
   currentQuery = q._id;
   for (let s = 0; s < systems.length; s++) {
     ranked.push(await systems[s][1](q.text));
-    results[s][fold].push(metrics(ranked[s], qrels.get(q._id)));
+    results[s][fold].push(metrics(ranked[s].slice(0, 100), qrels.get(q._id)));
   }
+  if (args.ranks && fold !== heldOut)
+    for (const d of qrels.get(q._id).keys())
+      ranks.push({ fold, fts: ranked[0].indexOf(d) + 1, cairn: ranked[1].indexOf(d) + 1 });
   if (args.misses && fold !== heldOut) {
     const [fts5, keyword] = ranked.map((r) => r.slice(0, 100));
     for (const d of qrels.get(q._id).keys())
@@ -250,8 +262,33 @@ systems.forEach(([name], s) => {
   console.log(row.join(''));
 });
 
+if (args.ranks) printRanks(ranks, shown);
 if (args.misses)
   console.log(`\nFTS5 finds, Cairn keyword misses (top 100, tuning folds):\n${misses.join('\n')}`);
+
+if (args['save-candidates']) {
+  const tuning = queries.filter((q) => foldOf(q._id, folds) !== heldOut);
+  const docOf = {};
+  const models = {};
+  for (const [e, emb] of embedders.entries()) {
+    models[emb.modelId] = {
+      fusion: emb.fusion,
+      queries: tuning.map((q) => {
+        const { keyword, vector } = candidates[e].get(q._id);
+        for (const s of [...keyword, ...vector]) docOf[s.key] ??= pathToDoc.get(index.pathOf(s.key));
+        const pairs = (list) => list.map((s) => [s.key, s.score]);
+        return {
+          id: q._id,
+          fold: foldOf(q._id, folds),
+          rel: [...qrels.get(q._id)],
+          keyword: pairs(keyword),
+          vector: pairs(vector),
+        };
+      }),
+    };
+  }
+  writeFileSync(args['save-candidates'], JSON.stringify({ docOf, models }));
+}
 
 // --cv: every tuned setting (keyword: title weight x b; fusion: the model's weight x the agreement's
 // top, pool and full) chosen on the other tuning folds and scored on the one left out.
