@@ -1,10 +1,11 @@
 // The workspace load's parsing off the language server's thread: a worker (workspace-worker.ts)
 // reads, hashes and parses the files the startup cache could not give back, and posts their cache
-// entries (parsedEntryOf) in v8-serialized batches whose bytes are transferred, not copied. The
+// entries (parsedEntryOf) in batches packed as the cache packs them (cache.ts PackedEntries), the
+// signatures' array transferred, not copied. The
 // workspace restores them as it restores the cache's, a slice at a time (workspace.ts).
 import os from 'node:os';
-import v8 from 'node:v8';
 import { Worker } from 'node:worker_threads';
+import { unpackEntries, type PackedEntries } from './cache.js';
 import type { ParsedEntry } from './entry.js';
 
 export interface WorkspaceWorkerInit {
@@ -13,7 +14,7 @@ export interface WorkspaceWorkerInit {
 }
 
 export type FromWorkspaceWorker =
-  { type: 'batch'; bytes: Uint8Array } | { type: 'done' } | { type: 'failed'; message: string };
+  { type: 'batch'; packed: PackedEntries } | { type: 'done' } | { type: 'failed'; message: string };
 
 /** Entries of `rels` in their order (null: read that file in this thread). */
 export type ParsedBatch = [string, ParsedEntry | null][];
@@ -100,6 +101,6 @@ async function* batchesOf(
     const m = queue.shift()!;
     if (m.type === 'done') return;
     if (m.type === 'failed') throw new Error(m.message);
-    yield v8.deserialize(m.bytes) as ParsedBatch;
+    yield unpackEntries<ParsedEntry>(m.packed);
   }
 }
