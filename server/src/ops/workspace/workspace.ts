@@ -26,6 +26,7 @@ import {
   type FoundLink,
 } from './files.js';
 import { NO_GIT_FACTS, readGitFacts, type GitFacts } from './git-facts.js';
+import { fileOf, restoredInfo } from './shapes.js';
 import type { ParsedBatch, WorkspaceParser } from './thread.js';
 
 /** An entry to restore while loading: from the cache by stamp (`reused`) or parsed elsewhere. */
@@ -581,49 +582,6 @@ export class StoreWorkspace {
     const near = this.rules.derivedOf(f.id)?.near;
     return info && near ? { ...entry, info, near } : undefined;
   }
-}
-
-type Where = Pick<StoreFile, 'rel' | 'onDisk' | 'branch' | 'link' | 'open' | 'stamp' | 'key' | 'readAt'>;
-
-/**
- * A StoreFile, every one built by this one literal: 10,000 entries then share one hidden class
- * (spreads gave each entry a shape of its own, some 650 bytes apiece, and slower collections).
- */
-function fileOf(facts: FileFacts, where: Where): StoreFile {
-  return {
-    id: facts.id,
-    title: facts.title,
-    tags: facts.tags,
-    summary: facts.summary,
-    refIds: facts.refIds,
-    supersedes: facts.supersedes,
-    supersededBy: facts.supersededBy,
-    rel: where.rel,
-    onDisk: where.onDisk,
-    branch: where.branch,
-    link: where.link,
-    open: where.open,
-    stamp: where.stamp,
-    key: where.key,
-    readAt: where.readAt,
-  };
-}
-
-/** A cached MemoryInfo with its status as derived now, built by one literal (see fileOf). */
-function restoredInfo(info: MemoryInfo, now: StatusInfo): MemoryInfo {
-  return {
-    id: info.id,
-    frontMatterId: info.frontMatterId,
-    path: info.path,
-    status: now.status,
-    supersededBy: now.supersededBy,
-    supersedes: info.supersedes,
-    title: info.title,
-    triples: info.triples,
-    contentHash: info.contentHash,
-    keyRanges: info.keyRanges,
-    tripleRanges: info.tripleRanges,
-  };
 }
 
 /** A rejected memory with no file: known to references (as rejected), nothing else. */
