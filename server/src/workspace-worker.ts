@@ -2,8 +2,8 @@
 // given into startup-cache entries and posts them in batches, so the language server's own thread
 // only restores them. Batches are cut by time: small enough to restore within a slice there.
 import os from 'node:os';
-import v8 from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
+import { packEntries } from './ops/workspace/cache.js';
 import { parsedEntryOf } from './ops/workspace/entry.js';
 import type { FromWorkspaceWorker, ParsedBatch, WorkspaceWorkerInit } from './ops/workspace/thread.js';
 
@@ -37,9 +37,9 @@ const send = (m: FromWorkspaceWorker, transfer: ArrayBuffer[] = []) => port.post
 let batch: ParsedBatch = [];
 let started = performance.now();
 const flush = () => {
-  // A copy of its own, whose memory moves to the other thread instead of being copied again.
-  const bytes = new Uint8Array(v8.serialize(batch));
-  send({ type: 'batch', bytes }, [bytes.buffer]);
+  // The signatures' array moves to the other thread instead of being copied.
+  const packed = packEntries(batch);
+  send({ type: 'batch', packed }, [packed.sigs.buffer as ArrayBuffer]);
   batch = [];
   started = performance.now();
 };

@@ -1,6 +1,7 @@
-// The startup cache's format: signatures packed one array per chunk (workspace-3). A cache written
-// in the earlier format (workspace-2: one array per entry) is ignored, every file is parsed again,
-// the diagnostics are the same, and the next start takes every file back from the new cache.
+// The startup cache's format: a chunk's entries as one JSON text and its signatures in one array
+// (workspace-4). A cache written in an earlier format (workspace-3: a v8 serialization of the
+// chunk's objects; workspace-2: one array per entry) is ignored, every file is parsed again, the
+// diagnostics are the same, and the next start takes every file back from the new cache.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
@@ -39,15 +40,15 @@ async function load(): Promise<{ parsed: number; reused: number; findings: strin
   return { parsed: cache.parsed, reused: cache.reused, findings };
 }
 
+type Packed = { json: string; sigs: Int32Array };
+type Entries = [string, { near?: { sig: unknown } }][];
+
 /** Rewrites the cache file as the workspace-2 format had it: chunks of [path, entry] pairs. */
 function writeOldFormat(): void {
   const file = path.join(root, ...CACHE);
-  const data = v8.deserialize(readFileSync(file)) as { version: string; chunks: Uint8Array[] };
-  const chunks = data.chunks.map((bytes) => {
-    const chunk = v8.deserialize(bytes) as {
-      entries: [string, { near?: { sig: unknown } }][];
-      sigs: Int32Array;
-    };
+  const data = v8.deserialize(readFileSync(file)) as { version: string; chunks: Packed[] };
+  const chunks = data.chunks.map((packed) => {
+    const chunk = { entries: JSON.parse(packed.json) as Entries, sigs: packed.sigs };
     let at = 0;
     for (const [, e] of chunk.entries)
       if (e.near) e.near.sig = chunk.sigs.slice(at, (at += e.near.sig as number));
@@ -78,15 +79,34 @@ describe('startup cache format', () => {
     expect(again.findings).toEqual(cold.findings);
   }, 30_000);
 
-  it('reads the old layout under the current version as damaged: ignored, not half read', async () => {
+  it('reads an old layout under the current version as damaged: ignored, not half read', async () => {
     await load();
     const file = path.join(root, ...CACHE);
-    const data = v8.deserialize(readFileSync(file)) as { version: string; chunks: Uint8Array[] };
-    const pairs = data.chunks.map((bytes) =>
-      v8.serialize((v8.deserialize(bytes) as { entries: unknown[] }).entries),
+    const data = v8.deserialize(readFileSync(file)) as { version: string; chunks: Packed[] };
+    // workspace-3's chunks: each a v8 serialization of its entries (signature lengths) and array.
+    const v8Chunks = data.chunks.map((p) =>
+      v8.serialize({ entries: JSON.parse(p.json) as Entries, sigs: p.sigs }),
     );
-    writeFileSync(file, v8.serialize({ version: data.version, chunks: pairs }));
+    writeFileSync(file, v8.serialize({ version: data.version, chunks: v8Chunks }));
     const damaged = await load();
     expect([damaged.parsed, damaged.reused]).toEqual([4, 0]);
+    const rebuilt = await load();
+    expect([rebuilt.parsed, rebuilt.reused]).toEqual([0, 4]);
+  });
+
+  it('reads a chunk whose JSON is cut short as damaged, and one with a short signature array as unusable', async () => {
+    await load();
+    const file = path.join(root, ...CACHE);
+    const data = v8.deserialize(readFileSync(file)) as { version: string; chunks: Packed[] };
+    const cut = data.chunks.map((p) => ({ json: p.json.slice(0, p.json.length / 2), sigs: p.sigs }));
+    writeFileSync(file, v8.serialize({ version: data.version, chunks: cut }));
+    const damaged = await load();
+    expect([damaged.parsed, damaged.reused]).toEqual([4, 0]);
+    const short = data.chunks.map((p) => ({ json: p.json, sigs: p.sigs.subarray(0, 10) }));
+    writeFileSync(file, v8.serialize({ version: data.version, chunks: short }));
+    const unusable = await load();
+    // Memories' signatures cannot be used: parsed again; the note (MEMORY.md) has none to lose.
+    expect(unusable.parsed).toBeGreaterThanOrEqual(3);
+    expect(unusable.findings).toEqual(damaged.findings);
   });
 });

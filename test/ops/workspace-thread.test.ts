@@ -126,6 +126,15 @@ describe('the workspace parsed in a worker thread', () => {
     expect(await snapshot(warm.ws)).toEqual(after);
   });
 
+  it('gives the same model and findings with the load cut between two workers', async () => {
+    const expected = await snapshot((await load()).ws);
+    const parser = threadWorkspaceParser(built!, { workers: 2, splitAt: 2 });
+    // No cache: every file goes to the workers.
+    const split = await load({ parser });
+    expect(split.log.join('\n')).not.toMatch(/worker failed/);
+    expect(await snapshot(split.ws)).toEqual(expected);
+  });
+
   for (const failure of ['at-start', 'after-first-batch'] as const) {
     it(`falls back to this thread when the worker fails (${failure}) and says so in the log`, async () => {
       const expected = await snapshot((await load()).ws);

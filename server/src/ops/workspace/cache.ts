@@ -16,7 +16,8 @@ import type { FileFacts } from './facts.js';
 import type { FileStamp } from './files.js';
 
 // 3: a chunk's near-duplicate signatures in one array (Chunk), not one array per entry.
-const FORMAT = 'workspace-3';
+// 4: a chunk's entries as one JSON text (PackedEntries) rather than a v8 serialization of objects.
+const FORMAT = 'workspace-4';
 /** Entries per serialized chunk: a few milliseconds of work each. */
 const CHUNK = 256;
 const CACHE_FILE = 'cache/workspace.v8';
@@ -38,17 +39,20 @@ export interface CachedFile {
 
 interface CacheData {
   version: string;
-  /** Each a v8-serialized Chunk. */
-  chunks: Uint8Array[];
+  chunks: PackedEntries[];
 }
 
 /**
- * Up to CHUNK entries, their near-duplicate signatures packed in one array in entry order (each
- * entry's `near.sig` holds its length there): 10,000 small typed arrays, each with a buffer of its
- * own, cost a warm start more to read back and to collect than one array per chunk.
+ * Entries packed for the cache file and for the workspace worker's batches: the entries as one
+ * JSON text, their near-duplicate signatures in one array in entry order (each entry's `near.sig`
+ * holds its length there). Why: 10,000 small typed arrays, each with a buffer of its own, cost a
+ * warm start more to read back and to collect than one array per chunk; and JSON.parse makes the
+ * objects faster than v8.deserialize, all entries of one shape sharing one hidden class (v8's
+ * deserializer gave many their own: ~650 bytes each), where v8.serialize of a string and a typed
+ * array is a copy.
  */
-interface Chunk {
-  entries: [string, CachedFile][];
+export interface PackedEntries {
+  json: string;
   sigs: Int32Array;
 }
 
@@ -100,7 +104,7 @@ export class WorkspaceCache {
       const data = bytes && (v8.deserialize(bytes) as CacheData);
       if (data && data.version === version && Array.isArray(data.chunks)) {
         for (const chunk of data.chunks) {
-          for (const [rel, entry] of unpack(v8.deserialize(chunk) as Chunk)) entries.set(rel, entry);
+          for (const [rel, entry] of unpackEntries<CachedFile>(chunk)) if (entry) entries.set(rel, entry);
           await pause();
         }
       }
@@ -176,9 +180,9 @@ export class WorkspaceCache {
     this.written = true;
     loaded.clear();
     const all = [...entries];
-    const chunks: Uint8Array[] = [];
+    const chunks: PackedEntries[] = [];
     for (let at = 0; at < all.length; at += CHUNK) {
-      chunks.push(v8.serialize(pack(all.slice(at, at + CHUNK))));
+      chunks.push(packEntries(all.slice(at, at + CHUNK)));
       await pause();
     }
     const data: CacheData = { version: this.version, chunks };
@@ -192,34 +196,41 @@ export class WorkspaceCache {
   }
 }
 
-/** A chunk of entries, their signatures moved into one array (the entries given are not changed). */
-function pack(entries: [string, CachedFile][]): Chunk {
-  const sigs = new Int32Array(entries.reduce((n, [, e]) => n + (e.near?.sig.length ?? 0), 0));
+/** Entries packed (see PackedEntries); the entries given are not changed. */
+export function packEntries(entries: [string, CachedFile | null][]): PackedEntries {
+  let length = 0;
+  for (const [, e] of entries) length += e?.near?.sig.length ?? 0;
+  const sigs = new Int32Array(length);
   let at = 0;
-  const packed = entries.map(([rel, e]): [string, CachedFile] => {
-    if (!e.near) return [rel, e];
-    const { sig, ...rest } = e.near;
-    sigs.set(sig, at);
-    at += sig.length;
-    return [rel, { ...e, near: { ...rest, sig: sig.length as unknown as Int32Array } }];
+  const json = JSON.stringify(entries, function (this: unknown, key, value: unknown) {
+    if (key !== 'sig' || !(value instanceof Int32Array)) return value;
+    sigs.set(value, at);
+    at += value.length;
+    return value.length;
   });
-  return { entries: packed, sigs };
+  return { json, sigs };
 }
 
 /**
- * The entries of a chunk, each signature a view on the chunk's array (the near-duplicate index
- * copies what it keeps). A damaged chunk throws; a wrong length makes a signature the index refuses.
+ * Entries unpacked, each signature a view on the packed array (the near-duplicate index copies
+ * what it keeps). Damaged data throws; a wrong length makes a signature the index refuses.
  */
-function unpack(chunk: Chunk): [string, CachedFile][] {
-  if (!Array.isArray(chunk?.entries) || !(chunk.sigs instanceof Int32Array)) throw new Error('damaged');
+export function unpackEntries<T extends CachedFile>(packed: PackedEntries): [string, T | null][] {
+  if (typeof packed?.json !== 'string' || !(packed.sigs instanceof Int32Array)) throw new Error('damaged');
+  const entries = JSON.parse(packed.json) as [string, T | null][];
+  if (!Array.isArray(entries)) throw new Error('damaged');
   let at = 0;
-  for (const [, e] of chunk.entries) {
-    const near = e?.near;
+  for (const pair of entries) {
+    if (!Array.isArray(pair) || typeof pair[0] !== 'string') throw new Error('damaged');
+    const near = pair[1]?.near;
     if (!near) continue;
     const length = near.sig as unknown;
-    near.sig = typeof length === 'number' ? chunk.sigs.subarray(at, (at += length)) : new Int32Array(0);
+    near.sig =
+      typeof length === 'number' && at + length <= packed.sigs.length
+        ? packed.sigs.subarray(at, (at += length))
+        : new Int32Array(0);
   }
-  return chunk.entries;
+  return entries;
 }
 
 function sameStampOf(a: FileStamp, b: FileStamp): boolean {

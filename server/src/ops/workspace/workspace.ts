@@ -26,6 +26,7 @@ import {
   type FoundLink,
 } from './files.js';
 import { NO_GIT_FACTS, readGitFacts, type GitFacts } from './git-facts.js';
+import { fileOf, restoredInfo } from './shapes.js';
 import type { ParsedBatch, WorkspaceParser } from './thread.js';
 
 /** An entry to restore while loading: from the cache by stamp (`reused`) or parsed elsewhere. */
@@ -267,12 +268,11 @@ export class StoreWorkspace {
 
   /** Puts back a cached file; false when its signature is unusable (then it is parsed). */
   private restore(rel: string, entry: CachedFile, readAt: number): boolean {
-    const file: StoreFile = { ...entry.facts, rel, onDisk: true, stamp: entry.stamp, key: entry.key, readAt };
+    const file = fileOf(entry.facts, { rel, onDisk: true, stamp: entry.stamp, key: entry.key, readAt });
     if (isMemoryPath(rel)) {
       if (!entry.info || !entry.near) return false;
       // The status as derived now: the cached one (and its supersededBy) may be out of date.
-      const { status, supersededBy } = this.statusOf(file);
-      if (!this.rules.restore({ ...entry.info, status, supersededBy }, entry.near)) return false;
+      if (!this.rules.restore(restoredInfo(entry.info, this.statusOf(file)), entry.near)) return false;
     }
     this.setFile(file);
     return true;
@@ -294,14 +294,14 @@ export class StoreWorkspace {
     const { doc: parsed, quiet, ...where } = opts;
     this.parsed.delete(rel);
     if (!isMemoryPath(rel)) {
-      const note: StoreFile = { ...noteFacts(text), rel, ...where };
+      const note = fileOf(noteFacts(text), { rel, ...where });
       this.setFile(note);
       if (this.keepParsed) this.parsed.set(rel, parsed ?? parseStoreFile(text, rel));
       return note;
     }
     const doc = parsed ?? parseStoreFile(text, rel, { headOnly: !this.keepParsed });
     if (this.keepParsed) this.parsed.set(rel, doc);
-    const file: StoreFile = { ...factsOf(doc), rel, ...where };
+    const file = fileOf(factsOf(doc), { rel, ...where });
     const previous = this.files.get(rel);
     this.setFile(file);
     this.rules.upsert(doc, this.statusOf(file));
@@ -330,17 +330,8 @@ export class StoreWorkspace {
     this.links.set(link.at, link);
     const previous = this.files.get(rel);
     if (previous?.link && previous.link.target === link.target) return;
-    this.setFile({
-      id: '',
-      title: '',
-      tags: [],
-      summary: '',
-      refIds: [],
-      supersedes: [],
-      rel,
-      onDisk: true,
-      link,
-    });
+    const none = { id: '', title: '', tags: [], summary: '', refIds: [], supersedes: [] };
+    this.setFile(fileOf(none, { rel, onDisk: true, link }));
   }
 
   private drop(rel: string): void {
