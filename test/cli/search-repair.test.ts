@@ -79,7 +79,7 @@ describe('a damaged index is rebuilt from git with one warning', () => {
       'a docId used twice',
       () => {
         const s = state();
-        s.files.docs[1] = [...s.files.docs[0]];
+        s.files.docs[1] = s.files.docs[0];
         writeFileSync(path.join(indexDir(), 'state.json'), JSON.stringify(s));
       },
     ],

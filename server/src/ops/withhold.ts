@@ -4,13 +4,12 @@
 import { memoryIdFromPath, parseMemory, parseNote } from '../core/format/index.js';
 import { chunkMetaFromMemory, chunkMetaFromNote } from '../core/search/meta.js';
 import type { MemoryStatus } from '../core/types.js';
-import { withholdText, type WithheldPassage, type WithholdResult } from '../core/withhold.js';
+import type { WithheldPassage, WithholdResult } from '../core/withhold.js';
 import type { SearchEntry, SearchResponse, SearchResultItem } from '../search/search.js';
 import { repoPath } from '../store/store.js';
 import { CleanScans } from './clean-scans.js';
 import type { OpContext } from './context.js';
-import { memoryHistories } from './history.js';
-import { readStoreLines, type FileLines } from './query.js';
+import type { FileLines } from './query.js';
 import { openCandidates, requireMainTip } from './read.js';
 import { injectionDetector } from '../store/injection-model.js';
 
@@ -21,6 +20,7 @@ export type { WithheldPassage };
 
 /** Rule codes a person allowed on each memory, from main's history (cached per tip). */
 export async function allowedRules(ctx: OpContext): Promise<(id: string) => string[]> {
+  const { memoryHistories } = await import('./history.js');
   const histories = await memoryHistories(ctx.store, await requireMainTip(ctx.store));
   return (id) => histories.get(id)?.allowed ?? [];
 }
@@ -43,6 +43,9 @@ async function withholdScanned(
   text: string,
   where: { path: string; status?: MemoryStatus },
 ): Promise<{ result: WithholdResult; clean: boolean }> {
+  // The scanner is loaded on the first file to scan: a search whose files were all scanned clean
+  // before (clean-scans.ts) never loads it.
+  const { withholdText } = await import('../core/withhold.js');
   const id = memoryIdFromPath(where.path);
   const detector = injectionDetector(ctx.store.config);
   const strict = withholdText(text, { id, detector });
@@ -157,6 +160,7 @@ export async function readLinesForAgent(
   opts: { maxChars?: number } = {},
 ): Promise<AgentLines> {
   // The whole file is scanned: a passage that starts before `from` still counts.
+  const { readStoreLines } = await import('./query.js');
   const whole = await readStoreLines(ctx, file, 1);
   const w = await withholdForAgent(ctx, whole.text, { path: whole.path });
   const lines = w.text.split('\n');

@@ -66,7 +66,7 @@ export class SearchIndex {
     if (this.cold) {
       const cold = this.cold;
       this.cold = null;
-      cold.cols.paths.forEach((path, i) => this.setFile(path, cold.file(i)));
+      cold.table.paths.forEach((path, i) => this.setFile(path, cold.file(i)));
     }
     return this.filesByPath;
   }
@@ -147,13 +147,12 @@ export class SearchIndex {
     if (state.tokenizer !== TOKENIZER_VERSION) throw new IndexDamagedError('made with another tokenizer');
     if (state.chunking?.maxTokens !== chunking.maxTokens || state.chunking?.overlap !== chunking.overlap)
       throw new IndexDamagedError('made with another chunk size');
-    checkState(state);
+    const cols = checkState(state);
     const { terms, offsets } = await readTerms(dir, state.keyword.terms);
     // Open every file now: a later compaction by another process may delete them, and a missing
     // or truncated one is found here rather than in the middle of a search.
     const name = state.keyword.postings;
     reader.open(name, offsets[offsets.length - 1]);
-    const cols = state.files;
     const ends = new Map<number, number>();
     for (let i = 0; i < cols.paths.length; i++) {
       const [seg, end] = [cols.rec[3 * i], cols.rec[3 * i + 2]];
