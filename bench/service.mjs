@@ -27,6 +27,11 @@ const { values: args } = parseArgs({
 const N = Number(args.memories);
 const CAIRN = new URL('../bin/cairn.js', import.meta.url).pathname;
 const FTS5 = new URL('./fts5.py', import.meta.url).pathname;
+// The interpreter itself, not whatever `python3` names on PATH: a version manager's shim (pyenv's is
+// a bash script) costs ~80 ms per start and made the FTS5 reference look slower than it is.
+const PYTHON = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], {
+  encoding: 'utf8',
+}).trim();
 const TRIVIAL = new URL('./trivial-server.mjs', import.meta.url).pathname;
 const GIT_ENV = {
   ...process.env,
@@ -355,17 +360,17 @@ async function searchPart() {
   const root = store(N);
   const db = path.join(args.dir, `fts5-${N}.db`);
   const qs = queries(10);
-  header(`search, ${N} memories (SQLite FTS5 via Python is the reference)`);
+  header(`search, ${N} memories (SQLite FTS5 via Python is the reference: ${PYTHON})`);
 
   cold(root);
-  const fts = measured('python3', [FTS5, 'build', root, db]);
+  const fts = measured(PYTHON, [FTS5, 'build', root, db]);
   const index = measured(process.execPath, [CAIRN, 'index', '--store', root]);
   row('first index, keyword only (fresh clone)', alone(fts), versus(fts, index), '<= 2x ref');
   row('  peak memory of that process', `${f1(fts.peakMb)} MB`, `${f1(index.peakMb)} MB`);
 
   const whole = { fts: [], cairn: [] };
   for (const q of qs) {
-    whole.fts.push(measured('python3', [FTS5, 'query', db, q]));
+    whole.fts.push(measured(PYTHON, [FTS5, 'query', db, q]));
     whole.cairn.push(measured(process.execPath, [CAIRN, 'search', '--store', root, '--json', q]));
   }
   const [wf, wc] = [median(whole.fts), median(whole.cairn)];
@@ -386,14 +391,14 @@ async function bigPart(count) {
   const db = path.join(args.dir, `fts5-${count}.db`);
   header(`search, ${count} memories`);
   cold(root);
-  const fts = measured('python3', [FTS5, 'build', root, db]);
+  const fts = measured(PYTHON, [FTS5, 'build', root, db]);
   const index = measured(process.execPath, [CAIRN, 'index', '--store', root]);
   row('first index, keyword only', alone(fts), versus(fts, index), '< 60 s');
   row('peak memory indexing', `${f1(fts.peakMb)} MB`, `${f1(index.peakMb)} MB`, '< 1 GB');
   const file = path.join(args.dir, 'queries.txt');
   const qs = queries(200);
   writeFileSync(file, qs.join('\n') + '\n');
-  const ftsTimes = JSON.parse(execFileSync('python3', [FTS5, 'queries', db, file], { encoding: 'utf8' }));
+  const ftsTimes = JSON.parse(execFileSync(PYTHON, [FTS5, 'queries', db, file], { encoding: 'utf8' }));
   // Cairn's keyword query in one process, the index opened once: as a server's worker holds it
   // (background: the work tree's state is watched and reused), and reading it with git status on
   // every query (as before issue 11's second round).
