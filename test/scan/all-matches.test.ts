@@ -13,7 +13,7 @@ const PATTERNS = [
   /[\u200B-\u200F]+/g,
   /\uD83D?/g,
   /.?/gu,
-  /(x)?y*/gd,
+  /(x)?y*/dg,
   /(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){2,}(?![0-9A-Fa-f])/g,
 ];
 const plain = (ms: RegExpMatchArray[]) => ms.map((m) => ({ index: m.index, groups: [...m] }));
