@@ -3,6 +3,7 @@
 // close; one killed in the middle of a build does not break the service: the next search starts a
 // new one, which rebuilds what was left half-done under .cairn/. Real store (git CLI), real child
 // processes (`npm run build` first).
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workerUrl } from '../../server/src/compose.js';
@@ -46,6 +47,12 @@ function service(storeRoot: string, idleMs?: number) {
     ...(idleMs ? { idleMs } : {}),
   });
   return { search, pids };
+}
+
+/** The node flags a process was started with (Linux /proc). */
+function v8Flags(pid: number): string[] {
+  const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  return argv.slice(1).filter((a) => a.startsWith('--'));
 }
 
 /** Searches until an answer is complete. */
@@ -96,6 +103,10 @@ describe.skipIf(!built)('the search process of a server', () => {
       expect((await search.search({ query: 'deploy cache' })).partial).toBe(true);
       const r = await settle(search, 'deploy cache');
       await until(() => pids.length === 2);
+      // The builder ran with the default flags; the one that only answers favours size.
+      if (process.platform === 'linux') {
+        expect(v8Flags(pids[1]!)).toContain('--optimize-for-size');
+      }
       await until(() => !alive(pids[0]!));
       expect(alive(pids[1]!)).toBe(true);
       const again = await search.search({ query: 'deploy cache' });

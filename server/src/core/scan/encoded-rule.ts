@@ -1,6 +1,6 @@
 // Encoded payloads: base64 or hex blobs that decode to text carrying instructions.
 import type { RuleMatch, ScanRule } from './types.js';
-import { makeScanInput } from './text-utils.js';
+import { allMatches, makeScanInput } from './text-utils.js';
 import { PHRASE_RULES } from './phrase-rules.js';
 
 const BASE64_BLOB = /(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{40,}={0,2}(?![A-Za-z0-9+/=_-])/g;
@@ -35,8 +35,8 @@ export const encodedRule: ScanRule = {
     if (input.depth > 1) return [];
     const matches: RuleMatch[] = [];
     const blobs: Array<[RegExpExecArray | RegExpMatchArray, 'base64' | 'hex']> = [
-      ...[...input.text.matchAll(HEX_BLOB)].map((m) => [m, 'hex'] as [RegExpMatchArray, 'hex']),
-      ...[...input.text.matchAll(BASE64_BLOB)].map((m) => [m, 'base64'] as [RegExpMatchArray, 'base64']),
+      ...allMatches(HEX_BLOB, input.text).map((m) => [m, 'hex'] as [RegExpMatchArray, 'hex']),
+      ...allMatches(BASE64_BLOB, input.text).map((m) => [m, 'base64'] as [RegExpMatchArray, 'base64']),
     ];
     for (const [m, kind] of blobs) {
       const start = m.index ?? 0;

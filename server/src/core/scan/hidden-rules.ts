@@ -1,6 +1,6 @@
 // Invisible characters: zero-width, bidi controls and Unicode tag characters.
 import type { RuleMatch, ScanRule } from './types.js';
-import { codePoints, makeScanInput } from './text-utils.js';
+import { allMatches, codePoints, makeScanInput } from './text-utils.js';
 import { PHRASE_RULES } from './phrase-rules.js';
 
 const EMOJI_NEIGHBOUR = /\p{Extended_Pictographic}|[\u{1F3FB}-\u{1F3FF}]|\uFE0F|\u20E3/u;
@@ -22,7 +22,7 @@ function isLegitimateJoiner(text: string, start: number, end: number): boolean {
 }
 
 function runsOf(text: string, re: RegExp): Array<[number, number]> {
-  return [...text.matchAll(re)].map((m) => [m.index, m.index + m[0].length]);
+  return allMatches(re, text).map((m) => [m.index, m.index + m[0].length]);
 }
 
 export const zeroWidthRule: ScanRule = {

@@ -1,7 +1,7 @@
 // Secrets: credentials that must never sit in a memory (memories are committed, shared and put
 // into prompts). Matched text is redacted in findings so diagnostics, CI logs and SARIF never echo it.
 import type { RuleMatch, ScanInput, ScanRule } from './types.js';
-import { globalVersion, shannonEntropy } from './text-utils.js';
+import { allMatches, globalVersion, shannonEntropy } from './text-utils.js';
 
 /** Values that are obviously not real secrets: documentation placeholders and template variables. */
 const PLACEHOLDER =
@@ -174,7 +174,7 @@ function secretRule(p: SecretPattern): ScanRule {
     find(input: ScanInput): RuleMatch[] {
       const matches: RuleMatch[] = [];
       if (p.quick && !p.quick.test(input.text)) return matches;
-      for (const m of input.text.matchAll(globalVersion(p.re))) {
+      for (const m of allMatches(globalVersion(p.re), input.text)) {
         const value = m[p.group ?? 0] ?? m[0];
         if (p.accept && !p.accept(value)) continue;
         matches.push({ start: m.index, end: m.index + m[0].length, pattern: p.code, shown: redact(value) });
@@ -207,7 +207,7 @@ export function findSecretValues(text: string): SecretSpan[] {
       re = new RegExp(p.re.source, p.re.flags.replace(/[gd]/g, '') + 'gd');
       withIndices.set(p.re, re);
     }
-    for (const m of text.matchAll(re)) {
+    for (const m of allMatches(re, text)) {
       const group = p.group ?? 0;
       const value = m[group] ?? m[0];
       if (p.accept && !p.accept(value)) continue;

@@ -39,11 +39,38 @@ export function globalVersion(re: RegExp): RegExp {
   return global;
 }
 
+/**
+ * The matches of a global pattern, as `[...text.matchAll(re)]` gives them, without the copy of the
+ * pattern (and the iterator) matchAll makes on every call: the scanner runs some hundred patterns
+ * on each edit in the language server. Empty matches advance like matchAll (by a code point with
+ * the `u` or `v` flag). The pattern's lastIndex is left at 0.
+ */
+export function allMatches(re: RegExp, text: string): RegExpExecArray[] {
+  if (!re.global) throw new TypeError(`allMatches needs a global pattern: ${re}`);
+  const unicode = re.unicode || re.flags.includes('v');
+  const out: RegExpExecArray[] = [];
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    out.push(m);
+    if (m[0].length === 0) re.lastIndex = advance(text, re.lastIndex, unicode);
+  }
+  re.lastIndex = 0;
+  return out;
+}
+
+/** The spec's AdvanceStringIndex: past one UTF-16 unit, or one code point in unicode mode. */
+function advance(text: string, at: number, unicode: boolean): number {
+  if (!unicode || at + 1 >= text.length) return at + 1;
+  const lead = text.charCodeAt(at);
+  const trail = text.charCodeAt(at + 1);
+  return lead >= 0xd800 && lead <= 0xdbff && trail >= 0xdc00 && trail <= 0xdfff ? at + 2 : at + 1;
+}
+
 /** Runs every pattern over the folded text and maps the matches back to original offsets. */
 export function findPatterns(input: ScanInput, patterns: readonly NamedPattern[]): RuleMatch[] {
   const matches: RuleMatch[] = [];
   for (const { name, re } of patterns) {
-    for (const m of input.folded.matchAll(globalVersion(re))) {
+    for (const m of allMatches(globalVersion(re), input.folded)) {
       if (m[0].length === 0) continue;
       const start = input.toOriginal(m.index);
       const endFolded = m.index + m[0].length;

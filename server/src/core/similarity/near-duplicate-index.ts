@@ -224,6 +224,11 @@ export class NearDuplicateIndex {
   private keys = new Int32Array(0);
   private next = new Int32Array(0);
   private grams = new Int32Array(0);
+  /** Per slot: the number of the last query that met it (a query meets a slot in several bands). A
+   * stamp, not a Set per query: a language server queries on every edit, and the Set was a fifth
+   * of what an edit allocated. */
+  private metBy = new Int32Array(0);
+  private queries = 0;
   private readonly tables = Array.from({ length: BANDS }, () => new BandTable());
 
   /**
@@ -301,6 +306,7 @@ export class NearDuplicateIndex {
     this.keys = grown(this.keys, BANDS);
     this.next = grown(this.next, BANDS);
     this.grams = grown(this.grams, 1);
+    this.metBy = grown(this.metBy, 1);
   }
 
   /** The signature indexed for `id` (a copy), to persist it (undefined when `id` is not indexed). */
@@ -344,7 +350,11 @@ export class NearDuplicateIndex {
     const { grams: size, sig } = signed(normalizedText);
     /** The text's own trigrams, made for the first candidate that needs the exact check. */
     let grams: TrigramTable | undefined;
-    const seen = new Set<number>();
+    if (this.queries === 0x7fffffff) {
+      this.metBy.fill(0);
+      this.queries = 0;
+    }
+    const query = ++this.queries;
     const matches: NearDuplicateMatch[] = [];
     for (let b = 0; b < BANDS; b++) {
       // Every candidate of every band is judged on its own, so the order of a chain changes nothing.
@@ -354,8 +364,8 @@ export class NearDuplicateIndex {
         slot = this.next[slot * BANDS + b]
       ) {
         const id = this.ids[slot]!;
-        if (seen.has(slot) || id === opts.excludeId || opts.exclude?.has(id)) continue;
-        seen.add(slot);
+        if (this.metBy[slot] === query || id === opts.excludeId || opts.exclude?.has(id)) continue;
+        this.metBy[slot] = query;
         // Exact filters before the exact check: size ratio bounds Jaccard; the MinHash estimate is close.
         const small = Math.min(size, this.grams[slot]);
         const large = Math.max(size, this.grams[slot]);
