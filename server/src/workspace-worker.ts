@@ -2,6 +2,7 @@
 // given into startup-cache entries and posts them in batches, so the language server's own thread
 // only restores them. Batches are cut by time: small enough to restore within a slice there.
 import os from 'node:os';
+import { lowerPriority } from './core/priority.js';
 import { parentPort, workerData } from 'node:worker_threads';
 import { packEntries } from './ops/workspace/cache.js';
 import { parsedEntryOf } from './ops/workspace/entry.js';
@@ -19,11 +20,12 @@ const BATCH_MAX = 512;
  */
 const WORKER_NICE = 5;
 
-// Only on Linux, where a thread's nice value is its own (elsewhere it is the whole process's). Best
-// effort: it may be refused.
+// Only on Linux, where a thread's nice value is its own (elsewhere it is the whole process's); the
+// thread starts with the server thread's value, and stays above the search build's. Best effort:
+// it may be refused.
 if (process.platform === 'linux') {
   try {
-    os.setPriority(WORKER_NICE);
+    os.setPriority(lowerPriority(os.getPriority(), WORKER_NICE));
   } catch {
     // unchanged priority
   }

@@ -3,8 +3,10 @@
 // close; one killed in the middle of a build does not break the service: the next search starts a
 // new one, which rebuilds what was left half-done under .cairn/. Real store (git CLI), real child
 // processes (`npm run build` first).
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workerUrl } from '../../server/src/compose.js';
 import type { IndexProgress, SearchService } from '../../server/src/ops/search.js';
@@ -66,6 +68,38 @@ async function settle(search: SearchService, query: string) {
 }
 
 describe.skipIf(!built)('the search process of a server', () => {
+  it.skipIf(process.platform !== 'linux')(
+    'stays below a server that already runs at a low priority (found running the suite under nice 10)',
+    () => {
+      // A server started with `nice -n 10`: its search process used to take nice 10 as well, an
+      // equal on two cores, instead of staying below it.
+      const dist = (rel: string) =>
+        pathToFileURL(new URL(`../../dist/${rel}`, import.meta.url).pathname).href;
+      const script = `
+        import os from 'node:os';
+        const { processSearchService } = await import(${JSON.stringify(dist('ops/search-process.js'))});
+        const { workerUrl } = await import(${JSON.stringify(dist('compose.js'))});
+        // The service unrefs its child (a server lives as long as its client): hold the loop here.
+        const hold = setInterval(() => {}, 1000);
+        const pids = [];
+        const search = processSearchService({ storeRoot: ${JSON.stringify(root)}, entryUrl: workerUrl('search-child'),
+          log: () => {}, onStart: (pid) => pids.push(pid) });
+        await search.search({ query: 'deploy cache' });
+        console.log(JSON.stringify({ server: os.getPriority(), search: os.getPriority(pids[0]) }));
+        await search.close();
+        clearInterval(hold);`;
+      const r = spawnSync('nice', ['-n', '10', process.execPath, '--input-type=module', '-e', script], {
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(r.status, r.stderr).toBe(0);
+      const { server, search } = JSON.parse(r.stdout.trim().split('\n').pop()!);
+      expect(server).toBeGreaterThanOrEqual(10);
+      expect(search).toBeGreaterThan(server);
+    },
+    70_000,
+  );
+
   it('exits when idle and starts again for the next search, which answers the same', async () => {
     const { search, pids } = service(root, 300);
     try {
