@@ -3,6 +3,7 @@
 // when it is a real, untracked folder. Real links, real git.
 import { execFileSync } from 'node:child_process';
 import {
+  existsSync,
   lstatSync,
   mkdirSync,
   readFileSync,
@@ -141,6 +142,15 @@ describe('the .cairn accessor', () => {
     expect(statSync(path.join(dir, '.cairn/cache/x.json')).mode & 0o777).toBe(0o600);
     expect(statSync(path.join(dir, '.cairn/cache')).mode & 0o777).toBe(0o700);
     expect(cairn.folder('index')).toBe(path.join(dir, '.cairn/index'));
+  });
+
+  it('never brings back a store folder deleted under it: derived state is skipped instead', async () => {
+    const dir = cliRepo();
+    const cairn = await openCairnDir(dir);
+    rmSync(dir, { recursive: true, force: true });
+    expect(cairn.path('index/state.json')).toBeNull();
+    expect(cairn.write('cache/x.json', '{}')).toBe(false);
+    expect(existsSync(dir)).toBe(false);
   });
 
   it('never writes, appends or reads through a link inside .cairn', async () => {

@@ -48,10 +48,12 @@ const cleanup: (() => Promise<unknown> | void)[] = [];
 
 async function openGraph(dir: string): Promise<Page> {
   const served: Served = await serve(['--store', dir]);
-  cleanup.push(
-    () => served.stop(),
-    () => removeDir(path.dirname(dir)),
-  );
+  // One step, in this order: cleanup runs newest first, and two steps pushed together ran the
+  // removal before the stop, while the server was still writing its index there (CI: ENOTEMPTY).
+  cleanup.push(async () => {
+    await served.stop();
+    removeDir(path.dirname(dir));
+  });
   const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(String(e)));

@@ -90,6 +90,13 @@ export class CairnDir {
     }
     const abs = path.join(this.root, CAIRN_DIR, ...rel.split('/'));
     try {
+      // .cairn itself is made on its own, never the store folder above it: a store deleted under a
+      // running server stays deleted instead of coming back as a folder of derived state.
+      mkdirSync(path.join(this.root, CAIRN_DIR), { mode: 0o700 });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return null;
+    }
+    try {
       mkdirSync(path.dirname(abs), { recursive: true, mode: 0o700 });
     } catch {
       return null; // a read-only store: derived state only costs speed
