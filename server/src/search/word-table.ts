@@ -1,9 +1,10 @@
 // Counting the terms of a text while indexing, without making a string per word. A first build at
 // 10,000 memories splits about 2.5 million words: `toLowerCase().match(...)` made a string for
 // each, and a Map lookup then hashed it again (a third of the keyword index's build time). Plain
-// ASCII text (most of it) is scanned here instead: each word is hashed as it is read and found in
-// an open-addressing table by comparing characters, so only a word never seen before becomes a
-// string. Other text takes splitWords (same words: test/search/word-table.test.ts).
+// ASCII text (most of it) is copied into a byte buffer and scanned there: each word is hashed as
+// it is read and found in an open-addressing table by comparing bytes, so only a word never seen
+// before becomes a string. Other text takes splitWords and a Map, as before (both give the same
+// terms: test/search/word-table.test.ts).
 import { processTerm, splitWords } from '../core/search/tokenize.js';
 import type { DeltaPostings } from './delta-postings.js';
 
@@ -29,21 +30,31 @@ const FNV_PRIME = 0x01000193;
 export class WordTable {
   /** Open addressing, two int32 per place: a word's hash, and its index + 1 (0: empty place). */
   private table = new Int32Array(2 << 12);
-  private words: string[] = [];
-  /** Per word, the slot of its term (null: a stop word, dropped). */
+  /** Per word: its slot (null: a stop word, dropped), and where its lowercase bytes are in `pool`. */
   private slots: (TermSlot | null)[] = [];
+  private starts: number[] = [];
+  private lengths: number[] = [];
+  private pool = new Uint8Array(1 << 16);
+  private poolUsed = 0;
+  /** The ASCII text being counted, as bytes: typed-array reads cost a fraction of charCodeAt's. */
+  private scratch = Buffer.allocUnsafe(1 << 16);
+  /** Words of non-ASCII text, by splitWords' string. */
+  private other = new Map<string, TermSlot | null>();
   private termSlots = new Map<string, TermSlot>();
   private stamp = 0;
 
   /** Distinct raw words remembered. */
   get size(): number {
-    return this.words.length;
+    return this.slots.length + this.other.size;
   }
 
   clear(): void {
     this.table.fill(0);
-    this.words = [];
     this.slots = [];
+    this.starts = [];
+    this.lengths = [];
+    this.poolUsed = 0;
+    this.other.clear();
     this.termSlots.clear();
   }
 
@@ -54,74 +65,100 @@ export class WordTable {
   count(text: string): { touched: TermSlot[]; words: number } {
     const stamp = ++this.stamp;
     const touched: TermSlot[] = [];
-    const tally = (slot: TermSlot | null) => {
-      if (slot === null) return;
-      if (slot.stamp !== stamp) {
-        slot.stamp = stamp;
-        slot.count = 0;
-        touched.push(slot);
-      }
-      slot.count++;
-    };
-    if (NON_ASCII.test(text)) {
-      const words = splitWords(text);
-      for (const word of words) {
-        let h = FNV_OFFSET;
-        for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), FNV_PRIME);
-        tally(this.slotOf(word, 0, word.length, h, false));
-      }
-      return { touched, words: words.length };
-    }
     let words = 0;
+    if (NON_ASCII.test(text)) {
+      for (const word of splitWords(text)) {
+        words++;
+        let slot = this.other.get(word);
+        if (slot === undefined) this.other.set(word, (slot = this.slotOfTerm(processTerm(word))));
+        this.tally(slot, stamp, touched);
+      }
+      return { touched, words };
+    }
     const len = text.length;
-    for (let i = 0; i < len;) {
-      let c = text.charCodeAt(i);
-      if (!isAsciiWordChar(c)) {
+    if (this.scratch.length < len) this.scratch = Buffer.allocUnsafe(2 * len);
+    const bytes = this.scratch;
+    bytes.write(text, 0, len, 'latin1');
+    let i = 0;
+    while (i < len) {
+      if (!isAsciiWordChar(bytes[i])) {
         i++;
         continue;
       }
       const start = i;
       let h = FNV_OFFSET;
-      while (i < len && isAsciiWordChar(c)) {
+      while (i < len) {
+        const c = bytes[i];
+        if (!isAsciiWordChar(c)) break;
         h = Math.imul(h ^ (c <= 90 && c >= 65 ? c | 32 : c), FNV_PRIME);
-        c = text.charCodeAt(++i);
+        i++;
       }
       words++;
-      tally(this.slotOf(text, start, i, h, true));
+      this.tally(this.slotOf(text, bytes, start, i, h), stamp, touched);
     }
     return { touched, words };
   }
 
-  /**
-   * The slot of the word `src[start..end]` with ASCII capitals lowered, hashed as `h`; `lower`:
-   * the word is made lowercase when first seen (splitWords' words already are).
-   */
-  private slotOf(src: string, start: number, end: number, h: number, lower: boolean): TermSlot | null {
+  private tally(slot: TermSlot | null, stamp: number, touched: TermSlot[]): void {
+    if (slot === null) return;
+    if (slot.stamp !== stamp) {
+      slot.stamp = stamp;
+      slot.count = 0;
+      touched.push(slot);
+    }
+    slot.count++;
+  }
+
+  private slotOfTerm(term: string | null): TermSlot | null {
+    if (term === null) return null;
+    let slot = this.termSlots.get(term);
+    if (!slot) this.termSlots.set(term, (slot = { term, count: 0, stamp: 0, posting: null }));
+    return slot;
+  }
+
+  /** The slot of the ASCII word at `bytes[start..end]` (`text` holds the same), hashed as `h`. */
+  private slotOf(text: string, bytes: Uint8Array, start: number, end: number, h: number): TermSlot | null {
     const table = this.table;
     const mask = (table.length >> 1) - 1;
     for (let at = h & mask; ; at = (at + 1) & mask) {
       const entry = table[2 * at + 1];
-      if (entry === 0) {
-        const word = src.slice(start, end);
-        return this.insert(lower ? word.toLowerCase() : word, h, at);
-      }
-      if (table[2 * at] === h && sameLowered(this.words[entry - 1], src, start, end))
-        return this.slots[entry - 1];
+      if (entry === 0) return this.insert(text, bytes, start, end, h, at);
+      if (table[2 * at] === h && this.sameWord(entry - 1, bytes, start, end)) return this.slots[entry - 1];
     }
   }
 
-  private insert(word: string, h: number, at: number): TermSlot | null {
-    const term = processTerm(word);
-    let slot: TermSlot | null = null;
-    if (term !== null) {
-      slot = this.termSlots.get(term) ?? { term, count: 0, stamp: 0, posting: null };
-      this.termSlots.set(term, slot);
+  /** Whether word `k` is `bytes[start..end]` with capitals lowered. */
+  private sameWord(k: number, bytes: Uint8Array, start: number, end: number): boolean {
+    const n = end - start;
+    if (this.lengths[k] !== n) return false;
+    const pool = this.pool;
+    const from = this.starts[k];
+    for (let i = 0; i < n; i++) {
+      const c = bytes[start + i];
+      if (pool[from + i] !== (c <= 90 && c >= 65 ? c | 32 : c)) return false;
     }
-    this.words.push(word);
+    return true;
+  }
+
+  private insert(text: string, bytes: Uint8Array, start: number, end: number, h: number, at: number) {
+    const n = end - start;
+    if (this.poolUsed + n > this.pool.length) {
+      const grown = new Uint8Array(Math.max(2 * this.pool.length, this.poolUsed + n));
+      grown.set(this.pool.subarray(0, this.poolUsed));
+      this.pool = grown;
+    }
+    for (let i = 0; i < n; i++) {
+      const c = bytes[start + i];
+      this.pool[this.poolUsed + i] = c <= 90 && c >= 65 ? c | 32 : c;
+    }
+    const slot = this.slotOfTerm(processTerm(text.slice(start, end).toLowerCase()));
     this.slots.push(slot);
+    this.starts.push(this.poolUsed);
+    this.lengths.push(n);
+    this.poolUsed += n;
     this.table[2 * at] = h;
-    this.table[2 * at + 1] = this.words.length;
-    if (4 * this.words.length > this.table.length) this.grow();
+    this.table[2 * at + 1] = this.slots.length;
+    if (4 * this.slots.length > this.table.length) this.grow();
     return slot;
   }
 
@@ -139,14 +176,4 @@ export class WordTable {
     }
     this.table = table;
   }
-}
-
-/** Whether `word` equals `src[start..end]` with ASCII capitals lowered. */
-function sameLowered(word: string, src: string, start: number, end: number): boolean {
-  if (word.length !== end - start) return false;
-  for (let i = 0; i < word.length; i++) {
-    const c = src.charCodeAt(start + i);
-    if (word.charCodeAt(i) !== (c <= 90 && c >= 65 ? c | 32 : c)) return false;
-  }
-  return true;
 }
