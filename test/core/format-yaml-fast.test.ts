@@ -88,6 +88,22 @@ const tricky = fc.constantFrom(
   ' a',
   'a ',
   '12345678901234567',
+  // Letter-first values take a shorter path (yaml-fast.ts isPlainWordStart): still yaml's answer.
+  'Yes',
+  'on',
+  'No',
+  'NaN',
+  'Infinity',
+  'nullx',
+  'Tru',
+  'falsey',
+  '_x',
+  'a:b',
+  'Z #c',
+  'b\tc',
+  'x é',
+  'Q:',
+  'y ',
 );
 const scalarText = fc.oneof(
   { weight: 4, arbitrary: word },

@@ -2,11 +2,12 @@
 // lazily on first use) plus an in-memory delta for documents added since; minisearch scores each
 // query over just the postings that query touches. So a cold `cairn search` parses a few terms
 // instead of the whole index (SPIKES.md: loading a full minisearch index costs 0.3-0.9 s at 10k).
-import { processTerm, splitWords, tokenize } from '../core/search/tokenize.js';
+import { tokenize } from '../core/search/tokenize.js';
 import { CairnError } from '../core/errors.js';
 import { IndexDamagedError } from './index-files.js';
 import { scoreDocuments, type Bm25Params } from './keyword-bm25.js';
 import { DeltaPostings } from './delta-postings.js';
+import { WordTable } from './word-table.js';
 import { decodePosting, fieldMaps, livePairs, pairBytes } from './keyword-postings.js';
 import {
   bump,
@@ -81,14 +82,6 @@ const PAIRS_CACHE_BYTES = 32 << 20;
 /** Chunk-level BM25, tuned on SciFact train folds (docs/search.md). */
 export const DOCUMENT_BM25: Bm25Params = { k: 1.2, b: 0.75, d: 0 };
 
-/** A term's running count in the field being indexed (`stamp` says which field). */
-interface TermSlot {
-  term: string;
-  count: number;
-  stamp: number;
-  /** The term's delta postings, found once (slots are forgotten when the delta is cleared). */
-  posting: DeltaPostings | null;
-}
 /** Distinct raw words remembered while indexing (a long-lived index forgets them past this). */
 const WORD_SLOTS = 200_000;
 
@@ -176,10 +169,10 @@ export class KeywordIndex {
     const lengths: number[] = [];
     for (const field of KEYWORD_FIELDS) {
       const fieldId = FIELD_IDS[field];
-      const words = splitWords(fields[field]);
+      const { touched, words } = this.words.count(fields[field]);
       // Words, not distinct words: BM25's document length (FTS5's too; measured 0.005 nDCG@10 better).
-      lengths.push(words.length);
-      for (const slot of this.termCounts(words)) {
+      lengths.push(words);
+      for (const slot of touched) {
         const { term, count: tf } = slot;
         let posting = slot.posting ?? this.delta.get(term);
         if (!posting) this.delta.set(term, (posting = new DeltaPostings()));
@@ -203,37 +196,11 @@ export class KeywordIndex {
     this.syncStats();
   }
 
-  /** Per raw word, the slot of its term (null: dropped); one lookup per word while indexing. */
-  private wordSlots = new Map<string, TermSlot | null>();
-  private termSlots = new Map<string, TermSlot>();
-  private stamp = 0;
-
-  /** Each term of `words` with its frequency (`count`, valid until the next call), in order of first appearance. */
-  private termCounts(words: string[]): TermSlot[] {
-    if (this.wordSlots.size > WORD_SLOTS) {
-      this.wordSlots.clear();
-      this.termSlots.clear();
-    }
-    const stamp = ++this.stamp;
-    const touched: TermSlot[] = [];
-    for (const word of words) {
-      let slot = this.wordSlots.get(word);
-      if (slot === undefined) {
-        const term = processTerm(word);
-        slot =
-          term === null ? null : (this.termSlots.get(term) ?? { term, count: 0, stamp: 0, posting: null });
-        if (slot) this.termSlots.set(slot.term, slot);
-        this.wordSlots.set(word, slot);
-      }
-      if (slot === null) continue;
-      if (slot.stamp !== stamp) {
-        slot.stamp = stamp;
-        slot.count = 0;
-        touched.push(slot);
-      }
-      slot.count++;
-    }
-    return touched;
+  /** Per raw word, the slot of its term (word-table.ts); forgotten past WORD_SLOTS words. */
+  private wordTable = new WordTable();
+  private get words(): WordTable {
+    if (this.wordTable.size > WORD_SLOTS) this.wordTable.clear();
+    return this.wordTable;
   }
 
   /** Removes a document; its postings are skipped from now on and dropped at the next compaction. */
@@ -515,8 +482,7 @@ export class KeywordIndex {
     this.postings = postings;
     this.delta.clear();
     this.clearPairsCache();
-    this.wordSlots.clear(); // their postings were the delta's
-    this.termSlots.clear();
+    this.wordTable.clear(); // their postings were the delta's
     this.deltaDocCount = 0;
     return compacted;
   }

@@ -19,6 +19,17 @@ const OTHER_NUMBER = /^[-+]?(?:0[xo]|\.(?:inf|nan))/i;
 
 type Range3 = [number, number, number];
 
+/** A-Z, a-z but the first letters of null, true and false in any case (n, t, f), or `_`. */
+function isPlainWordStart(c: number): boolean {
+  const lower = c | 32;
+  return (
+    (c === 95 || (lower >= 97 && lower <= 122 && (c < 91 || c > 96))) &&
+    lower !== 110 && // n
+    lower !== 116 && // t
+    lower !== 102 // f
+  );
+}
+
 /** A scalar's node, or null when its resolution is not modelled here. */
 function scalar(raw: string, start: number, end: number): Scalar | null {
   let node: Scalar;
@@ -27,6 +38,13 @@ function scalar(raw: string, start: number, end: number): Scalar | null {
     node = new Scalar(raw.slice(1, -1));
     node.type = Scalar.QUOTE_DOUBLE;
     node.source = raw.slice(1, -1);
+  } else if (isPlainWordStart(raw.charCodeAt(0))) {
+    // Most values and every key start with a letter that no null, boolean or number starts with:
+    // a string, unless the value holds what ends or comments a plain scalar (the tests below).
+    if (/:(?:\s|$)|\s#|\s$|\t/.test(raw)) return null;
+    node = new Scalar(raw);
+    node.type = Scalar.PLAIN;
+    node.source = raw;
   } else {
     if (!PLAIN_FIRST.test(raw) && !/^-[0-9]/.test(raw)) return null;
     if (/:(?:\s|$)|\s#|\s$|\t/.test(raw) || OTHER_NUMBER.test(raw)) return null;

@@ -1,5 +1,5 @@
 // Heading-aware chunking of memory files, MEMORY.md and daily notes. Pure: text in, chunks out.
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import type { MemoryKind, MemoryStatus, Triple } from '../types.js';
 
 /** What the index knows about the file a chunk comes from (front matter plus governance facts). */
@@ -53,12 +53,16 @@ export const DEFAULT_CHUNK_TOKENS = 400;
 export const DEFAULT_CHUNK_OVERLAP = 80;
 
 /**
- * A section's words as offsets, flat: start and end of word i at 2i and 2i+1. An object per word
- * (millions at 10,000 memories) cost more than the rest of chunking.
+ * A run of words: offsets of its first word's start and last word's end, and how many words. Only
+ * a section too long for one chunk keeps every word's offsets (`words`: start and end of word i at
+ * 2i and 2i+1), to cut its windows; the words of the rest were kept, and copied, for nothing.
  */
-interface Section {
+interface Span {
   heading: string;
-  words: number[];
+  first: number;
+  last: number;
+  count: number;
+  words?: Int32Array;
 }
 
 /** What `\S` does not match: JavaScript's whitespace and line terminators. */
@@ -105,9 +109,24 @@ function lineOf(starts: number[], offset: number): number {
   return lo + 1;
 }
 
-/** Splits the body into sections at ATX headings, ignoring `#` lines inside fenced code. */
-function sections(text: string, from: number): Section[] {
-  const out: Section[] = [{ heading: '', words: [] }];
+/**
+ * Splits the body into sections at ATX headings, ignoring `#` lines inside fenced code; sections
+ * of more than `maxWords` words keep their words' offsets.
+ */
+function sections(text: string, from: number, maxWords: number): Span[] {
+  const out: Span[] = [];
+  let heading = '';
+  // The current section's word offsets, in one buffer reused from section to section.
+  let words = new Int32Array(1024);
+  let n = 0;
+  const close = () => {
+    if (n === 0) return;
+    const count = n / 2;
+    const span: Span = { heading, first: words[0], last: words[n - 1], count };
+    if (count > maxWords) span.words = words.slice(0, n);
+    out.push(span);
+    n = 0;
+  };
   let fence: string | null = null;
   let pos = from;
   while (pos < text.length) {
@@ -121,19 +140,28 @@ function sections(text: string, from: number): Section[] {
       else if (fence === marker) fence = null;
     } else if (fence === null) {
       const h = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
-      if (h) out.push({ heading: h[1], words: [] });
+      if (h) {
+        close();
+        heading = h[1];
+      }
     }
-    const words = out[out.length - 1].words;
     for (let i = pos; i < eol;) {
       while (i < eol && isSpace(text.charCodeAt(i))) i++;
       if (i >= eol) break;
       const start = i;
       while (i < eol && !isSpace(text.charCodeAt(i))) i++;
-      words.push(start, i);
+      if (n + 2 > words.length) {
+        const grown = new Int32Array(words.length * 2);
+        grown.set(words);
+        words = grown;
+      }
+      words[n++] = start;
+      words[n++] = i;
     }
     pos = eol + 1;
   }
-  return out.filter((s) => s.words.length > 0);
+  close();
+  return out;
 }
 
 /**
@@ -151,45 +179,51 @@ export function chunkDocument(
   const { text, path, meta } = doc;
   const starts = lineStarts(text);
   const body = bodyOffset(text);
-  const spans: Section[] = [];
-  let pending: Section | null = null;
+  const spans: Span[] = [];
+  let pending: Span | null = null;
   const flush = () => {
     if (pending) spans.push(pending);
     pending = null;
   };
-  for (const s of sections(text, body)) {
-    const count = s.words.length / 2;
-    if (count > maxTokens) {
+  for (const s of sections(text, body, maxTokens)) {
+    if (s.words) {
       flush();
       const step = maxTokens - overlap;
       for (let i = 0; ; i += step) {
-        const end = Math.min(count, i + maxTokens);
-        spans.push({ heading: s.heading, words: s.words.slice(2 * i, 2 * end) });
-        if (end >= count) break;
+        const end = Math.min(s.count, i + maxTokens);
+        spans.push({ heading: s.heading, first: s.words[2 * i], last: s.words[2 * end - 1], count: end - i });
+        if (end >= s.count) break;
       }
-    } else if (pending && (pending.words.length + s.words.length) / 2 <= maxTokens) {
-      for (const w of s.words) pending.words.push(w);
+    } else if (pending && pending.count + s.count <= maxTokens) {
+      pending.last = s.last;
+      pending.count += s.count;
     } else {
       flush();
-      pending = { heading: s.heading, words: [...s.words] };
+      pending = { heading: s.heading, first: s.first, last: s.last, count: s.count };
     }
   }
   flush();
-  const chunks = spans.map((span, n) => {
-    const first = span.words[0];
-    const last = span.words[span.words.length - 1];
-    return makeChunk(path, meta, n, {
-      text: text.slice(first, last),
+  const chunks = spans.map((span, n) =>
+    makeChunk(path, meta, n, {
+      text: text.slice(span.first, span.last),
       heading: span.heading,
-      startLine: lineOf(starts, first),
-      endLine: lineOf(starts, last - 1),
-      tokens: span.words.length / 2,
-    });
-  });
+      startLine: lineOf(starts, span.first),
+      endLine: lineOf(starts, span.last - 1),
+      tokens: span.count,
+    }),
+  );
   if (chunks.length > 0) return chunks;
   const line = Math.min(lineOf(starts, body), starts.length);
   return [makeChunk(path, meta, 0, { text: '', heading: '', startLine: line, endLine: line, tokens: 0 })];
 }
+
+/**
+ * Node's one-shot `crypto.hash` (20.12+, not yet in our @types/node) where there is one: a hash
+ * object per chunk cost about half of hashing 10,000 chunks.
+ */
+const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
+const sha256Hex = (text: string): string =>
+  oneShot ? oneShot('sha256', text, 'hex') : crypto.createHash('sha256').update(text).digest('hex');
 
 function makeChunk(
   path: string,
@@ -197,8 +231,6 @@ function makeChunk(
   n: number,
   c: { text: string; heading: string; startLine: number; endLine: number; tokens: number },
 ): Chunk {
-  const hash = createHash('sha256')
-    .update(embeddingText({ text: c.text, meta }))
-    .digest('hex');
+  const hash = sha256Hex(embeddingText({ text: c.text, meta }));
   return { id: `${path}#${n}`, path, memoryId: meta.memoryId, ...c, hash, meta };
 }

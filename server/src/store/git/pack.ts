@@ -129,8 +129,9 @@ export class PackReader {
 
   private readAt(fd: number, pack: PackIndex, offset: number, depth: number): GitObject | null {
     if (depth > 60) return null;
-    const head = Buffer.allocUnsafe(32); // every byte used is read first
-    const bytesRead = fs.readSync(fd, head, 0, 32, offset);
+    // One read for the header and, for a small object, its data too (every byte used is read first).
+    const head = Buffer.allocUnsafe(WINDOW);
+    const bytesRead = fs.readSync(fd, head, 0, WINDOW, offset);
     let pos = 0;
     let c = head[pos++];
     const type = (c >> 4) & 7;
@@ -159,17 +160,30 @@ export class PackReader {
       return null;
     }
     if (pos > bytesRead) return null;
-    const data = inflateAt(fd, offset + pos, size);
+    const data =
+      compressedBound(size) <= bytesRead - pos
+        ? inflateSync(head.subarray(pos, bytesRead))
+        : inflateAt(fd, offset + pos, size);
+    if (data.length !== size) throw new Error('pack entry size mismatch');
     if (type === OFS_DELTA || type === REF_DELTA)
       return base ? { type: base.type, body: applyDelta(base.body, data) } : null;
     return { type: TYPES[type], body: data };
   }
 }
 
+/**
+ * Bytes read at an entry's start: its header and, for most memory files, all of its data (a
+ * second read per object was a fifth of reading 10,000 blobs). Under 4 KB, Buffer's pool serves it.
+ */
+const WINDOW = 4000;
+
+/** Compressed data is at most a little larger than its output. */
+const compressedBound = (size: number) => size + 64 + (size >> 6);
+
 /** Inflate the zlib stream at `position` whose output is `size` bytes. */
 function inflateAt(fd: number, position: number, size: number): Buffer {
-  // Compressed data is at most a little larger than its output; retry bigger if we cut it short.
-  for (let guess = size + 64 + (size >> 6); ; guess *= 2) {
+  // Retry bigger if the bound cut it short.
+  for (let guess = compressedBound(size); ; guess *= 2) {
     const buf = Buffer.allocUnsafe(guess); // only the bytes read are inflated
     const bytesRead = fs.readSync(fd, buf, 0, guess, position);
     try {
