@@ -368,13 +368,17 @@ async function searchPart() {
   row('first index, keyword only (fresh clone)', alone(fts), versus(fts, index), '<= 2x ref');
   row('  peak memory of that process', `${f1(fts.peakMb)} MB`, `${f1(index.peakMb)} MB`);
 
-  const whole = { fts: [], cairn: [] };
+  // The floor: a Node process that does nothing at all (`node -e 0`), timed in the same loop. No
+  // Node command can answer faster than this, whatever it does after starting.
+  const whole = { fts: [], cairn: [], node: [] };
   for (const q of qs) {
     whole.fts.push(measured(PYTHON, [FTS5, 'query', db, q]));
     whole.cairn.push(measured(process.execPath, [CAIRN, 'search', '--store', root, '--json', q]));
+    whole.node.push(measured(process.execPath, ['-e', '0']));
   }
-  const [wf, wc] = [median(whole.fts), median(whole.cairn)];
+  const [wf, wc, wn] = [median(whole.fts), median(whole.cairn), median(whole.node)];
   row('whole search process, warm index (median of 10)', alone(wf), versus(wf, wc), '<= 1.2x ref');
+  row('  floor: a Node process that does nothing (node -e 0)', alone(wf), versus(wf, wn));
 
   const mcp = await mcpFirstRetrieve(root);
   row(
