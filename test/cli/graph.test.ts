@@ -138,7 +138,7 @@ describe('cairn graph', () => {
     });
     expect(await s.run('graph', '--as-of', 'soon')).toMatchObject({
       code: 3,
-      stderr: expect.stringMatching(/as_of: "soon"/),
+      stderr: expect.stringMatching(/asOf: "soon"/),
     });
     expect(await s.run('graph', '--status', 'gone')).toMatchObject({ code: 3 });
     expect(await s.run('graph', '--entity', 'Nobody')).toMatchObject({

@@ -107,7 +107,27 @@ describe('cairn mcp: append, graph, session memory', () => {
       entity: 'x',
       as_of: 'yesterday',
     });
-    expect(badDate.json).toMatchObject({ errorCode: 'INVALID_REQUEST', field: 'as_of' });
+    // Errors name the argument as the tool list does (camelCase), whichever name the call used.
+    expect(badDate.json).toMatchObject({ errorCode: 'INVALID_REQUEST', field: 'asOf' });
+    const badFrom = await call(conn.client, 'knowledge_graph', {
+      operation: 'add',
+      subject: 'x',
+      predicate: 'y',
+      object: 'z',
+      validFrom: 'soon',
+    });
+    expect(badFrom.json).toMatchObject({ errorCode: 'INVALID_REQUEST', field: 'validFrom' });
+    const unknownItem = await call(conn.client, 'memory_manager', { operation: 'read', memoryId: 'nope' });
+    expect(unknownItem.json).toMatchObject({ errorCode: 'INVALID_REQUEST', field: 'memoryId' });
+    expect(unknownItem.json.error).toMatch(/^memoryId: /);
+    const noFact = await call(conn.client, 'knowledge_graph', {
+      operation: 'add',
+      subject: 'x',
+      predicate: 'y',
+      object: 'z',
+      memoryId: 'no-such-memory',
+    });
+    expect(noFact.json).toMatchObject({ errorCode: 'NOT_FOUND', field: 'memoryId' });
   });
 
   it('memory_manager stores, reads (binary intact), lists, promotes and cleans up', async () => {

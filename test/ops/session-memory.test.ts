@@ -94,7 +94,7 @@ describe('session memory', () => {
       });
     }
     await expect(readSessionItem(ctx, { session: 's', id: '../../cairn.yaml' })).rejects.toMatchObject({
-      data: { field: 'memory_id' },
+      data: { field: 'memoryId' },
     });
   });
 

@@ -45,9 +45,9 @@ export function assertItemId(id: string): void {
   if (!ITEM_ID.test(id)) {
     throw new CairnError(
       'INVALID_REQUEST',
-      `memory_id: "${id}" is not a session item id; list shows the ids`,
+      `memoryId: "${id}" is not a session item id; list shows the ids`,
       {
-        field: 'memory_id',
+        field: 'memoryId',
       },
     );
   }

@@ -42,7 +42,7 @@ export function refusalReply(refused: RefusedLine): JSONRPCMessage {
   const why =
     refused.reason === 'too-large'
       ? `the message is ${refused.bytes} bytes; cairn mcp reads at most ${MAX_MESSAGE_BYTES} bytes a message. ` +
-        'Send less: split the content, or give memory_manager a file_path'
+        'Send less: split the content, or give memory_manager a filePath'
       : refused.reason === 'not-json'
         ? 'the message is not JSON'
         : 'the message is not a JSON-RPC 2.0 request';

@@ -7,7 +7,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
-/** The largest message `cairn mcp` reads (docs/agents.md). Larger content goes by file_path. */
+/** The largest message `cairn mcp` reads (docs/agents.md). Larger content goes by filePath. */
 export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
 /** Bytes kept from each end of a dropped line, enough to read its id, method and tool name. */

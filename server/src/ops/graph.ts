@@ -47,7 +47,7 @@ function requireDate(value: string | undefined, field: string): void {
 
 /** Stores a fact as a small `fact` memory, or adds it to `memoryId`; governance routes the write. */
 export async function addFact(ctx: OpContext, input: AddFactInput): Promise<StoreResult> {
-  requireDate(input.validFrom, 'valid_from');
+  requireDate(input.validFrom, 'validFrom');
   const redacted: RedactedSecret[] = [];
   const text = (v: string, field: string) => {
     const r = redactSecrets(cleanText(v, field).trim());
@@ -96,7 +96,7 @@ async function addFactToMemory(
   triple: Triple,
   input: AddFactInput,
 ): Promise<StoreResult> {
-  assertSafeId(id, 'memory_id');
+  assertSafeId(id, 'memoryId');
   const { store } = ctx;
   const origin = resolveOrigin(input.origin, input.agentName, 'agent');
   const agentName = input.agentName ?? 'agent';
@@ -105,8 +105,8 @@ async function addFactToMemory(
     const path = memoryPath(id);
     const text = await store.repo.readText(tip, repoPath(store, path));
     if (text === null)
-      throw new CairnError('NOT_FOUND', `memory_id: no memory "${id}" on the main branch`, {
-        field: 'memory_id',
+      throw new CairnError('NOT_FOUND', `memoryId: no memory "${id}" on the main branch`, {
+        field: 'memoryId',
       });
     const memory = (await readMainMemory(store, id, tip))!;
     const triples = [...memory.frontMatter.triples, triple].map(tripleToYaml);
@@ -263,7 +263,7 @@ export async function queryGraph(
   ctx: OpContext,
   q: GraphQueryInput,
 ): Promise<{ asOf: string; facts: Fact[] }> {
-  requireDate(q.asOf, 'as_of');
+  requireDate(q.asOf, 'asOf');
   const asOf = q.asOf ?? isoNow(ctx);
   return {
     asOf,
@@ -301,7 +301,7 @@ const STATUSES: readonly MemoryStatus[] = ['active', 'superseded', 'candidate', 
  * for `cairn graph`, the review page's graph view and the language server.
  */
 export async function graphPicture(ctx: OpContext, options: GraphPictureOptions = {}): Promise<GraphPicture> {
-  requireDate(options.asOf, 'as_of');
+  requireDate(options.asOf, 'asOf');
   const statuses = options.status?.length ? options.status : DEFAULT_STATUSES;
   const bad = statuses.find((s) => !STATUSES.includes(s));
   if (bad)

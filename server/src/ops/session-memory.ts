@@ -82,7 +82,7 @@ export async function storeSessionItem(ctx: OpContext, input: StoreItemInput): P
   let fileType = 'txt';
   if (input.filePath !== undefined) {
     const roots = [ctx.store.root, ...(input.roots ?? [])];
-    const read = readConfinedFile(input.filePath, roots, { field: 'file_path', maxBytes: MAX_ITEM_BYTES });
+    const read = readConfinedFile(input.filePath, roots, { field: 'filePath', maxBytes: MAX_ITEM_BYTES });
     bytes = read.bytes;
     fileType = fileTypeOf(path.resolve(input.filePath));
   } else {
@@ -145,7 +145,7 @@ async function readMeta(dir: string, id: string): Promise<SessionItemMeta | null
 function readItem(dir: string, meta: SessionItemMeta): Buffer {
   const bytes = readNoFollow(path.join(dir, `mem_${meta.id}.${meta.file_type}`));
   if (!bytes)
-    throw new CairnError('NOT_FOUND', `memory_id: item ${meta.id} has no content`, { field: 'memory_id' });
+    throw new CairnError('NOT_FOUND', `memoryId: item ${meta.id} has no content`, { field: 'memoryId' });
   return bytes;
 }
 
@@ -158,8 +158,8 @@ async function requireMeta(
   const dir = await sessionDir(ctx, session);
   const meta = await readMeta(dir, id);
   if (!meta)
-    throw new CairnError('NOT_FOUND', `memory_id: no item ${id} in session ${session}`, {
-      field: 'memory_id',
+    throw new CairnError('NOT_FOUND', `memoryId: no item ${id} in session ${session}`, {
+      field: 'memoryId',
     });
   return { dir, meta };
 }
@@ -297,9 +297,9 @@ export async function promoteSessionItem(ctx: OpContext, input: PromoteInput): P
   if (meta.binary) {
     throw new CairnError(
       'INVALID_REQUEST',
-      'memory_id: a binary item cannot become a memory; store a text summary of it',
+      'memoryId: a binary item cannot become a memory; store a text summary of it',
       {
-        field: 'memory_id',
+        field: 'memoryId',
       },
     );
   }
@@ -307,9 +307,9 @@ export async function promoteSessionItem(ctx: OpContext, input: PromoteInput): P
   if (text.length > LIMITS.context) {
     throw new CairnError(
       'INVALID_REQUEST',
-      `memory_id: the item is ${text.length} characters and a memory's context holds ${LIMITS.context}; ` +
+      `memoryId: the item is ${text.length} characters and a memory's context holds ${LIMITS.context}; ` +
         'read it, summarize it and call memory_store',
-      { field: 'memory_id' },
+      { field: 'memoryId' },
     );
   }
   return storeMemory(
