@@ -243,4 +243,31 @@ describe.skipIf(!HAVE_CHROMIUM)('the review page in Chromium', () => {
     // Every page above loaded from the server alone: nothing reached the network.
     expect([...requested].filter((o) => o !== served.origin && o !== 'null')).toEqual([]);
   });
+
+  it('says when a candidate changes store files, and accepts them only once that box is ticked', async () => {
+    // A branch pushed by hand to the second store (the one shown now) that also turns the
+    // injection detector off in cairn.yaml.
+    const config = readFileSync(path.join(second, 'cairn.yaml'), 'utf8');
+    git(second, 'checkout', '-q', '-b', 'candidate/tuning');
+    writeFileSync(
+      path.join(second, 'memories', 'tuning.md'),
+      '---\nid: tuning\ntitle: Tuning\nkind: note\nstatus: candidate\n---\n\nFaster scans.\n',
+    );
+    writeFileSync(path.join(second, 'cairn.yaml'), `${config}scan:\n  injection:\n    threshold: 1.0\n`);
+    git(second, 'add', '-A');
+    git(second, 'commit', '-qm', 'candidate: tuning');
+    git(second, 'checkout', '-q', 'main');
+    await show('#/review', 'review', 'article.candidate');
+    const card = page.locator('article[data-id="tuning"]');
+    expect(await card.locator('.findings').textContent()).toContain('cairn.yaml');
+    await page.getByRole('button', { name: 'Accept tuning' }).click();
+    await expect.poll(() => page.locator('#msg-tuning').textContent()).toContain('also changes store files');
+    expect(git(second, 'show', 'main:cairn.yaml')).toBe(config);
+    await page.getByLabel('Also accept the store files (cairn.yaml)').check();
+    await page.getByRole('button', { name: 'Accept tuning' }).click();
+    await page.waitForSelector('article[data-id="tuning"]', { state: 'detached' });
+    expect(git(second, 'show', 'main:cairn.yaml')).toContain('threshold: 1.0');
+    await checkPage('review-store-files');
+    expect(pageErrors).toEqual([]);
+  });
 });

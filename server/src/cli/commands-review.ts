@@ -36,6 +36,14 @@ export const reviewCommand: Command = {
       );
       writeLine(io, `  why a candidate: ${v.reason}`);
       if (v.flagged) writeLine(io, `  flagged: ${v.flagged}`);
+      // A proposal is for memories; anything else it carries is said before its diff.
+      if (v.outsideStore.length)
+        writeLine(
+          io,
+          `  ! changes files outside the store: ${v.outsideStore.join(', ')} (Cairn will not accept it)`,
+        );
+      if (v.storeFiles.length)
+        writeLine(io, `  ! changes store files, not only memories: ${v.storeFiles.join(', ')}`);
       if (!args.values['no-diff']) writeLine(io, v.diff.replace(/^/gm, '  '));
       // Flagged content is accepted only with an explicit allowance (docs/governance.md).
       const allow = v.flagged
@@ -44,10 +52,11 @@ export const reviewCommand: Command = {
             .filter(Boolean)
             .join(',')}`
         : '';
-      writeLine(
-        io,
-        `  accept: cairn accept ${v.pick}${allow}    reject: cairn reject ${v.pick} --why "..."\n`,
-      );
+      const storeFiles = v.storeFiles.length ? ' --allow-store-files' : '';
+      const accept = v.outsideStore.length
+        ? `with git if a person means it (git merge ${v.branch})`
+        : `cairn accept ${v.pick}${allow}${storeFiles}`;
+      writeLine(io, `  accept: ${accept}    reject: cairn reject ${v.pick} --why "..."\n`);
     }
     return EXIT.OK;
   },
@@ -56,14 +65,19 @@ export const reviewCommand: Command = {
 export const acceptCommand: Command = {
   name: 'accept',
   summary: 'Accept a candidate: merge its branch into main',
-  usage: 'cairn accept ID|BRANCH [--allow RULE[,RULE...]] [--override-rejection]',
+  usage: 'cairn accept ID|BRANCH [--allow RULE[,RULE...]] [--allow-store-files] [--override-rejection]',
   needsStore: true,
-  options: { allow: { type: 'string', multiple: true }, 'override-rejection': { type: 'boolean' } },
+  options: {
+    allow: { type: 'string', multiple: true },
+    'allow-store-files': { type: 'boolean' },
+    'override-rejection': { type: 'boolean' },
+  },
   async run(args, io, open) {
     const [id] = need(args, 1, this.usage);
     const r = await acceptCandidate(await open(), id, {
       allow: strs(args, 'allow'),
       overrideRejection: Boolean(args.values['override-rejection']),
+      allowStoreFiles: Boolean(args.values['allow-store-files']),
     });
     if (args.json) writeJson(io, { success: true, ...r });
     else if (r.alreadyMerged)

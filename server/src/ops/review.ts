@@ -1,5 +1,7 @@
 // Review: candidates are branches; accepting merges one (a two-parent commit on main), rejecting
 // keeps its content reachable under an annotated tag with the reason and deletes the branch.
+import path from 'node:path';
+import { classifyCandidateFiles } from '../core/candidate-files.js';
 import { unifiedDiff } from '../core/diff.js';
 import { CairnError } from '../core/errors.js';
 import { parseMemory } from '../core/format/index.js';
@@ -30,8 +32,12 @@ export interface CandidateView {
   agent: string | null;
   reason: string;
   flagged: string | null;
-  /** Paths the candidate changes relative to main, store-relative. */
+  /** Paths the candidate changes relative to main, store-relative (`../src/app.js` outside the store). */
   paths: string[];
+  /** Store files that are not memories (cairn.yaml, MEMORY.md, ...): accepting needs `allowStoreFiles`. */
+  storeFiles: string[];
+  /** Files outside the store's folder, repository-relative: Cairn never accepts these. */
+  outsideStore: string[];
   /** Unified diff of main -> candidate. */
   diff: string;
   /** What the scanner flags in the candidate's files (line numbers in the candidate's version). */
@@ -48,15 +54,20 @@ export async function reviewCandidates(ctx: OpContext): Promise<CandidateView[]>
     const [info] = await store.repo.log(c.tip, { limit: 1 });
     const msg = parseCommitMessage(info.message);
     const base = (await store.repo.mergeBase(c.tip, tip)) ?? null;
-    const changed = (await store.repo.diff(base, c.tip)).filter((d) => d.path.startsWith(store.prefix));
+    // Every file the branch changes, inside the store or not: what a person accepts is all of it.
+    const changed = await store.repo.diff(base, c.tip);
+    const files = classifyCandidateFiles(
+      changed.map((d) => d.path),
+      store.prefix,
+    );
     let diff = '';
     const findings: FileFinding[] = [];
     for (const d of changed) {
-      const rel = d.path.slice(store.prefix.length);
+      const rel = storeRelative(store, d.path);
       const before = await store.repo.readText(tip, d.path);
       const after = d.status === 'deleted' ? null : await store.repo.readText(c.tip, d.path);
       diff += unifiedDiff(before, after, { oldName: rel, newName: rel });
-      if (after !== null && rel.endsWith('.md'))
+      if (after !== null && d.path.startsWith(store.prefix) && rel.endsWith('.md'))
         for (const f of flaggedFindings(after, { detector: injectionDetector(store.config) }))
           findings.push({ path: rel, rule: f.rule, line: f.line, message: f.message });
     }
@@ -78,7 +89,9 @@ export async function reviewCandidates(ctx: OpContext): Promise<CandidateView[]>
         ? reasonLine.slice('Candidate: '.length).replace(/\.$/, '')
         : 'proposed on a candidate branch',
       flagged: msg.trailers['Memory-Flagged'] ?? null,
-      paths: changed.map((d) => d.path.slice(store.prefix.length)),
+      paths: changed.map((d) => storeRelative(store, d.path)),
+      storeFiles: files.storeFiles,
+      outsideStore: files.outsideStore,
       diff,
       findings,
     });
@@ -104,6 +117,45 @@ export interface AcceptOptions {
   allow?: readonly string[];
   /** Accept even though a person rejected this very proposal (a stale branch, e.g. in another clone). */
   overrideRejection?: boolean;
+  /** A person read the store files (not memories) the branch changes and wants them on main too. */
+  allowStoreFiles?: boolean;
+}
+
+/** A repository path as the store sees it: `memories/x.md`, or `../src/app.js` outside its folder. */
+function storeRelative(store: Store, repoPath: string): string {
+  return repoPath.startsWith(store.prefix)
+    ? repoPath.slice(store.prefix.length)
+    : path.posix.relative(store.prefix || '.', repoPath);
+}
+
+/** Refuses what a candidate must not bring onto main unseen (core/candidate-files.ts says why). */
+function refuseNonMemoryFiles(
+  id: string,
+  branch: string,
+  repoPaths: string[],
+  store: Store,
+  allowStoreFiles: boolean,
+) {
+  const { storeFiles, outsideStore } = classifyCandidateFiles(repoPaths, store.prefix);
+  const reject = `cairn reject ${id} --why TEXT`;
+  if (outsideStore.length)
+    throw new CairnError(
+      'INVALID_WORKSPACE_PATH',
+      `"${id}" changes files outside the store: ${outsideStore.join(', ')}. Cairn accepts memories, ` +
+        `never changes to the project around the store; a person who means them merges ${branch} with ` +
+        `git, where they are plainly a code change. Otherwise reject it: ${reject}`,
+      { outsideStore },
+    );
+  if (storeFiles.length && !allowStoreFiles) {
+    const command = `cairn accept ${id} --allow-store-files`;
+    throw new CairnError(
+      'NEEDS_ALLOWANCE',
+      `"${id}" changes store files, not only memories: ${storeFiles.join(', ')}. Accepting merges them ` +
+        `onto main with the memory (cairn.yaml holds the store's governance and scanner settings).\n` +
+        `If a person has read them (cairn review) and wants them, accept with: ${command}\n(or reject it: ${reject})`,
+      { storeFiles, command },
+    );
+  }
 }
 
 /**
@@ -128,8 +180,16 @@ export async function acceptCandidate(
     }
     if (!opts.overrideRejection) await refuseRejected(store, id, cand, branch);
     const base = await store.repo.mergeBase(cand, main);
+    const diffs = await store.repo.diff(base, cand);
+    refuseNonMemoryFiles(
+      id,
+      branch,
+      diffs.map((d) => d.path),
+      store,
+      Boolean(opts.allowStoreFiles),
+    );
     const changes: { path: string; content: Uint8Array | null }[] = [];
-    for (const d of await store.repo.diff(base, cand)) {
+    for (const d of diffs) {
       const theirs = d.status === 'deleted' ? null : await store.repo.readFile(cand, d.path);
       const ours = await store.repo.readFile(main, d.path);
       const atBase = base ? await store.repo.readFile(base, d.path) : null;
@@ -183,7 +243,7 @@ export async function acceptCandidate(
       id,
       commit,
       alreadyMerged: false,
-      paths: changes.map((c) => c.path.slice(store.prefix.length)),
+      paths: changes.map((c) => storeRelative(store, c.path)),
       allowed,
     };
   });

@@ -54,7 +54,10 @@ export const ROUTES: Record<string, Route> = {
   'GET /api/review': async ({ services }) => ({ candidates: await reviewCandidates(services.ctx) }),
   // `cairn accept ID --allow RULE...`: flagged content only with the explicit allowance.
   'POST /api/accept': async ({ services, body }) =>
-    acceptCandidate(services.ctx, name(body.id, 'id'), { allow: rules(body.allow) }),
+    acceptCandidate(services.ctx, name(body.id, 'id'), {
+      allow: rules(body.allow),
+      allowStoreFiles: body.allowStoreFiles === true,
+    }),
   // `cairn reject ID --why TEXT`.
   'POST /api/reject': async ({ services, body }) =>
     rejectCandidate(services.ctx, name(body.id, 'id'), text(body.why, 'why', 2000)),

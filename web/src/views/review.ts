@@ -19,6 +19,10 @@ interface Candidate {
   reason: string;
   flagged: string | null;
   paths: string[];
+  /** Store files that are not memories (cairn.yaml, ...): accepting them needs a tick. */
+  storeFiles: string[];
+  /** Files outside the store: Cairn never accepts these. */
+  outsideStore: string[];
   diff: string;
   findings: Finding[];
 }
@@ -57,11 +61,11 @@ export const reviewView: View = {
  * What a person typed, ticked or was told on each candidate, kept across redraws: the page redraws
  * when the store changes (live updates), and that must not wipe a reason or an error.
  */
-const drafts = new Map<string, { why: string; allow: Set<string>; message: string }>();
+const drafts = new Map<string, { why: string; allow: Set<string>; storeFiles: boolean; message: string }>();
 
 function draftOf(pick: string) {
   let d = drafts.get(pick);
-  if (!d) drafts.set(pick, (d = { why: '', allow: new Set(), message: '' }));
+  if (!d) drafts.set(pick, (d = { why: '', allow: new Set(), storeFiles: false, message: '' }));
   return d;
 }
 
@@ -82,6 +86,9 @@ function candidateCard(c: Candidate, ctx: ViewContext): HTMLElement {
     box.addEventListener('change', () => (box.checked ? draft.allow.add(rule) : draft.allow.delete(rule)));
     return box;
   });
+  const storeBox = h('input', { type: 'checkbox', id: `store-files-${key}`, name: 'allowStoreFiles' });
+  storeBox.checked = draft.storeFiles;
+  storeBox.addEventListener('change', () => (draft.storeFiles = storeBox.checked));
   const reason = h('textarea', { id: `why-${key}`, rows: 2, maxlength: 2000, name: 'why' });
   reason.value = draft.why;
   reason.addEventListener('input', () => (draft.why = reason.value));
@@ -92,15 +99,18 @@ function candidateCard(c: Candidate, ctx: ViewContext): HTMLElement {
   async function accept(): Promise<void> {
     busy(true);
     try {
-      await post('accept', { id: c.pick, allow: [...draft.allow] });
+      await post('accept', { id: c.pick, allow: [...draft.allow], allowStoreFiles: draft.storeFiles });
       drafts.delete(c.pick);
       ctx.announce(`Accepted ${c.id}.`);
       ctx.refresh();
     } catch (err) {
+      const needs = err instanceof ApiError && err.code === 'NEEDS_ALLOWANCE' ? err : null;
       say(
-        err instanceof ApiError && err.code === 'NEEDS_ALLOWANCE'
-          ? `Not accepted: it holds text the scanner flags (${rules.join(', ')}). If you have read it and agents may see it, tick each rule above and accept again; otherwise reject it.`
-          : errorText(err),
+        needs?.data?.storeFiles
+          ? `Not accepted: it also changes store files (${c.storeFiles.join(', ')}). If you have read them and want them on main, tick the box above and accept again; otherwise reject it.`
+          : needs
+            ? `Not accepted: it holds text the scanner flags (${rules.join(', ')}). If you have read it and agents may see it, tick each rule above and accept again; otherwise reject it.`
+            : errorText(err),
       );
       busy(false);
     }
@@ -156,6 +166,30 @@ function candidateCard(c: Candidate, ctx: ViewContext): HTMLElement {
           ),
         )
       : null,
+    c.outsideStore.length
+      ? h(
+          'div',
+          { class: 'findings', role: 'note', 'aria-label': 'Files outside the store' },
+          h('h3', null, 'Changes files outside the store'),
+          h(
+            'p',
+            null,
+            `${c.outsideStore.join(', ')}: Cairn accepts memories only, never changes to the project around the store. Merge the branch with git if you mean it; otherwise reject it.`,
+          ),
+        )
+      : null,
+    c.storeFiles.length
+      ? h(
+          'div',
+          { class: 'findings', role: 'note', 'aria-label': 'Store files' },
+          h('h3', null, 'Changes store files, not only memories'),
+          h(
+            'p',
+            null,
+            `${c.storeFiles.join(', ')}: accepting merges them onto main too (cairn.yaml holds the store's governance and scanner settings).`,
+          ),
+        )
+      : null,
     renderDiff(c.diff, c.findings),
     h(
       'form',
@@ -168,6 +202,15 @@ function candidateCard(c: Candidate, ctx: ViewContext): HTMLElement {
             rules.map((rule, i) =>
               h('div', null, allowBoxes[i], ' ', h('label', { for: allowBoxes[i].id }, rule)),
             ),
+          )
+        : null,
+      c.storeFiles.length
+        ? h(
+            'div',
+            { class: 'allow' },
+            storeBox,
+            ' ',
+            h('label', { for: storeBox.id }, `Also accept the store files (${c.storeFiles.join(', ')})`),
           )
         : null,
       h(

@@ -283,6 +283,8 @@ export const memoryReview = defineTool({
       flagged: c.flagged,
       branch: c.branch,
       paths: c.paths,
+      storeFiles: c.storeFiles,
+      outsideStore: c.outsideStore,
       ...(a.includeDiff ? { diff: c.diff } : {}),
     }));
     const n = candidates.length;
