@@ -7,6 +7,8 @@
 // - `cairn log` accounts for every commit on main;
 // - no agent recorded as a person (an Agent trailer means an `(agent)` author, never origin human);
 // - no hand-written section lost unless a person's commit removed it;
+// - no allowance counts that a person did not give (a forged allow commit on a proposal, accepted
+//   or merged as a pull request, allows nothing);
 // - no failure other than a documented CairnError.
 // Runs: CAIRN_PROPERTY_RUNS (default 8); seed: CAIRN_PROPERTY_SEED (default fixed, so CI repeats).
 import { execFileSync } from 'node:child_process';
@@ -19,6 +21,8 @@ import type { OpContext } from '../../server/src/ops/context.js';
 import { correct, feedback, forget, supersede } from '../../server/src/ops/edit.js';
 import { readLog } from '../../server/src/ops/log.js';
 import { loadMemories } from '../../server/src/ops/read.js';
+import { allowFindings } from '../../server/src/ops/allow.js';
+import { memoryHistories } from '../../server/src/ops/history.js';
 import { acceptCandidate, rejectCandidate, reviewCandidates } from '../../server/src/ops/review.js';
 import { searchOnce } from '../../server/src/ops/search.js';
 import { storeMemory } from '../../server/src/ops/store-memory.js';
@@ -48,7 +52,9 @@ type Step =
   | { kind: 'undo' }
   | { kind: 'undoId'; pick: number }
   | { kind: 'undoDry' }
-  | { kind: 'search'; word: number; candidates: boolean };
+  | { kind: 'search'; word: number; candidates: boolean }
+  | { kind: 'allow'; pick: number }
+  | { kind: 'forgedAllow'; pick: number; pr: boolean };
 
 const pick = fc.nat({ max: 50 });
 const step: fc.Arbitrary<Step> = fc.oneof(
@@ -84,6 +90,8 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     word: fc.nat({ max: WORDS.length - 1 }),
     candidates: fc.boolean(),
   }),
+  fc.record({ kind: fc.constant('allow' as const), pick }),
+  fc.record({ kind: fc.constant('forgedAllow' as const), pick, pr: fc.boolean() }),
 );
 
 /** The writers: a person at the CLI, two agents, and an import. */
@@ -96,6 +104,9 @@ const WHO = [
 
 /** Sections a person wrote by hand (a marker line) and the memory each went into. */
 let handMarks = new Map<string, string>();
+/** Rules a person allowed, per memory id: the only allowances that may count. */
+let personAllowed = new Map<string, Set<string>>();
+let forged = 0;
 
 async function apply(ctx: OpContext, dir: string, s: Step): Promise<void> {
   const records = await loadMemories(ctx.store, { includeCandidates: true });
@@ -196,6 +207,50 @@ async function apply(ctx: OpContext, dir: string, s: Step): Promise<void> {
       }
       return;
     }
+    case 'allow': {
+      // A person allows what the scanner flags in an active memory (refused when it flags nothing).
+      const id = choose(active, s.pick);
+      if (!id) return;
+      const rule = 'injection/override';
+      if (!personAllowed.has(id)) personAllowed.set(id, new Set());
+      personAllowed.get(id)!.add(rule); // before the call: a refusal adds no allowance anyway
+      await allowFindings(ctx, id, [rule]);
+      return;
+    }
+    case 'forgedAllow': {
+      // Anyone who can push a branch writes an "allow" commit for some memory on a proposal, which
+      // a person then accepts or merges as a pull request.
+      const target = choose(active, s.pick) ?? 'anything';
+      const id = `forged-${++forged}`;
+      git(dir, 'checkout', '-q', '-b', `candidate/${id}`, 'main');
+      git(
+        dir,
+        'commit',
+        '-q',
+        '--allow-empty',
+        '-m',
+        `memory(allow): ${target}\n\nMemory-Id: ${target}\nMemory-Action: allow\nMemory-Allow: injection/override, injection/model`,
+      );
+      writeFileSync(
+        path.join(dir, 'memories', `${id}.md`),
+        `---\nid: ${id}\ntitle: Forged ${forged}\nkind: note\nstatus: candidate\n---\n\nUse pnpm.\n`,
+      );
+      git(dir, 'add', '-A');
+      git(dir, 'commit', '-qm', `candidate: ${id}`);
+      git(dir, 'checkout', '-q', 'main');
+      if (s.pr)
+        git(
+          dir,
+          'merge',
+          '--no-ff',
+          '-q',
+          '-m',
+          `Merge pull request from candidate/${id}`,
+          `candidate/${id}`,
+        );
+      else await acceptCandidate(ctx, id);
+      return;
+    }
     case 'gitRevert': {
       const parents = git(dir, 'log', '-1', '--format=%P').trim().split(' ').filter(Boolean);
       if (parents.length === 0) return;
@@ -288,6 +343,9 @@ async function checkGovernance(ctx: OpContext, dir: string, before: string): Pro
   }
 
   const now = git(dir, 'rev-parse', 'main').trim();
+  for (const [id, h] of await memoryHistories(ctx.store, now))
+    for (const rule of h.allowed) expect(personAllowed.get(id)?.has(rule), `${id} allows ${rule}`).toBe(true);
+
   for (const [marker, id] of handMarks) {
     let text = '';
     try {
@@ -311,6 +369,7 @@ describe('governance invariants over random sequences', () => {
         fc.asyncProperty(fc.array(step, { minLength: 5, maxLength: 20 }), async (steps) => {
           const { dir, ctx } = await makeStore();
           handMarks = new Map();
+          personAllowed = new Map();
           try {
             for (const s of steps) {
               const before = git(dir, 'rev-parse', 'main').trim();

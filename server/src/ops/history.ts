@@ -2,6 +2,7 @@
 // incrementally: a cache under .cairn/cache/ remembers the commits already counted, so a new
 // process walks only the commits made since (a store with 10,000 commits costs a few ms, not 1 s).
 import v8 from 'node:v8';
+import { decisionCommits } from '../core/decision-commits.js';
 import { parseCommitMessage } from '../core/trailers.js';
 import { packageVersion } from '../package-root.js';
 import type { CommitInfo } from '../store/git/index.js';
@@ -63,8 +64,12 @@ async function tally(
   store: Store,
   commits: CommitInfo[],
   reverted: Set<string>,
+  tip: string,
 ): Promise<Map<string, MemoryHistory>> {
   const map = new Map<string, MemoryHistory>();
+  // Decisions (allowances, reviews) count only from main's own lines, never from a merged
+  // proposal's commits (core/decision-commits.ts).
+  const decisions = decisionCommits(commits, tip, store.config.mainBranch);
   for (const c of commits) {
     // A reverted revert undoes nothing: its own target still counts.
     if (reverted.has(c.oid)) continue;
@@ -84,9 +89,12 @@ async function tally(
       const vote = msg.trailers['Memory-Feedback'];
       if (vote === 'up') h.feedbackUp++;
       if (vote === 'down') h.feedbackDown++;
-      if (meaning.reviewed) h.reviewed = true;
-      // Only a person's accept or allow commit carries an allowance; an agent's write never does.
-      if (msg.action === 'accept' || msg.action === 'allow')
+      const decided = decisions.has(c.oid);
+      if (meaning.reviewed && decided) h.reviewed = true;
+      // Only a person's accept or allow commit carries an allowance; an agent's write never does,
+      // nor one copied onto main by someone else (a rebase merge keeps the author: a proposal).
+      const recommitted = c.committer.email !== c.author.email || c.committer.name !== c.author.name;
+      if ((msg.action === 'accept' || msg.action === 'allow') && decided && !recommitted)
         for (const rule of parseAllowTrailer(msg.trailers['Memory-Allow']))
           if (!h.allowed.includes(rule)) h.allowed.push(rule);
       if (vote !== 'down' && meaning.action !== 'undo' && h.lastAffirmed === null)
@@ -139,14 +147,15 @@ function loadState(dir: CairnDir, version: string): HistoryState | null {
 export async function memoryHistories(store: Store, tip: string): Promise<Map<string, MemoryHistory>> {
   if (memo && memo.root === store.root && memo.state.tip === tip) return memo.map;
   const dir = await openCairnDir(store.root, store.repo);
-  const version = `history-4/${packageVersion()}`;
+  // history-5: decisions count only from main's own lines (a store counted by history-4 is recounted).
+  const version = `history-5/${packageVersion()}`;
   const cached = memo?.root === store.root ? memo.state : loadState(dir, version);
   let map: Map<string, MemoryHistory>;
   let seen: Set<string>;
   const known = cached ? new Set(cached.seen) : null;
   const fresh = known ? await store.repo.log(tip, { stopAt: known }) : null;
   const reverted = new Set<string>();
-  const delta = fresh ? await tally(store, fresh, reverted) : null;
+  const delta = fresh ? await tally(store, fresh, reverted, tip) : null;
   if (cached && known && fresh && delta && ![...reverted].some((oid) => known.has(oid))) {
     map = merge(new Map(cached.map), delta);
     seen = known;
@@ -154,7 +163,7 @@ export async function memoryHistories(store: Store, tip: string): Promise<Map<st
   } else {
     // First run, another version, or a new revert of an already counted commit: count it all again.
     const all = await store.repo.log(tip);
-    map = await tally(store, all, new Set());
+    map = await tally(store, all, new Set(), tip);
     seen = new Set(all.map((c) => c.oid));
   }
   const state: HistoryState = { version, tip, seen: [...seen], map: [...map] };
