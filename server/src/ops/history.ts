@@ -67,14 +67,17 @@ async function tally(
   tip: string,
 ): Promise<Map<string, MemoryHistory>> {
   const map = new Map<string, MemoryHistory>();
-  // Decisions (allowances, reviews) count only from main's own lines, never from a merged
-  // proposal's commits (core/decision-commits.ts).
+  // Decisions (allowances, reviews, votes, reverts) count only from main's own lines, never from a
+  // merged proposal's commits (core/decision-commits.ts).
   const decisions = decisionCommits(commits, tip, store.config.mainBranch);
   for (const c of commits) {
     // A reverted revert undoes nothing: its own target still counts.
     if (reverted.has(c.oid)) continue;
     const meaning = await meaningOf(store, c);
-    if (meaning.reverts) reverted.add(meaning.reverts);
+    const decided = decisions.has(c.oid);
+    // A revert is a decision too: one written on a proposal takes back nothing (else a forged
+    // revert of a person's undo would bring back what the undo took away).
+    if (meaning.reverts && decided) reverted.add(meaning.reverts);
     const msg = parseCommitMessage(c.message);
     for (const id of meaning.memoryIds) {
       let h = map.get(id);
@@ -86,10 +89,10 @@ async function tally(
         action: meaning.action,
         subject: c.subject,
       };
-      const vote = msg.trailers['Memory-Feedback'];
+      // A vote written on a proposal is not one: trust counts votes cast on main.
+      const vote = decided ? msg.trailers['Memory-Feedback'] : undefined;
       if (vote === 'up') h.feedbackUp++;
       if (vote === 'down') h.feedbackDown++;
-      const decided = decisions.has(c.oid);
       if (meaning.reviewed && decided) h.reviewed = true;
       // Only a person's accept or allow commit carries an allowance; an agent's write never does,
       // nor one copied onto main by someone else (a rebase merge keeps the author: a proposal).
