@@ -8,6 +8,29 @@ const HEX_BLOB = /(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){20,}(?![0-9A-Fa-f])/g;
 const INSTRUCTION_WORDS =
   /\b(?:ignore|disregard|forget|instructions?|system\s+prompt|pretend|you\s+are|you\s+must|reveal|jailbreak|do\s+not\s+tell|exfiltrate)\b/i;
 
+/** The length both blobs need at least: 40 characters of BASE64_BLOB's run (hex digits are among them). */
+const BLOB_RUN = 40;
+
+/** True when `text` has BLOB_RUN characters of BASE64_BLOB's class in a row: else neither blob
+ * pattern can match, and one pass over the text spares running both (on every edit of a memory). */
+function mayHoldBlob(text: string): boolean {
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const inClass =
+      (c >= 97 && c <= 122) ||
+      (c >= 65 && c <= 90) ||
+      (c >= 48 && c <= 57) ||
+      c === 43 ||
+      c === 47 ||
+      c === 95 ||
+      c === 45;
+    if (!inClass) run = 0;
+    else if (++run >= BLOB_RUN) return true;
+  }
+  return false;
+}
+
 /** Decoded text if it is mostly printable (>= 90%), else undefined: opaque blobs are not findings. */
 function printableText(bytes: Buffer): string | undefined {
   if (bytes.length < 20) return undefined;
@@ -34,6 +57,7 @@ export const encodedRule: ScanRule = {
   find(input) {
     if (input.depth > 1) return [];
     const matches: RuleMatch[] = [];
+    if (!mayHoldBlob(input.text)) return matches;
     const blobs: Array<[RegExpExecArray | RegExpMatchArray, 'base64' | 'hex']> = [
       ...allMatches(HEX_BLOB, input.text).map((m) => [m, 'hex'] as [RegExpMatchArray, 'hex']),
       ...allMatches(BASE64_BLOB, input.text).map((m) => [m, 'base64'] as [RegExpMatchArray, 'base64']),

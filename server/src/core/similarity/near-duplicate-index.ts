@@ -363,14 +363,18 @@ export class NearDuplicateIndex {
         slot !== NONE;
         slot = this.next[slot * BANDS + b]
       ) {
-        const id = this.ids[slot]!;
-        if (this.metBy[slot] === query || id === opts.excludeId || opts.exclude?.has(id)) continue;
+        // Every test below depends on the slot alone, so a slot met in an earlier band is done.
+        if (this.metBy[slot] === query) continue;
         this.metBy[slot] = query;
-        // Exact filters before the exact check: size ratio bounds Jaccard; the MinHash estimate is close.
+        // Exact filters before the exact check: size ratio bounds Jaccard; the MinHash estimate is
+        // close. Numbers first: a query meets some hundred slots, and the id strings lie elsewhere
+        // in memory (on an edit, after a pause, each one read is a cache miss).
         const small = Math.min(size, this.grams[slot]);
         const large = Math.max(size, this.grams[slot]);
         if (large > 0 && small / large < threshold) continue;
-        if (this.estimateJaccard(sig, slot) < threshold - ESTIMATE_MARGIN) continue;
+        if (!this.estimateReaches(sig, slot, threshold - ESTIMATE_MARGIN)) continue;
+        const id = this.ids[slot]!;
+        if (id === opts.excludeId || opts.exclude?.has(id)) continue;
         // The caller's filter after the cheap ones (it reads a map), still before the exact check.
         if (opts.accept && !opts.accept(id)) continue;
         const normalized = this.normalized[slot] ?? normalizedStart(this.opts.textOf?.(id) ?? '');
@@ -382,10 +386,18 @@ export class NearDuplicateIndex {
     return matches.sort((a, b) => b.jaccard - a.jaccard || a.id.localeCompare(b.id)).slice(0, limit);
   }
 
-  private estimateJaccard(sig: Int32Array, slot: number): number {
+  /**
+   * True when the MinHash estimate of the Jaccard with `slot` (the share of equal values) is at
+   * least `cut`. Stops once the values left cannot bring it there: most candidates are unrelated
+   * texts, decided after half their signature.
+   */
+  private estimateReaches(sig: Int32Array, slot: number, cut: number): boolean {
     const at = slot * NUM_HASHES;
     let same = 0;
-    for (let i = 0; i < NUM_HASHES; i++) if (sig[i] === this.sigs[at + i]) same++;
-    return same / NUM_HASHES;
+    for (let i = 0; i < NUM_HASHES; i++) {
+      if (sig[i] === this.sigs[at + i]) same++;
+      else if ((same + NUM_HASHES - 1 - i) / NUM_HASHES < cut) return false;
+    }
+    return same / NUM_HASHES >= cut;
   }
 }
