@@ -230,6 +230,16 @@ export class NearDuplicateIndex {
   private metBy = new Int32Array(0);
   private queries = 0;
   private readonly tables = Array.from({ length: BANDS }, () => new BandTable());
+  /** The id the last query left out (the memory being edited, in the language server). */
+  private lastQueried: string | undefined;
+  /**
+   * The chains the queries for `id` met, per band (by band key), as arrays of slots without its
+   * own: an edit changes few of a text's band keys, and walking a long chain slot by slot through
+   * `next` costs a cache miss a slot. Kept while no other id is added or removed (the queried
+   * one's own re-indexing after each edit changes no other slot). Built on the second query in a
+   * row for the same id, so a check of every memory builds none.
+   */
+  private chains: { id: string; keys: Int32Array; slots: (Int32Array | undefined)[] } | null = null;
 
   /**
    * `textOf`: the text indexed for an id, read back when a candidate is verified. With it the index
@@ -258,6 +268,7 @@ export class NearDuplicateIndex {
    * signature is copied: the caller's array is not kept.
    */
   addSignature(id: string, signature: NearSignature): boolean {
+    if (this.chains?.id !== id) this.chains = null;
     const { normalized, grams, sig } = signature;
     if (
       !(sig instanceof Int32Array) ||
@@ -322,6 +333,7 @@ export class NearDuplicateIndex {
   remove(id: string): void {
     const slot = this.slotOf.get(id);
     if (slot === undefined) return;
+    if (this.chains?.id !== id) this.chains = null;
     for (let b = 0; b < BANDS; b++) {
       const key = this.keys[slot * BANDS + b];
       const table = this.tables[b];
@@ -356,12 +368,21 @@ export class NearDuplicateIndex {
     }
     const query = ++this.queries;
     const matches: NearDuplicateMatch[] = [];
+    const chains = this.chainsFor(opts.excludeId);
     for (let b = 0; b < BANDS; b++) {
+      const key = bandKey(sig, b);
+      let kept = chains?.keys[b] === key ? chains.slots[b] : undefined;
+      if (chains && !kept) {
+        kept = this.chainOf(b, key, opts.excludeId!);
+        chains.keys[b] = key;
+        chains.slots[b] = kept;
+      }
       // Every candidate of every band is judged on its own, so the order of a chain changes nothing.
+      let at = 0;
       for (
-        let slot = this.tables[b].head(bandKey(sig, b));
+        let slot = kept ? (kept.length ? kept[0] : NONE) : this.tables[b].head(key);
         slot !== NONE;
-        slot = this.next[slot * BANDS + b]
+        slot = kept ? (++at < kept.length ? kept[at] : NONE) : this.next[slot * BANDS + b]
       ) {
         // Every test below depends on the slot alone, so a slot met in an earlier band is done.
         if (this.metBy[slot] === query) continue;
@@ -384,6 +405,24 @@ export class NearDuplicateIndex {
       }
     }
     return matches.sort((a, b) => b.jaccard - a.jaccard || a.id.localeCompare(b.id)).slice(0, limit);
+  }
+
+  /** The kept chains for queries leaving out `id`, when it was also the last one left out. */
+  private chainsFor(id: string | undefined): NonNullable<typeof this.chains> | null {
+    const again = id !== undefined && id === this.lastQueried;
+    this.lastQueried = id;
+    if (!again) return null;
+    if (this.chains?.id !== id) this.chains = { id, keys: new Int32Array(BANDS), slots: [] };
+    return this.chains;
+  }
+
+  /** The slots of band `b`'s chain for `key`, but the one of `id`. */
+  private chainOf(b: number, key: number, id: string): Int32Array {
+    const own = this.slotOf.get(id) ?? NONE;
+    const out: number[] = [];
+    for (let slot = this.tables[b].head(key); slot !== NONE; slot = this.next[slot * BANDS + b])
+      if (slot !== own) out.push(slot);
+    return Int32Array.from(out);
   }
 
   /**
