@@ -4,6 +4,12 @@
 // Usage: node bench/edit-driver.mjs --root STORE [--edits 500] [--prof DIR] [--symbols]
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+
+/** CPU time (user + system, ms) the server's main process has used so far (Linux). */
+const cpuMs = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+};
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -55,6 +61,7 @@ await conn.sendNotification('textDocument/didOpen', {
 });
 await p;
 const times = [];
+const cpu0 = cpuMs(child.pid);
 for (let version = 1; version <= Number(args.edits); version++) {
   if (args.symbols) await conn.sendRequest('workspace/symbol', { query: 'deploy cache retry' });
   p = published(version);
@@ -68,7 +75,10 @@ for (let version = 1; version <= Number(args.edits); version++) {
   await new Promise((r) => setTimeout(r, 20));
 }
 const pct = (q) => [...times].sort((a, b) => a - b)[Math.floor(q * times.length)].toFixed(2);
-console.log(`edits ${times.length}: p50 ${pct(0.5)} ms, p95 ${pct(0.95)} ms`);
+const cpu = (cpuMs(child.pid) - cpu0) / times.length;
+console.log(
+  `edits ${times.length}: p50 ${pct(0.5)} ms, p95 ${pct(0.95)} ms, server CPU ${cpu.toFixed(2)} ms/edit`,
+);
 child.stdin.end();
 await conn.sendRequest('shutdown').catch(() => {});
 await conn.sendNotification('exit').catch(() => {});
