@@ -58,6 +58,51 @@ describe('NearDuplicateIndex slots', () => {
     );
   });
 
+  it('answers the queries of a memory being edited as a fresh index, whatever changes in between', () => {
+    // The language server re-indexes the edited memory and queries with it on every edit; the
+    // index keeps the chains that query met until another memory is added or removed.
+    const step = fc.oneof(
+      {
+        weight: 4,
+        arbitrary: fc.record({
+          kind: fc.constant('edit' as const),
+          id: fc.integer({ min: 0, max: 1 }),
+          text,
+        }),
+      },
+      { weight: 1, arbitrary: op },
+    );
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 40 }), fc.boolean(), (steps, readBack) => {
+        const live = new Map<string, string>();
+        const textOf = readBack ? (id: string) => live.get(id) ?? null : undefined;
+        const index = new NearDuplicateIndex({ textOf });
+        for (let i = 0; i < 6; i++) {
+          live.set(`m${i + 2}`, BASE[i % BASE.length] + ' extra'.repeat(i % 3));
+          index.add(`m${i + 2}`, live.get(`m${i + 2}`)!);
+        }
+        for (const o of steps) {
+          const id = `m${o.id}`;
+          if (o.kind === 'edit') {
+            live.set(id, o.text);
+            index.add(id, o.text);
+            const fresh = new NearDuplicateIndex({ textOf });
+            for (const [other, t] of live) fresh.add(other, t);
+            const options = { excludeId: id, threshold: 0.6, limit: 20 };
+            expect(index.query(o.text, options)).toEqual(fresh.query(o.text, options));
+          } else if (o.kind === 'add') {
+            live.set(id, o.text);
+            index.add(id, o.text);
+          } else if (o.kind === 'remove') {
+            live.delete(id);
+            index.remove(id);
+          } else if (o.kind === 'reserve') index.reserve(o.id);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('keeps a copy of a signature handed in, and hands out copies', () => {
     const index = new NearDuplicateIndex();
     index.add('a', BASE[0]);

@@ -55,8 +55,12 @@ function clampPosition(lengths: readonly number[], p: Position): Position {
 
 /** Clamps ranges to `text`: no line past the last, no character past the end of its line. */
 export function rangeClamp(text: string): (range: Range) => Range {
-  const lengths = lineLengths(text);
-  return (range) => ({ start: clampPosition(lengths, range.start), end: clampPosition(lengths, range.end) });
+  // Split on first use: most edits publish no finding, and the split was a copy of every line.
+  let lengths: number[] | undefined;
+  return (range) => {
+    lengths ??= lineLengths(text);
+    return { start: clampPosition(lengths, range.start), end: clampPosition(lengths, range.end) };
+  };
 }
 
 /** The range of the whole of `text`, from its start to the end of its last line. */

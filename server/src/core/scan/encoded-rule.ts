@@ -8,6 +8,14 @@ const HEX_BLOB = /(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){20,}(?![0-9A-Fa-f])/g;
 const INSTRUCTION_WORDS =
   /\b(?:ignore|disregard|forget|instructions?|system\s+prompt|pretend|you\s+are|you\s+must|reveal|jailbreak|do\s+not\s+tell|exfiltrate)\b/i;
 
+/**
+ * What both blob patterns need somewhere: 40 characters of BASE64_BLOB's run in a row (hex digits
+ * are among them). Most memories have none; one pass of this spares running both (the scanner runs
+ * on every edit). A regular expression rather than a loop over charCodeAt: it reads the text flat
+ * whatever V8 holds it as (a loop over a sliced or concatenated string costs ten times more).
+ */
+const BLOB_RUN = /[A-Za-z0-9+/_-]{40}/;
+
 /** Decoded text if it is mostly printable (>= 90%), else undefined: opaque blobs are not findings. */
 function printableText(bytes: Buffer): string | undefined {
   if (bytes.length < 20) return undefined;
@@ -34,6 +42,7 @@ export const encodedRule: ScanRule = {
   find(input) {
     if (input.depth > 1) return [];
     const matches: RuleMatch[] = [];
+    if (!BLOB_RUN.test(input.text)) return matches;
     const blobs: Array<[RegExpExecArray | RegExpMatchArray, 'base64' | 'hex']> = [
       ...allMatches(HEX_BLOB, input.text).map((m) => [m, 'hex'] as [RegExpMatchArray, 'hex']),
       ...allMatches(BASE64_BLOB, input.text).map((m) => [m, 'base64'] as [RegExpMatchArray, 'base64']),

@@ -133,6 +133,22 @@ const isAsciiLetter = (c: number) => c >= 97 && c <= 122;
  * out in single letters ("i g n o r e", 4 or more letters).
  */
 export function normalise(text: string): Normalised {
+  // The scanner normalises each text twice (undoing disguises for the phrase rules, then scoring
+  // passages): the second reads the scratch buffers the first filled, untouched since.
+  if (text === lastText && lastResult) return lastResult;
+  const result = normaliseOnce(text);
+  lastText = text.length <= MEMO_LIMIT ? text : null;
+  lastResult = lastText === null ? null : result;
+  return result;
+}
+
+/** The text the scratch buffers hold the normalised form of (null: none kept), and that form. */
+let lastText: string | null = null;
+let lastResult: Normalised | null = null;
+/** Longer texts are not kept (the memo would hold one until another text comes). */
+const MEMO_LIMIT = 64 * 1024;
+
+function normaliseOnce(text: string): Normalised {
   const n = text.length;
   if (scratch.norm.length < n) {
     const size = Math.max(n, 2 * scratch.norm.length, 4096);

@@ -1,5 +1,5 @@
 // Injection rules that look at markup: chat-template tags, HTML comments, exfiltration URLs.
-import type { RuleMatch, ScanInput, ScanRule } from './types.js';
+import type { NamedPattern, RuleMatch, ScanInput, ScanRule } from './types.js';
 import { codeSpans, findPatterns, insideSpans, makeScanInput } from './text-utils.js';
 import { PHRASE_RULES } from './phrase-rules.js';
 
@@ -174,3 +174,6 @@ export const exfiltrationRule: ScanRule = {
     return matches.concat(findPatterns(input, EXFIL_PROSE));
   },
 };
+
+/** The markup rules' pattern lists (a test checks the screen findPatterns puts before them). */
+export const MARKUP_PATTERN_LISTS: readonly (readonly NamedPattern[])[] = [TEMPLATE_TAGS, EXFIL_PROSE];

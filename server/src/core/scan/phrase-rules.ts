@@ -285,6 +285,15 @@ export const falseAuthorityRule: ScanRule = {
   find: (input) => findPatterns(input, FALSE_AUTHORITY),
 };
 
+/** Each phrase rule's patterns (a test checks the screen findPatterns puts before them). */
+export const PHRASE_PATTERN_LISTS: readonly (readonly NamedPattern[])[] = [
+  OVERRIDE,
+  ROLE_HIJACK,
+  REVEAL_PROMPT,
+  SECRECY,
+  FALSE_AUTHORITY,
+];
+
 /** The phrase rules, also used to re-scan decoded payloads and HTML comments. */
 export const PHRASE_RULES: readonly ScanRule[] = [
   overrideRule,

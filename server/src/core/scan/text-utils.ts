@@ -66,10 +66,63 @@ function advance(text: string, at: number, unicode: boolean): number {
   return lead >= 0xd800 && lead <= 0xdbff && trail >= 0xdc00 && trail <= 0xdfff ? at + 2 : at + 1;
 }
 
+/** A backreference (`\1`, `\k<name>`): its meaning depends on the group numbering, see screenOf. */
+const BACKREFERENCE = /\\(?:[1-9]|k<)/;
+
+/**
+ * A pattern list's screen: one alternation per set of flags that matches somewhere in a text
+ * exactly when one of its patterns does (a regular expression tries every alternative at every
+ * position), and the patterns it does not cover. Most texts match none of a rule's patterns: one
+ * pass over the text then replaces one per pattern (the scanner runs on every edit in the
+ * language server). Patterns with a backreference are left out (joined, their group numbers
+ * would change), as is everything when the alternation does not compile.
+ */
+interface Screen {
+  alternations: RegExp[];
+  uncovered: readonly NamedPattern[];
+}
+
+const screens = new WeakMap<readonly NamedPattern[], Screen>();
+
+function screenOf(patterns: readonly NamedPattern[]): Screen {
+  let screen = screens.get(patterns);
+  if (screen) return screen;
+  const byFlags = new Map<string, string[]>();
+  const uncovered: NamedPattern[] = [];
+  for (const p of patterns) {
+    if (BACKREFERENCE.test(p.re.source)) {
+      uncovered.push(p);
+      continue;
+    }
+    const flags = p.re.flags.replace(/[gy]/g, '');
+    const sources = byFlags.get(flags) ?? [];
+    sources.push(`(?:${p.re.source})`);
+    byFlags.set(flags, sources);
+  }
+  try {
+    const alternations = [...byFlags].map(([flags, sources]) => new RegExp(sources.join('|'), flags));
+    screen = { alternations, uncovered };
+  } catch {
+    screen = { alternations: [], uncovered: patterns };
+  }
+  screens.set(patterns, screen);
+  return screen;
+}
+
+/**
+ * The patterns that may match somewhere in `text`: none when no alternation of the screen matches
+ * (then no covered pattern matches), else all of them. Only the uncovered ones when the screen
+ * rules the others out.
+ */
+export function patternsToRun(patterns: readonly NamedPattern[], text: string): readonly NamedPattern[] {
+  const screen = screenOf(patterns);
+  return screen.alternations.some((re) => re.test(text)) ? patterns : screen.uncovered;
+}
+
 /** Runs every pattern over the folded text and maps the matches back to original offsets. */
 export function findPatterns(input: ScanInput, patterns: readonly NamedPattern[]): RuleMatch[] {
   const matches: RuleMatch[] = [];
-  for (const { name, re } of patterns) {
+  for (const { name, re } of patternsToRun(patterns, input.folded)) {
     for (const m of allMatches(globalVersion(re), input.folded)) {
       if (m[0].length === 0) continue;
       const start = input.toOriginal(m.index);

@@ -230,6 +230,16 @@ export class NearDuplicateIndex {
   private metBy = new Int32Array(0);
   private queries = 0;
   private readonly tables = Array.from({ length: BANDS }, () => new BandTable());
+  /** The id the last query left out (the memory being edited, in the language server). */
+  private lastQueried: string | undefined;
+  /**
+   * The chains the queries for `id` met, per band (by band key), as arrays of slots without its
+   * own: an edit changes few of a text's band keys, and walking a long chain slot by slot through
+   * `next` costs a cache miss a slot. Kept while no other id is added or removed (the queried
+   * one's own re-indexing after each edit changes no other slot). Built on the second query in a
+   * row for the same id, so a check of every memory builds none.
+   */
+  private chains: { id: string; keys: Int32Array; slots: (Int32Array | undefined)[] } | null = null;
 
   /**
    * `textOf`: the text indexed for an id, read back when a candidate is verified. With it the index
@@ -258,6 +268,7 @@ export class NearDuplicateIndex {
    * signature is copied: the caller's array is not kept.
    */
   addSignature(id: string, signature: NearSignature): boolean {
+    if (this.chains?.id !== id) this.chains = null;
     const { normalized, grams, sig } = signature;
     if (
       !(sig instanceof Int32Array) ||
@@ -322,6 +333,7 @@ export class NearDuplicateIndex {
   remove(id: string): void {
     const slot = this.slotOf.get(id);
     if (slot === undefined) return;
+    if (this.chains?.id !== id) this.chains = null;
     for (let b = 0; b < BANDS; b++) {
       const key = this.keys[slot * BANDS + b];
       const table = this.tables[b];
@@ -356,21 +368,34 @@ export class NearDuplicateIndex {
     }
     const query = ++this.queries;
     const matches: NearDuplicateMatch[] = [];
+    const chains = this.chainsFor(opts.excludeId);
     for (let b = 0; b < BANDS; b++) {
+      const key = bandKey(sig, b);
+      let kept = chains?.keys[b] === key ? chains.slots[b] : undefined;
+      if (chains && !kept) {
+        kept = this.chainOf(b, key, opts.excludeId!);
+        chains.keys[b] = key;
+        chains.slots[b] = kept;
+      }
       // Every candidate of every band is judged on its own, so the order of a chain changes nothing.
+      let at = 0;
       for (
-        let slot = this.tables[b].head(bandKey(sig, b));
+        let slot = kept ? (kept.length ? kept[0] : NONE) : this.tables[b].head(key);
         slot !== NONE;
-        slot = this.next[slot * BANDS + b]
+        slot = kept ? (++at < kept.length ? kept[at] : NONE) : this.next[slot * BANDS + b]
       ) {
-        const id = this.ids[slot]!;
-        if (this.metBy[slot] === query || id === opts.excludeId || opts.exclude?.has(id)) continue;
+        // Every test below depends on the slot alone, so a slot met in an earlier band is done.
+        if (this.metBy[slot] === query) continue;
         this.metBy[slot] = query;
-        // Exact filters before the exact check: size ratio bounds Jaccard; the MinHash estimate is close.
+        // Exact filters before the exact check: size ratio bounds Jaccard; the MinHash estimate is
+        // close. Numbers first: a query meets some hundred slots, and the id strings lie elsewhere
+        // in memory (on an edit, after a pause, each one read is a cache miss).
         const small = Math.min(size, this.grams[slot]);
         const large = Math.max(size, this.grams[slot]);
         if (large > 0 && small / large < threshold) continue;
-        if (this.estimateJaccard(sig, slot) < threshold - ESTIMATE_MARGIN) continue;
+        if (!this.estimateReaches(sig, slot, threshold - ESTIMATE_MARGIN)) continue;
+        const id = this.ids[slot]!;
+        if (id === opts.excludeId || opts.exclude?.has(id)) continue;
         // The caller's filter after the cheap ones (it reads a map), still before the exact check.
         if (opts.accept && !opts.accept(id)) continue;
         const normalized = this.normalized[slot] ?? normalizedStart(this.opts.textOf?.(id) ?? '');
@@ -382,10 +407,36 @@ export class NearDuplicateIndex {
     return matches.sort((a, b) => b.jaccard - a.jaccard || a.id.localeCompare(b.id)).slice(0, limit);
   }
 
-  private estimateJaccard(sig: Int32Array, slot: number): number {
+  /** The kept chains for queries leaving out `id`, when it was also the last one left out. */
+  private chainsFor(id: string | undefined): NonNullable<typeof this.chains> | null {
+    const again = id !== undefined && id === this.lastQueried;
+    this.lastQueried = id;
+    if (!again) return null;
+    if (this.chains?.id !== id) this.chains = { id, keys: new Int32Array(BANDS), slots: [] };
+    return this.chains;
+  }
+
+  /** The slots of band `b`'s chain for `key`, but the one of `id`. */
+  private chainOf(b: number, key: number, id: string): Int32Array {
+    const own = this.slotOf.get(id) ?? NONE;
+    const out: number[] = [];
+    for (let slot = this.tables[b].head(key); slot !== NONE; slot = this.next[slot * BANDS + b])
+      if (slot !== own) out.push(slot);
+    return Int32Array.from(out);
+  }
+
+  /**
+   * True when the MinHash estimate of the Jaccard with `slot` (the share of equal values) is at
+   * least `cut`. Stops once the values left cannot bring it there: most candidates are unrelated
+   * texts, decided after half their signature.
+   */
+  private estimateReaches(sig: Int32Array, slot: number, cut: number): boolean {
     const at = slot * NUM_HASHES;
     let same = 0;
-    for (let i = 0; i < NUM_HASHES; i++) if (sig[i] === this.sigs[at + i]) same++;
-    return same / NUM_HASHES;
+    for (let i = 0; i < NUM_HASHES; i++) {
+      if (sig[i] === this.sigs[at + i]) same++;
+      else if ((same + NUM_HASHES - 1 - i) / NUM_HASHES < cut) return false;
+    }
+    return same / NUM_HASHES >= cut;
   }
 }
