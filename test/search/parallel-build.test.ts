@@ -176,9 +176,11 @@ describe('a build with workers', () => {
         const failing = await build(ctx, {
           worker: new URL(`file://${broken}`),
           parallelMin: 1,
+          workers: 1,
           mainShare: 0,
           block: 2,
         });
+        expect(failing.stats.workers).toBe(1);
         expect({ ...failing, stats: { ...failing.stats, workers: 0 } }).toEqual(serial);
         expect(serial.stats.added).toBe(15); // 12 memories, the template's, MEMORY.md, a daily note
         expect(serial.state.files.status).toContain('superseded');
@@ -200,9 +202,9 @@ describe('a build with workers', () => {
     }));
     const { dir, ctx } = await storeWith(specs, { uncommitted: false });
     try {
-      const small = await build(ctx, { worker: WORKER });
+      const small = await build(ctx, { worker: WORKER, workers: 1 });
       expect(small.stats).toMatchObject({ added: 6, workers: 0 });
-      const large = await build(ctx, { worker: WORKER, parallelMin: 6 });
+      const large = await build(ctx, { worker: WORKER, workers: 1, parallelMin: 6 });
       expect(large.stats).toMatchObject({ added: 6, workers: 1 });
     } finally {
       removeDir(path.dirname(dir));

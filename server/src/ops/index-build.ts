@@ -20,10 +20,16 @@ import { startBuildWorkers, type BuildJobFile } from './index-workers.js';
  */
 export const PARALLEL_MIN = 1000;
 /**
- * Build workers by default: one beside this thread, which prepares a share of the files too. More
- * threads than cores (two workers on two cores) cost a third more CPU for the same time.
+ * Build workers by default: one beside this thread, which prepares a share of the files too (more
+ * threads than the two cores this was measured on would only split them further).
  */
 const WORKERS = 1;
+/**
+ * A worker costs about a third more CPU in all (its own start, compiled code and word table): it
+ * pays only with a core to itself. With the machine's one-minute load above this many cores short
+ * of all of them, a 10,000-memory build took longer with a worker than without (2 cores, load 8).
+ */
+const BUSY_MARGIN = 0.5;
 
 export interface IndexBuildOptions {
   pause?: () => Promise<void> | undefined;
@@ -32,7 +38,7 @@ export interface IndexBuildOptions {
   worker?: URL | null;
   /** Files to (re)index from which workers are used (default PARALLEL_MIN). */
   parallelMin?: number;
-  /** Workers to start (default 1; none on a single core). */
+  /** Workers to start (default 1; none on a single core or a machine with no core to spare). */
   workers?: number;
   /** The share of files this thread prepares itself at first (index-workers.ts). */
   mainShare?: number;
@@ -48,7 +54,7 @@ export async function indexListing(
   o: IndexBuildOptions = {},
 ): Promise<RefreshStats & { files: number; workers: number }> {
   const indexed = (p: string) => index.hashOf(p);
-  const workers = o.workers ?? (cores() >= 2 ? WORKERS : 0);
+  const workers = o.workers ?? (cores() >= 2 && os.loadavg()[0] < cores() - BUSY_MARGIN ? WORKERS : 0);
   const changed = countChanged(listing, indexed);
   const parallel = o.worker && workers > 0 && changed >= (o.parallelMin ?? PARALLEL_MIN);
   if (!parallel) {
