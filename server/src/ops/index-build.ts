@@ -25,7 +25,7 @@ export const PARALLEL_MIN = 1000;
  */
 const WORKERS = 1;
 /**
- * A worker costs about a third more CPU in all (its own start, compiled code and word table): it
+ * A worker costs a third to a half more CPU in all (its own start, compiled code and word table): it
  * pays only with a core to itself. With the machine's one-minute load above this many cores short
  * of all of them, a 10,000-memory build took longer with a worker than without (2 cores, load 8).
  */
