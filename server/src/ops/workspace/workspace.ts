@@ -27,7 +27,7 @@ import {
 } from './files.js';
 import { NO_GIT_FACTS, readGitFacts, type GitFacts } from './git-facts.js';
 import { fileOf, restoredInfo } from './shapes.js';
-import type { ParsedBatch, WorkspaceParser } from './thread.js';
+import type { ParsedBatch, WorkspaceParser } from './parser-process.js';
 
 /** An entry to restore while loading: from the cache by stamp (`reused`) or parsed elsewhere. */
 interface Given {
