@@ -108,7 +108,8 @@ function parseInProcess(entryUrl: URL, init: WorkspaceParserInit, onStart?: (pid
   }
   child.on('message', push);
   child.on('error', (e: Error) => push({ type: 'failed', message: e.message }));
-  child.on('exit', (code, signal) =>
+  // 'close', not 'exit': it comes after the last message the process sent has been read.
+  child.on('close', (code, signal) =>
     push({ type: 'failed', message: `the process stopped (${signal ?? `exit code ${code}`})` }),
   );
   if (child.connected) child.send(init, (e) => e && push({ type: 'failed', message: e.message }));
