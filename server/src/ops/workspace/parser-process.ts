@@ -6,8 +6,8 @@
 // A process, not a worker thread: when it exits, every byte it used goes back to the operating
 // system. A worker thread's malloc arena stays with the server after the thread ends (glibc keeps
 // it), and starting or ending a thread puts V8's flags back to their defaults (lsp/memory.ts sets
-// one). Measured at 10,000 memories (bench/service.mjs): the server after a cold load held ~10-25 MB
-// more with two worker threads than with two child processes.
+// one). Measured at 10,000 memories (bench/service.mjs, same run): the server process after a cold
+// load held 150-158 MB with two worker threads, 117-122 MB with two child processes.
 import { fork, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';

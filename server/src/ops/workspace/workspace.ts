@@ -125,8 +125,8 @@ export class StoreWorkspace {
 
   /**
    * Reads every store file from disk (then call refreshGit): unchanged files from `cache` by their
-   * stamp, without reading them; with `parser`, the others are read and parsed there (a worker
-   * thread) and only their entries restored here. Yields every few milliseconds so requests are
+   * stamp, without reading them; with `parser`, the others are read and parsed there (child
+   * processes) and only their entries restored here. Yields every few milliseconds so requests are
    * answered meanwhile.
    */
   async load(
