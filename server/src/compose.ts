@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { OpContext, Root, StoreServices } from './ops/context.js';
-import type { WorkspaceParser } from './ops/workspace/thread.js';
+import type { WorkspaceParser } from './ops/workspace/parser-process.js';
 import { packageRoot } from './package-root.js';
 import { resolveAuthor } from './store/identity.js';
 import { openStore, type LocateOptions } from './store/store.js';
@@ -41,9 +41,9 @@ export function createRoot(opts: { env: NodeJS.ProcessEnv; cwd: string }): Root 
     author: () => resolveAuthor(opts.env, null),
     search,
     workspaceParser() {
-      // Without the compiled worker (sources run directly) the workspace is parsed in this thread.
+      // Without the compiled entry (sources run directly) the workspace is parsed in this thread.
       const worker = workerUrl('workspace-worker');
-      return worker ? lazyThreadParser(worker) : undefined;
+      return worker ? lazyProcessParser(worker) : undefined;
     },
     async openStore(dir, log) {
       const ctx = await openContext({ store: dir, env: opts.env, cwd: opts.cwd });
@@ -54,13 +54,13 @@ export function createRoot(opts: { env: NodeJS.ProcessEnv; cwd: string }): Root 
 }
 
 /**
- * The thread parser, its module (and node:worker_threads) loaded on the first parse: every
- * command builds the root, and only a language server parses the workspace.
+ * The process parser, its module loaded on the first parse: every command builds the root, and
+ * only a language server parses the workspace.
  */
-function lazyThreadParser(worker: URL): WorkspaceParser {
+function lazyProcessParser(worker: URL): WorkspaceParser {
   let parser: Promise<WorkspaceParser> | null = null;
   return async function* (root, rels) {
-    parser ??= import('./ops/workspace/thread.js').then((m) => m.threadWorkspaceParser(worker));
+    parser ??= import('./ops/workspace/parser-process.js').then((m) => m.processWorkspaceParser(worker));
     yield* (await parser)(root, rels);
   };
 }

@@ -1,63 +1,86 @@
-// The workspace worker (ops/workspace/thread.ts starts it): reads and parses the store files it is
-// given into startup-cache entries and posts them in batches, so the language server's own thread
-// only restores them. Batches are cut by time: small enough to restore within a slice there.
+// The workspace parser process (ops/workspace/parser-process.ts forks it): reads and parses the store
+// files it is sent into startup-cache entries and sends them in batches, so the language server's
+// own thread only restores them; then it exits, and its memory goes back to the system. Batches
+// are cut by time: small enough to restore within a slice there.
 import os from 'node:os';
 import { lowerPriority } from './core/priority.js';
-import { parentPort, workerData } from 'node:worker_threads';
 import { packEntries } from './ops/workspace/cache.js';
 import { parsedEntryOf } from './ops/workspace/entry.js';
-import type { FromWorkspaceWorker, ParsedBatch, WorkspaceWorkerInit } from './ops/workspace/thread.js';
+import type {
+  FromWorkspaceParser,
+  ParsedBatch,
+  WorkspaceParserInit,
+} from './ops/workspace/parser-process.js';
 
 /** Work per batch: restoring the entries costs far less than making them (see the bench). */
 const BATCH_MS = 40;
 const BATCH_MAX = 512;
 
 /**
- * Below the server's own thread when cores are short, but above the search index build's
+ * Below the server when cores are short, but above the search index build's
  * (PRIORITY_BELOW_NORMAL, 10): the rules of the file being edited wait for this load, while a
  * search answers from what is indexed so far. With both busy on two cores, the build at the same
  * priority took half of the time this load needed.
  */
-const WORKER_NICE = 5;
+const PARSER_NICE = 5;
 
-// Only on Linux, where a thread's nice value is its own (elsewhere it is the whole process's); the
-// thread starts with the server thread's value, and stays above the search build's. Best effort:
-// it may be refused.
-if (process.platform === 'linux') {
-  try {
-    os.setPriority(lowerPriority(os.getPriority(), WORKER_NICE));
-  } catch {
-    // unchanged priority
-  }
+// Best effort: it may be refused.
+try {
+  os.setPriority(lowerPriority(os.getPriority(), PARSER_NICE));
+} catch {
+  // unchanged priority
 }
 
-const port = parentPort;
-if (!port) throw new Error('workspace-worker.ts runs as a worker thread');
-const { root, rels } = workerData as WorkspaceWorkerInit;
-const send = (m: FromWorkspaceWorker, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
+if (!process.send) throw new Error('workspace-worker.ts runs as a child process with an IPC channel');
+// The server gone (its end of the channel closed): nothing is left to parse for.
+process.on('disconnect', () => process.exit(0));
 
-let batch: ParsedBatch = [];
-let started = performance.now();
-const flush = () => {
-  // The signatures' array moves to the other thread instead of being copied.
-  const packed = packEntries(batch);
-  send({ type: 'batch', packed }, [packed.sigs.buffer as ArrayBuffer]);
-  batch = [];
-  started = performance.now();
+const send = (m: FromWorkspaceParser) => {
+  if (process.connected) process.send!(m);
 };
-try {
+
+/**
+ * Work between two turns of the event loop: what was sent is written to the channel only in a turn
+ * (the socket holds a few hundred kilobytes), so the server gets its batches as they are made.
+ */
+const TURN_MS = 4;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+async function parse({ root, rels }: WorkspaceParserInit): Promise<void> {
+  let batch: ParsedBatch = [];
+  let started = performance.now();
+  let turn = started;
+  const flush = () => {
+    send({ type: 'batch', packed: packEntries(batch) });
+    batch = [];
+    started = performance.now();
+  };
   for (const rel of rels) {
     let entry = null;
     try {
       entry = parsedEntryOf(root, rel);
     } catch {
-      // read in the main thread, which reports what is wrong with it
+      // read in the server, which reports what is wrong with it
     }
     batch.push([rel, entry]);
-    if (batch.length >= BATCH_MAX || performance.now() - started >= BATCH_MS) flush();
+    const now = performance.now();
+    if (batch.length >= BATCH_MAX || now - started >= BATCH_MS) flush();
+    if (now - turn < TURN_MS) continue;
+    await nextTurn();
+    turn = performance.now();
   }
   if (batch.length) flush();
-  send({ type: 'done' });
-} catch (e) {
-  send({ type: 'failed', message: (e as Error)?.message ?? String(e) });
 }
+
+process.once('message', (init: WorkspaceParserInit) => {
+  void parse(init)
+    .then(
+      () => ({ type: 'done' }) as const,
+      (e: unknown) => ({ type: 'failed', message: (e as Error)?.message ?? String(e) }) as const,
+    )
+    .then((last: FromWorkspaceParser) => {
+      // Exits once everything sent is written: the channel no longer holds the process open.
+      if (process.connected)
+        process.send!(last, undefined, {}, () => process.connected && process.disconnect());
+    });
+});

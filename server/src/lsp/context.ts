@@ -27,7 +27,7 @@ export interface ServerContext {
   log(message: string): void;
   /** Opens a store with its services (the composition root's opener, injected by server.ts). */
   openStore: OpenStore;
-  /** Parses a store's files in a worker thread while it is indexed (else this thread does). */
+  /** Parses a store's files in child processes while it is indexed (else this thread does). */
   workspaceParser?: WorkspaceParser;
   /** Every store served so far (in the order they were found). */
   hosts(): StoreHost[];

@@ -18,6 +18,13 @@ export class StoreHost {
   governance: Governance | null = null;
   /** Resolves once the store is indexed and its git facts read (never rejects). */
   readonly ready: Promise<void>;
+  /**
+   * Resolves once the load's work has ended: indexed, and the startup cache written (or not to be
+   * written). The server collects the garbage then (memory.ts): the write's packed text is ~1.4 KB
+   * per file, and on a busy machine it ends after the collections that followed `ready`.
+   */
+  readonly settled: Promise<void>;
+  private settle: () => void = () => {};
   /** Resolves once git governance (and with it the search service) is open or known absent. */
   readonly governed: Promise<void>;
   private setGoverned: () => void = () => {};
@@ -47,18 +54,22 @@ export class StoreHost {
     // governance opens while the files are read.
     this.ws = new StoreWorkspace({ root, log: ctx.log });
     this.governed = new Promise((resolve) => (this.setGoverned = resolve));
+    this.settled = new Promise((resolve) => (this.settle = resolve));
     this.ready = this.index()
       .catch((e) => {
         if (!this.stopping.isCancellationRequested)
           ctx.log(`cairn: indexing ${root} failed: ${(e as Error).stack}`);
       })
-      .finally(() => this.setGoverned());
+      .finally(() => {
+        this.setGoverned();
+        if (!this.saveTimer) this.settle(); // else once the cache is written
+      });
   }
 
   private async index(): Promise<void> {
     const { ctx, ws, root } = this;
     const t0 = performance.now();
-    // The composition root's opener: the store's context and its search service (a worker thread).
+    // The composition root's opener: the store's context and its search service (a child process).
     const governance = openGovernance(root, ctx.openStore).then((gov) => {
       if (typeof gov === 'string')
         ctx.log(`cairn: ${root} without git governance (${gov}); statuses come from files only`);
@@ -119,7 +130,8 @@ export class StoreHost {
         })
         .catch((e: unknown) => {
           if (!isCancelled(e)) ctx.log(`cairn: startup cache not saved: ${(e as Error).message}`);
-        });
+        })
+        .finally(() => this.settle());
     }, SAVE_DELAY_MS).unref();
   }
 
@@ -127,6 +139,7 @@ export class StoreHost {
   stop(): void {
     this.stopping.isCancellationRequested = true;
     if (this.saveTimer) clearTimeout(this.saveTimer);
+    this.settle();
   }
 
   /** Reports indexing as $/progress, when the client supports it (call after `initialized`). */

@@ -5,34 +5,15 @@
 // two together were about 50 MB of a 180 MB server.
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import type { WorkspaceParser } from '../ops/workspace/index.js';
 
 /**
  * Keeps the young generation at its starting size (1 MB semispaces): the server's requests
  * allocate little, and a load that allocates much promotes into the old generation, which a full
- * collection shrinks. Process-wide: the workspace worker thread uses the same setting.
+ * collection shrinks. Starting or ending a worker thread would put this flag back to its default:
+ * the server starts none (the workspace is parsed in child processes, search in another).
  */
 export function keepYoungGenerationSmall(): void {
   v8.setFlagsFromString('--semi-space-growth-factor=1');
-}
-
-/**
- * The workspace parser, keeping the young generation small: starting (or ending) a worker thread
- * puts V8's flags back to their defaults, so the setting is applied again with every batch the
- * worker hands over and when it is done (measured: without this, a fresh clone's load grew the
- * young generation to 33.6 MB).
- */
-export function keepingYoungGenerationSmall(parse: WorkspaceParser): WorkspaceParser {
-  return async function* (root, rels) {
-    try {
-      for await (const batch of parse(root, rels)) {
-        keepYoungGenerationSmall();
-        yield batch;
-      }
-    } finally {
-      keepYoungGenerationSmall();
-    }
-  };
 }
 
 let collect: (() => void) | null | undefined;

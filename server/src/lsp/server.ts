@@ -20,7 +20,7 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { OpenStore, StoreServices } from '../ops/context.js';
 import type { WorkspaceParser } from '../ops/workspace/index.js';
 import { COMMANDS, CUSTOM_REQUESTS, type ServerContext } from './context.js';
-import { collectWhenQuiet, keepingYoungGenerationSmall, keepYoungGenerationSmall } from './memory.js';
+import { collectWhenQuiet, keepYoungGenerationSmall } from './memory.js';
 import { uriToPath } from './paths.js';
 
 export interface LanguageServerOptions {
@@ -32,7 +32,7 @@ export interface LanguageServerOptions {
   openStore: OpenStore;
   /** `cairn lsp --store DIR`: serve this store only, whatever folders the editor opens. */
   store?: string;
-  /** Parses the stores' files in a worker thread (the composition root's); else in this thread. */
+  /** Parses the stores' files in child processes (the composition root's); else in this thread. */
   workspaceParser?: WorkspaceParser;
   /**
    * The server owns its process (`cairn lsp`): the heap is kept small and collected once each
@@ -75,10 +75,7 @@ function serve(opts: LanguageServerOptions): { connection: Connection; stop: () 
       throw new Error('not wired');
     },
     stopped: false,
-    workspaceParser:
-      opts.ownsProcess && opts.workspaceParser
-        ? keepingYoungGenerationSmall(opts.workspaceParser)
-        : opts.workspaceParser,
+    workspaceParser: opts.workspaceParser,
   };
   // Every store opened gets a search service whose worker starts with the first search (an editor
   // that never searches never pays for the index), reports its builds with $/progress, and stops
@@ -98,7 +95,10 @@ function serve(opts: LanguageServerOptions): { connection: Connection; stop: () 
     return services;
   };
   let loading: Promise<Loaded> | null = null;
-  /** Stores whose load ends with a full collection (the load's garbage given back). */
+  /**
+   * Stores whose load ends with a full collection (the load's garbage given back), and another
+   * once the startup cache is written (merged with the first when it is written soon enough).
+   */
   const settled = new WeakSet<object>();
   const settleLoads = () => {
     if (!opts.ownsProcess) return;
@@ -106,6 +106,7 @@ function serve(opts: LanguageServerOptions): { connection: Connection; stop: () 
       if (settled.has(host)) continue;
       settled.add(host);
       void host.ready.then(collectWhenQuiet);
+      void host.settled.then(collectWhenQuiet);
     }
   };
   if (opts.ownsProcess) keepYoungGenerationSmall();

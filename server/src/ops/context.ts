@@ -2,7 +2,7 @@
 import type { Author } from '../store/git/index.js';
 import type { Store } from '../store/store.js';
 import type { SearchService } from './search.js';
-import type { WorkspaceParser } from './workspace/thread.js';
+import type { WorkspaceParser } from './workspace/parser-process.js';
 
 export interface OpContext {
   store: Store;
@@ -35,7 +35,7 @@ export interface Root {
     ctx: OpContext,
     opts: { background: boolean; log?: (message: string) => void },
   ): Promise<SearchService>;
-  /** Parses a language server's workspace in a worker thread; undefined when none is built. */
+  /** Parses a language server's workspace in child processes; undefined when none is built. */
   workspaceParser(): WorkspaceParser | undefined;
   /** Opens the store at a folder with its search in a child process: a language server does this per store. */
   openStore(dir: string, log?: (message: string) => void): Promise<StoreServices>;

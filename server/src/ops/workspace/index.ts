@@ -5,4 +5,4 @@ export { checkFiles, fileProblems, viewOf, type ProblemOptions } from './problem
 export { contentOfText, summaryOf, type FileFacts } from './facts.js';
 export type { FileStamp } from './files.js';
 export type { GitFacts } from './git-facts.js';
-export { threadWorkspaceParser, type WorkspaceParser } from './thread.js';
+export { processWorkspaceParser, type WorkspaceParser } from './parser-process.js';

@@ -27,7 +27,7 @@ import {
 } from './files.js';
 import { NO_GIT_FACTS, readGitFacts, type GitFacts } from './git-facts.js';
 import { fileOf, restoredInfo } from './shapes.js';
-import type { ParsedBatch, WorkspaceParser } from './thread.js';
+import type { ParsedBatch, WorkspaceParser } from './parser-process.js';
 
 /** An entry to restore while loading: from the cache by stamp (`reused`) or parsed elsewhere. */
 interface Given {
@@ -125,8 +125,8 @@ export class StoreWorkspace {
 
   /**
    * Reads every store file from disk (then call refreshGit): unchanged files from `cache` by their
-   * stamp, without reading them; with `parser`, the others are read and parsed there (a worker
-   * thread) and only their entries restored here. Yields every few milliseconds so requests are
+   * stamp, without reading them; with `parser`, the others are read and parsed there (child
+   * processes) and only their entries restored here. Yields every few milliseconds so requests are
    * answered meanwhile.
    */
   async load(
