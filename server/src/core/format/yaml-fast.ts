@@ -10,7 +10,6 @@
 import type { FmMap, FmNode, FmScalar, FmSeq, FmTree } from './tree.js';
 import { plainValue } from './tree.js';
 
-const KEY = /[A-Za-z_][A-Za-z0-9_-]*/y;
 /** Control characters YAML cannot hold raw, and CR (both left to `yaml`). */
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f]/;
 const NULL = /^(?:~|null|Null|NULL)$/;
@@ -91,15 +90,15 @@ class Reader {
   private entry(map: FmMap, keys: Set<string>, at: number, indent: number): number {
     const src = this.src;
     const keyStart = at + indent;
-    KEY.lastIndex = keyStart;
-    const name = KEY.exec(src)?.[0] ?? giveUp();
-    const keyEnd = keyStart + name.length;
-    const key = this.plain(name, keyStart, keyEnd);
+    const end = keyEnd(src, keyStart);
+    if (end === keyStart) giveUp();
+    const name = src.slice(keyStart, end);
+    const key = this.plain(name, keyStart, end);
     if (typeof key.value !== 'string' || keys.has(key.value) || key.value === '__proto__') giveUp();
     keys.add(name);
-    if (src.charCodeAt(keyEnd) !== 58 /* : */) giveUp();
-    const eol = src.indexOf('\n', keyEnd);
-    let p = keyEnd + 1;
+    if (src.charCodeAt(end) !== 58 /* : */) giveUp();
+    const eol = src.indexOf('\n', end);
+    let p = end + 1;
     if (p < eol && src.charCodeAt(p) !== 32) giveUp();
     while (src.charCodeAt(p) === 32) p++;
     const next = eol + 1;
@@ -211,8 +210,8 @@ class Reader {
     } else
       for (;;) {
         if (isMap) {
-          KEY.lastIndex = p;
-          const name = KEY.exec(src)?.[0] ?? giveUp();
+          const name = src.slice(p, keyEnd(src, p));
+          if (name === '') giveUp();
           const key = this.plain(name, p, p + name.length);
           if (typeof key.value !== 'string' || keys.has(key.value) || key.value === '__proto__') giveUp();
           keys.add(name);
@@ -289,28 +288,35 @@ class Reader {
   /** A plain scalar resolved by `yaml`'s core schema (null, booleans, decimal numbers, strings). */
   private plain(raw: string, start: number, end: number): FmScalar {
     let value: unknown = raw;
-    if (!isPlainWordStart(raw.charCodeAt(0))) {
+    if (!isLetter(raw.charCodeAt(0))) {
       if (OTHER_NUMBER.test(raw)) giveUp();
       if (NULL.test(raw)) value = null;
-      else if (BOOL.test(raw)) value = raw[0] === 't' || raw[0] === 'T';
       else if (INT.test(raw)) {
         if (raw.replace(/^[-+]/, '').length > 15) giveUp();
         value = parseInt(raw, 10);
       } else if (FLOAT.test(raw)) value = parseFloat(raw);
+    } else if (raw.length <= 5) {
+      // The only words that are not strings: null, true and false in three spellings each.
+      if (NULL.test(raw)) value = null;
+      else if (BOOL.test(raw)) value = raw[0] === 't' || raw[0] === 'T';
     }
     return { kind: 'scalar', value, source: raw, range: [start, end] };
   }
 }
 
-/** A letter that starts no null, boolean or number (all but n, t, f in any case), or `_`. */
-function isPlainWordStart(c: number): boolean {
+/** A-Z, a-z or `_`. */
+function isLetter(c: number): boolean {
   const lower = c | 32;
-  return (
-    (c === 95 || (lower >= 97 && lower <= 122 && (c < 91 || c > 96))) &&
-    lower !== 110 && // n
-    lower !== 116 && // t
-    lower !== 102 // f
-  );
+  return c === 95 || (lower >= 97 && lower <= 122 && (c < 91 || c > 96));
+}
+
+/** The end of the key (`[A-Za-z_][A-Za-z0-9_-]*`) at `at` in `src`; `at` when there is none. */
+function keyEnd(src: string, at: number): number {
+  if (!isLetter(src.charCodeAt(at))) return at;
+  let p = at + 1;
+  let c = src.charCodeAt(p);
+  while (isLetter(c) || (c >= 48 && c <= 57) /* 0-9 */ || c === 45 /* - */) c = src.charCodeAt(++p);
+  return p;
 }
 
 /** Whether `raw` may start a plain scalar: no indicator, but `-?:` before a safe character. */
