@@ -1,6 +1,5 @@
 // YAML front matter -> the typed FrontMatter, the range of every key's value, and problems.
 // Best effort: a wrong field is reported and replaced by a usable value; nothing throws.
-import { isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
 import {
   MEMORY_KINDS,
   ORIGINS,
@@ -14,8 +13,9 @@ import { memoryIdFromPath, validateId } from './id.js';
 import type { LineIndex } from './lines.js';
 import { isIsoDate, problem } from './problems.js';
 import { readTriples } from './triples.js';
-import { fastYamlDocument } from './yaml-fast.js';
-import { scalarText, type Entry, type NodeHelpers } from './yaml-nodes.js';
+import { isEmpty, plainValue, scalarText, type FmNode, type FmTree } from './tree.js';
+import { fastYamlTree } from './yaml-fast.js';
+import { yamlTree } from './yaml-tree.js';
 
 export const KNOWN_KEYS = [
   'id',
@@ -38,7 +38,22 @@ export interface FrontMatterResult {
   frontMatter: FrontMatter;
   keyRanges: Record<string, Range>;
   problems: Problem[];
-  document: Document.Parsed;
+  /** The parsed front matter (tree.ts); `tree.toJSON()` is it as plain data. */
+  tree: FmTree;
+}
+
+/** A key's value node and the range reported for it. */
+export type Entry = { node: FmNode | null; range: Range } | undefined;
+export interface NodeHelpers {
+  rangeOf: (node: FmNode | null | undefined, fallback: Range) => Range;
+}
+
+/**
+ * The front matter's tree: read directly for the shapes Cairn writes (yaml-fast.ts, no `yaml`
+ * nodes), else by `yaml`. `reader: 'yaml'` always uses `yaml`; both give the same tree (tested).
+ */
+export function frontMatterTree(yamlSource: string, reader: 'auto' | 'yaml' = 'auto'): FmTree {
+  return (reader === 'auto' ? fastYamlTree(yamlSource) : null) ?? yamlTree(yamlSource);
 }
 
 export function defaultFrontMatter(): FrontMatter {
@@ -50,35 +65,26 @@ export function readFrontMatter(
   yamlSource: string,
   base: number,
   index: LineIndex,
-  ctx: { path: string; fenceRange: Range },
+  ctx: { path: string; fenceRange: Range; reader?: 'auto' | 'yaml' },
 ): FrontMatterResult {
-  // The common shapes Cairn writes are read without `yaml` (yaml-fast.ts: same nodes and ranges).
-  const document =
-    fastYamlDocument(yamlSource) ??
-    parseDocument(yamlSource, {
-      keepSourceTokens: false,
-      prettyErrors: false,
-      uniqueKeys: true,
-    });
+  const tree = frontMatterTree(yamlSource, ctx.reader);
   const fm = defaultFrontMatter();
   const keyRanges: Record<string, Range> = {};
   const problems: Problem[] = [];
-  const rangeOf = (node: Node | null | undefined, fallback: Range): Range =>
+  const rangeOf = (node: FmNode | null | undefined, fallback: Range): Range =>
     node?.range ? index.range(base + node.range[0], base + node.range[1]) : fallback;
-  const resolve = (node: unknown): Node | null =>
-    (isAlias(node) ? (node.resolve(document) ?? null) : (node as Node | null)) ?? null;
 
-  for (const e of document.errors) {
+  for (const e of tree.errors) {
     problems.push(problem('yaml-syntax', firstLine(e.message), errorRange(yamlSource, e.pos, base, index)));
   }
-  for (const w of document.warnings) {
+  for (const w of tree.warnings) {
     problems.push(
       problem('yaml-syntax', firstLine(w.message), errorRange(yamlSource, w.pos, base, index), 'warning'),
     );
   }
 
-  const root = document.contents;
-  if (root !== null && !isMap(root)) {
+  const root = tree.root;
+  if (root !== null && root.kind !== 'map') {
     problems.push(
       problem(
         'field-type',
@@ -87,42 +93,41 @@ export function readFrontMatter(
       ),
     );
   }
-  const values = new Map<string, { node: Node | null; range: Range }>();
-  if (isMap(root)) {
-    for (const pair of root.items) {
-      const key = isScalar(pair.key) ? String(pair.key.value) : undefined;
-      if (key === undefined) continue;
-      const keyRange = rangeOf(pair.key as Node, ctx.fenceRange);
-      const node = resolve(pair.value);
+  const values = new Map<string, { node: FmNode | null; range: Range }>();
+  if (root?.kind === 'map') {
+    for (const pair of root.pairs) {
+      if (pair.key === null) continue;
+      const key = String(pair.key.value);
+      const keyRange = rangeOf(pair.key, ctx.fenceRange);
+      const node = pair.value;
       const range = node?.range && node.range[1] > node.range[0] ? rangeOf(node, keyRange) : keyRange;
       keyRanges[key] = range;
       values.set(key, { node, range });
-      if (!KNOWN.has(key)) (fm.extra ??= {})[key] = node ? node.toJSON() : null;
+      if (!KNOWN.has(key)) (fm.extra ??= {})[key] = node ? plainValue(node) : null;
     }
   }
 
   const text = (key: string, required: boolean): string | undefined => {
     const entry = values.get(key);
     const node = entry?.node;
-    if (!entry || node === null || (isScalar(node) && node.value === null)) {
+    if (!entry || isEmpty(node)) {
       if (required) {
         const message = `\`${key}\` is required: add \`${key}: ...\` to the front matter`;
         problems.push(problem('field-missing', message, entry?.range ?? ctx.fenceRange));
       }
       return undefined;
     }
-    const s = node ? scalarText(node) : undefined;
+    const s = scalarText(node!);
     if (s === undefined)
       problems.push(problem('field-type', `\`${key}\` must be a single value (text)`, entry.range));
     return s;
   };
   const list = (key: string): Array<{ value: string; range: Range }> => {
     const entry = values.get(key);
-    if (!entry || entry.node === null || (isScalar(entry.node) && entry.node.value === null)) return [];
-    if (isSeq(entry.node)) {
+    if (!entry || isEmpty(entry.node)) return [];
+    if (entry.node!.kind === 'seq') {
       const out: Array<{ value: string; range: Range }> = [];
-      for (const item of entry.node.items) {
-        const node = resolve(item);
+      for (const node of entry.node!.items) {
         const range = rangeOf(node, entry.range);
         const s = node ? scalarText(node) : undefined;
         if (s === undefined)
@@ -131,7 +136,7 @@ export function readFrontMatter(
       }
       return out;
     }
-    const s = scalarText(entry.node);
+    const s = scalarText(entry.node!);
     problems.push(
       problem('field-type', `\`${key}\` must be a list, e.g. \`${key}: [${s ?? 'a'}]\``, entry.range),
     );
@@ -175,7 +180,7 @@ export function readFrontMatter(
     const value = text(key, false);
     if (value !== undefined) fm[key] = value;
   }
-  readSource(values.get('source'), fm, keyRanges, problems, { rangeOf, resolve });
+  readSource(values.get('source'), fm, keyRanges, problems, { rangeOf });
   readConfidence(values.get('confidence'), fm, problems);
   fm.supersedes = list('supersedes').map(({ value, range }) => (checkId(value, range), value));
   const supersededBy = text('superseded_by', false);
@@ -183,8 +188,8 @@ export function readFrontMatter(
     fm.superseded_by = supersededBy;
     checkId(supersededBy, values.get('superseded_by')!.range);
   }
-  fm.triples = readTriples(values.get('triples'), keyRanges, problems, { rangeOf, resolve });
-  return { frontMatter: fm, keyRanges, problems, document };
+  fm.triples = readTriples(values.get('triples'), keyRanges, problems, { rangeOf });
+  return { frontMatter: fm, keyRanges, problems, tree };
 }
 
 function readSource(
@@ -194,8 +199,8 @@ function readSource(
   problems: Problem[],
   h: NodeHelpers,
 ): void {
-  if (!entry || entry.node === null || (isScalar(entry.node) && entry.node.value === null)) return;
-  if (!isMap(entry.node)) {
+  if (!entry || isEmpty(entry.node)) return;
+  if (entry.node!.kind !== 'map') {
     problems.push(
       problem(
         'field-type',
@@ -205,15 +210,15 @@ function readSource(
     );
     return;
   }
-  for (const pair of entry.node.items) {
-    const key = isScalar(pair.key) ? String(pair.key.value) : '';
+  for (const pair of entry.node!.pairs) {
+    const key = pair.key ? String(pair.key.value) : '';
     if (key !== 'agent' && key !== 'origin') continue;
-    const node = h.resolve(pair.value);
+    const node = pair.value;
     const range = h.rangeOf(node, entry.range);
     keyRanges[`source.${key}`] = range;
     const value = node ? scalarText(node) : undefined;
     if (value === undefined || value === '') {
-      if (node && !(isScalar(node) && node.value === null)) {
+      if (!isEmpty(node)) {
         problems.push(problem('field-type', `\`source.${key}\` must be a single value (text)`, range));
       }
       continue;
@@ -228,8 +233,8 @@ function readSource(
 }
 
 function readConfidence(entry: Entry, fm: FrontMatter, problems: Problem[]): void {
-  if (!entry || entry.node === null || (isScalar(entry.node) && entry.node.value === null)) return;
-  const value = isScalar(entry.node) ? entry.node.value : undefined;
+  if (!entry || isEmpty(entry.node)) return;
+  const value = entry.node!.kind === 'scalar' ? entry.node!.value : undefined;
   if (typeof value !== 'number') {
     problems.push(
       problem(

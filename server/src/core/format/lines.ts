@@ -2,13 +2,23 @@
 // UTF-16 code units (JS string indices), so a position needs no conversion at the protocol edge.
 import type { Position, Range } from '../types.js';
 
-/** Maps string offsets of one text to 0-based positions; build once per text, query many times. */
+/**
+ * Maps string offsets of one text to 0-based positions; build once per text, query many times.
+ * Line breaks are found lazily, only as far as a query needs: reading just the front matter of
+ * a memory (parseMemory's `headOnly`) does not scan its body.
+ */
 export class LineIndex {
-  private readonly starts: number[];
+  private readonly starts = [0];
+  /** Line breaks before this offset are in `starts`. */
+  private scanned = 0;
 
-  constructor(readonly text: string) {
-    const starts = [0];
-    for (let i = 0; i < text.length; i++) {
+  constructor(readonly text: string) {}
+
+  /** Records the line breaks before `limit` (and a CRLF straddling it), or until `lines` are known. */
+  private scan(limit: number, lines = Infinity): void {
+    const { text, starts } = this;
+    let i = this.scanned;
+    for (; i < limit && starts.length <= lines; i++) {
       const c = text.charCodeAt(i);
       if (c === 10) starts.push(i + 1);
       else if (c === 13) {
@@ -16,12 +26,13 @@ export class LineIndex {
         starts.push(i + 1);
       }
     }
-    this.starts = starts;
+    this.scanned = i;
   }
 
   /** The position of `offset` (clamped to the text). */
   position(offset: number): Position {
     const off = Math.max(0, Math.min(offset, this.text.length));
+    if (off > this.scanned) this.scan(off);
     let lo = 0;
     let hi = this.starts.length - 1;
     while (lo < hi) {
@@ -38,11 +49,13 @@ export class LineIndex {
 
   /** Offset where `line` starts (the text length past the last line). */
   lineStart(line: number): number {
+    if (line >= this.starts.length) this.scan(this.text.length, line);
     return line < this.starts.length ? this.starts[line] : this.text.length;
   }
 
   /** Offset of the end of `line`'s content, before its line break. */
   lineEnd(line: number): number {
+    if (line + 1 >= this.starts.length) this.scan(this.text.length, line + 1);
     if (line + 1 >= this.starts.length) return this.text.length;
     let end = this.starts[line + 1];
     if (this.text.charCodeAt(end - 1) === 10) end--;
@@ -51,6 +64,7 @@ export class LineIndex {
   }
 
   get lineCount(): number {
+    this.scan(this.text.length);
     return this.starts.length;
   }
 }

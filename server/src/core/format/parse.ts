@@ -19,6 +19,11 @@ export interface ParseOptions {
    */
   markdown?: 'auto' | 'remark';
   /**
+   * `auto` (default) reads the front matter Cairn writes directly and anything else with the
+   * `yaml` library; `yaml` always uses the library. Both give the same result (tested).
+   */
+  frontMatter?: 'auto' | 'yaml';
+  /**
    * Only the front matter: no markdown scan, so `body` is empty, `refs` is empty and conflict
    * markers are not looked for. What a workspace needs of the 10,000 files nobody has open; the
    * file a person opens is parsed whole.
@@ -141,6 +146,7 @@ function parseMemoryUnchecked(text: string, opts: ParseOptions): ParsedMemory {
     ({ frontMatter, keyRanges, problems } = readFrontMatter(yamlSource, split.yamlStart, index, {
       path: opts.path,
       fenceRange,
+      reader: opts.frontMatter,
     }));
     bodyStart = split.bodyStart;
   } else if (split.state === 'unclosed') {
@@ -223,9 +229,10 @@ export function parseNote(text: string, opts: ParseOptions): ParsedNote {
       const read = readFrontMatter(yamlSource, split.yamlStart, index, {
         path: opts.path,
         fenceRange: lineRange(index, 0),
+        reader: opts.frontMatter,
       });
       problems.push(...read.problems.filter((p) => p.code === 'yaml-syntax'));
-      const json: unknown = read.document.toJSON();
+      const json: unknown = read.tree.toJSON();
       data =
         json && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : {};
       bodyStart = split.bodyStart;

@@ -1,8 +1,8 @@
 // Reads `triples`: `[s, p, o]` or `{s, p, o, from?, until?}` with ISO 8601 bounds.
-import { isMap, isScalar, isSeq, type Node } from 'yaml';
 import type { Problem, Range, Triple } from '../types.js';
 import { isIsoDate, problem } from './problems.js';
-import { scalarText, type Entry, type NodeHelpers } from './yaml-nodes.js';
+import type { Entry, NodeHelpers } from './frontmatter.js';
+import { isEmpty, pairValue, scalarText, type FmNode } from './tree.js';
 
 const TRIPLE_HELP =
   'a triple is `[subject, predicate, object]` or `{s: ..., p: ..., o: ..., from: DATE, until: DATE}`';
@@ -13,14 +13,13 @@ export function readTriples(
   problems: Problem[],
   h: NodeHelpers,
 ): Triple[] {
-  if (!entry || entry.node === null || (isScalar(entry.node) && entry.node.value === null)) return [];
-  if (!isSeq(entry.node)) {
+  if (!entry || isEmpty(entry.node)) return [];
+  if (entry.node!.kind !== 'seq') {
     problems.push(problem('field-type', `\`triples\` must be a list: ${TRIPLE_HELP}`, entry.range));
     return [];
   }
   const triples: Triple[] = [];
-  entry.node.items.forEach((item, i) => {
-    const node = h.resolve(item);
+  entry.node!.items.forEach((node, i) => {
     const range = h.rangeOf(node, entry.range);
     keyRanges[`triples.${i}`] = range;
     const triple = node ? readTriple(node, range, problems, h) : undefined;
@@ -30,20 +29,17 @@ export function readTriples(
   return triples;
 }
 
-function readTriple(node: Node, range: Range, problems: Problem[], h: NodeHelpers): Triple | undefined {
-  if (isSeq(node)) {
-    const parts = node.items.map((item) => {
-      const n = h.resolve(item);
-      return n ? scalarText(n) : undefined;
-    });
+function readTriple(node: FmNode, range: Range, problems: Problem[], h: NodeHelpers): Triple | undefined {
+  if (node.kind === 'seq') {
+    const parts = node.items.map((n) => (n ? scalarText(n) : undefined));
     if (parts.length !== 3 || parts.some((p) => p === undefined || p === '')) return undefined;
     return { s: parts[0]!, p: parts[1]!, o: parts[2]! };
   }
-  if (!isMap(node)) return undefined;
+  if (node.kind !== 'map') return undefined;
   const get = (key: string): { value: string | undefined; range: Range } | undefined => {
-    const pair = node.items.find((p) => isScalar(p.key) && p.key.value === key);
+    const pair = pairValue(node, key);
     if (!pair) return undefined;
-    const n = h.resolve(pair.value);
+    const n = pair.value;
     return { value: n ? scalarText(n) : undefined, range: h.rangeOf(n, range) };
   };
   const [s, p, o] = [get('s')?.value, get('p')?.value, get('o')?.value];
