@@ -35,7 +35,7 @@ export function createRoot(opts: { env: NodeJS.ProcessEnv; cwd: string }): Root 
     }
     // Without the compiled child (sources run directly): the same host, yielding in this thread.
     const { inlineSearchService } = await import('./ops/search.js');
-    return inlineSearchService(ctx, { background: o.background, indexWorker: workerUrl('index-worker') });
+    return inlineSearchService(ctx, { background: o.background });
   };
   return {
     author: () => resolveAuthor(opts.env, null),
@@ -70,7 +70,7 @@ function lazyProcessParser(worker: URL): WorkspaceParser {
  * bundle's `name`.cjs, or tsc's `name`.js; from
  * the TypeScript sources (tests), the compiled one in dist/. Null when nothing is built.
  */
-export function workerUrl(name: 'search-child' | 'workspace-worker' | 'index-worker'): URL | null {
+export function workerUrl(name: 'search-child' | 'workspace-worker'): URL | null {
   const here = new URL(import.meta.url);
   const candidates = [new URL(`./${name}.cjs`, here), new URL(`./${name}.js`, here)];
   if (here.pathname.endsWith('.ts')) {

@@ -144,14 +144,9 @@ export class LinkCache {
     // Most memories name no link: only a file that mentions one is parsed (a fresh clone reads 10,000).
     const fm = content.includes('supersed') ? parseMemory(content, { path: memoryPath }).frontMatter : null;
     const links: BlobLinks = { supersedes: fm?.supersedes ?? [], superseded_by: fm?.superseded_by };
-    this.put(blobOid, links);
-    return links;
-  }
-
-  /** Remembers the links of a blob read elsewhere (a build worker). */
-  put(blobOid: string, links: BlobLinks): void {
     this.entries.set(blobOid, links.supersedes.length || links.superseded_by ? links : 0);
     this.dirty = true;
+    return links;
   }
 
   save(): void {

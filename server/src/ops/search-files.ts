@@ -4,15 +4,35 @@
 // deciding to index now or in the background; `searchFiles` then derives statuses (supersede links
 // from a small cache by blob id) and hands the files to the index lazily, so only blobs that
 // changed since the last search are read, each once.
+import { parseMemory, parseNote } from '../core/format/index.js';
+import { chunkMetaFromMemory, chunkMetaFromNote } from '../core/search/meta.js';
 import { deriveStatuses, type MainMemoryLinks } from '../core/status.js';
-import type { MemoryStatus } from '../core/types.js';
+import { trustScore } from '../core/trust.js';
+import type { FrontMatter, MemoryStatus } from '../core/types.js';
 import type { SourceFile } from '../search/index-store.js';
 import { memoryPath, repoPath } from '../store/store.js';
 import { worktreeChanges, type WorktreeChange } from '../store/worktree-changes.js';
 import type { OpContext } from './context.js';
-import { LinkCache, type BlobLinks } from './parse-cache.js';
-import { loadMemory, loadNote } from './search-load.js';
+import { LinkCache } from './parse-cache.js';
 import { openCandidates, requireMainTip } from './read.js';
+
+/**
+ * Trust for ranking from what the file says (origin, confidence, age). The full history-based
+ * trust (feedback, review, references) is what `cairn get` shows; it costs a walk of the log.
+ */
+function fileTrust(fm: FrontMatter, now: Date): number {
+  const updated = Date.parse(fm.updated ?? fm.created ?? '');
+  const ageDays = Number.isNaN(updated) ? 0 : Math.max(0, (now.getTime() - updated) / 86_400_000);
+  return trustScore({
+    origin: fm.source.origin,
+    confidence: fm.confidence,
+    reviewed: false,
+    feedbackUp: 0,
+    feedbackDown: 0,
+    inboundRefs: 0,
+    ageDays,
+  });
+}
 
 export interface SearchFilesOptions {
   /** Add open candidate branches' memories (status candidate). */
@@ -130,21 +150,6 @@ export interface SourceOptions {
   pause?: () => Promise<void> | undefined;
   /** Blobs the index already holds: their text is not kept for load(). */
   indexed?: (path: string) => string | undefined;
-  /**
-   * Memories the index lacks are not read for their supersede links first (a build worker reads
-   * them once, later): they say `active` until the links of every file are known (sources.links).
-   * A memory loaded on this thread puts its links here.
-   */
-  deferred?: Map<string, BlobLinks>;
-  /** The clock trust is aged by (default ctx.now()): a build worker's files share it. */
-  now?: Date;
-}
-
-/** The files as the index takes them, and the supersede links read to derive their statuses. */
-export interface Sources {
-  files: SourceFile[];
-  /** Links of the memories not deferred (read through the link cache). */
-  links: MainMemoryLinks[];
 }
 
 /** Characters of blob text kept between the status pass and indexing (about 64 MB). */
@@ -156,28 +161,15 @@ export async function searchSources(
   listing: SearchListing,
   opts: SourceOptions = {},
 ): Promise<SourceFile[]> {
-  return (await sourcesOf(ctx, listing, opts)).files;
-}
-
-/** A memory's id from its path (memories/<id>.md). */
-export const memoryIdOf = (path: string) => path.slice('memories/'.length, -3);
-
-export async function sourcesOf(
-  ctx: OpContext,
-  listing: SearchListing,
-  opts: SourceOptions = {},
-): Promise<Sources> {
   const { store } = ctx;
-  const now = opts.now ?? ctx.now();
+  const now = ctx.now();
   // Blobs read for their links are kept until the index loads them, so a new blob is read once;
   // past KEEP_CHARS (a large fresh clone) the rest are read again instead, so memory stays bounded.
   const texts = new Map<string, string>();
   let kept = 0;
   const linkCache = await LinkCache.load(store);
   const links: MainMemoryLinks[] = [];
-  const { deferred } = opts;
   for (const m of listing.memories) {
-    if (deferred && opts.indexed?.(m.path) !== m.oid) continue;
     const l = await linkCache.get(m.oid, m.path, async () => {
       const text = listing.worktree.get(m.path) ?? (await store.repo.readBlobText(m.oid));
       if (text !== null && opts.indexed?.(m.path) !== m.oid && kept + text.length <= KEEP_CHARS) {
@@ -188,7 +180,7 @@ export async function sourcesOf(
       if (paused) await paused;
       return text;
     });
-    links.push({ id: memoryIdOf(m.path), ...l });
+    links.push({ id: m.path.slice('memories/'.length, -3), ...l });
   }
   linkCache.save();
   const statuses = deriveStatuses({ main: links, openCandidates: [], rejected: [] });
@@ -210,22 +202,24 @@ export async function sourcesOf(
     hash,
     status,
     load: async () => {
-      const uncommitted = listing.worktree.has(path);
-      const loaded = loadMemory(await text(), path, { status, now, uncommitted });
-      if (deferred && status !== 'candidate') deferred.set(path, loaded.links);
-      return { text: loaded.text, meta: loaded.meta };
+      const parsed = parseMemory(await text(), { path });
+      const meta = chunkMetaFromMemory(parsed, { status, trust: fileTrust(parsed.frontMatter, now) });
+      return { text: parsed.text, meta: listing.worktree.has(path) ? { ...meta, uncommitted: true } : meta };
     },
   });
   const files: SourceFile[] = listing.memories.map((m) => {
-    const status = statuses.get(memoryIdOf(m.path))?.status ?? 'active';
-    return memoryFile(m.path, m.oid, () => blobText(m.oid, m.path), status);
+    const id = m.path.slice('memories/'.length, -3);
+    return memoryFile(m.path, m.oid, () => blobText(m.oid, m.path), statuses.get(id)?.status ?? 'active');
   });
   for (const n of listing.notes) {
     files.push({
       path: n.path,
       hash: n.oid,
-      load: async () =>
-        loadNote(await blobText(n.oid, n.path), n.path, { uncommitted: listing.worktree.has(n.path) }),
+      load: async () => {
+        const text = await blobText(n.oid, n.path);
+        const meta = chunkMetaFromNote(parseNote(text, { path: n.path }), { status: 'active' });
+        return { text, meta: listing.worktree.has(n.path) ? { ...meta, uncommitted: true } : meta };
+      },
     });
   }
   for (const c of listing.candidates) {
@@ -233,7 +227,7 @@ export async function sourcesOf(
     const text = async () => (await store.repo.readText(c.tip, repoPath(store, path))) ?? '';
     files.push(memoryFile(path, candidateHash(c.tip), text, 'candidate'));
   }
-  return { files, links };
+  return files;
 }
 
 /** Lists and prepares every searchable file (both steps at once). */

@@ -18,8 +18,13 @@ import {
   type SearchAnswer,
   type SearchRequest,
 } from './search.js';
-import { changedCount, listSearchable, searchSourceKey, type SearchListing } from './search-files.js';
-import { indexListing } from './index-build.js';
+import {
+  changedCount,
+  listSearchable,
+  searchSourceKey,
+  searchSources,
+  type SearchListing,
+} from './search-files.js';
 import { withholdSearchAnswer } from './withhold.js';
 
 /** A server indexes this many changed files before answering (a commit or two); more go to the background. */
@@ -39,12 +44,6 @@ export interface HostOptions {
   log?: (message: string) => void;
   /** Keep the work tree's state between searches while watchers say nothing changed (default: background). */
   watchWorktree?: boolean | WorktreeWatchOptions;
-  /**
-   * The compiled index build worker (compose.ts): a short process's large build (a fresh clone)
-   * prepares files on other threads (index-build.ts). A server's build stays on its own thread,
-   * below the editor's work in priority, one core at most.
-   */
-  indexWorker?: URL | null;
 }
 
 export interface HostCallOptions {
@@ -165,11 +164,11 @@ export class SearchHost {
     const report = this.reporter(o.onProgress);
     const result = await index.withRepair(async () => {
       const listing = await listSearchable(this.ctx, this.listOptions(false));
+      const files = await searchSources(this.ctx, listing, { indexed: (p) => index.hashOf(p) });
       const total = changedCount(listing, (p) => index.hashOf(p));
       report({ phase: 'keyword', done: 0, total });
-      const { files, ...stats } = await indexListing(this.ctx, index, listing, {
+      const stats = await index.refresh(files, {
         onProgress: (done) => report({ phase: 'keyword', done, total }),
-        worker: this.buildWorker(),
       });
       index.source = listing.key;
       const embedder = await this.embedder();
@@ -181,7 +180,7 @@ export class SearchHost {
         : 0;
       await index.save({ compact: true });
       return {
-        files,
+        files: files.length,
         added: stats.added,
         changed: stats.changed,
         removed: stats.removed,
@@ -238,13 +237,10 @@ export class SearchHost {
     const pause = sliced ? this.slicer() : undefined;
     const total = changedCount(listing, (p) => index.hashOf(p));
     report({ phase: total ? 'listing' : 'keyword', done: 0, total });
-    await index.withRepair(() =>
-      indexListing(this.ctx, index, listing, {
-        pause,
-        onProgress: (done) => report({ phase: 'keyword', done, total }),
-        worker: this.buildWorker(),
-      }),
-    );
+    await index.withRepair(async () => {
+      const files = await searchSources(this.ctx, listing, { pause, indexed: (p) => index.hashOf(p) });
+      await index.refresh(files, { pause, onProgress: (done) => report({ phase: 'keyword', done, total }) });
+    });
     index.source = listing.key;
     // A large refresh leaves much of the index in the delta: write it compactly once.
     await index.save({ compact: total > SMALL_REFRESH });
@@ -272,11 +268,6 @@ export class SearchHost {
         this.building = null;
         report({ phase: 'done', done: 0, total: 0 });
       });
-  }
-
-  /** The build worker for this host's builds: a short process's only (see HostOptions). */
-  private buildWorker(): URL | null {
-    return this.opts.background ? null : (this.opts.indexWorker ?? null);
   }
 
   /** Yields to the event loop when a slice of work has run long enough (queued searches answer). */

@@ -135,19 +135,10 @@ export async function configuredEmbedder(ctx: OpContext): Promise<Embedder | nul
 /** The service of a short-lived process (the CLI, tests): indexing runs before the answer. */
 export async function inlineSearchService(
   ctx: OpContext,
-  opts: {
-    embedder?: (ctx: OpContext) => Promise<Embedder | null>;
-    background?: boolean;
-    /** The compiled index build worker (compose.ts), for large builds. */
-    indexWorker?: URL | null;
-  } = {},
+  opts: { embedder?: (ctx: OpContext) => Promise<Embedder | null>; background?: boolean } = {},
 ): Promise<SearchService> {
   const { SearchHost } = await import('./search-host.js');
-  const host = new SearchHost(ctx, {
-    background: opts.background ?? false,
-    embedder: opts.embedder,
-    indexWorker: opts.indexWorker,
-  });
+  const host = new SearchHost(ctx, { background: opts.background ?? false, embedder: opts.embedder });
   const listeners = new Set<(p: IndexProgress) => void>();
   host.onProgress = (p) => listeners.forEach((l) => l(p));
   const cancelled = (signal?: AbortSignal) => () => signal?.aborted ?? false;

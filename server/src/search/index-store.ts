@@ -4,7 +4,6 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { chunkDocument, embeddingText, type ChunkMeta, type ChunkOptions } from '../core/search/chunk.js';
-import { fileFacts, fileRecord, type PreparedFile } from './prepare.js';
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_TOKENS } from '../core/search/chunk.js';
 import { TOKENIZER_VERSION } from '../core/search/tokenize.js';
 import { KeywordIndex, type KeywordHit, type KeywordSearchOptions } from './keyword-index.js';
@@ -71,8 +70,7 @@ export class SearchIndex {
     }
     return this.filesByPath;
   }
-  /** Records not yet written: objects, or the bytes a build worker serialized (prepare.ts). */
-  private pending = new Map<string, FileRecord | Uint8Array>();
+  private pending = new Map<string, FileRecord>();
   private pendingChars = 0;
   private recordBatchChars = RECORD_BATCH_CHARS;
   /** The records segment this index is writing (records flushed since the last save), or null. */
@@ -217,11 +215,6 @@ export class SearchIndex {
     this.dirty = true;
   }
 
-  /** How files are cut into chunks (a build worker chunks as this index does). */
-  get chunkOptions(): Required<ChunkOptions> {
-    return { ...this.chunking };
-  }
-
   get fileCount(): number {
     return this.files.size;
   }
@@ -288,26 +281,16 @@ export class SearchIndex {
       stats.removed++;
       this.dirty = true;
     }
-    // Prepared elsewhere when the caller can (a build worker): one answer per file, null: load here.
-    const prepared = todo.length > 0 ? opts.prepare?.(todo.map((t) => t.src)) : undefined;
-    try {
-      for (let i = 0; i < todo.length; i++) {
-        const { src, hash } = todo[i];
-        if (this.files.has(src.path)) stats.changed++;
-        else stats.added++;
-        const ready = prepared ? (await prepared.next()).value : null;
-        if (ready) stats.chunks += this.indexPrepared(src.path, hash, ready);
-        else {
-          const { text, meta } = 'text' in src ? src : await src.load();
-          stats.chunks += this.indexFile(src.path, hash, text, meta);
-        }
-        if (this.pendingChars >= this.recordBatchChars) await this.flushPending();
-        opts.onProgress?.(i + 1, todo.length);
-        const paused = opts.pause?.();
-        if (paused) await paused;
-      }
-    } finally {
-      await prepared?.return?.(); // the preparer stops its threads, also when indexing failed
+    for (let i = 0; i < todo.length; i++) {
+      const { src, hash } = todo[i];
+      const { text, meta } = 'text' in src ? src : await src.load();
+      if (this.files.has(src.path)) stats.changed++;
+      else stats.added++;
+      stats.chunks += this.indexFile(src.path, hash, text, meta);
+      if (this.pendingChars >= this.recordBatchChars) await this.flushPending();
+      opts.onProgress?.(i + 1, todo.length);
+      const paused = opts.pause?.();
+      if (paused) await paused;
     }
     return stats;
   }
@@ -364,49 +347,31 @@ export class SearchIndex {
       this.keyword.add(docId, { title: meta.title, tags, heading: c.heading, text: c.text });
       docs.push(docId);
     }
-    this.pending.set(path, fileRecord(meta, chunks));
+    const record: FileRecord = {
+      meta,
+      chunks: chunks.map(({ heading, startLine, endLine, tokens, text }) => ({
+        heading,
+        startLine,
+        endLine,
+        tokens,
+        text,
+      })),
+    };
+    this.pending.set(path, record);
     this.pendingChars += text.length;
-    const { status, date, trust } = fileFacts(meta, chunks.length);
-    const hashes = chunks.map((c) => c.hash);
-    this.setFile(path, { hash, status, date, trust, docs, hashes, rec: ['', 0, 0] });
+    const date = meta.updated ?? meta.created;
+    const state: FileState = {
+      hash,
+      status: meta.status,
+      date,
+      trust: meta.trust,
+      docs,
+      hashes: chunks.map((c) => c.hash),
+      rec: ['', 0, 0],
+    };
+    this.setFile(path, state);
     this.dirty = true;
     return chunks.length;
-  }
-
-  /** indexFile for a file prepared on another thread (prepare.ts): the same postings and record. */
-  private indexPrepared(path: string, hash: string, p: PreparedFile): number {
-    this.dropFile(path);
-    const docs: number[] = [];
-    let at = p.at;
-    for (let c = 0; c < p.facts.chunks; c++) {
-      const docId = this.keyword.nextDocId;
-      this.docFile[docId] = path;
-      at = this.keyword.addCounted(docId, p.counts, at, p.terms);
-      docs.push(docId);
-    }
-    this.pending.set(path, p.record);
-    this.pendingChars += p.record.length;
-    const { status, date, trust } = p.facts;
-    this.setFile(path, { hash, status, date, trust, docs, hashes: p.hashes, rec: ['', 0, 0] });
-    this.dirty = true;
-    return docs.length;
-  }
-
-  /**
-   * Sets the status of an indexed file, its record's too (a build that learns statuses only once
-   * every file is read sets them after the refresh). Call save() to persist.
-   */
-  setStatus(path: string, status: FileState['status'], o: { record: boolean }): void {
-    const f = this.files.get(path);
-    if (!f || f.status === status) return;
-    f.status = status;
-    this.dirty = true;
-    // As refresh does for an unchanged file: its record keeps the status it was indexed with.
-    if (!o.record) return;
-    const rec = this.record(path, f);
-    // Same key order as the record indexing would have written with this status.
-    this.pending.set(path, { ...rec, meta: { ...rec.meta, status } });
-    this.pendingChars += f.rec[2] - f.rec[1];
   }
 
   /** BM25 hits over live chunks, best first. */
@@ -429,8 +394,8 @@ export class SearchIndex {
 
   private record(path: string, f: FileState): FileRecord {
     const pending = this.pending.get(path);
-    if (pending && !(pending instanceof Uint8Array)) return pending;
-    const text = pending ? Buffer.from(pending).toString('utf8') : this.reader.read(f.rec);
+    if (pending) return pending;
+    const text = this.reader.read(f.rec);
     try {
       return JSON.parse(text) as FileRecord;
     } catch {
@@ -588,11 +553,7 @@ export class SearchIndex {
     this.writer ??= await SegmentWriter.create(this.dir, 'records');
     for (const [path, record] of this.pending) {
       const f = this.files.get(path) as FileState;
-      const bytes =
-        record instanceof Uint8Array
-          ? Buffer.from(record.buffer, record.byteOffset, record.byteLength)
-          : Buffer.from(JSON.stringify(record), 'utf8');
-      f.rec = this.writer.append(bytes);
+      f.rec = this.writer.append(Buffer.from(JSON.stringify(record), 'utf8'));
     }
     this.writer.flush();
     this.reader.open(this.writer.name);

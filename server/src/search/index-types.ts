@@ -2,7 +2,6 @@
 // counts, indexed chunks.
 import type { ChunkMeta } from '../core/search/chunk.js';
 import type { MemoryStatus } from '../core/types.js';
-import type { PreparedFile } from './prepare.js';
 
 /** A file to index: given eagerly, or lazily so unchanged files are never read or parsed. */
 export type SourceFile =
@@ -22,11 +21,6 @@ export interface RefreshOptions {
   onProgress?: (done: number, total: number) => void;
   /** Called after each file; a returned promise is awaited (a server's build yields there). */
   pause?: () => Promise<void> | undefined;
-  /**
-   * Prepares the files to (re)index on another thread (a build worker): yields one answer per
-   * file given, in order; null means load and index that file on this thread.
-   */
-  prepare?: (files: SourceFile[]) => AsyncIterator<PreparedFile | null>;
 }
 
 export interface RefreshStats {

@@ -7,7 +7,6 @@ import { CairnError } from '../core/errors.js';
 import { IndexDamagedError } from './index-files.js';
 import { scoreDocuments, type Bm25Params } from './keyword-bm25.js';
 import { DeltaPostings } from './delta-postings.js';
-import type { CountedTerms } from './counted-terms.js';
 import { WordTable } from './word-table.js';
 import { decodePosting, fieldMaps, livePairs, pairBytes } from './keyword-postings.js';
 import {
@@ -165,7 +164,8 @@ export class KeywordIndex {
 
   /** Indexes a document under a docId never used before in this index (see nextDocId). */
   add(docId: number, fields: KeywordFields): void {
-    this.checkUnused(docId);
+    if (this.fieldLength[docId] !== undefined)
+      throw new IndexDamagedError(`keyword index: docId ${docId} is already used`);
     const lengths: number[] = [];
     for (const field of KEYWORD_FIELDS) {
       const fieldId = FIELD_IDS[field];
@@ -173,63 +173,21 @@ export class KeywordIndex {
       // Words, not distinct words: BM25's document length (FTS5's too; measured 0.005 nDCG@10 better).
       lengths.push(words);
       for (const slot of touched) {
-        slot.posting ??= this.deltaOf(slot.term);
-        this.post(slot.term, slot.posting, docId, fieldId, slot.count);
+        const { term, count: tf } = slot;
+        let posting = slot.posting ?? this.delta.get(term);
+        if (!posting) this.delta.set(term, (posting = new DeltaPostings()));
+        slot.posting = posting;
+        posting.push(docId, fieldId, tf);
+        if (this.pairsCache.size > 0) this.pairsCache.delete(term);
+        // A materialized term gets the new document too; a term queried before any document had
+        // it is materialized with none, so it is created here rather than missed until a reload.
+        if (this.loaded.size > 0 && this.loaded.has(term)) {
+          let loaded = this.ms.termData(term);
+          if (!loaded) this.ms.putTerm(term, (loaded = new Map()));
+          bump(loaded, fieldId, docId, tf);
+        }
       }
     }
-    this.added(docId, lengths);
-  }
-
-  /**
-   * Indexes a document whose terms were counted elsewhere (a build worker, counted-terms.ts):
-   * `counts` from `at` holds its four field lengths, then per field (title, tags, heading, text)
-   * the number of its terms and each term's number in `terms` and frequency. The postings are the
-   * ones `add` makes of the same text. Returns where the next document's counts start.
-   */
-  addCounted(docId: number, counts: Int32Array, at: number, terms: CountedTerms): number {
-    this.checkUnused(docId);
-    if (terms.epoch !== this.deltaEpoch) terms.forgetPostings(this.deltaEpoch);
-    const lengths = [counts[at], counts[at + 1], counts[at + 2], counts[at + 3]];
-    let i = at + 4;
-    for (let fieldId = 0; fieldId < KEYWORD_FIELDS.length; fieldId++) {
-      const end = i + 1 + 2 * counts[i];
-      for (i++; i < end; i += 2) {
-        const id = counts[i];
-        const term = terms.names[id];
-        if (term === undefined) throw new RangeError(`keyword index: unknown term number ${id}`);
-        const posting = (terms.postings[id] ??= this.deltaOf(term));
-        this.post(term, posting, docId, fieldId, counts[i + 1]);
-      }
-    }
-    this.added(docId, lengths);
-    return i;
-  }
-
-  private checkUnused(docId: number): void {
-    if (this.fieldLength[docId] !== undefined)
-      throw new IndexDamagedError(`keyword index: docId ${docId} is already used`);
-  }
-
-  /** A term's delta postings, created empty when it has none. */
-  private deltaOf(term: string): DeltaPostings {
-    let posting = this.delta.get(term);
-    if (!posting) this.delta.set(term, (posting = new DeltaPostings()));
-    return posting;
-  }
-
-  private post(term: string, posting: DeltaPostings, docId: number, fieldId: number, tf: number): void {
-    posting.push(docId, fieldId, tf);
-    if (this.pairsCache.size > 0) this.pairsCache.delete(term);
-    // A materialized term gets the new document too; a term queried before any document had
-    // it is materialized with none, so it is created here rather than missed until a reload.
-    if (this.loaded.size > 0 && this.loaded.has(term)) {
-      let loaded = this.ms.termData(term);
-      if (!loaded) this.ms.putTerm(term, (loaded = new Map()));
-      bump(loaded, fieldId, docId, tf);
-    }
-  }
-
-  private added(docId: number, lengths: number[]): void {
     this.fieldLength[docId] = lengths;
     this.deltaDocCount++;
     this.live++;
@@ -237,9 +195,6 @@ export class KeywordIndex {
     this.ms.setDoc(docId, lengths);
     this.syncStats();
   }
-
-  /** Bumped when the delta is cleared: postings found for counted terms before are stale. */
-  private deltaEpoch = 0;
 
   /** Per raw word, the slot of its term (word-table.ts); forgotten past WORD_SLOTS words. */
   private wordTable = new WordTable();
@@ -526,7 +481,6 @@ export class KeywordIndex {
     this.offsets = offsets;
     this.postings = postings;
     this.delta.clear();
-    this.deltaEpoch++;
     this.clearPairsCache();
     this.wordTable.clear(); // their postings were the delta's
     this.deltaDocCount = 0;

@@ -15,8 +15,6 @@ export interface TermSlot {
   stamp: number;
   /** The term's delta postings, found once (slots are forgotten when the delta is cleared). */
   posting: DeltaPostings | null;
-  /** The term's number in this table, from 0 in order of first sight (a build worker sends numbers). */
-  id: number;
 }
 
 const NON_ASCII = /[^\x00-\x7f]/;
@@ -43,8 +41,6 @@ export class WordTable {
   /** Words of non-ASCII text, by splitWords' string. */
   private other = new Map<string, TermSlot | null>();
   private termSlots = new Map<string, TermSlot>();
-  /** Terms by their slot's id. */
-  private termList: string[] = [];
   private stamp = 0;
 
   /** Distinct raw words remembered. */
@@ -60,12 +56,6 @@ export class WordTable {
     this.poolUsed = 0;
     this.other.clear();
     this.termSlots.clear();
-    this.termList = [];
-  }
-
-  /** Terms numbered `from` and up, in order (what a build worker has not yet sent). */
-  termsFrom(from: number): string[] {
-    return this.termList.slice(from);
   }
 
   /**
@@ -122,11 +112,7 @@ export class WordTable {
   private slotOfTerm(term: string | null): TermSlot | null {
     if (term === null) return null;
     let slot = this.termSlots.get(term);
-    if (!slot) {
-      slot = { term, count: 0, stamp: 0, posting: null, id: this.termList.length };
-      this.termSlots.set(term, slot);
-      this.termList.push(term);
-    }
+    if (!slot) this.termSlots.set(term, (slot = { term, count: 0, stamp: 0, posting: null }));
     return slot;
   }
 
