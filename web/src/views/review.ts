@@ -69,6 +69,16 @@ function draftOf(pick: string) {
   return d;
 }
 
+/** A note above the diff about files a candidate changes besides memories. */
+function fileNote(label: string, title: string, text: string): HTMLElement {
+  return h(
+    'div',
+    { class: 'findings', role: 'note', 'aria-label': label },
+    h('h3', null, title),
+    h('p', null, text),
+  );
+}
+
 function candidateCard(c: Candidate, ctx: ViewContext): HTMLElement {
   const key = c.pick.replace(/[^a-z0-9_-]/gi, '-');
   const draft = draftOf(c.pick);
@@ -167,27 +177,17 @@ function candidateCard(c: Candidate, ctx: ViewContext): HTMLElement {
         )
       : null,
     c.outsideStore.length
-      ? h(
-          'div',
-          { class: 'findings', role: 'note', 'aria-label': 'Files outside the store' },
-          h('h3', null, 'Changes files outside the store'),
-          h(
-            'p',
-            null,
-            `${c.outsideStore.join(', ')}: Cairn accepts memories only, never changes to the project around the store. Merge the branch with git if you mean it; otherwise reject it.`,
-          ),
+      ? fileNote(
+          'Files outside the store',
+          'Changes files outside the store',
+          `${c.outsideStore.join(', ')}: Cairn accepts memories only, never changes to the project around the store. Merge the branch with git if you mean it; otherwise reject it.`,
         )
       : null,
     c.storeFiles.length
-      ? h(
-          'div',
-          { class: 'findings', role: 'note', 'aria-label': 'Store files' },
-          h('h3', null, 'Changes store files, not only memories'),
-          h(
-            'p',
-            null,
-            `${c.storeFiles.join(', ')}: accepting merges them onto main too (cairn.yaml holds the store's governance and scanner settings).`,
-          ),
+      ? fileNote(
+          'Store files',
+          'Changes store files, not only memories',
+          `${c.storeFiles.join(', ')}: accepting merges them onto main too (cairn.yaml holds the store's governance and scanner settings).`,
         )
       : null,
     renderDiff(c.diff, c.findings),
