@@ -88,6 +88,11 @@ describe('cairn mcp: store, retrieve, search, get, review', () => {
     expect(review.json.candidates[0]).toMatchObject({
       id: stored.json.metadata.topic_id,
       origin: 'background',
+      storeFiles: [],
+      outsideStore: [],
+      settings: [],
+      decisionClaims: [],
+      rejectedBefore: [],
     });
 
     const got = await call(conn.client, 'memory_retrieve', { query: 'kafka audit events' });

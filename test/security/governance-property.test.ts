@@ -9,6 +9,8 @@
 // - no hand-written section lost unless a person's commit removed it;
 // - no allowance counts that a person did not give (a forged allow commit on a proposal, accepted
 //   or merged as a pull request, allows nothing);
+// - no text a person rejected is accepted again without the person's override, whatever id or
+//   branch brings it back (checked in the `repropose` step);
 // - no failure other than a documented CairnError.
 // Runs: CAIRN_PROPERTY_RUNS (default 8); seed: CAIRN_PROPERTY_SEED (default fixed, so CI repeats).
 import { execFileSync } from 'node:child_process';
@@ -54,7 +56,8 @@ type Step =
   | { kind: 'undoDry' }
   | { kind: 'search'; word: number; candidates: boolean }
   | { kind: 'allow'; pick: number }
-  | { kind: 'forgedAllow'; pick: number; pr: boolean };
+  | { kind: 'forgedAllow'; pick: number; pr: boolean }
+  | { kind: 'repropose'; pick: number };
 
 const pick = fc.nat({ max: 50 });
 const step: fc.Arbitrary<Step> = fc.oneof(
@@ -92,6 +95,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   }),
   fc.record({ kind: fc.constant('allow' as const), pick }),
   fc.record({ kind: fc.constant('forgedAllow' as const), pick, pr: fc.boolean() }),
+  fc.record({ kind: fc.constant('repropose' as const), pick }),
 );
 
 /** The writers: a person at the CLI, two agents, and an import. */
@@ -249,6 +253,39 @@ async function apply(ctx: OpContext, dir: string, s: Step): Promise<void> {
           `candidate/${id}`,
         );
       else await acceptCandidate(ctx, id);
+      return;
+    }
+    case 'repropose': {
+      // Someone pushes a rejected memory's text again by hand, under a new id, and a person runs
+      // `cairn accept` on it: refused (ALREADY_REJECTED), main unmoved.
+      const rejected = () => git(dir, 'tag', '-l', 'rejected/*').split('\n').filter(Boolean);
+      if (!rejected().length) {
+        // Nothing rejected yet: an agent proposes a note and a person rejects it.
+        const r = await storeMemory(
+          ctx,
+          {
+            topic: `Pipe the installer into sh ${s.pick}`,
+            context: 'Run curl | sh on prod.',
+            agentName: 'nightly',
+            confidence: 0.6,
+          },
+          { channel: 'agent' },
+        );
+        await rejectCandidate(ctx, r.metadata.topic_id, 'never pipe to sh');
+      }
+      const tag = choose(rejected(), s.pick)!;
+      const old = tag.slice('rejected/'.length).replace(/--\d+$/, '');
+      const text = git(dir, 'show', `${tag}^{commit}:memories/${old}.md`);
+      const id = `again-${++forged}`;
+      git(dir, 'checkout', '-q', '-b', `candidate/${id}`, 'main');
+      writeFileSync(path.join(dir, 'memories', `${id}.md`), text.replace(/^id: .*$/m, `id: ${id}`));
+      git(dir, 'add', '-A');
+      git(dir, 'commit', '-qm', `candidate: ${id}`);
+      git(dir, 'checkout', '-q', 'main');
+      const before = git(dir, 'rev-parse', 'main').trim();
+      await expect(acceptCandidate(ctx, id)).rejects.toMatchObject({ code: 'ALREADY_REJECTED' });
+      expect(git(dir, 'rev-parse', 'main').trim()).toBe(before);
+      git(dir, 'branch', '-D', `candidate/${id}`);
       return;
     }
     case 'gitRevert': {

@@ -259,7 +259,10 @@ describe.skipIf(!HAVE_CHROMIUM)('the review page in Chromium', () => {
     git(second, 'checkout', '-q', 'main');
     await show('#/review', 'review', 'article.candidate');
     const card = page.locator('article[data-id="tuning"]');
-    expect(await card.locator('.findings').textContent()).toContain('cairn.yaml');
+    expect(await card.locator('.findings').first().textContent()).toContain('cairn.yaml');
+    expect(await card.getByRole('note', { name: 'Settings' }).textContent()).toMatch(
+      /Weakens governance.*scan\.injection\.threshold: null → 1 \(the injection detector reports fewer passages\)/,
+    );
     await page.getByRole('button', { name: 'Accept tuning' }).click();
     await expect.poll(() => page.locator('#msg-tuning').textContent()).toContain('also changes store files');
     expect(git(second, 'show', 'main:cairn.yaml')).toBe(config);
@@ -268,6 +271,38 @@ describe.skipIf(!HAVE_CHROMIUM)('the review page in Chromium', () => {
     await page.waitForSelector('article[data-id="tuning"]', { state: 'detached' });
     expect(git(second, 'show', 'main:cairn.yaml')).toContain('threshold: 1.0');
     await checkPage('review-store-files');
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('says when a person rejected the text before, and accepts it only once the override is ticked', async () => {
+    const text =
+      '---\nid: pipe\ntitle: Pipe\nkind: note\nstatus: candidate\n---\n\nPipe install.sh into sh.\n';
+    git(second, 'checkout', '-q', '-b', 'candidate/pipe');
+    writeFileSync(path.join(second, 'memories', 'pipe.md'), text);
+    git(second, 'add', '-A');
+    git(second, 'commit', '-qm', 'candidate: pipe');
+    git(second, 'checkout', '-q', 'main');
+    expect((await cairn(['reject', 'pipe', '--why', 'never pipe to sh', '--store', second])).code).toBe(0);
+    // The same text again by hand, under another id.
+    git(second, 'checkout', '-q', '-b', 'candidate/pipe-again');
+    writeFileSync(path.join(second, 'memories', 'pipe-again.md'), text.replace('id: pipe', 'id: pipe-again'));
+    git(second, 'add', '-A');
+    git(second, 'commit', '-qm', 'candidate: pipe-again');
+    git(second, 'checkout', '-q', 'main');
+    await show('#/review', 'review', 'article[data-id="pipe-again"]');
+    const card = page.locator('article[data-id="pipe-again"]');
+    expect(await card.getByRole('note', { name: 'Rejected before' }).textContent()).toMatch(
+      /A person rejected this text before.*rejected\/pipe \("never pipe to sh"\)/,
+    );
+    const main = git(second, 'rev-parse', 'main');
+    await page.getByRole('button', { name: 'Accept pipe-again' }).click();
+    await expect.poll(() => page.locator('#msg-pipe-again').textContent()).toContain('rejected before');
+    expect(git(second, 'rev-parse', 'main')).toBe(main);
+    await page.getByLabel('Accept although a person rejected this text').check();
+    await page.getByRole('button', { name: 'Accept pipe-again' }).click();
+    await page.waitForSelector('article[data-id="pipe-again"]', { state: 'detached' });
+    expect(git(second, 'show', 'main:memories/pipe-again.md')).toContain('install.sh');
+    await checkPage('review-rejected-before');
     expect(pageErrors).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import { allowFindings } from '../ops/allow.js';
 import { acceptCandidate, rejectCandidate, reviewCandidates } from '../ops/review.js';
 import { correct, feedback, forget, supersede, type EditResult } from '../ops/edit.js';
 import { undoLast } from '../ops/undo.js';
+import { describeSettingChange } from '../core/settings-changes.js';
 import { str, strs, type Command } from './command.js';
 import { EXIT, UsageError, writeJson, writeLine } from './io.js';
 
@@ -44,6 +45,21 @@ export const reviewCommand: Command = {
         );
       if (v.storeFiles.length)
         writeLine(io, `  ! changes store files, not only memories: ${v.storeFiles.join(', ')}`);
+      for (const s of v.settings)
+        writeLine(
+          io,
+          `  ! ${s.weakens ? 'weakens governance' : 'changes a setting'}: cairn.yaml ${describeSettingChange(s)}`,
+        );
+      for (const r of v.rejectedBefore)
+        writeLine(
+          io,
+          `  ! a person rejected ${r.sameText ? 'this text' : 'this id'} before: ${r.path} (tag ${r.tag}${r.reason ? `: "${r.reason}"` : ''})`,
+        );
+      if (v.decisionClaims.length)
+        writeLine(
+          io,
+          `  ! carries commits written as a person's decisions (they count for nothing if accepted): ${v.decisionClaims.join('; ')}`,
+        );
       if (!args.values['no-diff']) writeLine(io, v.diff.replace(/^/gm, '  '));
       // Flagged content is accepted only with an explicit allowance (docs/governance.md).
       const allow = v.flagged
@@ -53,9 +69,10 @@ export const reviewCommand: Command = {
             .join(',')}`
         : '';
       const storeFiles = v.storeFiles.length ? ' --allow-store-files' : '';
+      const override = v.rejectedBefore.some((r) => r.sameText) ? ' --override-rejection' : '';
       const accept = v.outsideStore.length
         ? `with git if a person means it (git merge ${v.branch})`
-        : `cairn accept ${v.pick}${allow}${storeFiles}`;
+        : `cairn accept ${v.pick}${allow}${storeFiles}${override}`;
       writeLine(io, `  accept: ${accept}    reject: cairn reject ${v.pick} --why "..."\n`);
     }
     return EXIT.OK;

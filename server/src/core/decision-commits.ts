@@ -43,3 +43,24 @@ export function decisionCommits(
   }
   return out;
 }
+
+/** The actions only a person's decision on main may carry. */
+const DECISION_ACTIONS = new Set(['accept', 'reject', 'allow', 'undo', 'feedback']);
+
+/**
+ * True when a commit message is written as a person's decision (an allowance, a review, a vote, a
+ * revert). On a proposal such a commit counts for nothing; review names it, because a proposer who
+ * writes one is trying something.
+ */
+export function claimsDecision(msg: {
+  action: string | null;
+  reverts: string | null;
+  trailers: Readonly<Record<string, string>>;
+}): boolean {
+  return (
+    (msg.action !== null && DECISION_ACTIONS.has(msg.action)) ||
+    msg.reverts !== null ||
+    msg.trailers['Memory-Allow'] !== undefined ||
+    msg.trailers['Memory-Feedback'] !== undefined
+  );
+}

@@ -9,7 +9,11 @@ import { openCairnDir } from '../store/cairn-dir.js';
 import type { OpContext } from './context.js';
 import { formatFindings, type CheckFinding, type CheckFormat } from './check-format.js';
 import { checkFiles, StoreWorkspace } from './workspace/index.js';
-import { injectionModelProblem } from '../store/injection-model.js';
+import { injectionModelProblem, shippedInjectionModel } from '../store/injection-model.js';
+import { parseConfig } from '../core/config.js';
+import { describeSettingChange, settingRange, settingsChanges } from '../core/settings-changes.js';
+import { CONFIG_FILE, repoPath } from '../store/store.js';
+import { readStoreFile } from '../store/safe-fs.js';
 
 export type { CheckFinding, CheckFormat } from './check-format.js';
 
@@ -42,8 +46,11 @@ async function pathFindings(ctx: OpContext, ws: StoreWorkspace): Promise<CheckFi
   return out;
 }
 
-/** Store-relative files changed on HEAD since the merge base with `base`. */
-async function changedFiles(ctx: OpContext, base: string): Promise<Set<string>> {
+/** Store-relative files changed on HEAD since the merge base with `base`, and that merge base. */
+async function changedFiles(
+  ctx: OpContext,
+  base: string,
+): Promise<{ files: Set<string>; fork: string | null }> {
   const { repo, prefix } = ctx.store;
   const [head, baseTip] = await Promise.all([repo.resolve('HEAD'), repo.resolve(base)]);
   if (!head)
@@ -61,7 +68,36 @@ async function changedFiles(ctx: OpContext, base: string): Promise<Set<string>> 
   for (const d of await repo.diff(fork, head)) {
     if (d.status !== 'deleted' && d.path.startsWith(prefix)) out.add(d.path.slice(prefix.length));
   }
-  return out;
+  return { files: out, fork };
+}
+
+/**
+ * A change to cairn.yaml is a change to governance: each changed setting is a finding on its line,
+ * an error when it lets more through without a person (agent writes that skip review, a detector
+ * that reports less), and cairn.yaml's own invalid values are errors.
+ */
+async function settingsFindings(ctx: OpContext, fork: string | null): Promise<CheckFinding[]> {
+  const { store } = ctx;
+  const text = readStoreFile(store.root, CONFIG_FILE)?.toString('utf8') ?? '';
+  const before = fork ? await store.repo.readText(fork, repoPath(store, CONFIG_FILE)) : null;
+  const changes = settingsChanges(
+    parseConfig(before ?? '').config,
+    store.config,
+    shippedInjectionModel()?.header.threshold ?? null,
+  );
+  return [
+    ...store.configProblems.map((p) => toFinding(CONFIG_FILE, p)),
+    ...changes.map((c) =>
+      toFinding(CONFIG_FILE, {
+        code: c.weakens ? 'store/settings-weakened' : 'store/settings-changed',
+        severity: c.weakens ? 'error' : 'warning',
+        message: c.weakens
+          ? `this change weakens governance: ${describeSettingChange(c)}. Merge it only if a person means that`
+          : `this change sets ${describeSettingChange(c)}`,
+        range: settingRange(text, c.key),
+      }),
+    ),
+  ];
 }
 
 /**
@@ -74,25 +110,29 @@ export async function checkStore(ctx: OpContext, opts: CheckOptions): Promise<Ch
   const ws = new StoreWorkspace({ root: store.root, store, keepParsed: true });
   await ws.load();
   await ws.refreshGit();
-  const only = opts.changed ? await changedFiles(ctx, opts.changed) : null;
+  const change = opts.changed ? await changedFiles(ctx, opts.changed) : null;
+  const only = change?.files ?? null;
   const onDisk = [...ws.files.values()].filter((f) => f.onDisk && !f.link).map((f) => f.rel);
   const selected = only ? onDisk.filter((rel) => only.has(rel)) : onDisk;
+  const settingsChecked = change?.files.has(CONFIG_FILE) ?? false;
   const inChange = (p: string) => !only || [...only].some((c) => c === p || c.startsWith(`${p}/`));
   const findings = [
     ...(await pathFindings(ctx, ws)).filter((f) => inChange(f.path)),
     ...(await checkFiles(ws, selected)).flatMap((f) => f.problems.map((p) => toFinding(f.path, p))),
+    ...(settingsChecked ? await settingsFindings(ctx, change!.fork) : []),
   ];
+  const checked = settingsChecked ? [...selected, CONFIG_FILE] : selected;
   const exitCode = findings.some((f) => f.severity === 'error') ? 1 : 0;
   const degraded = injectionModelProblem() ?? undefined;
   return {
     findings,
-    checked: selected,
+    checked,
     exitCode,
     ...(degraded ? { degraded } : {}),
     output: formatFindings(findings, {
       format: opts.format,
       repoPrefix: store.prefix,
-      checked: selected.length,
+      checked: checked.length,
       degraded,
     }),
   };

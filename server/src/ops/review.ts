@@ -1,20 +1,32 @@
 // Review: candidates are branches; accepting merges one (a two-parent commit on main), rejecting
 // keeps its content reachable under an annotated tag with the reason and deletes the branch.
 import path from 'node:path';
-import { classifyCandidateFiles } from '../core/candidate-files.js';
+import { classifyCandidateFiles, type CandidateFiles } from '../core/candidate-files.js';
 import { unifiedDiff } from '../core/diff.js';
 import { CairnError } from '../core/errors.js';
 import { parseMemory } from '../core/format/index.js';
 import { writableText } from '../core/payload.js';
 import { formatCommitMessage, parseCommitMessage } from '../core/trailers.js';
 import { flaggedFindings } from '../core/withhold.js';
-import { memoryPath, repoPath, type Store } from '../store/store.js';
+import { CONFIG_FILE, memoryPath, repoPath, type Store } from '../store/store.js';
+import { parseConfig } from '../core/config.js';
+import { claimsDecision } from '../core/decision-commits.js';
+import { settingsChanges, type SettingChange } from '../core/settings-changes.js';
 import { checkAllowance, ruleList, type FileFinding } from './allow.js';
 import { appendAudit } from './audit.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
 import { pickCandidate, pickHandle } from './candidate-pick.js';
+import { priorRejection } from './rejections.js';
 import { REJECTED_PREFIX, landedOnMain, openCandidates, rejectedTags, requireMainTip } from './read.js';
 import { injectionDetector } from '../store/injection-model.js';
+
+export interface RejectedBefore {
+  /** Store-relative, `memories/<id>.md`. */
+  path: string;
+  tag: string;
+  reason: string;
+  sameText: boolean;
+}
 
 export interface CandidateView {
   id: string;
@@ -38,6 +50,19 @@ export interface CandidateView {
   storeFiles: string[];
   /** Files outside the store's folder, repository-relative: Cairn never accepts these. */
   outsideStore: string[];
+  /** What the candidate's cairn.yaml changes, setting by setting (empty when it leaves it alone). */
+  settings: SettingChange[];
+  /**
+   * Commits on the candidate written as a person's decisions (`<short oid> <subject>`): an
+   * allowance, a review, a vote, a revert. They count for nothing once accepted; a proposer who
+   * writes one is trying something.
+   */
+  decisionClaims: string[];
+  /**
+   * Memory files on the candidate that a person rejected before: the same text under any id
+   * (`sameText`: accepting needs `overrideRejection`), or another text of a rejected id.
+   */
+  rejectedBefore: RejectedBefore[];
   /** Unified diff of main -> candidate. */
   diff: string;
   /** What the scanner flags in the candidate's files (line numbers in the candidate's version). */
@@ -71,6 +96,18 @@ export async function reviewCandidates(ctx: OpContext): Promise<CandidateView[]>
         for (const f of flaggedFindings(after, { detector: injectionDetector(store.config) }))
           findings.push({ path: rel, rule: f.rule, line: f.line, message: f.message });
     }
+    const settings = files.storeFiles.includes(CONFIG_FILE)
+      ? settingsChanges(
+          parseConfig((await store.repo.readText(tip, repoPath(store, CONFIG_FILE))) ?? '').config,
+          parseConfig((await store.repo.readText(c.tip, repoPath(store, CONFIG_FILE))) ?? '').config,
+          injectionDetector()?.model.header.threshold ?? null,
+        )
+      : [];
+    const own = await store.repo.log(c.tip, { stopAt: await store.repo.reachableFrom(tip) });
+    const decisionClaims = own
+      .filter((o) => claimsDecision(parseCommitMessage(o.message)))
+      .map((o) => `${o.oid.slice(0, 7)} ${o.subject}`);
+    const rejectedBefore = await rejectionsOf(store, files.memories, c.tip, tip);
     const text = await store.repo.readText(c.tip, repoPath(store, memoryPath(c.id)));
     const title = text ? parseMemory(text, { path: memoryPath(c.id) }).frontMatter.title : c.id;
     const reasonLine = info.body.split('\n').find((l) => l.startsWith('Candidate: '));
@@ -92,11 +129,32 @@ export async function reviewCandidates(ctx: OpContext): Promise<CandidateView[]>
       paths: changed.map((d) => storeRelative(store, d.path)),
       storeFiles: files.storeFiles,
       outsideStore: files.outsideStore,
+      settings,
+      decisionClaims,
+      rejectedBefore,
       diff,
       findings,
     });
   }
   return views;
+}
+
+/** The candidate's memory files (store-relative) that speak about a person's earlier rejection. */
+async function rejectionsOf(
+  store: Store,
+  memories: readonly string[],
+  candidateTip: string,
+  mainTip: string,
+): Promise<RejectedBefore[]> {
+  const out: RejectedBefore[] = [];
+  for (const rel of memories) {
+    const text = await store.repo.readText(candidateTip, repoPath(store, rel));
+    if (text === null) continue;
+    const onMain = (await store.repo.fileOid(mainTip, repoPath(store, rel))) !== null;
+    const r = await priorRejection(store, path.posix.basename(rel, '.md'), text, onMain);
+    if (r) out.push({ path: rel, tag: r.tag, reason: r.reason, sameText: r.sameText });
+  }
+  return out;
 }
 
 export interface AcceptResult {
@@ -135,8 +193,9 @@ function refuseNonMemoryFiles(
   repoPaths: string[],
   store: Store,
   allowStoreFiles: boolean,
-) {
-  const { storeFiles, outsideStore } = classifyCandidateFiles(repoPaths, store.prefix);
+): CandidateFiles {
+  const files = classifyCandidateFiles(repoPaths, store.prefix);
+  const { storeFiles, outsideStore } = files;
   const reject = `cairn reject ${id} --why TEXT`;
   if (outsideStore.length)
     throw new CairnError(
@@ -156,6 +215,7 @@ function refuseNonMemoryFiles(
       { storeFiles, command },
     );
   }
+  return files;
 }
 
 /**
@@ -181,13 +241,14 @@ export async function acceptCandidate(
     if (!opts.overrideRejection) await refuseRejected(store, id, cand, branch);
     const base = await store.repo.mergeBase(cand, main);
     const diffs = await store.repo.diff(base, cand);
-    refuseNonMemoryFiles(
+    const files = refuseNonMemoryFiles(
       id,
       branch,
       diffs.map((d) => d.path),
       store,
       Boolean(opts.allowStoreFiles),
     );
+    if (!opts.overrideRejection) await refuseRejectedText(store, files.memories, cand, main);
     const changes: { path: string; content: Uint8Array | null }[] = [];
     for (const d of diffs) {
       const theirs = d.status === 'deleted' ? null : await store.repo.readFile(cand, d.path);
@@ -275,6 +336,26 @@ async function refuseRejected(store: Store, id: string, cand: string, branch: st
       { id, tag: tag.name },
     );
   }
+}
+
+/**
+ * A text a person rejected stays rejected whatever brings it back: another id, another branch, one
+ * pushed by hand. Accepting it needs the person's explicit word, as for a stale branch.
+ */
+async function refuseRejectedText(
+  store: Store,
+  memories: readonly string[],
+  cand: string,
+  main: string,
+): Promise<void> {
+  const said = (await rejectionsOf(store, memories, cand, main)).find((r) => r.sameText);
+  if (!said) return;
+  throw new CairnError(
+    'ALREADY_REJECTED',
+    `${said.path} says what a person rejected before (tag ${said.tag}${said.reason ? `: "${said.reason}"` : ''}); ` +
+      'reject it, or accept it anyway with --override-rejection',
+    { path: said.path, tag: said.tag },
+  );
 }
 
 function sameBytes(a: Uint8Array | null, b: Uint8Array | null): boolean {

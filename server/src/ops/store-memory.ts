@@ -21,7 +21,8 @@ import { authorFor, isoNow, type OpContext } from './context.js';
 import { branchNote, commitRouted } from './commit-routed.js';
 import { refuseSupersedeCycle } from './edit.js';
 import { memoryHistories } from './history.js';
-import { CANDIDATE_PREFIX, rejectedTags, requireMainTip, syncRemote } from './read.js';
+import { CANDIDATE_PREFIX, requireMainTip, syncRemote } from './read.js';
+import { priorRejection, sameContent } from './rejections.js';
 import { injectionDetector } from '../store/injection-model.js';
 
 export interface StoreFinding {
@@ -233,17 +234,6 @@ async function storeLocked(
   return result(id, text, decision.route, reason, findings, action, branch, commit);
 }
 
-function sameContent(a: string, b: string): boolean {
-  // Dates differ between two writes of the same summary; everything else (front matter included:
-  // tags, triples, confidence) must match for a write to be a no-op.
-  const strip = (t: string) =>
-    t
-      .replace(/^(created|updated):.*$/gm, '')
-      .replace(/[ \t]+$/gm, '')
-      .trim();
-  return strip(a) === strip(b);
-}
-
 /**
  * An update keeps what a person wrote: front matter comments and keys it does not set, and every
  * body section it does not restate (a hand-written `## Notes`, a Rationale left out).
@@ -256,47 +246,6 @@ function updatedText(existing: string, p: StorePayload, now: string): string {
   if (p.supersedes.length) patch.supersedes = p.supersedes;
   if (p.kind) patch.kind = p.kind;
   return updateSections(updateFrontMatter(existing, patch), bodyOfPayload(p));
-}
-
-interface PriorRejection {
-  tag: string;
-  reason: string;
-  /** "this id" or "the same text (as <id>)" */
-  what: string;
-  /** Exactly the content a person rejected: dropped rather than proposed again. */
-  identical: boolean;
-}
-
-/**
- * A rejection that still speaks about this write: a rejection of the id (while the id is not on
- * main), or of the same body under any id. Confidence or other front matter cannot get round it.
- */
-async function priorRejection(
-  store: Store,
-  id: string,
-  text: string,
-  onMain: boolean,
-): Promise<PriorRejection | null> {
-  const body = bodyOf(text);
-  let found: PriorRejection | null = null;
-  for (const tag of await rejectedTags(store)) {
-    const old = await store.repo.readText(tag.target, repoPath(store, memoryPath(tag.id)));
-    const sameId = tag.id === id && !onMain;
-    const sameBody = old !== null && bodyOf(old) === body;
-    if (!sameId && !sameBody) continue;
-    const reason = (tag.message ?? '').split('\n\n')[1]?.trim() ?? '';
-    const identical = old !== null && tag.id === id && sameContent(old, text);
-    const what = sameId ? `"${id}"` : `the same text (as "${tag.id}")`;
-    if (!found || identical) found = { tag: tag.name, reason, what, identical };
-    if (identical) break;
-  }
-  return found;
-}
-
-/** The body (after front matter), whitespace-normalized: what a proposal says. */
-function bodyOf(text: string): string {
-  const m = /^---\r?\n[\s\S]*?\r?\n---\r?\n/.exec(text);
-  return (m ? text.slice(m[0].length) : text).replace(/\s+/g, ' ').trim();
 }
 
 /** Whether the newest change of the memory's content was a person's (not an agent's, not accepted from one). */

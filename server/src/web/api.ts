@@ -57,6 +57,7 @@ export const ROUTES: Record<string, Route> = {
     acceptCandidate(services.ctx, name(body.id, 'id'), {
       allow: rules(body.allow),
       allowStoreFiles: body.allowStoreFiles === true,
+      overrideRejection: body.overrideRejection === true,
     }),
   // `cairn reject ID --why TEXT`.
   'POST /api/reject': async ({ services, body }) =>

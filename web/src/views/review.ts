@@ -23,6 +23,12 @@ interface Candidate {
   storeFiles: string[];
   /** Files outside the store: Cairn never accepts these. */
   outsideStore: string[];
+  /** What its cairn.yaml changes; `weakens` says what it lets through without a person. */
+  settings: { key: string; from: string; to: string; weakens?: string }[];
+  /** Its commits written as a person's decisions (they count for nothing if accepted). */
+  decisionClaims: string[];
+  /** Its memory files a person rejected before; `sameText`: accepting needs a tick. */
+  rejectedBefore: { path: string; tag: string; reason: string; sameText: boolean }[];
   diff: string;
   findings: Finding[];
 }
@@ -61,11 +67,22 @@ export const reviewView: View = {
  * What a person typed, ticked or was told on each candidate, kept across redraws: the page redraws
  * when the store changes (live updates), and that must not wipe a reason or an error.
  */
-const drafts = new Map<string, { why: string; allow: Set<string>; storeFiles: boolean; message: string }>();
+interface Draft {
+  why: string;
+  allow: Set<string>;
+  storeFiles: boolean;
+  overrideRejection: boolean;
+  message: string;
+}
+const drafts = new Map<string, Draft>();
 
 function draftOf(pick: string) {
   let d = drafts.get(pick);
-  if (!d) drafts.set(pick, (d = { why: '', allow: new Set(), storeFiles: false, message: '' }));
+  if (!d)
+    drafts.set(
+      pick,
+      (d = { why: '', allow: new Set(), storeFiles: false, overrideRejection: false, message: '' }),
+    );
   return d;
 }
 
@@ -99,6 +116,10 @@ function candidateCard(c: Candidate, ctx: ViewContext): HTMLElement {
   const storeBox = h('input', { type: 'checkbox', id: `store-files-${key}`, name: 'allowStoreFiles' });
   storeBox.checked = draft.storeFiles;
   storeBox.addEventListener('change', () => (draft.storeFiles = storeBox.checked));
+  const rejectedText = c.rejectedBefore.some((r) => r.sameText);
+  const overrideBox = h('input', { type: 'checkbox', id: `override-${key}`, name: 'overrideRejection' });
+  overrideBox.checked = draft.overrideRejection;
+  overrideBox.addEventListener('change', () => (draft.overrideRejection = overrideBox.checked));
   const reason = h('textarea', { id: `why-${key}`, rows: 2, maxlength: 2000, name: 'why' });
   reason.value = draft.why;
   reason.addEventListener('input', () => (draft.why = reason.value));
@@ -109,18 +130,26 @@ function candidateCard(c: Candidate, ctx: ViewContext): HTMLElement {
   async function accept(): Promise<void> {
     busy(true);
     try {
-      await post('accept', { id: c.pick, allow: [...draft.allow], allowStoreFiles: draft.storeFiles });
+      await post('accept', {
+        id: c.pick,
+        allow: [...draft.allow],
+        allowStoreFiles: draft.storeFiles,
+        overrideRejection: draft.overrideRejection,
+      });
       drafts.delete(c.pick);
       ctx.announce(`Accepted ${c.id}.`);
       ctx.refresh();
     } catch (err) {
       const needs = err instanceof ApiError && err.code === 'NEEDS_ALLOWANCE' ? err : null;
+      const rejected = err instanceof ApiError && err.code === 'ALREADY_REJECTED';
       say(
-        needs?.data?.storeFiles
-          ? `Not accepted: it also changes store files (${c.storeFiles.join(', ')}). If you have read them and want them on main, tick the box above and accept again; otherwise reject it.`
-          : needs
-            ? `Not accepted: it holds text the scanner flags (${rules.join(', ')}). If you have read it and agents may see it, tick each rule above and accept again; otherwise reject it.`
-            : errorText(err),
+        rejected
+          ? `Not accepted: ${errorText(err)}. If you mean to accept it all the same, tick the box above and accept again.`
+          : needs?.data?.storeFiles
+            ? `Not accepted: it also changes store files (${c.storeFiles.join(', ')}). If you have read them and want them on main, tick the box above and accept again; otherwise reject it.`
+            : needs
+              ? `Not accepted: it holds text the scanner flags (${rules.join(', ')}). If you have read it and agents may see it, tick each rule above and accept again; otherwise reject it.`
+              : errorText(err),
       );
       busy(false);
     }
@@ -190,6 +219,31 @@ function candidateCard(c: Candidate, ctx: ViewContext): HTMLElement {
           `${c.storeFiles.join(', ')}: accepting merges them onto main too (cairn.yaml holds the store's governance and scanner settings).`,
         )
       : null,
+    c.settings.length
+      ? fileNote(
+          'Settings',
+          c.settings.some((x) => x.weakens) ? 'Weakens governance' : 'Changes settings',
+          c.settings
+            .map((x) => `cairn.yaml ${x.key}: ${x.from} → ${x.to}${x.weakens ? ` (${x.weakens})` : ''}`)
+            .join('; '),
+        )
+      : null,
+    c.decisionClaims.length
+      ? fileNote(
+          'Decision commits',
+          "Carries commits written as a person's decisions",
+          `${c.decisionClaims.join('; ')}: they count for nothing if you accept (decisions count only when made on main). A proposal that carries them is trying something.`,
+        )
+      : null,
+    c.rejectedBefore.length
+      ? fileNote(
+          'Rejected before',
+          rejectedText ? 'A person rejected this text before' : 'A person rejected this id before',
+          c.rejectedBefore
+            .map((r) => `${r.path}: tag ${r.tag}${r.reason ? ` ("${r.reason}")` : ''}`)
+            .join('; '),
+        )
+      : null,
     renderDiff(c.diff, c.findings),
     h(
       'form',
@@ -211,6 +265,15 @@ function candidateCard(c: Candidate, ctx: ViewContext): HTMLElement {
             storeBox,
             ' ',
             h('label', { for: storeBox.id }, `Also accept the store files (${c.storeFiles.join(', ')})`),
+          )
+        : null,
+      rejectedText
+        ? h(
+            'div',
+            { class: 'allow' },
+            overrideBox,
+            ' ',
+            h('label', { for: overrideBox.id }, 'Accept although a person rejected this text'),
           )
         : null,
       h(

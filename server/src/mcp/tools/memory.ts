@@ -285,6 +285,9 @@ export const memoryReview = defineTool({
       paths: c.paths,
       storeFiles: c.storeFiles,
       outsideStore: c.outsideStore,
+      settings: c.settings,
+      decisionClaims: c.decisionClaims,
+      rejectedBefore: c.rejectedBefore,
       ...(a.includeDiff ? { diff: c.diff } : {}),
     }));
     const n = candidates.length;

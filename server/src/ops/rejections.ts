@@ -1,0 +1,64 @@
+// What a person rejected before, read from the rejected/<id> tags: a write (`cairn store`) and a
+// review (`cairn review`, `cairn accept`) ask the same question, so a rejection holds however the
+// text comes back: a higher confidence, another id, or a branch pushed by hand.
+import type { Store } from '../store/store.js';
+import { memoryPath, repoPath } from '../store/store.js';
+import { rejectedTags } from './read.js';
+
+export interface PriorRejection {
+  tag: string;
+  reason: string;
+  /** "this id" or "the same text (as <id>)" */
+  what: string;
+  /** The body is the one a person rejected (under any id): a reason, not a new proposal. */
+  sameText: boolean;
+  /** Exactly the content a person rejected under this id: dropped rather than proposed again. */
+  identical: boolean;
+}
+
+/**
+ * A rejection that still speaks about `text` as memory `id`: a rejection of the id (while the id is
+ * not on main), or of the same body under any id. Confidence or other front matter cannot get
+ * round it. The identical rejection wins, then one of the same text, then one of the id.
+ */
+export async function priorRejection(
+  store: Store,
+  id: string,
+  text: string,
+  onMain: boolean,
+): Promise<PriorRejection | null> {
+  const body = bodyOf(text);
+  let found: PriorRejection | null = null;
+  const rank = (r: PriorRejection) => (r.identical ? 2 : r.sameText ? 1 : 0);
+  for (const tag of await rejectedTags(store)) {
+    const old = await store.repo.readText(tag.target, repoPath(store, memoryPath(tag.id)));
+    const sameId = tag.id === id && !onMain;
+    const sameText = old !== null && bodyOf(old) === body;
+    if (!sameId && !sameText) continue;
+    const reason = (tag.message ?? '').split('\n\n')[1]?.trim() ?? '';
+    const identical = old !== null && tag.id === id && sameContent(old, text);
+    const what = sameId ? `"${id}"` : `the same text (as "${tag.id}")`;
+    const candidate = { tag: tag.name, reason, what, sameText, identical };
+    if (!found || rank(candidate) > rank(found)) found = candidate;
+    if (identical) break;
+  }
+  return found;
+}
+
+/** Two texts of one memory that say the same: everything but the dates and trailing blanks. */
+export function sameContent(a: string, b: string): boolean {
+  // Dates differ between two writes of the same summary; everything else (front matter included:
+  // tags, triples, confidence) must match for a write to be a no-op.
+  const strip = (t: string) =>
+    t
+      .replace(/^(created|updated):.*$/gm, '')
+      .replace(/[ \t]+$/gm, '')
+      .trim();
+  return strip(a) === strip(b);
+}
+
+/** The body (after front matter), whitespace-normalized: what a proposal says. */
+function bodyOf(text: string): string {
+  const m = /^---\r?\n[\s\S]*?\r?\n---\r?\n/.exec(text);
+  return (m ? text.slice(m[0].length) : text).replace(/\s+/g, ' ').trim();
+}
