@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import {
   CancellationTokenSource,
   createMessageConnection,
@@ -241,7 +241,7 @@ describe.skipIf(!BUILT)('the search service behind the language server', () => {
 
   it('answers a completion and a hover on a fresh clone before the workspace has finished indexing', async () => {
     const root = freshStore();
-    const { conn } = spawnStdioServer();
+    const { child, conn } = spawnStdioServer();
     const indexing = new Set<string | number>();
     let indexedAt: number | null = null;
     conn.onRequest('window/workDoneProgress/create', () => null);
@@ -259,7 +259,13 @@ describe.skipIf(!BUILT)('the search service behind the language server', () => {
       capabilities: { window: { workDoneProgress: true } },
       workspaceFolders: null,
     });
+    // Held mid-build (see pauseWorkspaceParsers), so the answers cannot be late by chance.
+    const paused = pauseWorkspaceParsers(child.pid!);
     await conn.sendNotification('initialized', {});
+    const stopped = await paused;
+    // Let go however the test ends: a stopped parser would outlive the server.
+    onTestFinished(() => stopped.forEach((pid) => signal(pid, 'SIGCONT')));
+    expect(stopped.length).toBeGreaterThan(0);
     const uri = uriOf(root, 'memories/mem-1.md');
     await conn.sendNotification('textDocument/didOpen', {
       textDocument: { uri, languageId: 'markdown', version: 0, text: OPEN_TEXT },
@@ -277,6 +283,8 @@ describe.skipIf(!BUILT)('the search service behind the language server', () => {
       position: { line: 0, character: 8 },
     })) as { contents: { value: string } } | null;
     const answeredAt = performance.now();
+    expect(indexedAt).toBeNull();
+    for (const pid of stopped) signal(pid, 'SIGCONT');
     // The old server made these wait for all 4,000 files; now they answer from what is read so far.
     expect(list).not.toBeNull();
     expect(list!.isIncomplete).toBe(true);
@@ -314,6 +322,7 @@ describe.skipIf(!BUILT)('the search service behind the language server', () => {
     const paused = pauseWorkspaceParsers(child.pid!);
     await conn.sendNotification('initialized', {});
     const stopped = await paused;
+    onTestFinished(() => stopped.forEach((pid) => signal(pid, 'SIGCONT')));
     expect(stopped.length).toBeGreaterThan(0);
     try {
       // Past the grace in which a small store would have been indexed (see lsp/diagnostics.ts).
