@@ -129,6 +129,36 @@ describe('cairn review names what a candidate does to governance', () => {
     expect(view.decisionClaims).toHaveLength(1);
   });
 
+  it('other memories it changes or deletes besides its own', async () => {
+    const s = await newStore();
+    for (const id of ['runbook', 'oncall'])
+      writeFileSync(
+        path.join(s.dir, 'memories', `${id}.md`),
+        `---\nid: ${id}\ntitle: ${id}\nkind: note\n---\n\nWritten by a person.\n`,
+      );
+    git(s.dir, 'add', '-A');
+    git(s.dir, 'commit', '-qm', 'by hand');
+    git(s.dir, 'checkout', '-q', '-b', 'candidate/tidy');
+    writeFileSync(
+      path.join(s.dir, 'memories', 'tidy.md'),
+      '---\nid: tidy\ntitle: Tidy\nkind: note\nstatus: candidate\n---\n\nTidied.\n',
+    );
+    git(s.dir, 'rm', '-q', 'memories/runbook.md');
+    writeFileSync(
+      path.join(s.dir, 'memories', 'oncall.md'),
+      '---\nid: oncall\ntitle: oncall\nkind: note\n---\n\nChanged.\n',
+    );
+    git(s.dir, 'add', '-A');
+    git(s.dir, 'commit', '-qm', 'candidate: tidy');
+    git(s.dir, 'checkout', '-q', 'main');
+    const text = (await s.run('review', '--no-diff')).stdout;
+    expect(text).toContain(
+      '! also changes other memories: memories/oncall.md, memories/runbook.md (deleted)',
+    );
+    const [view] = JSON.parse((await s.run('review', '--json')).stdout).candidates;
+    expect(view.otherMemories).toEqual(['memories/oncall.md', 'memories/runbook.md (deleted)']);
+  });
+
   it('a plain memory candidate has neither', async () => {
     const s = await newStore();
     const r = await s.store({
@@ -141,5 +171,6 @@ describe('cairn review names what a candidate does to governance', () => {
     const [view] = JSON.parse((await s.run('review', '--json')).stdout).candidates;
     expect(view.settings).toEqual([]);
     expect(view.decisionClaims).toEqual([]);
+    expect(view.otherMemories).toEqual([]);
   });
 });

@@ -90,6 +90,7 @@ describe('cairn mcp: store, retrieve, search, get, review', () => {
       origin: 'background',
       storeFiles: [],
       outsideStore: [],
+      otherMemories: [],
       settings: [],
       decisionClaims: [],
       rejectedBefore: [],

@@ -45,6 +45,8 @@ export const reviewCommand: Command = {
         );
       if (v.storeFiles.length)
         writeLine(io, `  ! changes store files, not only memories: ${v.storeFiles.join(', ')}`);
+      if (v.otherMemories.length)
+        writeLine(io, `  ! also changes other memories: ${v.otherMemories.join(', ')}`);
       for (const s of v.settings)
         writeLine(
           io,

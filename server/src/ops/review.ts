@@ -50,7 +50,12 @@ export interface CandidateView {
   storeFiles: string[];
   /** Files outside the store's folder, repository-relative: Cairn never accepts these. */
   outsideStore: string[];
-  /** What the candidate's cairn.yaml changes, setting by setting (empty when it leaves it alone). */
+  /**
+   * Memories the candidate changes besides the one it is named for (store-relative; `(deleted)`
+   * marks a file it deletes): a supersede proposal marks the old one, anything else is unusual.
+   */
+  otherMemories: string[];
+  /** What its cairn.yaml changes, setting by setting (empty when it leaves it alone). */
   settings: SettingChange[];
   /**
    * Commits on the candidate written as a person's decisions (`<short oid> <subject>`): an
@@ -108,6 +113,12 @@ export async function reviewCandidates(ctx: OpContext): Promise<CandidateView[]>
       .filter((o) => claimsDecision(parseCommitMessage(o.message)))
       .map((o) => `${o.oid.slice(0, 7)} ${o.subject}`);
     const rejectedBefore = await rejectionsOf(store, files.memories, c.tip, tip);
+    const deleted = new Set(
+      changed.filter((d) => d.status === 'deleted').map((d) => storeRelative(store, d.path)),
+    );
+    const otherMemories = files.memories
+      .filter((rel) => rel !== memoryPath(c.id))
+      .map((rel) => (deleted.has(rel) ? `${rel} (deleted)` : rel));
     const text = await store.repo.readText(c.tip, repoPath(store, memoryPath(c.id)));
     const title = text ? parseMemory(text, { path: memoryPath(c.id) }).frontMatter.title : c.id;
     const reasonLine = info.body.split('\n').find((l) => l.startsWith('Candidate: '));
@@ -129,6 +140,7 @@ export async function reviewCandidates(ctx: OpContext): Promise<CandidateView[]>
       paths: changed.map((d) => storeRelative(store, d.path)),
       storeFiles: files.storeFiles,
       outsideStore: files.outsideStore,
+      otherMemories,
       settings,
       decisionClaims,
       rejectedBefore,

@@ -23,6 +23,8 @@ interface Candidate {
   storeFiles: string[];
   /** Files outside the store: Cairn never accepts these. */
   outsideStore: string[];
+  /** Memories it changes besides its own (`(deleted)` marks a deletion). */
+  otherMemories: string[];
   /** What its cairn.yaml changes; `weakens` says what it lets through without a person. */
   settings: { key: string; from: string; to: string; weakens?: string }[];
   /** Its commits written as a person's decisions (they count for nothing if accepted). */
@@ -217,6 +219,13 @@ function candidateCard(c: Candidate, ctx: ViewContext): HTMLElement {
           'Store files',
           'Changes store files, not only memories',
           `${c.storeFiles.join(', ')}: accepting merges them onto main too (cairn.yaml holds the store's governance and scanner settings).`,
+        )
+      : null,
+    c.otherMemories.length
+      ? fileNote(
+          'Other memories',
+          'Also changes other memories',
+          `${c.otherMemories.join(', ')}: accepting changes them too. Read their diff below.`,
         )
       : null,
     c.settings.length

@@ -285,6 +285,7 @@ export const memoryReview = defineTool({
       paths: c.paths,
       storeFiles: c.storeFiles,
       outsideStore: c.outsideStore,
+      otherMemories: c.otherMemories,
       settings: c.settings,
       decisionClaims: c.decisionClaims,
       rejectedBefore: c.rejectedBefore,
