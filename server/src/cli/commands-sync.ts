@@ -1,4 +1,5 @@
 // sync, propose: sharing the store through its git remote (docs/governance.md, "Working with a remote").
+import { describeSettingChange } from '../core/settings-changes.js';
 import { proposeCandidate } from '../ops/propose.js';
 import { syncStore, type SyncReport } from '../ops/sync.js';
 import type { Command } from './command.js';
@@ -32,6 +33,12 @@ function printSync(io: CliIO, r: SyncReport): void {
   if (r.newCandidates.length)
     writeLine(io, `  new proposals to review: ${r.newCandidates.join(', ')} (cairn review)`);
   if (r.newRejections.length) writeLine(io, `  rejected elsewhere: ${r.newRejections.join(', ')}`);
+  for (const s of r.settingsChanged)
+    writeLine(
+      io,
+      `  ! ${s.weakens ? 'weakens governance' : 'setting changed'}: cairn.yaml ${describeSettingChange(s)}` +
+        ` (${would}arriving from ${r.remote})`,
+    );
   if (!r.pushed.length && !r.deletedRemote.length && r.main === 'up-to-date' && !r.newCandidates.length)
     writeLine(io, '  nothing to share');
   for (const w of r.warnings) writeText(io, `cairn: ${w}\n`, 'stderr');

@@ -9,14 +9,14 @@ import { writableText } from '../core/payload.js';
 import { formatCommitMessage, parseCommitMessage } from '../core/trailers.js';
 import { flaggedFindings } from '../core/withhold.js';
 import { CONFIG_FILE, memoryPath, repoPath, type Store } from '../store/store.js';
-import { parseConfig } from '../core/config.js';
 import { claimsDecision } from '../core/decision-commits.js';
-import { settingsChanges, type SettingChange } from '../core/settings-changes.js';
+import type { SettingChange } from '../core/settings-changes.js';
 import { checkAllowance, ruleList, type FileFinding } from './allow.js';
 import { appendAudit } from './audit.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
 import { pickCandidate, pickHandle } from './candidate-pick.js';
 import { priorRejection } from './rejections.js';
+import { settingsBetween } from './settings-between.js';
 import { REJECTED_PREFIX, landedOnMain, openCandidates, rejectedTags, requireMainTip } from './read.js';
 import { injectionDetector } from '../store/injection-model.js';
 
@@ -101,13 +101,7 @@ export async function reviewCandidates(ctx: OpContext): Promise<CandidateView[]>
         for (const f of flaggedFindings(after, { detector: injectionDetector(store.config) }))
           findings.push({ path: rel, rule: f.rule, line: f.line, message: f.message });
     }
-    const settings = files.storeFiles.includes(CONFIG_FILE)
-      ? settingsChanges(
-          parseConfig((await store.repo.readText(tip, repoPath(store, CONFIG_FILE))) ?? '').config,
-          parseConfig((await store.repo.readText(c.tip, repoPath(store, CONFIG_FILE))) ?? '').config,
-          injectionDetector()?.model.header.threshold ?? null,
-        )
-      : [];
+    const settings = files.storeFiles.includes(CONFIG_FILE) ? await settingsBetween(store, tip, c.tip) : [];
     const own = await store.repo.log(c.tip, { stopAt: await store.repo.reachableFrom(tip) });
     const decisionClaims = own
       .filter((o) => claimsDecision(parseCommitMessage(o.message)))

@@ -6,12 +6,14 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { CairnError } from '../core/errors.js';
+import type { SettingChange } from '../core/settings-changes.js';
 import { parseCommitMessage } from '../core/trailers.js';
 import { gitMessage, runGit } from '../store/git/git-cli.js';
 import { GitRemote, isRetryable, type PushRefResult } from '../store/git/remote.js';
 import type { Store } from '../store/store.js';
 import type { OpContext } from './context.js';
 import { REJECTED_PREFIX, openCandidates, requireMainTip, syncRemote } from './read.js';
+import { settingsBetween } from './settings-between.js';
 import {
   fetchRefspecs,
   mirrorTagPrefix,
@@ -53,6 +55,11 @@ export interface SyncReport {
   newCandidates: string[];
   /** Ids rejected elsewhere whose rejection tag came in. */
   newRejections: string[];
+  /**
+   * The settings the remote's main changes in cairn.yaml (what arrives, from the merge base to the
+   * remote's main): they decide what reaches main without a person here too.
+   */
+  settingsChanged: SettingChange[];
   warnings: string[];
 }
 
@@ -88,6 +95,7 @@ export async function syncStore(ctx: OpContext, opts: SyncOptions = {}): Promise
       deletedLocal: [],
       newCandidates: [],
       newRejections: [],
+      settingsChanged: [],
       warnings: [],
     };
     for (let attempt = 1; ; attempt++) {
@@ -116,9 +124,17 @@ export async function syncStore(ctx: OpContext, opts: SyncOptions = {}): Promise
       }
       report.mainAfter = state.main;
       report.newCandidates = await arrived(ctx, before, state.main);
+      report.settingsChanged = await arrivingSettings(ctx, report);
       return report;
     }
   });
+}
+
+/** What the remote's main changed in cairn.yaml since this clone's main and it parted. */
+async function arrivingSettings(ctx: OpContext, report: SyncReport): Promise<SettingChange[]> {
+  if (!report.mergedFrom) return [];
+  const base = await ctx.store.repo.mergeBase(report.mainBefore, report.mergedFrom);
+  return base ? settingsBetween(ctx.store, base, report.mergedFrom) : [];
 }
 
 /** Remote-only proposals whose remote-tracking branch the fetch created or moved. */
@@ -326,5 +342,6 @@ async function dryRun(ctx: OpContext, report: SyncReport, before: Map<string, st
       report.newCandidates.push(c.id);
   }
   report.newCandidates = [...new Set(report.newCandidates)];
+  report.settingsChanged = await arrivingSettings(ctx, report);
   return report;
 }
