@@ -14,6 +14,7 @@ import { parseConfig } from '../core/config.js';
 import { describeSettingChange, settingRange, settingsChanges } from '../core/settings-changes.js';
 import { CONFIG_FILE, repoPath } from '../store/store.js';
 import { readStoreFile } from '../store/safe-fs.js';
+import { ATTRIBUTES_FILE, attributesProblems } from './check-attributes.js';
 
 export type { CheckFinding, CheckFormat } from './check-format.js';
 
@@ -50,7 +51,7 @@ async function pathFindings(ctx: OpContext, ws: StoreWorkspace): Promise<CheckFi
 async function changedFiles(
   ctx: OpContext,
   base: string,
-): Promise<{ files: Set<string>; fork: string | null }> {
+): Promise<{ files: Set<string>; fork: string | null; attributesChanged: boolean }> {
   const { repo, prefix } = ctx.store;
   const [head, baseTip] = await Promise.all([repo.resolve('HEAD'), repo.resolve(base)]);
   if (!head)
@@ -65,10 +66,13 @@ async function changedFiles(
     );
   const fork = await repo.mergeBase(head, baseTip);
   const out = new Set<string>();
+  let attributesChanged = false;
   for (const d of await repo.diff(fork, head)) {
+    // Any .gitattributes on the way to the store's files (the repository's root one included).
+    if (d.path.split('/').pop() === ATTRIBUTES_FILE) attributesChanged = true;
     if (d.status !== 'deleted' && d.path.startsWith(prefix)) out.add(d.path.slice(prefix.length));
   }
-  return { files: out, fork };
+  return { files: out, fork, attributesChanged };
 }
 
 /**
@@ -115,13 +119,21 @@ export async function checkStore(ctx: OpContext, opts: CheckOptions): Promise<Ch
   const onDisk = [...ws.files.values()].filter((f) => f.onDisk && !f.link).map((f) => f.rel);
   const selected = only ? onDisk.filter((rel) => only.has(rel)) : onDisk;
   const settingsChecked = change?.files.has(CONFIG_FILE) ?? false;
+  const attributesChecked = change?.attributesChanged ?? false;
   const inChange = (p: string) => !only || [...only].some((c) => c === p || c.startsWith(`${p}/`));
   const findings = [
     ...(await pathFindings(ctx, ws)).filter((f) => inChange(f.path)),
     ...(await checkFiles(ws, selected)).flatMap((f) => f.problems.map((p) => toFinding(f.path, p))),
     ...(settingsChecked ? await settingsFindings(ctx, change!.fork) : []),
+    ...(attributesChecked
+      ? (await attributesProblems(ctx, change!.fork)).map((p) => toFinding(ATTRIBUTES_FILE, p))
+      : []),
   ];
-  const checked = settingsChecked ? [...selected, CONFIG_FILE] : selected;
+  const checked = [
+    ...selected,
+    ...(settingsChecked ? [CONFIG_FILE] : []),
+    ...(attributesChecked ? [ATTRIBUTES_FILE] : []),
+  ];
   const exitCode = findings.some((f) => f.severity === 'error') ? 1 : 0;
   const degraded = injectionModelProblem() ?? undefined;
   return {

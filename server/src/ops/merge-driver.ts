@@ -91,10 +91,25 @@ export async function setupClone(ctx: OpContext): Promise<SetupResult> {
   const { root } = ctx.store.repo;
   const { prefix } = ctx.store;
   const { driver, changed } = await registerMergeDriver(root);
-  const samples = DRIVER_PATTERNS.map((p) => prefix + p.replace('*', 'example'));
-  const attrs = await gitCheckAttr(root, 'merge', samples);
-  const unrouted = DRIVER_PATTERNS.filter((_, i) => attrs.get(samples[i]) !== 'cairn');
+  const unrouted = (await unroutedPatterns(root, prefix)).map((u) => u.pattern);
   return { success: true, root, driver, changed, unrouted };
+}
+
+/**
+ * The store files (DRIVER_PATTERNS) that `.gitattributes` does not send to the driver, with what
+ * it sends them to instead: as checked out, or as a commit has them.
+ */
+export async function unroutedPatterns(
+  root: string,
+  prefix: string,
+  atCommit?: string,
+): Promise<{ pattern: string; merge: string }[]> {
+  const samples = DRIVER_PATTERNS.map((p) => prefix + p.replace('*', 'example'));
+  const attrs = await gitCheckAttr(root, 'merge', samples, { atCommit });
+  return DRIVER_PATTERNS.map((pattern, i) => ({
+    pattern,
+    merge: attrs.get(samples[i]) ?? 'unspecified',
+  })).filter((u) => u.merge !== 'cairn');
 }
 
 /** Whether conflicts show the base's lines: git's own `merge.conflictStyle` (diff3, zdiff3). */

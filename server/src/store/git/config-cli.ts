@@ -2,14 +2,27 @@
 // written with the git CLI: git itself is the one that uses them, so its own reading (includes,
 // worktrees, global settings) is the one that counts. No shell: arguments are passed as is.
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { CairnError } from '../../core/errors.js';
 
-function runGit(root: string, args: string[]): Promise<{ code: number; stdout: string }> {
+function runGit(
+  root: string,
+  args: string[],
+  env?: NodeJS.ProcessEnv,
+): Promise<{ code: number; stdout: string }> {
   return new Promise((resolve, reject) => {
     execFile(
       'git',
       args,
-      { cwd: root, encoding: 'utf8', windowsHide: true, maxBuffer: 1 << 20 },
+      {
+        cwd: root,
+        encoding: 'utf8',
+        windowsHide: true,
+        maxBuffer: 1 << 20,
+        env: env && { ...process.env, ...env },
+      },
       (err, stdout, stderr) => {
         if (err && (err as NodeJS.ErrnoException).code === 'ENOENT') {
           reject(
@@ -50,10 +63,24 @@ export async function gitCheckAttr(
   root: string,
   attr: string,
   paths: string[],
+  opts: { atCommit?: string } = {},
 ): Promise<Map<string, string>> {
-  const r = await runGit(root, ['check-attr', '-z', attr, '--', ...paths]);
-  const fields = r.stdout.split('\0');
-  const out = new Map<string, string>();
-  for (let i = 0; i + 2 < fields.length; i += 3) out.set(fields[i], fields[i + 2]);
-  return out;
+  const parse = (stdout: string) => {
+    const fields = stdout.split('\0');
+    const out = new Map<string, string>();
+    for (let i = 0; i + 2 < fields.length; i += 3) out.set(fields[i], fields[i + 2]);
+    return out;
+  };
+  if (!opts.atCommit) return parse((await runGit(root, ['check-attr', '-z', attr, '--', ...paths])).stdout);
+  // As the commit's .gitattributes say: git reads them from an index with --cached, so the commit's
+  // tree goes into a temporary index (the repository's own index and work tree are not touched).
+  const dir = mkdtempSync(path.join(tmpdir(), 'cairn-attr-'));
+  try {
+    const env = { GIT_INDEX_FILE: path.join(dir, 'index') };
+    const read = await runGit(root, ['read-tree', opts.atCommit], env);
+    if (read.code !== 0) throw new CairnError('INTERNAL', `git read-tree ${opts.atCommit} failed`);
+    return parse((await runGit(root, ['check-attr', '--cached', '-z', attr, '--', ...paths], env)).stdout);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
