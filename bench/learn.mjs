@@ -60,10 +60,60 @@ const HELD_OUT_TRAP = [
   'I prefer the first option you showed, go with it.',
   'We agreed to meet at 3.',
 ];
-const HELD_OUT = process.env.LEARN_HELD_OUT === '1';
-if (HELD_OUT) {
+// Session 9, written (and committed) before the rules learned to tell casual sentences: what a
+// developer says in passing that has the shape of a rule ("I always forget ...", "We decided to
+// grab lunch"), beside durable statements, several of which name no tool. LEARN_HELD_OUT=casual.
+const CASUAL_KEEP = [
+  'Remember that the QA team signs off on every release candidate.',
+  'We decided to keep the public API backwards compatible until v3.',
+  'From now on, all new endpoints need rate limiting.',
+  'I always want the changelog updated in the same PR.',
+  'We chose Redis for the job queue.',
+  'Never commit generated files to the repo.',
+  'Always squash-merge feature branches.',
+  'I prefer named exports over default exports.',
+  'By convention, database tables are plural and snake_case.',
+  'Going forward, design reviews happen on Thursdays.',
+  'Remember that customer data never leaves the EU region.',
+  'We agreed to answer support tickets within one business day.',
+  'I like to see a failing test before a bug fix.',
+  'We went with Tailwind for the marketing site.',
+  'The mobile app is built with React Native.',
+  'Remember that Dana owns the billing code.',
+  'We decided that interns do not get production access.',
+  'Always write commit messages in the imperative mood.',
+  'From now on, every incident gets a written postmortem.',
+  'I prefer explicit return types on exported functions.',
+];
+const CASUAL_TRAP = [
+  'I always forget my badge at home, ugh.',
+  'We decided to grab lunch before the standup.',
+  'I prefer coffee over tea honestly.',
+  'From now on I am going to stop complaining about the CI lol.',
+  'Never mind, the build passed.',
+  'Remember that the meeting got moved, thanks.',
+  'We chose pizza for the team dinner.',
+  'I like to listen to music while coding.',
+  'Always happy to help, thanks!',
+  'We agreed to disagree on tabs versus spaces, haha.',
+  'I never get these regexes right on the first try.',
+  'We went with the blue slides for the demo.',
+  'Remember that joke about the intern and the production database?',
+  'Never seen this error before, weird.',
+  'I always end up rewriting this function.',
+  'We decided to celebrate the launch on Friday.',
+  'Going forward, I will try to be less grumpy in code reviews.',
+  'I prefer this version, looks cleaner.',
+  'By the way, we went with my suggestion in the end.',
+  'I always mess up the rebase, sorry.',
+];
+const HELD_OUT = process.env.LEARN_HELD_OUT;
+if (HELD_OUT === '1') {
   KEEP.splice(0, KEEP.length, ...HELD_OUT_KEEP);
   TRAP.splice(0, TRAP.length, ...HELD_OUT_TRAP);
+} else if (HELD_OUT === 'casual') {
+  KEEP.splice(0, KEEP.length, ...CASUAL_KEEP);
+  TRAP.splice(0, TRAP.length, ...CASUAL_TRAP);
 }
 const CHATTER = [
   'Can you run the tests again?',
@@ -152,6 +202,11 @@ try {
   );
   console.log(
     `precision: ${kept.length}/${learned.length} = ${(kept.length / Math.max(1, learned.length)).toFixed(3)} (a reviewer keeps the KEEP statements only)`,
+  );
+  const active = learned.filter((p) => p.outcome === 'active');
+  console.log(
+    `active precision: ${active.filter(isKeep).length}/${active.length} (what reaches agents without a review); ` +
+      `KEEP statements active: ${new Set(active.filter(isKeep).map((p) => p.text.toLowerCase())).size}/${KEEP.length}`,
   );
   console.log(
     `recall of distinct KEEP statements: ${new Set(kept.map((p) => p.text.toLowerCase())).size}/${KEEP.length}`,

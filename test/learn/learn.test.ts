@@ -103,6 +103,42 @@ describe('statement extraction (pure)', () => {
     expect(sensitive.sensitive).toBe(true);
   });
 
+  it('skips chat that has the shape of a rule: banter, meals, own habits, this conversation', () => {
+    // Each became an active memory before session 9 (bench/learn.mjs, LEARN_HELD_OUT=casual).
+    for (const text of [
+      'I always forget my badge at home, ugh.',
+      'We decided to grab lunch before the standup.',
+      'From now on I am going to stop complaining about the CI lol.',
+      'I never get these regexes right on the first try.',
+      'Never seen this error before, weird.',
+      'I prefer this version, looks cleaner.',
+      'We decided to call it a day.',
+      'Always happy to help, thanks!',
+    ])
+      expect(extractStatements([says(text)]), text).toEqual([]);
+  });
+
+  it('holds a statement for review when it names nothing of the work or is said in passing', () => {
+    const found = extractStatements([
+      says('Remember to drink water.'),
+      says('We went with the blue slides for the demo.'),
+      says('Remember that the deploy needs two approvals, thanks.'),
+    ]);
+    expect(found.map((s) => s.confidence)).toEqual([0.7, 0.7, 0.7]);
+    expect(found.map((s) => s.why)).toEqual([
+      'explicit: "remember", names nothing of the work: for review',
+      'a decision, names nothing of the work: for review',
+      'explicit: "remember", said in passing: for review',
+    ]);
+    // A statement that names a tool, a version or a proper name is not held back.
+    const named = extractStatements([
+      says('We went with OpenTelemetry for tracing.'),
+      says('Remember that Dana owns the billing code.'),
+      says('We decided to drop support for Node 18.'),
+    ]);
+    expect(named.map((s) => s.confidence)).toEqual([0.9, 0.95, 0.9]);
+  });
+
   it("takes the assistant's decisions only when the user confirms them, at a lower confidence", () => {
     const proposal = says('We decided to keep the pool size at 20.', 'assistant');
     expect(extractStatements([proposal, says('No, make it 50.')])).toEqual([]);

@@ -2,6 +2,7 @@
 // convention, a preference, or a project fact that reads as a triple. Each gets a confidence and a
 // reason a reviewer can read; hedged or sensitive statements are marked for review. Pure.
 import type { MemoryKind, Triple } from '../types.js';
+import { casualReview } from './casual.js';
 import type { TranscriptMessage } from './transcripts.js';
 
 export interface LearnedStatement {
@@ -89,8 +90,21 @@ function tidy(s: string): string {
   return /[.!]$/.test(capital) ? capital : `${capital}.`;
 }
 
+/** Below the default autoFloor (0.8) and above reviewFloor (0.55): a candidate for a person. */
+const REVIEW_ONLY = 0.7;
+
 function fromSentence(sentence: string, messageId: string, base: number): LearnedStatement | null {
   if (sentence.length < 12 || SKIP.test(sentence) || TRANSIENT.test(sentence)) return null;
+  const review = casualReview(sentence);
+  if (review === null) return null;
+  if (review) {
+    const st = fromRules(sentence, messageId, Math.min(base, REVIEW_ONLY));
+    return st && { ...st, why: `${st.why}, ${review}: for review` };
+  }
+  return fromRules(sentence, messageId, base);
+}
+
+function fromRules(sentence: string, messageId: string, base: number): LearnedStatement | null {
   const hedged = HEDGE.test(sentence);
   const sensitive = SENSITIVE.test(sentence);
   for (const rule of RULES) {
