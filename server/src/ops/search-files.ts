@@ -11,6 +11,7 @@ import { trustScore } from '../core/trust.js';
 import type { FrontMatter, MemoryStatus } from '../core/types.js';
 import type { SourceFile } from '../search/index-store.js';
 import { memoryPath, repoPath } from '../store/store.js';
+import { WorktreeBlobs } from '../store/worktree-blobs.js';
 import { worktreeChanges, type WorktreeChange } from '../store/worktree-changes.js';
 import type { OpContext } from './context.js';
 import { LinkCache } from './parse-cache.js';
@@ -167,11 +168,12 @@ export async function searchSources(
   // past KEEP_CHARS (a large fresh clone) the rest are read again instead, so memory stays bounded.
   const texts = new Map<string, string>();
   let kept = 0;
+  const blobs = new WorktreeBlobs(store);
   const linkCache = await LinkCache.load(store);
   const links: MainMemoryLinks[] = [];
   for (const m of listing.memories) {
     const l = await linkCache.get(m.oid, m.path, async () => {
-      const text = listing.worktree.get(m.path) ?? (await store.repo.readBlobText(m.oid));
+      const text = listing.worktree.get(m.path) ?? (await blobs.readText(m.path, m.oid));
       if (text !== null && opts.indexed?.(m.path) !== m.oid && kept + text.length <= KEEP_CHARS) {
         texts.set(m.oid, text);
         kept += text.length;
@@ -190,7 +192,7 @@ export async function searchSources(
     if (onDisk !== undefined) return onDisk;
     const kept = texts.get(oid);
     texts.delete(oid);
-    return kept ?? (await store.repo.readBlobText(oid)) ?? '';
+    return kept ?? (await blobs.readText(path, oid)) ?? '';
   };
   const memoryFile = (
     path: string,
