@@ -98,23 +98,31 @@ function applyWorktree<T extends { path: string; oid: string }>(
 
 export async function listSearchable(ctx: OpContext, opts: SearchFilesOptions = {}): Promise<SearchListing> {
   const { store } = ctx;
+  // `git status` runs in its own process while this one reads main's trees.
+  const changesP = (opts.worktree ?? (() => worktreeChanges(store)))();
+  changesP.catch(() => undefined); // awaited below; a failed tree read must not leave it unhandled
   const tip = await requireMainTip(store);
   const blobs = async (dir: string) =>
     (await store.repo.listDir(tip, repoPath(store, dir).replace(/\/$/, ''))).filter(
       (e) => e.type === 'blob' && e.name.endsWith('.md') && !e.name.startsWith('.'),
     );
-  const changes = await (opts.worktree ?? (() => worktreeChanges(store)))();
+  const [memoryBlobs, rootBlobs, dailyBlobs] = [
+    await blobs('memories'),
+    await blobs(''),
+    await blobs('daily'),
+  ];
+  const changes = await changesP;
   const edits = changes ?? [];
   const memories = applyWorktree(
-    (await blobs('memories')).map((e) => ({ path: `memories/${e.name}`, oid: e.oid })),
+    memoryBlobs.map((e) => ({ path: `memories/${e.name}`, oid: e.oid })),
     edits,
     (p) => p.startsWith('memories/'),
     (path, oid) => ({ path, oid }),
   );
   const notes = applyWorktree(
     [
-      ...(await blobs('')).filter((e) => e.name === 'MEMORY.md').map((e) => ({ path: e.name, oid: e.oid })),
-      ...(await blobs('daily')).map((e) => ({ path: `daily/${e.name}`, oid: e.oid })),
+      ...rootBlobs.filter((e) => e.name === 'MEMORY.md').map((e) => ({ path: e.name, oid: e.oid })),
+      ...dailyBlobs.map((e) => ({ path: `daily/${e.name}`, oid: e.oid })),
     ],
     edits,
     (p) => !p.startsWith('memories/'),
