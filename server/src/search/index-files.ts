@@ -427,7 +427,7 @@ export class SegmentReader {
 export class SegmentWriter {
   private fd: number | null;
   private size = 0;
-  private buffered: Buffer[] = [];
+  private buffered: (Buffer | string)[] = [];
   private bufferedBytes = 0;
 
   private constructor(
@@ -442,12 +442,16 @@ export class SegmentWriter {
     return new SegmentWriter(dir, `${prefix}-${newGeneration()}.dat`);
   }
 
-  /** Appends one record's bytes; returns where they will be. */
-  append(bytes: Buffer): [string, number, number] {
-    const range: [string, number, number] = [this.name, this.size, this.size + bytes.length];
-    this.size += bytes.length;
-    this.buffered.push(bytes);
-    this.bufferedBytes += bytes.length;
+  /**
+   * Appends one record's bytes, or a well-formed text (JSON.stringify's) as UTF-8, encoded with its
+   * batch rather than one small buffer each (copied into the batch again); returns where they will be.
+   */
+  append(data: Buffer | string): [string, number, number] {
+    const length = typeof data === 'string' ? Buffer.byteLength(data, 'utf8') : data.length;
+    const range: [string, number, number] = [this.name, this.size, this.size + length];
+    this.size += length;
+    this.buffered.push(data);
+    this.bufferedBytes += length;
     if (this.bufferedBytes >= WRITE_BATCH) this.flush();
     return range;
   }
@@ -455,7 +459,10 @@ export class SegmentWriter {
   /** Writes what is buffered: every range returned so far is readable from the file after this. */
   flush(): void {
     if (this.fd === null || this.bufferedBytes === 0) return;
-    const data = Buffer.concat(this.buffered, this.bufferedBytes);
+    const parts = this.buffered;
+    const data = parts.every((p) => typeof p === 'string')
+      ? Buffer.from(parts.join(''), 'utf8')
+      : Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p)));
     let at = 0;
     while (at < data.length) at += writeSync(this.fd, data, at, data.length - at);
     this.buffered = [];
