@@ -1,6 +1,7 @@
 // Heading-aware chunking of memory files, MEMORY.md and daily notes. Pure: text in, chunks out.
 import * as crypto from 'node:crypto';
 import type { MemoryKind, MemoryStatus, Triple } from '../types.js';
+import { isAscii } from './tokenize.js';
 
 /** What the index knows about the file a chunk comes from (front matter plus governance facts). */
 export interface ChunkMeta {
@@ -91,7 +92,7 @@ const scratch = Buffer.allocUnsafe(1 << 16);
  * array costs a fraction of charCodeAt's, and the word loop reads every character of 10,000 files.
  */
 function asciiBytes(text: string): Uint8Array | null {
-  if (/[^\x00-\x7f]/.test(text)) return null;
+  if (!isAscii(text)) return null;
   const bytes = text.length <= scratch.length ? scratch : Buffer.allocUnsafe(text.length);
   bytes.write(text, 0, text.length, 'latin1');
   return bytes;
