@@ -1,5 +1,5 @@
-// Record segments (server/src/search/index-files.ts): texts appended as strings are encoded with
-// their batch; every returned range must read back the bytes of what was appended, in any mix.
+// Record segments (server/src/search/index-files.ts): texts appended as strings are encoded into a
+// shared buffer; every returned range must read back the bytes of what was appended, in any mix.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,6 +16,7 @@ describe('SegmentWriter', () => {
       fc.string({ unit: 'grapheme', maxLength: 300 }).map((s) => JSON.stringify({ text: s })),
       fc.uint8Array({ maxLength: 300 }).map((a) => Buffer.from(a)),
       fc.constant('é'.repeat(1 << 18)),
+      fc.constantFrom('\ud800', 'a\udc00b', '😀'.repeat(100)),
     );
     await fc.assert(
       fc.asyncProperty(fc.array(piece, { maxLength: 30 }), async (pieces) => {
