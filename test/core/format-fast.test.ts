@@ -1,9 +1,10 @@
 // The fast scanner must agree with remark wherever it does not give up.
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { parseMemory } from '../../server/src/core/format/index.js';
-import { scanFast } from '../../server/src/core/format/fast.js';
+import { lineEnd, scanFast } from '../../server/src/core/format/fast.js';
 import { FIXTURES, fixture } from './format-helpers.js';
 
 const HEAD = '---\nid: a\ntitle: t\nkind: note\n---\n';
@@ -100,5 +101,43 @@ describe('fast scanner agrees with remark', () => {
       agree(text);
     }
     expect(fastCount).toBeGreaterThan(160);
+  });
+});
+
+describe('line ends and code spans', () => {
+  test('lineEnd by indexOf (no `\\r`) is where the plain character loop stops', () => {
+    const plain = (text: string, pos: number) => {
+      let end = pos;
+      while (end < text.length && text[end] !== '\n' && text[end] !== '\r') end++;
+      return end;
+    };
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('a', ' ', '\n', '\r', '`', 'é')).map((a) => a.join('')),
+        (text) => {
+          for (let pos = 0; pos <= text.length; pos++)
+            expect(lineEnd(text, pos, text.indexOf('\r', pos) < 0)).toBe(plain(text, pos));
+          return true;
+        },
+      ),
+    );
+  });
+
+  test('bodies with code spans, escapes and line endings agree with remark', () => {
+    const line = fc.constantFrom(
+      'plain words',
+      'a `code` span',
+      'an ``unclosed` run',
+      'escaped \\`not code`',
+      '``double `inner` code``',
+      '- item with `code`',
+      '## Heading',
+      '',
+    );
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 12 }), fc.constantFrom('\n', '\r\n'), (lines, eol) => {
+        agree(HEAD.replace(/\n/g, eol) + lines.join(eol));
+      }),
+    );
   });
 });

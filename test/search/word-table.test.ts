@@ -3,7 +3,7 @@
 // text (the table keeps words between calls and grows), whatever the text holds.
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { processTerm, splitWords } from '../../server/src/core/search/tokenize.js';
+import { isAscii, processTerm, splitWords } from '../../server/src/core/search/tokenize.js';
 import { WordTable } from '../../server/src/search/word-table.js';
 
 /** The reference: terms in order of first appearance with their counts, and the raw word count. */
@@ -73,5 +73,16 @@ describe('WordTable', () => {
     table.clear();
     expect(table.size).toBe(0);
     expect(counted(table, `${big} the THE`)).toEqual(reference(`${big} the THE`));
+  });
+});
+
+describe('isAscii', () => {
+  test('is the plain regular expression test, for any string (lone surrogates too)', () => {
+    const text = fc.oneof(
+      fc.string(),
+      fc.string({ unit: 'binary' }),
+      fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)) }),
+    );
+    fc.assert(fc.property(text, (t) => isAscii(t) === !/[^\x00-\x7f]/.test(t)));
   });
 });

@@ -11,6 +11,7 @@ import { trustScore } from '../core/trust.js';
 import type { FrontMatter, MemoryStatus } from '../core/types.js';
 import type { SourceFile } from '../search/index-store.js';
 import { memoryPath, repoPath } from '../store/store.js';
+import { WorktreeBlobs } from '../store/worktree-blobs.js';
 import { worktreeChanges, type WorktreeChange } from '../store/worktree-changes.js';
 import type { OpContext } from './context.js';
 import { LinkCache } from './parse-cache.js';
@@ -97,23 +98,31 @@ function applyWorktree<T extends { path: string; oid: string }>(
 
 export async function listSearchable(ctx: OpContext, opts: SearchFilesOptions = {}): Promise<SearchListing> {
   const { store } = ctx;
+  // `git status` runs in its own process while this one reads main's trees.
+  const changesP = (opts.worktree ?? (() => worktreeChanges(store)))();
+  changesP.catch(() => undefined); // awaited below; a failed tree read must not leave it unhandled
   const tip = await requireMainTip(store);
   const blobs = async (dir: string) =>
     (await store.repo.listDir(tip, repoPath(store, dir).replace(/\/$/, ''))).filter(
       (e) => e.type === 'blob' && e.name.endsWith('.md') && !e.name.startsWith('.'),
     );
-  const changes = await (opts.worktree ?? (() => worktreeChanges(store)))();
+  const [memoryBlobs, rootBlobs, dailyBlobs] = [
+    await blobs('memories'),
+    await blobs(''),
+    await blobs('daily'),
+  ];
+  const changes = await changesP;
   const edits = changes ?? [];
   const memories = applyWorktree(
-    (await blobs('memories')).map((e) => ({ path: `memories/${e.name}`, oid: e.oid })),
+    memoryBlobs.map((e) => ({ path: `memories/${e.name}`, oid: e.oid })),
     edits,
     (p) => p.startsWith('memories/'),
     (path, oid) => ({ path, oid }),
   );
   const notes = applyWorktree(
     [
-      ...(await blobs('')).filter((e) => e.name === 'MEMORY.md').map((e) => ({ path: e.name, oid: e.oid })),
-      ...(await blobs('daily')).map((e) => ({ path: `daily/${e.name}`, oid: e.oid })),
+      ...rootBlobs.filter((e) => e.name === 'MEMORY.md').map((e) => ({ path: e.name, oid: e.oid })),
+      ...dailyBlobs.map((e) => ({ path: `daily/${e.name}`, oid: e.oid })),
     ],
     edits,
     (p) => !p.startsWith('memories/'),
@@ -167,11 +176,12 @@ export async function searchSources(
   // past KEEP_CHARS (a large fresh clone) the rest are read again instead, so memory stays bounded.
   const texts = new Map<string, string>();
   let kept = 0;
+  const blobs = new WorktreeBlobs(store);
   const linkCache = await LinkCache.load(store);
   const links: MainMemoryLinks[] = [];
   for (const m of listing.memories) {
     const l = await linkCache.get(m.oid, m.path, async () => {
-      const text = listing.worktree.get(m.path) ?? (await store.repo.readBlobText(m.oid));
+      const text = listing.worktree.get(m.path) ?? (await blobs.readText(m.path, m.oid));
       if (text !== null && opts.indexed?.(m.path) !== m.oid && kept + text.length <= KEEP_CHARS) {
         texts.set(m.oid, text);
         kept += text.length;
@@ -190,7 +200,7 @@ export async function searchSources(
     if (onDisk !== undefined) return onDisk;
     const kept = texts.get(oid);
     texts.delete(oid);
-    return kept ?? (await store.repo.readBlobText(oid)) ?? '';
+    return kept ?? (await blobs.readText(path, oid)) ?? '';
   };
   const memoryFile = (
     path: string,

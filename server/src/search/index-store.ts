@@ -553,7 +553,7 @@ export class SearchIndex {
     this.writer ??= await SegmentWriter.create(this.dir, 'records');
     for (const [path, record] of this.pending) {
       const f = this.files.get(path) as FileState;
-      f.rec = this.writer.append(Buffer.from(JSON.stringify(record), 'utf8'));
+      f.rec = this.writer.append(JSON.stringify(record));
     }
     this.writer.flush();
     this.reader.open(this.writer.name);

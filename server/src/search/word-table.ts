@@ -5,7 +5,7 @@
 // it is read and found in an open-addressing table by comparing bytes, so only a word never seen
 // before becomes a string. Other text takes splitWords and a Map, as before (both give the same
 // terms: test/search/word-table.test.ts).
-import { processTerm, splitWords } from '../core/search/tokenize.js';
+import { isAscii, processTerm, splitWords } from '../core/search/tokenize.js';
 import type { DeltaPostings } from './delta-postings.js';
 
 /** A term's running count in the field being indexed (`stamp` says which field). */
@@ -16,8 +16,6 @@ export interface TermSlot {
   /** The term's delta postings, found once (slots are forgotten when the delta is cleared). */
   posting: DeltaPostings | null;
 }
-
-const NON_ASCII = /[^\x00-\x7f]/;
 
 /** `[\p{L}\p{N}]` for an ASCII character code. */
 function isAsciiWordChar(c: number): boolean {
@@ -66,7 +64,7 @@ export class WordTable {
     const stamp = ++this.stamp;
     const touched: TermSlot[] = [];
     let words = 0;
-    if (NON_ASCII.test(text)) {
+    if (!isAscii(text)) {
       for (const word of splitWords(text)) {
         words++;
         let slot = this.other.get(word);
