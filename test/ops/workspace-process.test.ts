@@ -153,6 +153,42 @@ describe('the workspace parsed in child processes', () => {
     await expect.poll(() => pids.filter(running), { timeout: 5000 }).toEqual([]);
   });
 
+  it('starts its processes before the files are listed on a cold load, and uses them', async () => {
+    const pids: number[] = [];
+    const parser = processWorkspaceParser(built!, {
+      processes: 2,
+      splitAt: 2,
+      onStart: (pid) => pids.push(pid),
+    });
+    const startedBeforeParse: number[] = [];
+    const watched: WorkspaceParser = Object.assign(
+      (r: string, rels: string[]) => {
+        startedBeforeParse.push(pids.length);
+        return parser(r, rels);
+      },
+      { prestart: parser.prestart },
+    );
+    const expected = await snapshot((await load()).ws);
+    expect(await snapshot((await load({ parser: watched })).ws)).toEqual(expected);
+    expect(startedBeforeParse).toEqual([2]);
+    expect(pids).toHaveLength(2);
+    await expect.poll(() => pids.filter(running), { timeout: 5000 }).toEqual([]);
+  });
+
+  it('stops the processes started ahead when the load has nothing to parse', async () => {
+    const pids: number[] = [];
+    const parser = processWorkspaceParser(built!, { processes: 2, onStart: (pid) => pids.push(pid) });
+    const empty = tempDir('cairn-ws-empty-');
+    try {
+      const { ws } = await load({ parser, at: empty });
+      expect(ws.files.size).toBe(0);
+      expect(pids).toHaveLength(2);
+      await expect.poll(() => pids.filter(running), { timeout: 5000 }).toEqual([]);
+    } finally {
+      removeDir(empty);
+    }
+  });
+
   it('stops its processes when the load is cancelled', async () => {
     const pids: number[] = [];
     const parser = processWorkspaceParser(built!, {

@@ -30,7 +30,14 @@ export type ParsedBatch = [string, ParsedEntry | null][];
  * Parses the files `rels` of the store at `root` elsewhere, yielding their entries in order, a
  * batch at a time; throws when the parser fails (the caller reads what is left itself).
  */
-export type WorkspaceParser = (root: string, rels: string[]) => AsyncIterable<ParsedBatch>;
+export interface WorkspaceParser {
+  (root: string, rels: string[]): AsyncIterable<ParsedBatch>;
+  /**
+   * A load that will parse every file is coming (a fresh clone): starts what the parsing runs in
+   * now, while the files are being listed. Returns what stops whatever the load did not use.
+   */
+  prestart?: () => Promise<() => void>;
+}
 
 /**
  * Files below which one process parses them all: a second one costs a start and a heap of its
@@ -57,14 +64,51 @@ export function processWorkspaceParser(
   opts: { processes?: number; splitAt?: number; onStart?: (pid: number) => void } = {},
 ): WorkspaceParser {
   const processes = Math.max(1, Math.min(opts.processes ?? defaultProcesses(), MAX_PROCESSES));
-  return (root, rels) => {
+  /** Processes started ahead (prestart), waiting for their part. */
+  const spare: ChildProcess[] = [];
+  const parser: WorkspaceParser = (root, rels) => {
     const parts = rels.length < (opts.splitAt ?? SPLIT_AT) ? 1 : processes;
     const size = Math.ceil(rels.length / parts);
-    const started = Array.from({ length: parts }, (_, i) =>
-      parseInProcess(entryUrl, { root, rels: rels.slice(i * size, (i + 1) * size) }, opts.onStart),
-    );
+    const started = Array.from({ length: parts }, (_, i) => {
+      const init = { root, rels: rels.slice(i * size, (i + 1) * size) };
+      return parseInProcess(spare.shift() ?? startParser(entryUrl, opts.onStart), init);
+    });
+    spare.splice(0).forEach(stopQuietly);
     return inOrder(started);
   };
+  parser.prestart = () => {
+    while (spare.length < processes) {
+      const child = startParser(entryUrl, opts.onStart);
+      if (child instanceof Error) break;
+      spare.push(child);
+    }
+    return Promise.resolve(() => spare.splice(0).forEach(stopQuietly));
+  };
+  return parser;
+}
+
+/** A parser process, started; it waits for its part (WorkspaceParserInit). An Error if it could not be. */
+function startParser(entryUrl: URL, onStart?: (pid: number) => void): ChildProcess | Error {
+  let child: ChildProcess;
+  try {
+    child = fork(fileURLToPath(entryUrl), [], {
+      // Not this process's flags (--inspect would clash).
+      execArgv: PARSER_FLAGS,
+      // Never this process's stdout: a language server's stdout is its protocol.
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      serialization: 'advanced',
+    });
+  } catch (e) {
+    return e as Error;
+  }
+  // Until it is given its part: a failure then is seen by parseInProcess (it is no longer connected).
+  child.on('error', () => {});
+  if (child.pid !== undefined) onStart?.(child.pid);
+  return child;
+}
+
+function stopQuietly(child: ChildProcess): void {
+  if (child.exitCode === null && child.signalCode === null) child.kill();
 }
 
 function defaultProcesses(): number {
@@ -85,25 +129,16 @@ async function* inOrder(parts: Part[]): AsyncIterable<ParsedBatch> {
   }
 }
 
-/** Starts the process at once (not at the first `next`), so that parts run side by side. */
-function parseInProcess(entryUrl: URL, init: WorkspaceParserInit, onStart?: (pid: number) => void): Part {
+/** Gives a started process its part at once (not at the first `next`), so that parts run side by side. */
+function parseInProcess(child: ChildProcess | Error, init: WorkspaceParserInit): Part {
   const queue: FromWorkspaceParser[] = [];
   let wake: (() => void) | null = null;
   const push = (m: FromWorkspaceParser) => {
     queue.push(m);
     wake?.();
   };
-  let child: ChildProcess;
-  try {
-    child = fork(fileURLToPath(entryUrl), [], {
-      // Not this process's flags (--inspect would clash).
-      execArgv: PARSER_FLAGS,
-      // Never this process's stdout: a language server's stdout is its protocol.
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-      serialization: 'advanced',
-    });
-  } catch (e) {
-    push({ type: 'failed', message: (e as Error).message });
+  if (child instanceof Error) {
+    push({ type: 'failed', message: child.message });
     return { batches: batchesOf(queue, (w) => (wake = w)), stop: () => {} };
   }
   child.on('message', push);
@@ -113,11 +148,12 @@ function parseInProcess(entryUrl: URL, init: WorkspaceParserInit, onStart?: (pid
     push({ type: 'failed', message: `the process stopped (${signal ?? `exit code ${code}`})` }),
   );
   if (child.connected) child.send(init, (e) => e && push({ type: 'failed', message: e.message }));
-  if (child.pid !== undefined) onStart?.(child.pid);
+  // Started ahead and gone meanwhile (its 'close' came before anyone listened).
+  else push({ type: 'failed', message: 'the process stopped before its part was sent' });
   const stop = () => {
     child.removeAllListeners();
     child.on('error', () => {}); // a late failure to signal it is of no interest now
-    if (child.exitCode === null && child.signalCode === null) child.kill();
+    stopQuietly(child);
   };
   return { batches: batchesOf(queue, (w) => (wake = w)), stop };
 }
