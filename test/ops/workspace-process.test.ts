@@ -136,12 +136,14 @@ describe('the workspace parsed in child processes', () => {
     expect(await snapshot(warm.ws)).toEqual(after);
   });
 
-  it('gives the same model and findings with the load cut between two processes, both gone after', async () => {
+  it('gives the same model and findings with the load dealt to two processes, both gone after', async () => {
     const expected = await snapshot((await load()).ws);
     const pids: number[] = [];
     const parser = processWorkspaceParser(built!, {
       processes: 2,
       splitAt: 2,
+      // Runs of files that cut through the processes' batches.
+      run: 7,
       onStart: (pid) => pids.push(pid),
     });
     // No cache: every file goes to the processes.
@@ -229,7 +231,7 @@ describe('the workspace parsed in child processes', () => {
       broken: fc.boolean(),
     });
     const store = tempDir('cairn-ws-prop-');
-    const parser = processWorkspaceParser(built!, { processes: 2, splitAt: 2 });
+    const parser = processWorkspaceParser(built!, { processes: 2, splitAt: 2, run: 2 });
     try {
       await fc.assert(
         fc.asyncProperty(fc.array(file, { maxLength: 8 }), fc.boolean(), async (files, note) => {
