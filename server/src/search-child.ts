@@ -74,16 +74,12 @@ process.on('message', (m: ToChild) => {
 /**
  * Builds are background work: below the server that answers the editor or the agent when cores
  * are short. On Linux a nice value belongs to a thread, so every thread running now (V8's and
- * libuv's helpers) is lowered; threads started later inherit it. The value the server chose
- * (search-process.ts, which lowered this process's first thread already), else relative to the
- * server's own value, which the child starts with: a server already run at nice 10 would otherwise
- * compete with its build as an equal. Best effort: it may be refused.
+ * libuv's helpers) is lowered; threads started later inherit it. Relative to the server's own
+ * value, which the child starts with: a server already run at nice 10 would otherwise compete
+ * with its build as an equal. Best effort: it may be refused.
  */
 function belowNormalPriority(): void {
-  const given = Number(process.argv[3]);
-  const low = Number.isInteger(given)
-    ? given
-    : lowerPriority(os.getPriority(), os.constants.priority.PRIORITY_BELOW_NORMAL);
+  const low = lowerPriority(os.getPriority(), os.constants.priority.PRIORITY_BELOW_NORMAL);
   let threads: number[] = [0];
   if (process.platform === 'linux') {
     try {

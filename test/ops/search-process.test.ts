@@ -100,29 +100,6 @@ describe.skipIf(!built)('the search process of a server', () => {
     70_000,
   );
 
-  it.skipIf(process.platform !== 'linux')(
-    'runs below the server from its start, before it has loaded its code',
-    async () => {
-      // A fresh clone's first search: the child's code loaded at the server's priority, beside
-      // the workspace parse. Read when the child is started, long before it could lower itself.
-      const atStart: number[] = [];
-      const search = processSearchService({
-        storeRoot: root,
-        entryUrl: built!,
-        log: () => {},
-        onStart: (pid) => atStart.push(os.getPriority(pid)),
-      });
-      try {
-        await search.search({ query: 'deploy cache' });
-        expect(atStart).toHaveLength(1);
-        expect(atStart[0]).toBeGreaterThan(os.getPriority());
-      } finally {
-        await search.close();
-      }
-    },
-    60_000,
-  );
-
   it('exits when idle and starts again for the next search, which answers the same', async () => {
     const { search, pids } = service(root, 300);
     try {

@@ -7,10 +7,8 @@
 // query terms and slices of a build.
 import { fork, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
-import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { CairnError, ERROR_CODES, type ErrorCode } from '../core/errors.js';
-import { lowerPriority } from '../core/priority.js';
 import type {
   IndexProgress,
   IndexResult,
@@ -126,8 +124,7 @@ export function processSearchService(opts: ProcessOptions): SearchService {
   };
   const start = (execArgv = CHILD_FLAGS): ChildProcess => {
     if (child) return child;
-    const nice = lowerPriority(os.getPriority(), os.constants.priority.PRIORITY_BELOW_NORMAL);
-    const c = fork(fileURLToPath(opts.entryUrl), [opts.storeRoot, String(nice)], {
+    const c = fork(fileURLToPath(opts.entryUrl), [opts.storeRoot], {
       env: opts.env ?? process.env,
       // Not this process's flags (--inspect would clash).
       execArgv,
@@ -135,13 +132,6 @@ export function processSearchService(opts: ProcessOptions): SearchService {
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       serialization: 'advanced',
     });
-    // Below the server from its start, not once it has loaded its code (search-child.ts lowers
-    // every thread then): on a fresh clone that load ran beside the workspace parse as an equal.
-    try {
-      if (c.pid !== undefined) os.setPriority(c.pid, nice);
-    } catch {
-      // unchanged until the child lowers itself
-    }
     c.stdout?.on('data', (d: Buffer) => opts.log(d.toString().trimEnd()));
     c.stderr?.on('data', (d: Buffer) => opts.log(d.toString().trimEnd()));
     c.on('message', (m: FromChild) => {
