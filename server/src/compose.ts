@@ -59,10 +59,13 @@ export function createRoot(opts: { env: NodeJS.ProcessEnv; cwd: string }): Root 
  */
 function lazyProcessParser(worker: URL): WorkspaceParser {
   let parser: Promise<WorkspaceParser> | null = null;
-  return async function* (root, rels) {
-    parser ??= import('./ops/workspace/parser-process.js').then((m) => m.processWorkspaceParser(worker));
-    yield* (await parser)(root, rels);
+  const loaded = () =>
+    (parser ??= import('./ops/workspace/parser-process.js').then((m) => m.processWorkspaceParser(worker)));
+  const lazy: WorkspaceParser = async function* (root, rels) {
+    yield* (await loaded())(root, rels);
   };
+  lazy.prestart = () => loaded().then((p) => p.prestart?.() ?? (() => {}));
+  return lazy;
 }
 
 /**

@@ -5,7 +5,7 @@
 import os from 'node:os';
 import { lowerPriority } from './core/priority.js';
 import { packEntries } from './ops/workspace/cache.js';
-import { parsedEntryOf } from './ops/workspace/entry.js';
+import { entryParser } from './ops/workspace/entry.js';
 import type {
   FromWorkspaceParser,
   ParsedBatch,
@@ -55,10 +55,11 @@ async function parse({ root, rels }: WorkspaceParserInit): Promise<void> {
     batch = [];
     started = performance.now();
   };
+  const entryOf = entryParser(root);
   for (const rel of rels) {
     let entry = null;
     try {
-      entry = parsedEntryOf(root, rel);
+      entry = entryOf(rel);
     } catch {
       // read in the server, which reports what is wrong with it
     }

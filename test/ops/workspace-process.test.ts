@@ -136,12 +136,14 @@ describe('the workspace parsed in child processes', () => {
     expect(await snapshot(warm.ws)).toEqual(after);
   });
 
-  it('gives the same model and findings with the load cut between two processes, both gone after', async () => {
+  it('gives the same model and findings with the load dealt to two processes, both gone after', async () => {
     const expected = await snapshot((await load()).ws);
     const pids: number[] = [];
     const parser = processWorkspaceParser(built!, {
       processes: 2,
       splitAt: 2,
+      // Runs of files that cut through the processes' batches.
+      run: 7,
       onStart: (pid) => pids.push(pid),
     });
     // No cache: every file goes to the processes.
@@ -151,6 +153,42 @@ describe('the workspace parsed in child processes', () => {
     expect(pids).toHaveLength(2);
     // Each exits once its part is sent (within moments of the load's end).
     await expect.poll(() => pids.filter(running), { timeout: 5000 }).toEqual([]);
+  });
+
+  it('starts its processes before the files are listed on a cold load, and uses them', async () => {
+    const pids: number[] = [];
+    const parser = processWorkspaceParser(built!, {
+      processes: 2,
+      splitAt: 2,
+      onStart: (pid) => pids.push(pid),
+    });
+    const startedBeforeParse: number[] = [];
+    const watched: WorkspaceParser = Object.assign(
+      (r: string, rels: string[]) => {
+        startedBeforeParse.push(pids.length);
+        return parser(r, rels);
+      },
+      { prestart: parser.prestart },
+    );
+    const expected = await snapshot((await load()).ws);
+    expect(await snapshot((await load({ parser: watched })).ws)).toEqual(expected);
+    expect(startedBeforeParse).toEqual([2]);
+    expect(pids).toHaveLength(2);
+    await expect.poll(() => pids.filter(running), { timeout: 5000 }).toEqual([]);
+  });
+
+  it('stops the processes started ahead when the load has nothing to parse', async () => {
+    const pids: number[] = [];
+    const parser = processWorkspaceParser(built!, { processes: 2, onStart: (pid) => pids.push(pid) });
+    const empty = tempDir('cairn-ws-empty-');
+    try {
+      const { ws } = await load({ parser, at: empty });
+      expect(ws.files.size).toBe(0);
+      expect(pids).toHaveLength(2);
+      await expect.poll(() => pids.filter(running), { timeout: 5000 }).toEqual([]);
+    } finally {
+      removeDir(empty);
+    }
   });
 
   it('stops its processes when the load is cancelled', async () => {
@@ -193,7 +231,7 @@ describe('the workspace parsed in child processes', () => {
       broken: fc.boolean(),
     });
     const store = tempDir('cairn-ws-prop-');
-    const parser = processWorkspaceParser(built!, { processes: 2, splitAt: 2 });
+    const parser = processWorkspaceParser(built!, { processes: 2, splitAt: 2, run: 2 });
     try {
       await fc.assert(
         fc.asyncProperty(fc.array(file, { maxLength: 8 }), fc.boolean(), async (files, note) => {

@@ -1,6 +1,7 @@
 // MinHash + LSH index over character trigrams, so near-duplicate queries stay fast at 10,000+ texts.
 // LSH only proposes candidates; every answer is verified with the exact trigram Jaccard.
 import { normalizeForHash } from './normalize.js';
+import { minhashOf, NUM_HASHES } from './minhash.js';
 import { TrigramTable, fmix32 } from './trigrams.js';
 
 /** Trigram Jaccard at or above which two memories are near duplicates (issue 4). */
@@ -13,12 +14,9 @@ export const NEAR_DUPLICATE_THRESHOLD = 0.75;
  */
 const BANDS = 21;
 const ROWS = 6;
-const NUM_HASHES = BANDS * ROWS;
 /** Candidates whose MinHash estimate is this far below the threshold skip the exact check (about
  * 4 standard deviations of a 126-value estimate, so true matches are practically never skipped). */
 const ESTIMATE_MARGIN = 0.2;
-
-const EMPTY = 0x7fffffff;
 
 /**
  * Characters of a text that near-duplicate detection reads: a huge file is compared by its start.
@@ -28,36 +26,6 @@ export const NEAR_TEXT_LIMIT = 64 * 1024;
 
 function normalizedStart(text: string): string {
   return normalizeForHash(text.slice(0, NEAR_TEXT_LIMIT));
-}
-
-/**
- * One-permutation MinHash with optimal densification (Shrivastava, ICML 2017): each trigram is hashed
- * once, its hash picks one of the 126 bins and the bin keeps its minimum; an empty bin borrows the value
- * of a bin chosen by a hash of (bin, attempt). Same collision probability as 126 separate permutations
- * at a 126th of the cost, which keeps indexing 10,000 memories near a second.
- */
-function minhashSignature(grams: TrigramTable): Int32Array {
-  const sig = new Int32Array(NUM_HASHES).fill(EMPTY);
-  const hashes = grams.hashes;
-  for (let i = 0; i < hashes.length; i++) {
-    const h = hashes[i];
-    const bin = (h >>> 0) % NUM_HASHES;
-    const value = fmix32(h ^ 0x5bd1e995);
-    if (value < sig[bin]) sig[bin] = value;
-  }
-  if (grams.size === 0) return sig;
-  const filled = sig.slice();
-  for (let bin = 0; bin < NUM_HASHES; bin++) {
-    if (sig[bin] !== EMPTY) continue;
-    for (let attempt = 1; ; attempt++) {
-      const from = (fmix32(Math.imul(bin + 1, 0x9e3779b1) ^ attempt) >>> 0) % NUM_HASHES;
-      if (sig[from] !== EMPTY) {
-        filled[bin] = sig[from];
-        break;
-      }
-    }
-  }
-  return filled;
 }
 
 function bandKey(sig: Int32Array, band: number): number {
@@ -100,8 +68,7 @@ export function nearSignature(text: string, normalized?: string): NearSignature 
  */
 function signed(normalized: string): { grams: number; sig: Int32Array } {
   if (lastSigned?.normalized === normalized) return lastSigned;
-  const table = new TrigramTable(normalized, true);
-  lastSigned = { normalized, grams: table.size, sig: minhashSignature(table) };
+  lastSigned = { normalized, ...minhashOf(normalized) };
   return lastSigned;
 }
 let lastSigned: { normalized: string; grams: number; sig: Int32Array } | null = null;

@@ -115,6 +115,11 @@ export class WorkspaceCache {
     return new WorkspaceCache(dir, version, entries);
   }
 
+  /** True when the cache holds no entry (a fresh clone, or a cache of another version). */
+  get empty(): boolean {
+    return this.entries.size === 0;
+  }
+
   /** True when the cache holds an entry for `rel` (else its stamp need not be looked at). */
   has(rel: string): boolean {
     return this.entries.has(rel);

@@ -4,23 +4,26 @@
 import { deriveMemory, isMemoryPath, parseStoreFile } from '../../core/rules/index.js';
 import { contentKeyOf, isRacy, type CachedFile } from './cache.js';
 import { factsOf, noteFacts } from './facts.js';
-import { readDiskFile } from './files.js';
+import { plainFileReader } from './files.js';
 
 /** A cache entry with when its file was read (the workspace derives "racy" from it again). */
 export type ParsedEntry = CachedFile & { readAt: number };
 
-const NO_LINKS = new Map();
-
 /**
- * The entry of the regular file at `rel`, as StoreWorkspace.index would derive it (deriveMemory is
- * what the workspace's model computes); null when it is not a plain readable file (the workspace
- * then reads it itself).
+ * The entries of the store files of `root`, one file at a time: each one as StoreWorkspace.index
+ * would derive it (deriveMemory is what the workspace's model computes); null when it is not a
+ * plain readable file (the workspace then reads it itself).
  */
-export function parsedEntryOf(root: string, rel: string): ParsedEntry | null {
+export function entryParser(root: string): (rel: string) => ParsedEntry | null {
+  const read = plainFileReader(root);
+  return (rel) => parsedEntryOf(rel, read);
+}
+
+function parsedEntryOf(rel: string, read: ReturnType<typeof plainFileReader>): ParsedEntry | null {
   const readAt = Date.now();
-  // Links were looked for by the caller; readDiskFile still refuses to read through one.
-  const disk = readDiskFile(root, rel, NO_LINKS);
-  if (disk.kind !== 'file' || !disk.stamp) return null;
+  // Links were looked for by the caller; the reader still refuses to read through one.
+  const disk = read(rel);
+  if (!disk) return null;
   const stamp = disk.stamp;
   const entry = { stamp, key: contentKeyOf(disk.bytes), racy: isRacy(stamp, readAt), readAt };
   if (!isMemoryPath(rel)) return { ...entry, facts: noteFacts(disk.text) };

@@ -4,7 +4,14 @@
 import { lstatSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { isStoreFilePath } from '../../core/rules/index.js';
-import { findLink, findStoreLinks, readStoreEntry, type FoundLink } from '../../store/safe-fs.js';
+import {
+  findLink,
+  findStoreLinks,
+  pathSegments,
+  readNoFollowStat,
+  readStoreEntry,
+  type FoundLink,
+} from '../../store/safe-fs.js';
 
 export type { FoundLink };
 
@@ -23,6 +30,13 @@ export type DiskFile =
   | { kind: 'file'; text: string; bytes: Buffer; stamp: FileStamp | null }
   | { kind: 'link'; link: FoundLink }
   | { kind: 'missing' };
+
+/** A regular file read with its stamp (taken before the read). */
+export interface PlainFile {
+  text: string;
+  bytes: Buffer;
+  stamp: FileStamp;
+}
 
 /** Every symbolic link where the store is read (store/symlink findings), by path. */
 export function scanLinks(root: string): Map<string, FoundLink> {
@@ -81,6 +95,28 @@ export function readDiskFile(root: string, rel: string, links: ReadonlyMap<strin
   const entry = readStoreEntry(root, rel);
   if (entry.kind !== 'file') return entry;
   return { kind: 'file', text: entry.bytes.toString('utf8'), bytes: entry.bytes, stamp };
+}
+
+/**
+ * A reader of the store files of `root` for the workspace worker: each folder is looked at for links
+ * once, then a file is opened without following a link and stamped from the open descriptor (one
+ * stat call per file where readDiskFile makes four). Null for anything but a plain readable file
+ * (a link, a linked folder, a file gone): the workspace then reads it with readDiskFile.
+ */
+export function plainFileReader(root: string): (rel: string) => PlainFile | null {
+  const linked = new Map<string, boolean>();
+  return (rel) => {
+    const segs = pathSegments(rel);
+    const folder = segs.slice(0, -1).join('/');
+    let link = linked.get(folder);
+    if (link === undefined) linked.set(folder, (link = !!findLink(root, rel, { parentsOnly: true })));
+    if (link) return null;
+    const read = readNoFollowStat(path.join(root, ...segs));
+    if (!read) return null;
+    const { bytes, stat: st } = read;
+    const stamp = { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino };
+    return { text: bytes.toString('utf8'), bytes, stamp };
+  };
 }
 
 /** The link at `rel` (or above it) as the disk has it now. */

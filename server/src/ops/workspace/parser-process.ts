@@ -30,7 +30,14 @@ export type ParsedBatch = [string, ParsedEntry | null][];
  * Parses the files `rels` of the store at `root` elsewhere, yielding their entries in order, a
  * batch at a time; throws when the parser fails (the caller reads what is left itself).
  */
-export type WorkspaceParser = (root: string, rels: string[]) => AsyncIterable<ParsedBatch>;
+export interface WorkspaceParser {
+  (root: string, rels: string[]): AsyncIterable<ParsedBatch>;
+  /**
+   * A load that will parse every file is coming (a fresh clone): starts what the parsing runs in
+   * now, while the files are being listed. Returns what stops whatever the load did not use.
+   */
+  prestart?: () => Promise<() => void>;
+}
 
 /**
  * Files below which one process parses them all: a second one costs a start and a heap of its
@@ -46,25 +53,71 @@ const MAX_PROCESSES = 2;
 const PARSER_FLAGS = ['--max-semi-space-size=1'];
 
 /**
+ * Files a large load deals to each process in turn. Dealt rather than cut in halves: the server
+ * restores entries in the order of the files, so the second half waited for the first and was
+ * restored at the end, alone on a core (150-400 ms at 10,000 files on a busy machine); dealt, the
+ * server restores each run of files as it comes, beside the parsing.
+ */
+const RUN = 256;
+
+/**
  * A WorkspaceParser running the compiled entry at `entryUrl` (compose.ts finds it) in child
- * processes. A large load is cut into consecutive parts, one process each, all started at once:
+ * processes. A large load is dealt to several processes in runs of RUN files, all started at once:
  * parsing is most of a fresh clone's start, and the search index build beside it runs at a lower
- * priority (search-child.ts), so a second core goes to the rules first. The parts' entries are
- * yielded in the order of `rels`; each process exits when its part is sent.
+ * priority (search-child.ts), so a second core goes to the rules first. The entries are yielded
+ * in the order of `rels`; each process exits when its files are sent.
  */
 export function processWorkspaceParser(
   entryUrl: URL,
-  opts: { processes?: number; splitAt?: number; onStart?: (pid: number) => void } = {},
+  opts: { processes?: number; splitAt?: number; run?: number; onStart?: (pid: number) => void } = {},
 ): WorkspaceParser {
   const processes = Math.max(1, Math.min(opts.processes ?? defaultProcesses(), MAX_PROCESSES));
-  return (root, rels) => {
+  /** Processes started ahead (prestart), waiting for their part. */
+  const spare: ChildProcess[] = [];
+  const parser: WorkspaceParser = (root, rels) => {
     const parts = rels.length < (opts.splitAt ?? SPLIT_AT) ? 1 : processes;
-    const size = Math.ceil(rels.length / parts);
-    const started = Array.from({ length: parts }, (_, i) =>
-      parseInProcess(entryUrl, { root, rels: rels.slice(i * size, (i + 1) * size) }, opts.onStart),
+    const run = opts.run ?? RUN;
+    const dealt: string[][] = Array.from({ length: parts }, () => []);
+    for (let at = 0; at < rels.length; at += run) dealt[(at / run) % parts].push(...rels.slice(at, at + run));
+    const started = dealt.map((part) =>
+      parseInProcess(spare.shift() ?? startParser(entryUrl, opts.onStart), { root, rels: part }),
     );
-    return inOrder(started);
+    spare.splice(0).forEach(stopQuietly);
+    return inOrder(started, rels.length, run);
   };
+  parser.prestart = () => {
+    while (spare.length < processes) {
+      const child = startParser(entryUrl, opts.onStart);
+      if (child instanceof Error) break;
+      spare.push(child);
+    }
+    return Promise.resolve(() => spare.splice(0).forEach(stopQuietly));
+  };
+  return parser;
+}
+
+/** A parser process, started; it waits for its part (WorkspaceParserInit). An Error if it could not be. */
+function startParser(entryUrl: URL, onStart?: (pid: number) => void): ChildProcess | Error {
+  let child: ChildProcess;
+  try {
+    child = fork(fileURLToPath(entryUrl), [], {
+      // Not this process's flags (--inspect would clash).
+      execArgv: PARSER_FLAGS,
+      // Never this process's stdout: a language server's stdout is its protocol.
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      serialization: 'advanced',
+    });
+  } catch (e) {
+    return e as Error;
+  }
+  // Until it is given its part: a failure then is seen by parseInProcess (it is no longer connected).
+  child.on('error', () => {});
+  if (child.pid !== undefined) onStart?.(child.pid);
+  return child;
+}
+
+function stopQuietly(child: ChildProcess): void {
+  if (child.exitCode === null && child.signalCode === null) child.kill();
 }
 
 function defaultProcesses(): number {
@@ -76,34 +129,40 @@ interface Part {
   stop: () => void;
 }
 
-/** The batches of each part in turn; every process stops when the consumer stops (or fails). */
-async function* inOrder(parts: Part[]): AsyncIterable<ParsedBatch> {
+/**
+ * The entries of `total` files dealt to `parts` in runs of `run` files, in the files' order: each
+ * run taken from its part's batches in turn. Every process stops when the consumer stops (or fails).
+ */
+async function* inOrder(parts: Part[], total: number, run: number): AsyncIterable<ParsedBatch> {
+  const left: ParsedBatch[] = parts.map(() => []);
   try {
-    for (const part of parts) yield* part.batches;
+    for (let at = 0, turn = 0; at < total; at += run, turn = (turn + 1) % parts.length) {
+      for (let need = Math.min(run, total - at); need > 0;) {
+        if (!left[turn].length) {
+          const next = await parts[turn].batches.next();
+          if (next.done) throw new Error('it ended early');
+          left[turn] = next.value;
+        }
+        const taken = left[turn].splice(0, need);
+        need -= taken.length;
+        yield taken;
+      }
+    }
   } finally {
     for (const part of parts) part.stop();
   }
 }
 
-/** Starts the process at once (not at the first `next`), so that parts run side by side. */
-function parseInProcess(entryUrl: URL, init: WorkspaceParserInit, onStart?: (pid: number) => void): Part {
+/** Gives a started process its part at once (not at the first `next`), so that parts run side by side. */
+function parseInProcess(child: ChildProcess | Error, init: WorkspaceParserInit): Part {
   const queue: FromWorkspaceParser[] = [];
   let wake: (() => void) | null = null;
   const push = (m: FromWorkspaceParser) => {
     queue.push(m);
     wake?.();
   };
-  let child: ChildProcess;
-  try {
-    child = fork(fileURLToPath(entryUrl), [], {
-      // Not this process's flags (--inspect would clash).
-      execArgv: PARSER_FLAGS,
-      // Never this process's stdout: a language server's stdout is its protocol.
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-      serialization: 'advanced',
-    });
-  } catch (e) {
-    push({ type: 'failed', message: (e as Error).message });
+  if (child instanceof Error) {
+    push({ type: 'failed', message: child.message });
     return { batches: batchesOf(queue, (w) => (wake = w)), stop: () => {} };
   }
   child.on('message', push);
@@ -113,11 +172,12 @@ function parseInProcess(entryUrl: URL, init: WorkspaceParserInit, onStart?: (pid
     push({ type: 'failed', message: `the process stopped (${signal ?? `exit code ${code}`})` }),
   );
   if (child.connected) child.send(init, (e) => e && push({ type: 'failed', message: e.message }));
-  if (child.pid !== undefined) onStart?.(child.pid);
+  // Started ahead and gone meanwhile (its 'close' came before anyone listened).
+  else push({ type: 'failed', message: 'the process stopped before its part was sent' });
   const stop = () => {
     child.removeAllListeners();
     child.on('error', () => {}); // a late failure to signal it is of no interest now
-    if (child.exitCode === null && child.signalCode === null) child.kill();
+    stopQuietly(child);
   };
   return { batches: batchesOf(queue, (w) => (wake = w)), stop };
 }

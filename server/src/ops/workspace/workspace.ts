@@ -137,6 +137,10 @@ export class StoreWorkspace {
       token?: CancelToken;
     } = {},
   ): Promise<void> {
+    // Nothing in the cache (a fresh clone): every file will be parsed, and the parser's processes
+    // start while the files are listed (at 10,000 files, their start and the listing took a
+    // few hundred milliseconds one after the other on a busy machine).
+    const unused = opts.cache?.empty !== false ? await opts.parser?.prestart?.() : undefined;
     this.links = scanLinks(this.root);
     for (const link of this.links.values())
       this.log(`cairn: ${link.at} is a symbolic link; it is not read (store/symlink)`);
@@ -167,6 +171,7 @@ export class StoreWorkspace {
       }
     } finally {
       this.changedDuringLoad = null;
+      unused?.();
     }
   }
 
