@@ -18,14 +18,10 @@ process.stdout.on('error', (err) => {
   if (err.code === 'EPIPE') process.exit(0);
   throw err;
 });
-// `cairn search` runs without the optimizing compiler (cli/commands-search.ts says why). The
-// language server runs with V8 favouring size over speed: a long-lived process that answers small
-// requests; measured at 10,000 memories (bench/service.mjs), ~6 MB less after the search index
-// build, edits' diagnostics as fast within the noise (bench/edit-driver.mjs). Set before any code
-// loads, so the code cache each reads was made under the same V8 flags.
-const mode = ['search', 'lsp'].includes(process.argv[2]) ? process.argv[2] : 'default';
+// `cairn search` runs without the optimizing compiler (cli/commands-search.ts says why). Turned off
+// before any code loads, so the code cache it reads was made under the same V8 flags.
+const mode = process.argv[2] === 'search' ? 'search' : 'default';
 if (mode === 'search') setFlagsFromString('--no-turbofan');
-if (mode === 'lsp') setFlagsFromString('--optimize-for-size');
 const { main } = existsSync(bundle)
   ? (await import('./load-bundle.js')).requireBundle(bundle, mode)
   : await import(unbundled.href);

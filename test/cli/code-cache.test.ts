@@ -50,12 +50,6 @@ describe('the code cache of the bundle', () => {
     expect(cached()).toContain('main.cjs.default.v8');
   });
 
-  it('keeps the language server cache apart: it runs under other V8 flags (favouring size)', async () => {
-    // Its input ends at once: the server exits, writing the cache of what it compiled.
-    await cairn(['lsp', '--stdio'], { env: { CAIRN_STORE: store, XDG_CACHE_HOME: cacheHome } });
-    expect(cached()).toContain('main.cjs.lsp.v8');
-  });
-
   it('rewrites damaged files (V8 rejects them) and answers the same', async () => {
     const before = await search();
     const main = path.join(buildFolder(), 'main.cjs.search.v8');
