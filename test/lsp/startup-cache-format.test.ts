@@ -1,7 +1,9 @@
-// The startup cache's format: a chunk's entries as one JSON text and its signatures in one array
-// (workspace-4). A cache written in an earlier format (workspace-3: a v8 serialization of the
-// chunk's objects; workspace-2: one array per entry) is ignored, every file is parsed again, the
-// diagnostics are the same, and the next start takes every file back from the new cache.
+// The startup cache's format: frames (a 4-byte length, then a v8 serialization: the version, then
+// each chunk), a chunk's entries as one JSON text and its signatures in one array (workspace-5). A
+// cache written in an earlier format (workspace-4: one serialization of the whole; workspace-3: a
+// v8 serialization of the chunk's objects; workspace-2: one array per entry) is ignored, every file
+// is parsed again, the diagnostics are the same, and the next start takes every file back from the
+// new cache.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
@@ -43,10 +45,33 @@ async function load(): Promise<{ parsed: number; reused: number; findings: strin
 type Packed = { json: string; sigs: Int32Array };
 type Entries = [string, { near?: { sig: unknown } }][];
 
+/** The cache file's version and chunks, read frame by frame. */
+function readCache(): { version: string; chunks: Packed[] } {
+  const bytes = readFileSync(path.join(root, ...CACHE));
+  const values: unknown[] = [];
+  for (let at = 0; at < bytes.length;) {
+    const length = bytes.readUInt32LE(at);
+    values.push(v8.deserialize(bytes.subarray(at + 4, (at += 4 + length))));
+  }
+  const [version, ...chunks] = values;
+  return { version: version as string, chunks: chunks as Packed[] };
+}
+
+/** Writes the cache file as frames of these values. */
+function writeFrames(values: unknown[]): void {
+  const frames = values.flatMap((value) => {
+    const body = v8.serialize(value);
+    const head = Buffer.alloc(4);
+    head.writeUInt32LE(body.length);
+    return [head, body];
+  });
+  writeFileSync(path.join(root, ...CACHE), Buffer.concat(frames));
+}
+
 /** Rewrites the cache file as the workspace-2 format had it: chunks of [path, entry] pairs. */
 function writeOldFormat(): void {
   const file = path.join(root, ...CACHE);
-  const data = v8.deserialize(readFileSync(file)) as { version: string; chunks: Packed[] };
+  const data = readCache();
   const chunks = data.chunks.map((packed) => {
     const chunk = { entries: JSON.parse(packed.json) as Entries, sigs: packed.sigs };
     let at = 0;
@@ -79,15 +104,46 @@ describe('startup cache format', () => {
     expect(again.findings).toEqual(cold.findings);
   }, 30_000);
 
-  it('reads an old layout under the current version as damaged: ignored, not half read', async () => {
+  it('ignores a cache of the workspace-4 layout: one serialization of the whole file', async () => {
+    await load();
+    const data = readCache();
+    writeFileSync(
+      path.join(root, ...CACHE),
+      v8.serialize({ version: data.version.replace('workspace-5', 'workspace-4'), chunks: data.chunks }),
+    );
+    const old = await load();
+    expect([old.parsed, old.reused]).toEqual([4, 0]);
+    expect(readCache().version).toBe(data.version);
+    const again = await load();
+    expect([again.parsed, again.reused]).toEqual([0, 4]);
+  });
+
+  it('reads a file cut short or a frame longer than the file as damaged: ignored, not half read', async () => {
     await load();
     const file = path.join(root, ...CACHE);
-    const data = v8.deserialize(readFileSync(file)) as { version: string; chunks: Packed[] };
+    const bytes = readFileSync(file);
+    writeFileSync(file, bytes.subarray(0, bytes.length - 3));
+    const cut = await load();
+    expect([cut.parsed, cut.reused]).toEqual([4, 0]);
+    const data = readCache();
+    writeFrames([data.version, ...data.chunks]);
+    const whole = readFileSync(file);
+    whole.writeUInt32LE(whole.length, 0); // the version frame's length runs past the end
+    writeFileSync(file, whole);
+    const long = await load();
+    expect([long.parsed, long.reused]).toEqual([4, 0]);
+    const rebuilt = await load();
+    expect([rebuilt.parsed, rebuilt.reused]).toEqual([0, 4]);
+  });
+
+  it('reads an old layout under the current version as damaged: ignored, not half read', async () => {
+    await load();
+    const data = readCache();
     // workspace-3's chunks: each a v8 serialization of its entries (signature lengths) and array.
     const v8Chunks = data.chunks.map((p) =>
       v8.serialize({ entries: JSON.parse(p.json) as Entries, sigs: p.sigs }),
     );
-    writeFileSync(file, v8.serialize({ version: data.version, chunks: v8Chunks }));
+    writeFrames([data.version, ...v8Chunks]);
     const damaged = await load();
     expect([damaged.parsed, damaged.reused]).toEqual([4, 0]);
     const rebuilt = await load();
@@ -96,14 +152,13 @@ describe('startup cache format', () => {
 
   it('reads a chunk whose JSON is cut short as damaged, and one with a short signature array as unusable', async () => {
     await load();
-    const file = path.join(root, ...CACHE);
-    const data = v8.deserialize(readFileSync(file)) as { version: string; chunks: Packed[] };
+    const data = readCache();
     const cut = data.chunks.map((p) => ({ json: p.json.slice(0, p.json.length / 2), sigs: p.sigs }));
-    writeFileSync(file, v8.serialize({ version: data.version, chunks: cut }));
+    writeFrames([data.version, ...cut]);
     const damaged = await load();
     expect([damaged.parsed, damaged.reused]).toEqual([4, 0]);
     const short = data.chunks.map((p) => ({ json: p.json, sigs: p.sigs.subarray(0, 10) }));
-    writeFileSync(file, v8.serialize({ version: data.version, chunks: short }));
+    writeFrames([data.version, ...short]);
     const unusable = await load();
     // Memories' signatures cannot be used: parsed again; the note (MEMORY.md) has none to lose.
     expect(unusable.parsed).toBeGreaterThanOrEqual(3);

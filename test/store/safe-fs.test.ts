@@ -3,6 +3,7 @@
 // when it is a real, untracked folder. Real links, real git.
 import { execFileSync } from 'node:child_process';
 import {
+  closeSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -144,6 +145,28 @@ describe('the .cairn accessor', () => {
     expect(cairn.folder('index')).toBe(path.join(dir, '.cairn/index'));
   });
 
+  it('writes a file in parts atomically; a writer that throws leaves the old file and no temporary file', async () => {
+    const dir = cliRepo();
+    const cairn = await openCairnDir(dir);
+    async function* parts(fail: boolean) {
+      yield Buffer.from('one ');
+      await new Promise((r) => setImmediate(r));
+      if (fail) throw new Error('cancelled');
+      yield Buffer.from('two');
+    }
+    expect(await cairn.writeParts('cache/parts.bin', parts(false))).toBe(true);
+    expect(cairn.read('cache/parts.bin')?.toString()).toBe('one two');
+    expect(statSync(path.join(dir, '.cairn/cache/parts.bin')).mode & 0o777).toBe(0o600);
+    await expect(cairn.writeParts('cache/parts.bin', parts(true))).rejects.toThrow('cancelled');
+    expect(cairn.read('cache/parts.bin')?.toString()).toBe('one two');
+    expect(readdirSync(path.join(dir, '.cairn/cache'))).toEqual(['parts.bin']);
+    const fd = cairn.open('cache/parts.bin');
+    expect(fd).not.toBeNull();
+    closeSync(fd!);
+    expect(cairn.open('cache/missing.bin')).toBeNull();
+    expect(cairn.open('cache')).toBeNull(); // a folder is no file to read
+  });
+
   it('never brings back a store folder deleted under it: derived state is skipped instead', async () => {
     const dir = cliRepo();
     const cairn = await openCairnDir(dir);
@@ -163,6 +186,15 @@ describe('the .cairn accessor', () => {
     await cairn.append('audit.log', 'injected\n');
     expect(cairn.write('cache/links.json', 'injected')).toBe(false);
     expect(cairn.read('cache/links.json')).toBeNull();
+    expect(cairn.open('cache/links.json')).toBeNull();
+    expect(
+      await cairn.writeParts(
+        'cache/links.json',
+        (async function* () {
+          yield Buffer.from('injected');
+        })(),
+      ),
+    ).toBe(false);
     expect(readFileSync(secret, 'utf8')).toBe('SECRET\n');
     expect(lstatSync(path.join(dir, '.cairn/audit.log')).isSymbolicLink()).toBe(true);
     expect(warnings.join('\n')).toContain('.cairn/audit.log is a symbolic link');

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import {
   closeSync,
   constants,
+  fstatSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
@@ -23,7 +24,7 @@ import { open } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { GitRepo } from './git.js';
-import { findLink, readStoreEntry } from './safe-fs.js';
+import { findLink, openStoreEntry, readStoreEntry } from './safe-fs.js';
 
 export const CAIRN_DIR = '.cairn';
 
@@ -131,6 +132,62 @@ export class CairnDir {
     const entry = readStoreEntry(this.root, `${CAIRN_DIR}/${rel}`);
     if (entry.kind === 'link') this.path(rel); // warns once
     return entry.kind === 'file' ? entry.bytes : null;
+  }
+
+  /**
+   * `.cairn/<rel>` opened for reading, never through a link; null when missing, not a regular file
+   * or unusable. The caller closes the descriptor.
+   */
+  open(rel: string): number | null {
+    if (this.problem) {
+      warnOnce(this.root, degraded(this.problem));
+      return null;
+    }
+    const entry = openStoreEntry(this.root, `${CAIRN_DIR}/${rel}`);
+    if (entry.kind === 'link') this.path(rel); // warns once
+    if (entry.kind !== 'file') return null;
+    try {
+      if (fstatSync(entry.fd).isFile()) return entry.fd;
+    } catch {
+      // unreadable: as missing
+    }
+    closeSync(entry.fd);
+    return null;
+  }
+
+  /**
+   * Replaces `.cairn/<rel>` atomically, as write does, with the pieces `parts` yields written as
+   * they come: a large file is never one buffer in memory (a buffer of many megabytes, once freed,
+   * leaves the C allocator keeping that much more of the process's memory). False when skipped or
+   * the write failed; an error `parts` throws (a cancelled writer) removes the temporary file and
+   * is thrown again.
+   */
+  async writeParts(rel: string, parts: AsyncIterable<Buffer>): Promise<boolean> {
+    const abs = this.path(rel);
+    if (!abs) return false;
+    const tmp = `${abs}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+    let fd: number | null = null;
+    let fromParts = false;
+    try {
+      fd = openSync(tmp, WRITE_NEW, 0o600);
+      const it = parts[Symbol.asyncIterator]();
+      for (;;) {
+        fromParts = true;
+        const next = await it.next();
+        fromParts = false;
+        if (next.done) break;
+        writeFileSync(fd, next.value);
+      }
+      closeSync(fd);
+      fd = null;
+      renameSync(tmp, abs); // replaces a link at `abs`, never writes through one
+      return true;
+    } catch (e) {
+      if (fd !== null) closeSync(fd);
+      rmSync(tmp, { force: true });
+      if (fromParts) throw e;
+      return false;
+    }
   }
 
   /** Replaces `.cairn/<rel>` atomically (temp file 0600 + rename); false when skipped or failed. */

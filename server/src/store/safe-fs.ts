@@ -125,18 +125,29 @@ function readOpened(fd: number): { bytes: Buffer; mtimeMs: number } | null {
  * is reported as such, a folder or a device as missing.
  */
 export function readStoreEntry(root: string, rel: string): StoreEntry {
+  const opened = openStoreEntry(root, rel);
+  if (opened.kind !== 'file') return opened;
+  const read = readOpened(opened.fd);
+  return read ? { kind: 'file', ...read } : { kind: 'missing' };
+}
+
+/**
+ * Opens `rel` under `root` for reading without following any link (see readStoreEntry); the caller
+ * closes the descriptor. Not checked to be a regular file: fstat it.
+ */
+export function openStoreEntry(
+  root: string,
+  rel: string,
+): { kind: 'file'; fd: number } | { kind: 'link'; link: FoundLink } | { kind: 'missing' } {
   const link = findLink(root, rel);
   if (link) return { kind: 'link', link };
-  let fd: number;
   try {
-    fd = openSync(path.join(root, ...pathSegments(rel)), READ_FLAGS);
+    return { kind: 'file', fd: openSync(path.join(root, ...pathSegments(rel)), READ_FLAGS) };
   } catch (err) {
     // ELOOP: it became a link after the walk.
-    if ((err as NodeJS.ErrnoException).code === 'ELOOP') return readStoreEntry(root, rel);
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') return openStoreEntry(root, rel);
     return { kind: 'missing' };
   }
-  const read = readOpened(fd);
-  return read ? { kind: 'file', ...read } : { kind: 'missing' };
 }
 
 /** The bytes of a regular file under `root`; null when missing; INVALID_WORKSPACE_PATH through a link. */

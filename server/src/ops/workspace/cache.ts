@@ -6,8 +6,13 @@
 // and hashed again. Only the parser or the signature code can change what an entry means, hence the
 // version with the package version. Missing, damaged or foreign files are ignored. Entries are
 // serialized in chunks, so a language server reads and writes 10,000 of them a slice at a time
-// while it answers requests.
+// while it answers requests; the file is a sequence of frames (a 4-byte length, then a v8
+// serialization: the version, then one per chunk), each read and written on its own, so that the
+// file (14 MB at 10,000 memories) is never one buffer: glibc's allocator, once it has freed a
+// buffer that large, keeps up to twice as much freed memory instead of giving it back (measured:
+// the language server held ~10 MB more after writing the cache in one piece).
 import { createHash } from 'node:crypto';
+import { closeSync, fstatSync, readSync } from 'node:fs';
 import v8 from 'node:v8';
 import type { MemoryInfo, NearSignature } from '../../core/rules/index.js';
 import { packageVersion } from '../../package-root.js';
@@ -17,7 +22,8 @@ import type { FileStamp } from './files.js';
 
 // 3: a chunk's near-duplicate signatures in one array (Chunk), not one array per entry.
 // 4: a chunk's entries as one JSON text (PackedEntries) rather than a v8 serialization of objects.
-const FORMAT = 'workspace-4';
+// 5: frames (a length, then a v8 serialization) rather than one serialization of the whole.
+const FORMAT = 'workspace-5';
 /** Entries per serialized chunk: a few milliseconds of work each. */
 const CHUNK = 256;
 const CACHE_FILE = 'cache/workspace.v8';
@@ -35,11 +41,6 @@ export interface CachedFile {
   /** Memory files: what the rules know of it (the status is derived again) and its signature. */
   info?: MemoryInfo;
   near?: NearSignature;
-}
-
-interface CacheData {
-  version: string;
-  chunks: PackedEntries[];
 }
 
 /**
@@ -100,12 +101,19 @@ export class WorkspaceCache {
     const entries = new Map<string, CachedFile>();
     try {
       version = `${FORMAT}/${packageVersion()}`;
-      const bytes = dir.read(CACHE_FILE);
-      const data = bytes && (v8.deserialize(bytes) as CacheData);
-      if (data && data.version === version && Array.isArray(data.chunks)) {
-        for (const chunk of data.chunks) {
-          for (const [rel, entry] of unpackEntries<CachedFile>(chunk)) if (entry) entries.set(rel, entry);
-          await pause();
+      const fd = dir.open(CACHE_FILE);
+      if (fd !== null) {
+        try {
+          const frames = readFrames(fd);
+          if (frames.next().value === version) {
+            for (const chunk of frames) {
+              for (const [rel, entry] of unpackEntries<CachedFile>(chunk as PackedEntries))
+                if (entry) entries.set(rel, entry);
+              await pause();
+            }
+          }
+        } finally {
+          closeSync(fd);
         }
       }
     } catch {
@@ -185,13 +193,15 @@ export class WorkspaceCache {
     this.written = true;
     loaded.clear();
     const all = [...entries];
-    const chunks: PackedEntries[] = [];
-    for (let at = 0; at < all.length; at += CHUNK) {
-      chunks.push(packEntries(all.slice(at, at + CHUNK)));
-      await pause();
+    const version = this.version;
+    async function* frames(): AsyncGenerator<Buffer> {
+      yield* frame(version);
+      for (let at = 0; at < all.length; at += CHUNK) {
+        yield* frame(packEntries(all.slice(at, at + CHUNK)));
+        await pause();
+      }
     }
-    const data: CacheData = { version: this.version, chunks };
-    const ok = this.dir.write(CACHE_FILE, v8.serialize(data));
+    const ok = await this.dir.writeParts(CACHE_FILE, frames());
     return ok ? entries.size : null;
   }
 
@@ -236,6 +246,31 @@ export function unpackEntries<T extends CachedFile>(packed: PackedEntries): [str
         : new Int32Array(0);
   }
   return entries;
+}
+
+/** A value as a frame of the cache file: its length (4 bytes, little-endian), then its serialization. */
+function* frame(value: unknown): Generator<Buffer> {
+  const body = v8.serialize(value);
+  const head = Buffer.alloc(4);
+  head.writeUInt32LE(body.length);
+  yield head;
+  yield body;
+}
+
+/** The values of the frames of an open file, one read at a time; damaged frames throw. */
+function* readFrames(fd: number): Generator<unknown> {
+  const size = fstatSync(fd).size;
+  const head = Buffer.alloc(4);
+  for (let at = 0; at < size;) {
+    if (readSync(fd, head, 0, 4, at) !== 4) throw new Error('damaged');
+    const length = head.readUInt32LE(0);
+    at += 4;
+    if (length > size - at) throw new Error('damaged');
+    const body = Buffer.allocUnsafe(length);
+    if (readSync(fd, body, 0, length, at) !== length) throw new Error('damaged');
+    at += length;
+    yield v8.deserialize(body);
+  }
 }
 
 function sameStampOf(a: FileStamp, b: FileStamp): boolean {
