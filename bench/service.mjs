@@ -113,6 +113,19 @@ function processRss(pid) {
   }
 }
 
+/**
+ * PSS (MB) of a process: its private pages plus its share of pages mapped by several processes (the
+ * node binary's, which the server and its search child both map). Summed over a tree, each shared
+ * page counts once among the processes that map it, where RSS counts it in each; 0 when gone.
+ */
+function processPss(pid) {
+  try {
+    return Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))[1]) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
 /** The children of a process, from every one of its threads (Linux /proc). */
 function childrenOf(pid) {
   try {
@@ -127,6 +140,11 @@ function childrenOf(pid) {
 /** RSS (MB) of a process and all its descendants. */
 function treeRss(pid) {
   return processRss(pid) + childrenOf(pid).reduce((sum, c) => sum + treeRss(c), 0);
+}
+
+/** PSS (MB) of a process and all its descendants. */
+function treePss(pid) {
+  return processPss(pid) + childrenOf(pid).reduce((sum, c) => sum + treePss(c), 0);
 }
 
 function startServer(argv, root) {
@@ -177,6 +195,7 @@ function startServer(argv, root) {
     events,
     until,
     rss,
+    pss: () => treePss(child.pid),
     peak: () => peak,
     published: (version) => new Promise((resolve) => diagnostics.set(version, resolve)),
     async init() {
@@ -250,6 +269,7 @@ async function lspPart() {
   let k = 0;
   const tt = await probe(trivial, root, () => ++k < 100, { symbols: false });
   const trivialRss = trivial.rss();
+  const trivialPss = trivial.pss();
   await trivial.stop();
 
   // Cairn on a fresh clone: the search index builds in the worker while requests come in.
@@ -275,6 +295,7 @@ async function lspPart() {
     })(),
   );
   const rss = s.rss();
+  const pss = s.pss();
   const peak = s.peak();
   // A quiet minute: the idle search process exits (ops/search-process.ts SEARCH_IDLE_MS).
   await new Promise((r) => setTimeout(r, 63_000));
@@ -323,6 +344,12 @@ async function lspPart() {
     `${f1(trivialRss)} MB`,
     `${f1(rss)} / ${f1(peak)} MB`,
     '<= 150 MB',
+  );
+  row(
+    '  the same, PSS (pages shared by the processes counted once)',
+    `${f1(trivialPss)} MB`,
+    `${f1(pss)} MB`,
+    'RSS is the row judged',
   );
   row('server memory after a quiet minute, process tree', `${f1(trivialRss)} MB`, `${f1(rssIdle)} MB`);
   row(
