@@ -3,10 +3,10 @@
 // a fact and its correction both stay. A pull request that changed it passed `cairn check --changed`
 // silently. The check now names it: an error when it stops sending store files to the driver, a
 // warning for store files that were not sent to it before either. Built CLI, real git.
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { cairn, cliStores, git, removeDir, tempDir } from '../helpers/store.js';
+import { describe, expect, it } from 'vitest';
+import { cairn, cliStores, git, projectStores } from '../helpers/store.js';
 
 const { newStore } = cliStores();
 
@@ -82,22 +82,10 @@ describe('cairn check --changed on a change to .gitattributes', () => {
 });
 
 describe('a store in a subfolder of a project', () => {
-  const dirs: string[] = [];
-  afterEach(() => {
-    while (dirs.length) removeDir(dirs.pop()!);
-  });
+  const { newProject } = projectStores();
 
   it('a .gitattributes deeper in the store that sends memories to union is caught too', async () => {
-    const repo = tempDir();
-    dirs.push(repo);
-    git(repo, 'init', '-q', '-b', 'main');
-    mkdirSync(path.join(repo, 'src'));
-    writeFileSync(path.join(repo, 'src/app.js'), 'console.log("app")\n');
-    expect((await cairn(['init', path.join(repo, 'mem')])).code).toBe(0);
-    removeDir(path.join(repo, 'mem/.git'));
-    writeFileSync(path.join(repo, '.gitattributes'), '*.js text\n');
-    git(repo, 'add', '-A');
-    git(repo, 'commit', '-qm', 'app and its memory store');
+    const repo = await newProject({ '.gitattributes': '*.js text\n' });
     // The project's root file cannot override the store's own (the deeper file wins) ...
     git(repo, 'checkout', '-q', '-b', 'pr');
     appendFileSync(path.join(repo, '.gitattributes'), '*.md merge=union\n');

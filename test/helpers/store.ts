@@ -1,6 +1,6 @@
 // Test helpers: real stores in temp folders, the real git CLI, and the built `cairn` binary.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import os from 'node:os';
 import path from 'node:path';
@@ -137,6 +137,34 @@ export function cliStores(): { newStore(): Promise<CliStore> } {
         return { code: r.code, ...JSON.parse(r.stdout) };
       };
       return { dir, parent, run, store };
+    },
+  };
+}
+
+/**
+ * A project's repository (`src/app.js`, plus `files`) with a Cairn store in its `mem/` folder,
+ * committed on main: the store's files live in the project's history, not a repository of their
+ * own. Removed after each test. Call `projectStores()` once at the top of a describe block.
+ */
+export function projectStores(): { newProject(files?: Record<string, string>): Promise<string> } {
+  const repos: string[] = [];
+  afterEach(() => {
+    while (repos.length) removeDir(repos.pop()!);
+  });
+  return {
+    async newProject(files = {}) {
+      const repo = tempDir();
+      repos.push(repo);
+      git(repo, 'init', '-q', '-b', 'main');
+      for (const [file, text] of Object.entries({ 'src/app.js': 'console.log("app")\n', ...files })) {
+        mkdirSync(path.dirname(path.join(repo, file)), { recursive: true });
+        writeFileSync(path.join(repo, file), text);
+      }
+      expect((await cairn(['init', path.join(repo, 'mem')])).code).toBe(0);
+      removeDir(path.join(repo, 'mem/.git'));
+      git(repo, 'add', '-A');
+      git(repo, 'commit', '-qm', 'app and its memory store');
+      return repo;
     },
   };
 }
