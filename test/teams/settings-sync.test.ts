@@ -37,10 +37,13 @@ describe('cairn sync names the settings that arrive', () => {
         weakens: expect.any(String),
       }),
     ]);
+    expect((await ben.run('sync', '--dry-run')).stdout).toMatch(
+      /! weakens governance: cairn\.yaml governance\.autoFloor .*\(would arrive from origin\)/,
+    );
     const text = await ben.run('sync');
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(
-      /! weakens governance: cairn\.yaml governance\.autoFloor 0\.8 -> 0\.3 .*arriving from origin/,
+      /! weakens governance: cairn\.yaml governance\.autoFloor 0\.8 -> 0\.3 .*\(arrived from origin\)/,
     );
     // Applied: a second sync has nothing left to name.
     expect((await ben.sync()).settingsChanged).toEqual([]);

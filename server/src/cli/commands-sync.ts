@@ -37,7 +37,7 @@ function printSync(io: CliIO, r: SyncReport): void {
     writeLine(
       io,
       `  ! ${s.weakens ? 'weakens governance' : 'setting changed'}: cairn.yaml ${describeSettingChange(s)}` +
-        ` (${would}arriving from ${r.remote})`,
+        ` (${r.dryRun ? 'would arrive' : 'arrived'} from ${r.remote})`,
     );
   if (!r.pushed.length && !r.deletedRemote.length && r.main === 'up-to-date' && !r.newCandidates.length)
     writeLine(io, '  nothing to share');
