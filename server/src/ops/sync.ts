@@ -222,7 +222,14 @@ async function integrateMain(ctx: OpContext, report: SyncReport): Promise<void> 
           env: { GIT_REFLOG_ACTION: SYNC_REFLOG_ACTION },
         })
       : await runGit(
-          ['update-ref', '-m', `${SYNC_REFLOG_ACTION}: fast-forward`, `refs/heads/${mainName}`, theirs, local],
+          [
+            'update-ref',
+            '-m',
+            `${SYNC_REFLOG_ACTION}: fast-forward`,
+            `refs/heads/${mainName}`,
+            theirs,
+            local,
+          ],
           { cwd: root },
         );
     if (r.code !== 0)
