@@ -1,7 +1,8 @@
-// After a sync that fast-forwards, the newest change on main is a teammate's: a plain `cairn undo`
-// would take back their memory. A person can first see what would go (`--dry-run`, which names the
-// change's author and changes nothing), and can undo the newest change to one memory (`cairn undo
-// ID`), leaving the teammate's newer change in place.
+// After a sync that fast-forwards, the newest change on main is a teammate's. A plain `cairn undo`
+// refuses to take it back (FROM_REMOTE, naming the change, its author and the id; nothing changes;
+// test/teams/undo-arrived.test.ts has the other ways a change arrives), and a person undoes the
+// newest change to one memory by naming it (`cairn undo ID`), leaving the teammate's newer change
+// in place.
 import { afterEach, describe, expect, it } from 'vitest';
 import { agentPayload, expectNothingLost, makeTeam, statuses, type Team } from './team.js';
 
@@ -26,16 +27,24 @@ describe('undo after a fast-forward sync', () => {
     expect(sb.main).toBe('fast-forward');
     const tip = await b.git('rev-parse', 'main');
 
-    // The newest change on Ben's main is Ana's: the dry run says so and changes nothing.
-    const dry = await b.run('undo', '--dry-run');
-    expect(dry.code, dry.stderr).toBe(0);
-    expect(dry.stdout).toContain('by anas-helper (agent)');
-    expect(dry.stdout).toContain(`memories/${theirs}.md`);
-    expect(dry.stdout).toContain('nothing changed');
-    expect(await b.git('rev-parse', 'main')).toBe(tip);
-    const dryJson = await b.json('undo', '--dry-run');
+    // The newest change on Ben's main is Ana's: a plain undo (and its dry run) says so, names the
+    // way to take it back, and changes nothing.
+    for (const args of [['undo'], ['undo', '--dry-run']]) {
+      const refused = await b.run(...args);
+      expect(refused.code, refused.stderr).toBe(5);
+      expect(refused.stderr).toContain('FROM_REMOTE');
+      expect(refused.stderr).toContain('by anas-helper (agent)');
+      expect(refused.stderr).toContain(`cairn undo ${theirs}`);
+      expect(await b.git('rev-parse', 'main')).toBe(tip);
+    }
+    const refusedJson = await b.json('undo');
+    expect(refusedJson).toMatchObject({ exit: 5, success: false });
+    expect(JSON.stringify(refusedJson)).toContain(theirs);
+    // Named, the dry run says what would go.
+    const dryJson = await b.json('undo', theirs, '--dry-run');
     expect(dryJson).toMatchObject({ exit: 0, dryRun: true, commit: null });
-    expect(dryJson.undone.memoryId).toBe(theirs);
+    expect(dryJson.undone.author).toContain('anas-helper (agent)');
+    expect(await b.git('rev-parse', 'main')).toBe(tip);
 
     // Ben takes back his own memory by id; Ana's newer one stays.
     const undone = await b.json('undo', mine);

@@ -22,6 +22,8 @@ export const ERROR_CODES = [
   'OPERATION_IN_PROGRESS',
   'LOCK_TIMEOUT',
   'NOTHING_TO_UNDO',
+  /** A plain `cairn undo` whose newest memory change came from the remote: name the memory. */
+  'FROM_REMOTE',
   /** Accepting flagged content needs a person's explicit allowance of each flagged rule (--allow). */
   'NEEDS_ALLOWANCE',
   'CONFIG_INVALID',

@@ -3,6 +3,7 @@
 // proposals and rejection tags in one atomic push; delete remote candidate branches that were
 // accepted or rejected. Stateless: everything is computed from refs, so a sync cut short (offline,
 // killed mid-push) is completed by the next one. Runs under the store lock.
+import { SYNC_REFLOG_ACTION } from '../core/arrivals.js';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { CairnError } from '../core/errors.js';
@@ -214,9 +215,23 @@ async function integrateMain(ctx: OpContext, report: SyncReport): Promise<void> 
   const checkedOut = (await store.repo.currentBranch()) === mainName;
   const root = store.repo.root;
   if (await store.repo.isAncestor(local, theirs)) {
+    // The reflog says these commits came from the remote: a plain `cairn undo` leaves them.
     const r = checkedOut
-      ? await runGit(['merge', '--ff-only', '--quiet', theirs], { cwd: root })
-      : await runGit(['update-ref', `refs/heads/${mainName}`, theirs, local], { cwd: root });
+      ? await runGit(['merge', '--ff-only', '--quiet', theirs], {
+          cwd: root,
+          env: { GIT_REFLOG_ACTION: SYNC_REFLOG_ACTION },
+        })
+      : await runGit(
+          [
+            'update-ref',
+            '-m',
+            `${SYNC_REFLOG_ACTION}: fast-forward`,
+            `refs/heads/${mainName}`,
+            theirs,
+            local,
+          ],
+          { cwd: root },
+        );
     if (r.code !== 0)
       throw mergeRefused(store, r.stderr, `fast-forward ${mainName} to ${remote}/${mainName}`);
     report.main = 'fast-forward';

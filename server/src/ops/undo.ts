@@ -5,11 +5,12 @@
 // instead (after a sync the newest change on main may be a teammate's), and `dryRun` only says what
 // would go.
 import { controlCharProblem } from '../core/control-chars.js';
+import { arrivedCommits } from '../core/arrivals.js';
 import { CairnError } from '../core/errors.js';
 import { appendAudit } from './audit.js';
 import { meaningOf, type CommitMeaning } from './commit-meaning.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
-import { requireMainTip } from './read.js';
+import { requireMainTip, syncRemote } from './read.js';
 
 export interface UndoResult {
   /** Who made the change matters: after a sync the newest change on main may be a teammate's. */
@@ -38,6 +39,14 @@ export async function undoLast(ctx: OpContext, opts: UndoOptions = {}): Promise<
     const tip = await requireMainTip(store);
     const history = await store.repo.log(tip, { firstParent: true, limit: UNDO_SCAN_LIMIT });
     const reverted = new Set<string>();
+    // Only a plain undo asks where a change came from: naming the memory is saying which.
+    const arrived =
+      only === null
+        ? await arrivedOnMain(
+            ctx,
+            history.map((c) => c.oid),
+          )
+        : new Set<string>();
     let target: (typeof history)[number] | undefined;
     let meaning: CommitMeaning | undefined;
     for (const c of history) {
@@ -50,6 +59,7 @@ export async function undoLast(ctx: OpContext, opts: UndoOptions = {}): Promise<
       if (reverted.has(c.oid)) continue;
       // Whatever made it: a Cairn write, a plain or pull-request merge, a hand commit.
       if (m.action && (only === null || m.memoryIds.includes(only))) {
+        if (arrived.has(c.oid)) throw fromRemote(ctx, c, m);
         target = c;
         meaning = m;
         break;
@@ -112,4 +122,37 @@ export async function undoLast(ctx: OpContext, opts: UndoOptions = {}): Promise<
     id: res.undone.memoryId,
   });
   return res;
+}
+
+/** The commits of main's first-parent line (newest first) that came from the remote (reflog). */
+async function arrivedOnMain(ctx: OpContext, line: string[]): Promise<Set<string>> {
+  const { store } = ctx;
+  const main = store.config.mainBranch;
+  const reflog = await store.repo.reflogEntries(`refs/heads/${main}`);
+  return arrivedCommits(line, reflog, `${syncRemote(store)}/${main}`);
+}
+
+/**
+ * The newest memory change came with a clone, sync or pull: a plain undo would take back a
+ * teammate's change (or a pull request's merge) that this person may not have seen. It is refused
+ * with what it is; naming the memory (`cairn undo ID`) undoes it.
+ */
+function fromRemote(
+  ctx: OpContext,
+  c: { oid: string; subject: string; author: { name: string; timestamp: number } },
+  m: CommitMeaning,
+): CairnError {
+  const id = m.memoryIds[0] ?? null;
+  const when = new Date(c.author.timestamp * 1000).toISOString().slice(0, 10);
+  const remote = `${syncRemote(ctx.store)}/${ctx.store.config.mainBranch}`;
+  const how = id
+    ? `to take it back, name it: cairn undo ${id}`
+    : 'to take it back, revert it with git revert';
+  return new CairnError(
+    'FROM_REMOTE',
+    `the newest memory change on ${ctx.store.config.mainBranch}, "${c.subject}" by ${c.author.name} on ${when}, ` +
+      `came from ${remote} (a sync, pull or clone), not from this clone; cairn undo takes back only ` +
+      `this clone's own changes, and nothing was changed; ${how}`,
+    { oid: c.oid, ...(id ? { id } : {}) },
+  );
 }

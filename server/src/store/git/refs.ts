@@ -1,6 +1,7 @@
 // Refs the way git itself stores them: loose files under refs/, falling back to packed-refs, and
 // updated with git's lock protocol (create "<ref>.lock" exclusively, write, rename over the ref),
 // so a concurrent git CLI fails cleanly instead of overwriting us (and the other way round).
+import type { ReflogEntry } from '../../core/arrivals.js';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { CairnError } from '../../core/errors.js';
@@ -176,16 +177,27 @@ export class Refs {
 
   /** Every value a ref held according to its reflog, oldest first; [] when it has no reflog. */
   async reflogValues(ref: string): Promise<string[]> {
+    return (await this.reflogEntries(ref)).map((e) => e.newOid);
+  }
+
+  /**
+   * The ref's reflog lines, oldest first: each move (null for the all-zero id of a creation) and
+   * its message; [] when it has no reflog.
+   */
+  async reflogEntries(ref: string): Promise<ReflogEntry[]> {
     let text: string;
     try {
       text = await fsp.readFile(path.join(this.gitdir, 'logs', ...ref.split('/')), 'utf8');
     } catch {
       return [];
     }
-    return text
-      .split('\n')
-      .map((line) => line.slice(41, 81))
-      .filter((oid) => /^[0-9a-f]{40}$/.test(oid));
+    const entries: ReflogEntry[] = [];
+    for (const line of text.split('\n')) {
+      const m = /^([0-9a-f]{40}) ([0-9a-f]{40}) [^\t]*(?:\t(.*))?$/.exec(line);
+      if (!m) continue;
+      entries.push({ oldOid: /^0+$/.test(m[1]!) ? null : m[1]!, newOid: m[2]!, message: m[3] ?? '' });
+    }
+    return entries;
   }
 
   /** Delete a ref: its loose file, its packed-refs line and its reflog. Missing refs are ignored. */

@@ -1,5 +1,6 @@
 // GitRepo: the git adapter. Plain git files on disk through node:fs (no git binary): loose objects
 // written by hand, isomorphic-git for packed objects. See git/commit.ts for the commit path.
+import type { ReflogEntry } from '../../core/arrivals.js';
 import { scheduleGcIfDue } from './maintenance.js';
 import * as fs from 'node:fs';
 import { promises as fsp } from 'node:fs';
@@ -222,6 +223,11 @@ export class GitRepo {
   /** The commits a ref has pointed at in this clone (its reflog), oldest first. */
   async reflog(ref: string): Promise<string[]> {
     return this.refs.reflogValues(ref);
+  }
+
+  /** How a ref moved in this clone (its reflog lines with their messages), oldest first. */
+  async reflogEntries(ref: string): Promise<ReflogEntry[]> {
+    return this.refs.reflogEntries(ref);
   }
 
   /** Delete a branch (not the checked-out one); NOT_FOUND when it does not exist. */

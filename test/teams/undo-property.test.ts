@@ -1,0 +1,138 @@
+// A plain `cairn undo` takes back only this clone's own changes: random sequences across two
+// clones of one file:// remote (active writes of new and shared ids, syncs, a person's `git pull`,
+// plain undos, undos by id). Invariants after every step: a plain undo that went through reverted
+// a commit this clone made (a write, an undo, a sync's merge), never one that arrived; a plain undo
+// refused with FROM_REMOTE names a commit this clone did not make and leaves main and the work
+// tree as they were; any other failure is a documented one (nothing to undo, a later change to the
+// same file, diverged mains); both work trees stay clean. In-process operations.
+// Runs: CAIRN_PROPERTY_RUNS (default 6); seed: CAIRN_PROPERTY_SEED.
+import path from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { isCairnError } from '../../server/src/core/errors.js';
+import type { OpContext } from '../../server/src/ops/context.js';
+import { storeMemory } from '../../server/src/ops/store-memory.js';
+import { syncStore } from '../../server/src/ops/sync.js';
+import { undoLast } from '../../server/src/ops/undo.js';
+import { initStore, openStore } from '../../server/src/store/store.js';
+import { fileRemote, gitAsync, gitOk } from '../helpers/git-server.js';
+import { removeDir, tempDir, TEMPLATE_DIR } from '../helpers/store.js';
+
+const RUNS = Number(process.env.CAIRN_PROPERTY_RUNS ?? 6);
+const SEED = Number(process.env.CAIRN_PROPERTY_SEED ?? 20261201);
+
+type Step =
+  | { kind: 'write'; who: number; n: number }
+  | { kind: 'sync'; who: number }
+  | { kind: 'pull'; who: number }
+  | { kind: 'undo'; who: number }
+  | { kind: 'undoId'; who: number; n: number };
+
+const who = fc.nat({ max: 1 });
+const n = fc.nat({ max: 3 });
+const step: fc.Arbitrary<Step> = fc.oneof(
+  { arbitrary: fc.record({ kind: fc.constant('write' as const), who, n }), weight: 3 },
+  { arbitrary: fc.record({ kind: fc.constant('sync' as const), who }), weight: 2 },
+  fc.record({ kind: fc.constant('pull' as const), who }),
+  { arbitrary: fc.record({ kind: fc.constant('undo' as const), who }), weight: 3 },
+  fc.record({ kind: fc.constant('undoId' as const), who, n }),
+);
+
+const tipOf = async (dir: string) => (await gitOk(dir, 'rev-parse', 'main')).trim();
+
+describe('a plain undo across two clones, random sequences', () => {
+  it("reverts only this clone's own commits", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 4, maxLength: 16 }), async (steps) => {
+        const parent = tempDir('cairn-undo-prop-');
+        const remote = fileRemote();
+        try {
+          const dirs = [path.join(parent, 'a'), path.join(parent, 'b')];
+          await initStore(dirs[0], { templateDir: TEMPLATE_DIR, author: { name: 'Ana', email: 'a@t' } });
+          await gitOk(dirs[0], 'remote', 'add', 'origin', remote.url);
+          await gitOk(dirs[0], 'push', '-q', '-u', 'origin', 'main');
+          await gitOk(parent, 'clone', '-q', remote.url, dirs[1]);
+          let t = Date.parse('2026-12-01T10:00:00Z');
+          const ctxs: OpContext[] = [];
+          for (const [i, dir] of dirs.entries()) {
+            const name = i === 0 ? 'Ana' : 'Ben';
+            ctxs.push({
+              store: await openStore({ store: dir }),
+              author: { name, email: `${name.toLowerCase()}@t` },
+              now: () => new Date((t += 1000)),
+            });
+          }
+          /** The commits each clone made on its main. */
+          const made = [new Set<string>(), new Set<string>()];
+          for (const s of steps) {
+            const ctx = ctxs[s.who];
+            const dir = dirs[s.who];
+            const before = await tipOf(dir);
+            if (s.kind === 'write') {
+              // Ids shared by both clones (rule-n) and each clone's own (only-i-n).
+              const id = s.n < 2 ? `rule-${s.n}` : `only-${s.who}-${s.n}`;
+              const r = await storeMemory(ctx, {
+                topic: `Rule ${id}`,
+                context: `Written by clone ${s.who} at ${t}.`,
+                agentName: s.who === 0 ? 'scout' : 'pilot',
+                confidence: 0.95,
+                metadata: { topicId: id },
+              });
+              const after = await tipOf(dir);
+              if (r.success && after !== before) made[s.who].add(after);
+            } else if (s.kind === 'sync') {
+              try {
+                const r = await syncStore(ctx);
+                if (r.main === 'merge') made[s.who].add(await tipOf(dir));
+              } catch (err) {
+                if (!isCairnError(err) || err.code !== 'MAIN_DIVERGED') throw err;
+                expect(await tipOf(dir)).toBe(before);
+              }
+            } else if (s.kind === 'pull') {
+              await gitAsync(dir, 'fetch', '-q', 'origin');
+              await gitAsync(dir, 'pull', '-q', '--ff-only', 'origin', 'main'); // may refuse: diverged
+            } else {
+              const id = s.kind === 'undoId' ? (s.n < 2 ? `rule-${s.n}` : `only-${s.who}-${s.n}`) : undefined;
+              try {
+                const r = await undoLast(ctx, { id });
+                if (s.kind === 'undo') expect(made[s.who].has(r.undone.oid), r.undone.subject).toBe(true);
+                if (r.commit) made[s.who].add(r.commit);
+              } catch (err) {
+                if (!isCairnError(err)) throw err;
+                expect(['NOTHING_TO_UNDO', 'MERGE_CONFLICT', 'FROM_REMOTE']).toContain(err.code);
+                if (err.code === 'FROM_REMOTE') {
+                  expect(s.kind).toBe('undo');
+                  expect(made[s.who].has(String(err.data?.oid))).toBe(false);
+                }
+                expect(await tipOf(dir)).toBe(before);
+              }
+            }
+            for (const d of dirs) expect((await gitOk(d, 'status', '--porcelain')).trim(), d).toBe('');
+          }
+        } finally {
+          removeDir(parent);
+          removeDir(path.dirname(remote.dir));
+        }
+      }),
+      {
+        numRuns: RUNS,
+        seed: SEED,
+        // The case found by hand: Ben's sync fast-forwards to Ana's change, then Ben undoes.
+        examples: [
+          [
+            [
+              { kind: 'write', who: 0, n: 0 },
+              { kind: 'sync', who: 0 },
+              { kind: 'sync', who: 1 },
+              { kind: 'undo', who: 1 },
+              { kind: 'write', who: 0, n: 2 },
+              { kind: 'sync', who: 0 },
+              { kind: 'pull', who: 1 },
+              { kind: 'undo', who: 1 },
+            ],
+          ],
+        ],
+      },
+    );
+  }, 300_000);
+});
