@@ -6,18 +6,15 @@
 // accepted different proposals of one id) stops sync with MAIN_DIVERGED, changes nothing, and is
 // resolved the way a person would (git merge, keep ours, commit). In-process operations.
 // Runs: CAIRN_PROPERTY_RUNS (default 6); seed: CAIRN_PROPERTY_SEED.
-import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isCairnError } from '../../server/src/core/errors.js';
-import type { OpContext } from '../../server/src/ops/context.js';
 import { loadMemories } from '../../server/src/ops/read.js';
 import { acceptCandidate, rejectCandidate, reviewCandidates } from '../../server/src/ops/review.js';
 import { storeMemory } from '../../server/src/ops/store-memory.js';
 import { syncStore } from '../../server/src/ops/sync.js';
-import { initStore, openStore } from '../../server/src/store/store.js';
-import { fileRemote, gitAsync, gitOk } from '../helpers/git-server.js';
-import { removeDir, tempDir, TEMPLATE_DIR } from '../helpers/store.js';
+import { gitAsync, gitOk } from '../helpers/git-server.js';
+import { twoClones } from './team.js';
 
 const RUNS = Number(process.env.CAIRN_PROPERTY_RUNS ?? 6);
 const SEED = Number(process.env.CAIRN_PROPERTY_SEED ?? 20261201);
@@ -65,24 +62,8 @@ describe('sync across two clones, random sequences', () => {
   it('never loses a proposal, and the clones agree after syncing', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 4, maxLength: 14 }), async (steps) => {
-        const parent = tempDir('cairn-sync-prop-');
-        const remote = fileRemote();
+        const { dirs, ctxs, cleanup } = await twoClones('cairn-sync-prop-');
         try {
-          const dirs = [path.join(parent, 'a'), path.join(parent, 'b')];
-          await initStore(dirs[0], { templateDir: TEMPLATE_DIR, author: { name: 'Ana', email: 'a@t' } });
-          await gitOk(dirs[0], 'remote', 'add', 'origin', remote.url);
-          await gitOk(dirs[0], 'push', '-q', '-u', 'origin', 'main');
-          await gitOk(parent, 'clone', '-q', remote.url, dirs[1]);
-          let t = Date.parse('2026-12-01T10:00:00Z');
-          const ctxs: OpContext[] = [];
-          for (const [i, dir] of dirs.entries()) {
-            const name = i === 0 ? 'Ana' : 'Ben';
-            ctxs.push({
-              store: await openStore({ store: dir }),
-              author: { name, email: `${name.toLowerCase()}@t` },
-              now: () => new Date((t += 1000)),
-            });
-          }
           // Ids proposed per clone: shared once that clone synced after proposing them.
           const proposed = [new Set<string>(), new Set<string>()];
           const shared = new Set<string>();
@@ -140,8 +121,7 @@ describe('sync across two clones, random sequences', () => {
           expect(Object.fromEntries(sb)).toEqual(Object.fromEntries(sa));
           for (const dir of dirs) expect(await gitOk(dir, 'status', '--porcelain')).toBe('');
         } finally {
-          removeDir(parent);
-          removeDir(path.dirname(remote.dir));
+          cleanup();
         }
       }),
       { numRuns: RUNS, seed: SEED, endOnFailure: true },

@@ -3,7 +3,9 @@
 // for the others), each run by a different person through the built CLI.
 import path from 'node:path';
 import { expect } from 'vitest';
-import { cairn, removeDir, tempDir, type RunResult } from '../helpers/store.js';
+import type { OpContext } from '../../server/src/ops/context.js';
+import { initStore, openStore } from '../../server/src/store/store.js';
+import { cairn, removeDir, tempDir, TEMPLATE_DIR, type RunResult } from '../helpers/store.js';
 import { fileRemote, gitOk, startGitServer, type GitServer } from '../helpers/git-server.js';
 
 export interface Clone {
@@ -129,5 +131,36 @@ export function agentPayload(topic: string, opts: { confidence?: number; agent?:
     agentName: opts.agent ?? 'scout',
     confidence: opts.confidence ?? 0.7,
     ...(opts.id ? { metadata: { topicId: opts.id } } : {}),
+  };
+}
+
+/** Two in-process clones of one file:// remote: Ana's (`cairn init`) and Ben's (`git clone`). */
+export interface ClonePair {
+  dirs: [string, string];
+  ctxs: [OpContext, OpContext];
+  cleanup(): void;
+}
+
+export async function twoClones(prefix: string): Promise<ClonePair> {
+  const parent = tempDir(prefix);
+  const remote = fileRemote();
+  const dirs: [string, string] = [path.join(parent, 'a'), path.join(parent, 'b')];
+  await initStore(dirs[0], { templateDir: TEMPLATE_DIR, author: { name: 'Ana', email: 'a@t' } });
+  await gitOk(dirs[0], 'remote', 'add', 'origin', remote.url);
+  await gitOk(dirs[0], 'push', '-q', '-u', 'origin', 'main');
+  await gitOk(parent, 'clone', '-q', remote.url, dirs[1]);
+  let t = Date.parse('2026-12-01T10:00:00Z');
+  const ctx = async (dir: string, name: string): Promise<OpContext> => ({
+    store: await openStore({ store: dir }),
+    author: { name, email: `${name.toLowerCase()}@t` },
+    now: () => new Date((t += 1000)),
+  });
+  return {
+    dirs,
+    ctxs: [await ctx(dirs[0], 'Ana'), await ctx(dirs[1], 'Ben')],
+    cleanup() {
+      removeDir(parent);
+      removeDir(path.dirname(remote.dir));
+    },
   };
 }

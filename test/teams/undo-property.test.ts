@@ -6,17 +6,14 @@
 // tree as they were; any other failure is a documented one (nothing to undo, a later change to the
 // same file, diverged mains); both work trees stay clean. In-process operations.
 // Runs: CAIRN_PROPERTY_RUNS (default 6); seed: CAIRN_PROPERTY_SEED.
-import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isCairnError } from '../../server/src/core/errors.js';
-import type { OpContext } from '../../server/src/ops/context.js';
 import { storeMemory } from '../../server/src/ops/store-memory.js';
 import { syncStore } from '../../server/src/ops/sync.js';
 import { undoLast } from '../../server/src/ops/undo.js';
-import { initStore, openStore } from '../../server/src/store/store.js';
-import { fileRemote, gitAsync, gitOk } from '../helpers/git-server.js';
-import { removeDir, tempDir, TEMPLATE_DIR } from '../helpers/store.js';
+import { gitAsync, gitOk } from '../helpers/git-server.js';
+import { twoClones } from './team.js';
 
 const RUNS = Number(process.env.CAIRN_PROPERTY_RUNS ?? 6);
 const SEED = Number(process.env.CAIRN_PROPERTY_SEED ?? 20261201);
@@ -44,26 +41,11 @@ describe('a plain undo across two clones, random sequences', () => {
   it("reverts only this clone's own commits", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 4, maxLength: 16 }), async (steps) => {
-        const parent = tempDir('cairn-undo-prop-');
-        const remote = fileRemote();
+        const { dirs, ctxs, cleanup } = await twoClones('cairn-undo-prop-');
         try {
-          const dirs = [path.join(parent, 'a'), path.join(parent, 'b')];
-          await initStore(dirs[0], { templateDir: TEMPLATE_DIR, author: { name: 'Ana', email: 'a@t' } });
-          await gitOk(dirs[0], 'remote', 'add', 'origin', remote.url);
-          await gitOk(dirs[0], 'push', '-q', '-u', 'origin', 'main');
-          await gitOk(parent, 'clone', '-q', remote.url, dirs[1]);
-          let t = Date.parse('2026-12-01T10:00:00Z');
-          const ctxs: OpContext[] = [];
-          for (const [i, dir] of dirs.entries()) {
-            const name = i === 0 ? 'Ana' : 'Ben';
-            ctxs.push({
-              store: await openStore({ store: dir }),
-              author: { name, email: `${name.toLowerCase()}@t` },
-              now: () => new Date((t += 1000)),
-            });
-          }
           /** The commits each clone made on its main. */
           const made = [new Set<string>(), new Set<string>()];
+          let writes = 0;
           for (const s of steps) {
             const ctx = ctxs[s.who];
             const dir = dirs[s.who];
@@ -73,7 +55,7 @@ describe('a plain undo across two clones, random sequences', () => {
               const id = s.n < 2 ? `rule-${s.n}` : `only-${s.who}-${s.n}`;
               const r = await storeMemory(ctx, {
                 topic: `Rule ${id}`,
-                context: `Written by clone ${s.who} at ${t}.`,
+                context: `Written by clone ${s.who}, write ${++writes}.`,
                 agentName: s.who === 0 ? 'scout' : 'pilot',
                 confidence: 0.95,
                 metadata: { topicId: id },
@@ -110,8 +92,7 @@ describe('a plain undo across two clones, random sequences', () => {
             for (const d of dirs) expect((await gitOk(d, 'status', '--porcelain')).trim(), d).toBe('');
           }
         } finally {
-          removeDir(parent);
-          removeDir(path.dirname(remote.dir));
+          cleanup();
         }
       }),
       {
