@@ -83,6 +83,15 @@ describe('chunkDocument', () => {
         '---\n',
       ),
       fc.constantFrom('\u00a0', '\u2028', '\r\n', 'é', '   #### deep\n', '#nospace\n'),
+      // Where a fence or heading may start: at most three spaces of any kind (\s), then the mark.
+      fc.constantFrom(
+        '    # four\n',
+        '\t# tab\n',
+        ' ~~~\n',
+        '  ```\n',
+        '\u00a0\u00a0\u00a0# nbsp\n',
+        '\u2028# x\n',
+      ),
       fc.stringMatching(/^[a-z ]{1,30}$/),
     );
     fc.assert(

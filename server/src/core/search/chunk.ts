@@ -84,6 +84,9 @@ function isSpace(c: number): boolean {
 /** isSpace for a character under 128. */
 const isAsciiSpace = (c: number): boolean => c === 32 || (c >= 9 && c <= 13);
 
+/** Reused by sections for the word offsets of the section being read (grown as needed, kept). */
+let wordOffsets = new Int32Array(1024);
+
 /** Reused by asciiBytes for texts that fit (a larger one gets its own buffer, not kept). */
 const scratch = Buffer.allocUnsafe(1 << 16);
 
@@ -128,14 +131,28 @@ function lineOf(starts: number[], offset: number): number {
 }
 
 /**
+ * Whether the line `text[pos..eol]` can be a fence or a heading: one of them starts with at most
+ * three spaces then `` ` ``, `~` or `#`, so one of those is among its first four characters. Most
+ * lines are prose: they skip the line copy and both regular expressions.
+ */
+function mayOpenBlock(text: string, pos: number, eol: number): boolean {
+  for (let i = pos; i < eol && i < pos + 4; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 35 || c === 96 || c === 126) return true;
+  }
+  return false;
+}
+
+/**
  * Splits the body into sections at ATX headings, ignoring `#` lines inside fenced code; sections
  * of more than `maxWords` words keep their words' offsets.
  */
 function sections(text: string, from: number, maxWords: number): Span[] {
   const out: Span[] = [];
   let heading = '';
-  // The current section's word offsets, in one buffer reused from section to section.
-  let words = new Int32Array(1024);
+  // The current section's word offsets, in one buffer reused from section to section and file
+  // to file: a typed array this size lives outside the heap, and one per file made 10,000 of them.
+  let words = wordOffsets;
   let n = 0;
   const close = () => {
     if (n === 0) return;
@@ -151,17 +168,19 @@ function sections(text: string, from: number, maxWords: number): Span[] {
   while (pos < text.length) {
     let eol = text.indexOf('\n', pos);
     if (eol === -1) eol = text.length;
-    const line = text.slice(pos, eol);
-    const fenceMatch = /^\s{0,3}(`{3,}|~{3,})/.exec(line);
-    if (fenceMatch) {
-      const marker = fenceMatch[1][0];
-      if (fence === null) fence = marker;
-      else if (fence === marker) fence = null;
-    } else if (fence === null) {
-      const h = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
-      if (h) {
-        close();
-        heading = h[1];
+    if (mayOpenBlock(text, pos, eol)) {
+      const line = text.slice(pos, eol);
+      const fenceMatch = /^\s{0,3}(`{3,}|~{3,})/.exec(line);
+      if (fenceMatch) {
+        const marker = fenceMatch[1][0];
+        if (fence === null) fence = marker;
+        else if (fence === marker) fence = null;
+      } else if (fence === null) {
+        const h = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
+        if (h) {
+          close();
+          heading = h[1];
+        }
       }
     }
     for (let i = pos; i < eol;) {
@@ -176,7 +195,7 @@ function sections(text: string, from: number, maxWords: number): Span[] {
       if (n + 2 > words.length) {
         const grown = new Int32Array(words.length * 2);
         grown.set(words);
-        words = grown;
+        words = wordOffsets = grown;
       }
       words[n++] = start;
       words[n++] = i;
