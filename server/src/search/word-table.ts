@@ -3,9 +3,10 @@
 // each, and a Map lookup then hashed it again (a third of the keyword index's build time). Plain
 // ASCII text (most of it) is copied into a byte buffer and scanned there: each word is hashed as
 // it is read and found in an open-addressing table by comparing bytes, so only a word never seen
-// before becomes a string. Other text takes splitWords and a Map, as before (both give the same
-// terms: test/search/word-table.test.ts).
-import { isAscii, processTerm, splitWords } from '../core/search/tokenize.js';
+// before becomes a string. Text with other characters is lowered first and only its words holding
+// a non-ASCII letter or digit take a string and a Map (both give splitWords' terms:
+// test/search/word-table.test.ts).
+import { isAscii, processTerm } from '../core/search/tokenize.js';
 import type { DeltaPostings } from './delta-postings.js';
 
 /** A term's running count in the field being indexed (`stamp` says which field). */
@@ -20,6 +21,15 @@ export interface TermSlot {
 /** `[\p{L}\p{N}]` for an ASCII character code. */
 function isAsciiWordChar(c: number): boolean {
   return c <= 90 ? (c >= 48 && c <= 57) || c >= 65 : c >= 97 && c <= 122;
+}
+
+/** splitWords' word: letters and digits of any script. */
+const WORD_AT = /[\p{L}\p{N}]+/uy;
+
+/** The length of the word starting at `text[at]`, 0 when none starts there. */
+function wordAt(text: string, at: number): number {
+  WORD_AT.lastIndex = at;
+  return WORD_AT.exec(text)?.[0].length ?? 0;
 }
 
 const FNV_OFFSET = 0x811c9dc5;
@@ -64,15 +74,7 @@ export class WordTable {
     const stamp = ++this.stamp;
     const touched: TermSlot[] = [];
     let words = 0;
-    if (!isAscii(text)) {
-      for (const word of splitWords(text)) {
-        words++;
-        let slot = this.other.get(word);
-        if (slot === undefined) this.other.set(word, (slot = this.slotOfTerm(processTerm(word))));
-        this.tally(slot, stamp, touched);
-      }
-      return { touched, words };
-    }
+    if (!isAscii(text)) return this.countMixed(text, stamp, touched);
     const len = text.length;
     if (this.scratch.length < len) this.scratch = Buffer.allocUnsafe(2 * len);
     const bytes = this.scratch;
@@ -95,6 +97,66 @@ export class WordTable {
       this.tally(this.slotOf(text, bytes, start, i, h), stamp, touched);
     }
     return { touched, words };
+  }
+
+  /**
+   * Text with some non-ASCII character (a curly quote or a dash is enough): lowered once, as
+   * splitWords does, then its ASCII words are counted as above and only the words that hold a
+   * non-ASCII letter or digit take a string and the Map. Lowering the whole text first keeps
+   * the words splitWords gives (lowering can change a length, or depend on the letters around).
+   */
+  private countMixed(
+    text: string,
+    stamp: number,
+    touched: TermSlot[],
+  ): { touched: TermSlot[]; words: number } {
+    const lower = text.toLowerCase();
+    const len = lower.length;
+    if (this.scratch.length < len) this.scratch = Buffer.allocUnsafe(2 * len);
+    const bytes = this.scratch;
+    let words = 0;
+    let i = 0;
+    while (i < len) {
+      let c = lower.charCodeAt(i);
+      if (c < 128) {
+        if (!isAsciiWordChar(c)) {
+          i++;
+          continue;
+        }
+        const start = i;
+        let h = FNV_OFFSET;
+        while (i < len && (c = lower.charCodeAt(i)) < 128 && isAsciiWordChar(c)) {
+          bytes[i] = c;
+          h = Math.imul(h ^ c, FNV_PRIME);
+          i++;
+        }
+        if (i < len && c >= 128 && wordAt(lower, i) > 0) {
+          i = start + this.tallyOther(lower, start, stamp, touched);
+        } else {
+          this.tally(this.slotOf(lower, bytes, start, i, h), stamp, touched);
+        }
+        words++;
+      } else {
+        const n = wordAt(lower, i);
+        if (n === 0) {
+          i++;
+          continue;
+        }
+        i += this.tallyOther(lower, i, stamp, touched);
+        words++;
+      }
+    }
+    return { touched, words };
+  }
+
+  /** Counts the word at `lower[at]` (one with a non-ASCII letter or digit); returns its length. */
+  private tallyOther(lower: string, at: number, stamp: number, touched: TermSlot[]): number {
+    const n = wordAt(lower, at);
+    const word = lower.slice(at, at + n);
+    let slot = this.other.get(word);
+    if (slot === undefined) this.other.set(word, (slot = this.slotOfTerm(processTerm(word))));
+    this.tally(slot, stamp, touched);
+    return n;
   }
 
   private tally(slot: TermSlot | null, stamp: number, touched: TermSlot[]): void {
