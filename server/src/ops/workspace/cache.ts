@@ -12,7 +12,8 @@
 // buffer that large, keeps up to twice as much freed memory instead of giving it back (measured:
 // the language server held ~10 MB more after writing the cache in one piece).
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, readSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, readSync } from 'node:fs';
+import path from 'node:path';
 import v8 from 'node:v8';
 import type { MemoryInfo, NearSignature } from '../../core/rules/index.js';
 import { packageVersion } from '../../package-root.js';
@@ -121,6 +122,15 @@ export class WorkspaceCache {
       entries.clear();
     }
     return new WorkspaceCache(dir, version, entries);
+  }
+
+  /**
+   * True when the store at `root` has no cache file at all (a fresh clone): load would give back an
+   * empty cache. Known at once, where load reads git first (is .cairn tracked?). False does not
+   * mean the file is usable.
+   */
+  static absent(root: string): boolean {
+    return !existsSync(path.join(root, '.cairn', ...CACHE_FILE.split('/')));
   }
 
   /** True when the cache holds no entry (a fresh clone, or a cache of another version). */
