@@ -234,7 +234,7 @@ describe('the workspace parsed in child processes', () => {
         // Written as the process exits once its part is sent (asked to end, never signalled).
         await expect.poll(() => pids.filter(running), { timeout: 5000 }).toEqual([]);
         expect(cached()).toContain('workspace-worker.cjs.parser.v8');
-        expect(cached().every((f) => f.endsWith('.parser.v8'))).toBe(true);
+        expect(cached().filter((f) => !f.endsWith('.parser.v8'))).toEqual([]);
       }
     } finally {
       if (home === undefined) delete process.env.XDG_CACHE_HOME;

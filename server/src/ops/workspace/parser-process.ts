@@ -11,7 +11,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { unpackEntries, type PackedEntries } from './cache.js';
+import { unpackEntries, type PackedEntries } from './packed.js';
 import type { ParsedEntry } from './entry.js';
 
 /** The first (and only) message a parser process is sent: what to parse. */
@@ -133,12 +133,13 @@ function startParser(
 }
 
 /** How long a process asked to end (its channel closed) has before it is sent a signal. */
-const STOP_GRACE_MS = 1000;
+const STOP_GRACE_MS = 5000;
 
 /**
  * Ends a process: closes its channel, on which it exits through its exit handlers (the launcher
  * writes its code cache in one: a signal would skip it, and the last process of a load was
- * signalled while it exited); a signal for one that has not exited within STOP_GRACE_MS.
+ * signalled while it exited); a signal for one that has not exited within STOP_GRACE_MS (a busy machine took
+ * over a second to load, compile and write the cache of a process started ahead, then stopped).
  */
 function stopQuietly(child: ChildProcess): void {
   if (child.exitCode !== null || child.signalCode !== null) return;
