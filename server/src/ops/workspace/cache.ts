@@ -12,12 +12,12 @@
 // buffer that large, keeps up to twice as much freed memory instead of giving it back (measured:
 // the language server held ~10 MB more after writing the cache in one piece).
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fstatSync, readSync } from 'node:fs';
-import path from 'node:path';
+import { closeSync, fstatSync, readSync } from 'node:fs';
 import v8 from 'node:v8';
 import type { MemoryInfo, NearSignature } from '../../core/rules/index.js';
 import { packageVersion } from '../../package-root.js';
 import { openCairnDir, type CairnDir } from '../../store/cairn-dir.js';
+import { cacheAbsent, CACHE_FILE } from './cache-file.js';
 import type { FileFacts } from './facts.js';
 import type { FileStamp } from './files.js';
 import { packEntries, unpackEntries, type PackedEntries } from './packed.js';
@@ -29,7 +29,6 @@ import { packEntries, unpackEntries, type PackedEntries } from './packed.js';
 const FORMAT = 'workspace-6';
 /** Entries per serialized chunk: a few milliseconds of work each. */
 const CHUNK = 256;
-const CACHE_FILE = 'cache/workspace.v8';
 const IGNORE_FILE = 'cache/.gitignore';
 /** A file changed this close to when it was read may have changed again within the same stamp. */
 const RACY_MS = 2000;
@@ -112,13 +111,9 @@ export class WorkspaceCache {
     return new WorkspaceCache(dir, version, entries);
   }
 
-  /**
-   * True when the store at `root` has no cache file at all (a fresh clone): load would give back an
-   * empty cache. Known at once, where load reads git first (is .cairn tracked?). False does not
-   * mean the file is usable.
-   */
+  /** True when the store at `root` has no cache file at all (cache-file.ts). */
   static absent(root: string): boolean {
-    return !existsSync(path.join(root, '.cairn', ...CACHE_FILE.split('/')));
+    return cacheAbsent(root);
   }
 
   /** True when the cache holds no entry (a fresh clone, or a cache of another version). */
