@@ -41,7 +41,8 @@ function parsersOf(pid: number): number[] {
 describe.skipIf(!BUILT)('the workspace parser processes of a language server', () => {
   it('start on a fresh clone while the features load, and none outlives the load', async () => {
     const files: Record<string, string> = { 'MEMORY.md': '# Memory\n\n- [[m-1]]\n' };
-    for (let i = 0; i < 40; i++) files[`memories/m-${i}.md`] = memoryText(`m-${i}`, `Step ${i} of the deploy.`);
+    for (let i = 0; i < 40; i++)
+      files[`memories/m-${i}.md`] = memoryText(`m-${i}`, `Step ${i} of the deploy.`);
     const root = makeStore(files);
     stores.push(root);
     const child = spawn(process.execPath, [path.join(REPO, 'bin/cairn.js'), 'lsp', '--stdio'], {
@@ -64,9 +65,9 @@ describe.skipIf(!BUILT)('the workspace parser processes of a language server', (
         workspaceFolders: null,
       });
       await conn.sendNotification('initialized', {});
-      await expect.poll(() => logs.find((l) => l.includes('cairn: indexed')), { timeout: 30_000 }).toMatch(
-        /41 parsed/,
-      );
+      await expect
+        .poll(() => logs.find((l) => l.includes('cairn: indexed')), { timeout: 30_000 })
+        .toMatch(/41 parsed/);
       expect(seen.size).toBeGreaterThanOrEqual(1);
       // Used or not, each one exits once the load has ended (asked to, not signalled).
       await expect.poll(() => [...seen].filter(alive), { timeout: 10_000 }).toEqual([]);
