@@ -8,7 +8,7 @@
 // serialized in chunks, so a language server reads and writes 10,000 of them a slice at a time
 // while it answers requests; the file is a sequence of frames (a 4-byte length, then a v8
 // serialization: the version, then one per chunk), each read and written on its own, so that the
-// file (14 MB at 10,000 memories) is never one buffer: glibc's allocator, once it has freed a
+// file (11 MB at 10,000 memories) is never one buffer: glibc's allocator, once it has freed a
 // buffer that large, keeps up to twice as much freed memory instead of giving it back (measured:
 // the language server held ~10 MB more after writing the cache in one piece).
 import { createHash } from 'node:crypto';
