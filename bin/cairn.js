@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 
-// The bundle starts faster (with a code cache, load-bundle.js); dist/main.js (plain tsc output) works too.
+// The bundle starts faster (with a code cache, load-bundle.cjs); dist/main.js (plain tsc output) works too.
 const bundle = fileURLToPath(new URL('../dist/bundle/main.cjs', import.meta.url));
 const unbundled = new URL('../dist/main.js', import.meta.url);
 if (!existsSync(bundle) && !existsSync(fileURLToPath(unbundled))) {
@@ -23,6 +23,6 @@ process.stdout.on('error', (err) => {
 const mode = process.argv[2] === 'search' ? 'search' : 'default';
 if (mode === 'search') setFlagsFromString('--no-turbofan');
 const { main } = existsSync(bundle)
-  ? (await import('./load-bundle.js')).requireBundle(bundle, mode)
+  ? (await import('./load-bundle.cjs')).default.requireBundle(bundle, mode)
   : await import(unbundled.href);
 process.exitCode = await main(process.argv.slice(2));

@@ -43,7 +43,7 @@ export function createRoot(opts: { env: NodeJS.ProcessEnv; cwd: string }): Root 
     workspaceParser() {
       // Without the compiled entry (sources run directly) the workspace is parsed in this thread.
       const worker = workerUrl('workspace-worker');
-      return worker ? lazyProcessParser(worker) : undefined;
+      return worker ? lazyProcessParser(worker, bundleLauncher(worker)) : undefined;
     },
     async openStore(dir, log) {
       const ctx = await openContext({ store: dir, env: opts.env, cwd: opts.cwd });
@@ -57,15 +57,27 @@ export function createRoot(opts: { env: NodeJS.ProcessEnv; cwd: string }): Root 
  * The process parser, its module loaded on the first parse: every command builds the root, and
  * only a language server parses the workspace.
  */
-function lazyProcessParser(worker: URL): WorkspaceParser {
+function lazyProcessParser(worker: URL, launcher?: string): WorkspaceParser {
   let parser: Promise<WorkspaceParser> | null = null;
   const loaded = () =>
-    (parser ??= import('./ops/workspace/parser-process.js').then((m) => m.processWorkspaceParser(worker)));
+    (parser ??= import('./ops/workspace/parser-process.js').then((m) =>
+      m.processWorkspaceParser(worker, { launcher }),
+    ));
   const lazy: WorkspaceParser = async function* (root, rels) {
     yield* (await loaded())(root, rels);
   };
   lazy.prestart = () => loaded().then((p) => p.prestart?.() ?? (() => {}));
   return lazy;
+}
+
+/**
+ * The launcher that starts a bundle's entry with the code cache (bin/bundle-child.cjs), for an
+ * entry of the bundle; undefined for tsc's output or when it is missing.
+ */
+export function bundleLauncher(entry: URL): string | undefined {
+  if (!entry.pathname.endsWith('.cjs')) return undefined;
+  const launcher = path.join(packageRoot(), 'bin', 'bundle-child.cjs');
+  return existsSync(launcher) ? launcher : undefined;
 }
 
 /**

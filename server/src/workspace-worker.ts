@@ -4,7 +4,7 @@
 // are cut by time: small enough to restore within a slice there.
 import os from 'node:os';
 import { lowerPriority } from './core/priority.js';
-import { packEntries } from './ops/workspace/cache.js';
+import { packEntries } from './ops/workspace/packed.js';
 import { entryParser } from './ops/workspace/entry.js';
 import type {
   FromWorkspaceParser,

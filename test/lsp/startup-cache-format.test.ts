@@ -1,15 +1,16 @@
 // The startup cache's format: frames (a 4-byte length, then a v8 serialization: the version, then
-// each chunk), a chunk's entries as one JSON text and its signatures in one array (workspace-5). A
-// cache written in an earlier format (workspace-4: one serialization of the whole; workspace-3: a
-// v8 serialization of the chunk's objects; workspace-2: one array per entry) is ignored, every file
-// is parsed again, the diagnostics are the same, and the next start takes every file back from the
-// new cache.
+// each chunk), a chunk's entries as one JSON text of rows and its signatures in one array
+// (workspace-6). A cache written in an earlier format (workspace-5: entries as JSON objects;
+// workspace-4: one serialization of the whole; workspace-3: a v8 serialization of the chunk's
+// objects; workspace-2: one array per entry) is ignored, every file is parsed again, the
+// diagnostics are the same, and the next start takes every file back from the new cache.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageVersion } from '../../server/src/package-root.js';
 import { StoreWorkspace, WorkspaceCache, fileProblems } from '../../server/src/ops/workspace/index.js';
+import { unpackEntries } from '../../server/src/ops/workspace/packed.js';
 import { removeDir } from '../helpers/store.js';
 import { makeStore, memoryText } from './lsp-helper.js';
 
@@ -109,7 +110,7 @@ describe('startup cache format', () => {
     const data = readCache();
     writeFileSync(
       path.join(root, ...CACHE),
-      v8.serialize({ version: data.version.replace('workspace-5', 'workspace-4'), chunks: data.chunks }),
+      v8.serialize({ version: data.version.replace('workspace-6', 'workspace-4'), chunks: data.chunks }),
     );
     const old = await load();
     expect([old.parsed, old.reused]).toEqual([4, 0]);
@@ -148,6 +149,29 @@ describe('startup cache format', () => {
     expect([damaged.parsed, damaged.reused]).toEqual([4, 0]);
     const rebuilt = await load();
     expect([rebuilt.parsed, rebuilt.reused]).toEqual([0, 4]);
+  });
+
+  it('ignores the workspace-5 layout (entries as JSON objects), under its version or the current one', async () => {
+    await load();
+    const data = readCache();
+    // workspace-5's chunks: [path, entry object] pairs, each signature's length in place of it.
+    const v5 = data.chunks.map((p) => ({
+      json: JSON.stringify(
+        unpackEntries(p).map(([rel, e]) => [
+          rel,
+          e && { ...e, near: e.near && { grams: e.near.grams, sig: e.near.sig.length } },
+        ]),
+      ),
+      sigs: p.sigs,
+    }));
+    for (const version of [data.version.replace('workspace-6', 'workspace-5'), data.version]) {
+      writeFrames([version, ...v5]);
+      const old = await load();
+      expect([old.parsed, old.reused]).toEqual([4, 0]);
+      const rebuilt = await load();
+      expect([rebuilt.parsed, rebuilt.reused]).toEqual([0, 4]);
+      expect(rebuilt.findings).toEqual(old.findings);
+    }
   });
 
   it('reads a chunk whose JSON is cut short as damaged, and one with a short signature array as unusable', async () => {

@@ -57,6 +57,8 @@ describe('the workspace load', () => {
 
   it('writes and reads the startup cache a chunk at a time, and gives the same model back', async () => {
     const fresh = new StoreWorkspace({ root });
+    // No cache file yet (a fresh clone): known without reading git (the parsers start at once).
+    expect(WorkspaceCache.absent(root)).toBe(true);
     const empty = await WorkspaceCache.load(root);
     await fresh.load({ cache: empty });
     await fresh.refreshGit();
@@ -69,6 +71,7 @@ describe('the workspace load', () => {
     });
     expect(saved).toBe(COUNT + 2);
     expect(savePauses).toBeGreaterThan(1);
+    expect(WorkspaceCache.absent(root)).toBe(false);
 
     let loadPauses = 0;
     const cache = await WorkspaceCache.load(root, () => {

@@ -3,12 +3,20 @@
 // whether the startup cache is empty, full or partly stale; a process that fails leaves the rest of
 // the load to this thread, and the log says so; every process is gone once the load has ended (its
 // memory back with the system). Real files, real processes (`npm run build` first).
-import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { workerUrl } from '../../server/src/compose.js';
+import { bundleLauncher, workerUrl } from '../../server/src/compose.js';
 import {
   fileProblems,
   StoreWorkspace,
@@ -16,7 +24,7 @@ import {
   WorkspaceCache,
   type WorkspaceParser,
 } from '../../server/src/ops/workspace/index.js';
-import { removeDir, tempDir } from '../helpers/store.js';
+import { removeDir, REPO_ROOT, tempDir } from '../helpers/store.js';
 
 const COUNT = 300;
 const memory = (id: string, body: string, extra = '') =>
@@ -204,6 +212,35 @@ describe('the workspace parsed in child processes', () => {
     await expect(loading).rejects.toThrow();
     expect(pids.length).toBeGreaterThan(0);
     await expect.poll(() => pids.filter(running), { timeout: 5000 }).toEqual([]);
+  });
+
+  it("runs the bundle's entry through its launcher, which keeps a code cache of its own", async () => {
+    const entry = pathToFileURL(path.join(REPO_ROOT, 'dist', 'bundle', 'workspace-worker.cjs'));
+    const launcher = bundleLauncher(entry);
+    expect(launcher).toBe(path.join(REPO_ROOT, 'bin', 'bundle-child.cjs'));
+    expect(bundleLauncher(built!)).toBeUndefined();
+    const cacheHome = tempDir('cairn-code-home-');
+    const build = readFileSync(path.join(REPO_ROOT, 'dist', 'bundle', 'build-id'), 'utf8').trim();
+    const folder = path.join(cacheHome, 'cairn', 'code', build.slice(0, 32));
+    const cached = () => (existsSync(folder) ? readdirSync(folder) : []);
+    const home = process.env.XDG_CACHE_HOME;
+    process.env.XDG_CACHE_HOME = cacheHome; // the processes' environment
+    try {
+      const expected = await snapshot((await load()).ws);
+      const pids: number[] = [];
+      const parser = processWorkspaceParser(entry, { launcher, onStart: (pid) => pids.push(pid) });
+      for (let run = 0; run < 2; run++) {
+        expect(await snapshot((await load({ parser })).ws)).toEqual(expected);
+        // Written as the process exits once its part is sent (asked to end, never signalled).
+        await expect.poll(() => pids.filter(running), { timeout: 5000 }).toEqual([]);
+        expect(cached()).toContain('workspace-worker.cjs.parser.v8');
+        expect(cached().filter((f) => !f.endsWith('.parser.v8'))).toEqual([]);
+      }
+    } finally {
+      if (home === undefined) delete process.env.XDG_CACHE_HOME;
+      else process.env.XDG_CACHE_HOME = home;
+      removeDir(cacheHome);
+    }
   });
 
   for (const failure of ['at-start', 'after-first-batch'] as const) {

@@ -1,6 +1,7 @@
 // The language server: wires the connection and open documents to one handler per feature.
 // Capabilities are static (editors ignore dynamic registration); diagnostics are pushed. Only the
 // protocol library loads before `initialize` is answered; features load right after (features.ts).
+import path from 'node:path';
 import {
   CodeActionKind,
   type CancellationToken,
@@ -18,10 +19,11 @@ import {
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { OpenStore, StoreServices } from '../ops/context.js';
+import { cacheAbsent } from '../ops/workspace/cache-file.js';
 import type { WorkspaceParser } from '../ops/workspace/index.js';
 import { COMMANDS, CUSTOM_REQUESTS, type ServerContext } from './context.js';
 import { collectWhenQuiet, keepYoungGenerationSmall } from './memory.js';
-import { uriToPath } from './paths.js';
+import { findStoreFolder, findStoreFolders, uriToPath } from './paths.js';
 
 export interface LanguageServerOptions {
   input: NodeJS.ReadableStream;
@@ -114,9 +116,13 @@ function serve(opts: LanguageServerOptions): { connection: Connection; stop: () 
    * `shutdown`, or the client's stream ending: the workspace loads and the startup cache writes are
    * abandoned between two steps, and the workers stop, so nothing writes into a store afterwards.
    */
+  /** Parser processes started at `initialize` for a fresh clone: stops those no load took. */
+  let spareParsers: Promise<() => void> | undefined;
+  const stopSpareParsers = () => void spareParsers?.then((stopSpare) => stopSpare()).catch(() => {});
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {
       ctx.stopped = true;
+      stopSpareParsers();
       const loaded = await loading?.catch(() => null);
       loaded?.session.stop();
       await Promise.all(opened.splice(0).map((s) => s.close().catch(() => undefined)));
@@ -130,6 +136,8 @@ function serve(opts: LanguageServerOptions): { connection: Connection; stop: () 
       const session = new f.Session(ctx, { env: opts.env, store: opts.store });
       session.addFolders(folders);
       settleLoads();
+      // A store's load stops the spare processes it did not use; this, those no store's load took.
+      void Promise.all(ctx.hosts().map((host) => host.ready)).then(stopSpareParsers);
       return { f, session };
     }));
   /** Runs `f` once features are loaded; a failure is logged, never left to crash the process. */
@@ -152,6 +160,13 @@ function serve(opts: LanguageServerOptions): { connection: Connection; stop: () 
       params.rootUri ? uriToPath(params.rootUri) : null,
       params.rootPath ?? null,
     ].filter((p): p is string => !!p);
+    // A fresh clone among the stores served: its load will parse every file, so the parser
+    // processes start now, while the features load (~50-90 ms at 10,000 memories); its host takes
+    // them (host.ts).
+    const stores = opts.store
+      ? [findStoreFolder(path.resolve(opts.store))]
+      : folders.flatMap(findStoreFolders);
+    if (stores.some((root) => root && cacheAbsent(root))) spareParsers = opts.workspaceParser?.prestart?.();
     // After the answer is on its way: load the features and start indexing.
     setTimeout(() => later(() => {}), 0);
     const prepare = !!params.capabilities.textDocument?.rename?.prepareSupport;

@@ -8,7 +8,7 @@
 // serialized in chunks, so a language server reads and writes 10,000 of them a slice at a time
 // while it answers requests; the file is a sequence of frames (a 4-byte length, then a v8
 // serialization: the version, then one per chunk), each read and written on its own, so that the
-// file (14 MB at 10,000 memories) is never one buffer: glibc's allocator, once it has freed a
+// file (11 MB at 10,000 memories) is never one buffer: glibc's allocator, once it has freed a
 // buffer that large, keeps up to twice as much freed memory instead of giving it back (measured:
 // the language server held ~10 MB more after writing the cache in one piece).
 import { createHash } from 'node:crypto';
@@ -17,16 +17,18 @@ import v8 from 'node:v8';
 import type { MemoryInfo, NearSignature } from '../../core/rules/index.js';
 import { packageVersion } from '../../package-root.js';
 import { openCairnDir, type CairnDir } from '../../store/cairn-dir.js';
+import { cacheAbsent, CACHE_FILE } from './cache-file.js';
 import type { FileFacts } from './facts.js';
 import type { FileStamp } from './files.js';
+import { packEntries, unpackEntries, type PackedEntries } from './packed.js';
 
 // 3: a chunk's near-duplicate signatures in one array (Chunk), not one array per entry.
 // 4: a chunk's entries as one JSON text (PackedEntries) rather than a v8 serialization of objects.
 // 5: frames (a length, then a v8 serialization) rather than one serialization of the whole.
-const FORMAT = 'workspace-5';
+// 6: a chunk's entries as rows of fields (packed.ts) rather than objects.
+const FORMAT = 'workspace-6';
 /** Entries per serialized chunk: a few milliseconds of work each. */
 const CHUNK = 256;
-const CACHE_FILE = 'cache/workspace.v8';
 const IGNORE_FILE = 'cache/.gitignore';
 /** A file changed this close to when it was read may have changed again within the same stamp. */
 const RACY_MS = 2000;
@@ -41,20 +43,6 @@ export interface CachedFile {
   /** Memory files: what the rules know of it (the status is derived again) and its signature. */
   info?: MemoryInfo;
   near?: NearSignature;
-}
-
-/**
- * Entries packed for the cache file and for the workspace worker's batches: the entries as one
- * JSON text, their near-duplicate signatures in one array in entry order (each entry's `near.sig`
- * holds its length there). Why: 10,000 small typed arrays, each with a buffer of its own, cost a
- * warm start more to read back and to collect than one array per chunk; and JSON.parse makes the
- * objects faster than v8.deserialize, all entries of one shape sharing one hidden class (v8's
- * deserializer gave many their own: ~650 bytes each), where v8.serialize of a string and a typed
- * array is a copy.
- */
-export interface PackedEntries {
-  json: string;
-  sigs: Int32Array;
 }
 
 /** Lets other work run between chunks; undefined when there is no need to wait. */
@@ -121,6 +109,11 @@ export class WorkspaceCache {
       entries.clear();
     }
     return new WorkspaceCache(dir, version, entries);
+  }
+
+  /** True when the store at `root` has no cache file at all (cache-file.ts). */
+  static absent(root: string): boolean {
+    return cacheAbsent(root);
   }
 
   /** True when the cache holds no entry (a fresh clone, or a cache of another version). */
@@ -209,43 +202,6 @@ export class WorkspaceCache {
   loadedEntry(rel: string): CachedFile | undefined {
     return this.entries.get(rel);
   }
-}
-
-/** Entries packed (see PackedEntries); the entries given are not changed. */
-export function packEntries(entries: [string, CachedFile | null][]): PackedEntries {
-  let length = 0;
-  for (const [, e] of entries) length += e?.near?.sig.length ?? 0;
-  const sigs = new Int32Array(length);
-  let at = 0;
-  const json = JSON.stringify(entries, function (this: unknown, key, value: unknown) {
-    if (key !== 'sig' || !(value instanceof Int32Array)) return value;
-    sigs.set(value, at);
-    at += value.length;
-    return value.length;
-  });
-  return { json, sigs };
-}
-
-/**
- * Entries unpacked, each signature a view on the packed array (the near-duplicate index copies
- * what it keeps). Damaged data throws; a wrong length makes a signature the index refuses.
- */
-export function unpackEntries<T extends CachedFile>(packed: PackedEntries): [string, T | null][] {
-  if (typeof packed?.json !== 'string' || !(packed.sigs instanceof Int32Array)) throw new Error('damaged');
-  const entries = JSON.parse(packed.json) as [string, T | null][];
-  if (!Array.isArray(entries)) throw new Error('damaged');
-  let at = 0;
-  for (const pair of entries) {
-    if (!Array.isArray(pair) || typeof pair[0] !== 'string') throw new Error('damaged');
-    const near = pair[1]?.near;
-    if (!near) continue;
-    const length = near.sig as unknown;
-    near.sig =
-      typeof length === 'number' && at + length <= packed.sigs.length
-        ? packed.sigs.subarray(at, (at += length))
-        : new Int32Array(0);
-  }
-  return entries;
 }
 
 /** A value as a frame of the cache file: its length (4 bytes, little-endian), then its serialization. */

@@ -11,7 +11,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { unpackEntries, type PackedEntries } from './cache.js';
+import { unpackEntries, type PackedEntries } from './packed.js';
 import type { ParsedEntry } from './entry.js';
 
 /** The first (and only) message a parser process is sent: what to parse. */
@@ -51,6 +51,8 @@ const MAX_PROCESSES = 2;
  * CPU time and ~15 MB less per process while the load runs.
  */
 const PARSER_FLAGS = ['--max-semi-space-size=1'];
+/** The name the launcher keeps the code cache under: compiled with PARSER_FLAGS, not the server's. */
+const PARSER_MODE = 'parser';
 
 /**
  * Files a large load deals to each process in turn. Dealt rather than cut in halves: the server
@@ -69,7 +71,17 @@ const RUN = 256;
  */
 export function processWorkspaceParser(
   entryUrl: URL,
-  opts: { processes?: number; splitAt?: number; run?: number; onStart?: (pid: number) => void } = {},
+  opts: {
+    processes?: number;
+    splitAt?: number;
+    run?: number;
+    onStart?: (pid: number) => void;
+    /**
+     * A CommonJS file the process runs instead, with the entry's path and PARSER_MODE as arguments:
+     * the bundle's launcher (bin/bundle-child.cjs), which loads the entry with its code cache.
+     */
+    launcher?: string;
+  } = {},
 ): WorkspaceParser {
   const processes = Math.max(1, Math.min(opts.processes ?? defaultProcesses(), MAX_PROCESSES));
   /** Processes started ahead (prestart), waiting for their part. */
@@ -80,14 +92,14 @@ export function processWorkspaceParser(
     const dealt: string[][] = Array.from({ length: parts }, () => []);
     for (let at = 0; at < rels.length; at += run) dealt[(at / run) % parts].push(...rels.slice(at, at + run));
     const started = dealt.map((part) =>
-      parseInProcess(spare.shift() ?? startParser(entryUrl, opts.onStart), { root, rels: part }),
+      parseInProcess(spare.shift() ?? startParser(entryUrl, opts), { root, rels: part }),
     );
     spare.splice(0).forEach(stopQuietly);
     return inOrder(started, rels.length, run);
   };
   parser.prestart = () => {
     while (spare.length < processes) {
-      const child = startParser(entryUrl, opts.onStart);
+      const child = startParser(entryUrl, opts);
       if (child instanceof Error) break;
       spare.push(child);
     }
@@ -97,10 +109,14 @@ export function processWorkspaceParser(
 }
 
 /** A parser process, started; it waits for its part (WorkspaceParserInit). An Error if it could not be. */
-function startParser(entryUrl: URL, onStart?: (pid: number) => void): ChildProcess | Error {
+function startParser(
+  entryUrl: URL,
+  opts: { launcher?: string; onStart?: (pid: number) => void },
+): ChildProcess | Error {
   let child: ChildProcess;
+  const entry = fileURLToPath(entryUrl);
   try {
-    child = fork(fileURLToPath(entryUrl), [], {
+    child = fork(opts.launcher ?? entry, opts.launcher ? [entry, PARSER_MODE] : [], {
       // Not this process's flags (--inspect would clash).
       execArgv: PARSER_FLAGS,
       // Never this process's stdout: a language server's stdout is its protocol.
@@ -112,12 +128,26 @@ function startParser(entryUrl: URL, onStart?: (pid: number) => void): ChildProce
   }
   // Until it is given its part: a failure then is seen by parseInProcess (it is no longer connected).
   child.on('error', () => {});
-  if (child.pid !== undefined) onStart?.(child.pid);
+  if (child.pid !== undefined) opts.onStart?.(child.pid);
   return child;
 }
 
+/** How long a process asked to end (its channel closed) has before it is sent a signal. */
+const STOP_GRACE_MS = 5000;
+
+/**
+ * Ends a process: closes its channel, on which it exits through its exit handlers (the launcher
+ * writes its code cache in one: a signal would skip it, and the last process of a load was
+ * signalled while it exited); a signal for one that has not exited within STOP_GRACE_MS (a busy machine took
+ * over a second to load, compile and write the cache of a process started ahead, then stopped).
+ */
 function stopQuietly(child: ChildProcess): void {
-  if (child.exitCode === null && child.signalCode === null) child.kill();
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  if (!child.connected) return void child.kill();
+  child.disconnect();
+  setTimeout(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill();
+  }, STOP_GRACE_MS).unref();
 }
 
 function defaultProcesses(): number {

@@ -1,8 +1,6 @@
 // The objects the workspace keeps one of per file, each built by one literal: 10,000 entries then
 // share one hidden class (object spreads gave each entry a shape of its own, some 650 bytes apiece,
 // and a warm start more to collect).
-import type { MemoryInfo } from '../../core/rules/index.js';
-import type { StatusInfo } from '../../core/status.js';
 import type { FileFacts } from './facts.js';
 import type { StoreFile } from './workspace.js';
 
@@ -26,22 +24,5 @@ export function fileOf(facts: FileFacts, where: Where): StoreFile {
     stamp: where.stamp,
     key: where.key,
     readAt: where.readAt,
-  };
-}
-
-/** A cached MemoryInfo with its status as derived now, built by one literal (see fileOf). */
-export function restoredInfo(info: MemoryInfo, now: StatusInfo): MemoryInfo {
-  return {
-    id: info.id,
-    frontMatterId: info.frontMatterId,
-    path: info.path,
-    status: now.status,
-    supersededBy: now.supersededBy,
-    supersedes: info.supersedes,
-    title: info.title,
-    triples: info.triples,
-    contentHash: info.contentHash,
-    keyRanges: info.keyRanges,
-    tripleRanges: info.tripleRanges,
   };
 }

@@ -26,7 +26,7 @@ import {
   type FoundLink,
 } from './files.js';
 import { NO_GIT_FACTS, readGitFacts, type GitFacts } from './git-facts.js';
-import { fileOf, restoredInfo } from './shapes.js';
+import { fileOf } from './shapes.js';
 import type { ParsedBatch, WorkspaceParser } from './parser-process.js';
 
 /** An entry to restore while loading: from the cache by stamp (`reused`) or parsed elsewhere. */
@@ -276,8 +276,14 @@ export class StoreWorkspace {
     const file = fileOf(entry.facts, { rel, onDisk: true, stamp: entry.stamp, key: entry.key, readAt });
     if (isMemoryPath(rel)) {
       if (!entry.info || !entry.near) return false;
-      // The status as derived now: the cached one (and its supersededBy) may be out of date.
-      if (!this.rules.restore(restoredInfo(entry.info, this.statusOf(file)), entry.near)) return false;
+      // The status as derived now: the cached one (and its supersededBy) may be out of date. The
+      // entry's own object, unpacked with the model's shape (packed.ts): a copy of each was as
+      // much garbage again as the model, at load.
+      const { info } = entry;
+      const now = this.statusOf(file);
+      info.status = now.status;
+      info.supersededBy = now.supersededBy;
+      if (!this.rules.restore(info, entry.near)) return false;
     }
     this.setFile(file);
     return true;

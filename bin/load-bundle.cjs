@@ -9,11 +9,15 @@
 // other source text or with other V8 flags (the file is then written again), and the build id names
 // the folder, so a rebuilt bundle never meets an older build's cache. Any problem (no home folder,
 // read-only disk, CAIRN_CODE_CACHE=0) just means no cache: the bundle loads as plain CommonJS.
-import fs from 'node:fs';
-import Module, { createRequire } from 'node:module';
-import os from 'node:os';
-import path from 'node:path';
-import vm from 'node:vm';
+//
+// CommonJS itself, so that a child process's launcher (bundle-child.cjs) loads it synchronously.
+'use strict';
+const fs = require('node:fs');
+const Module = require('node:module');
+const { createRequire } = Module;
+const os = require('node:os');
+const path = require('node:path');
+const vm = require('node:vm');
 
 /**
  * A file that may call import() (the embedder loads transformers.js so) is compiled by Node as
@@ -70,10 +74,9 @@ function removeStale(builds, current) {
  * starts with (`cairn search` turns the optimizing compiler off first), so caches made under other
  * flags are kept apart instead of rejecting each other.
  */
-export function requireBundle(entry, mode) {
+function requireBundle(entry, mode) {
   const bundleDir = path.dirname(entry);
   const folder = cacheFolder(bundleDir);
-  const require = createRequire(import.meta.url);
   if (!folder) return require(entry);
   const fresh = [];
   const compile = Module.prototype._compile;
@@ -105,3 +108,5 @@ export function requireBundle(entry, mode) {
   });
   return require(entry);
 }
+
+module.exports = { requireBundle };
