@@ -6,7 +6,7 @@
 // native packages stay external. bin/cairn.js falls back to dist/main.js.
 //
 // The bundle is CommonJS (.cjs): V8 can cache the compiled code of a script (vm.Script cachedData)
-// but Node 20 offers that for no ES module, and bin/load-bundle.js keeps a code cache of these files
+// but Node 20 offers that for no ES module, and bin/load-bundle.cjs keeps a code cache of these files
 // (a warm `cairn search` spent about a sixth of its CPU parsing and compiling the bundle).
 //
 // The markdown parser (remark, micromark: about 500 KB of code) is read only by a file the fast

@@ -1,4 +1,4 @@
-// bin/load-bundle.js keeps a V8 code cache of the bundle under $XDG_CACHE_HOME/cairn/code/<build>/.
+// bin/load-bundle.cjs keeps a V8 code cache of the bundle under $XDG_CACHE_HOME/cairn/code/<build>/.
 // It is derived state: damaged files are rejected by V8 and written again, a folder others could
 // write is never read, and the answers are the same with it, without it and after damage.
 import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
