@@ -232,7 +232,7 @@ describe('the workspace parsed in child processes', () => {
       for (let run = 0; run < 2; run++) {
         expect(await snapshot((await load({ parser })).ws)).toEqual(expected);
         // Written as the process exits once its part is sent (asked to end, never signalled).
-        await expect.poll(() => pids.filter(running), { timeout: 5000 }).toEqual([]);
+        await expect.poll(() => pids.filter(running), { timeout: 20_000 }).toEqual([]);
         expect(cached()).toContain('workspace-worker.cjs.parser.v8');
         expect(cached().filter((f) => !f.endsWith('.parser.v8'))).toEqual([]);
       }
