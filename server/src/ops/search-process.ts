@@ -37,6 +37,9 @@ export type FromChild =
   | { type: 'built'; model: boolean }
   | { type: 'log'; message: string };
 
+/** A host that started: a child process, or a worker thread of this process; `exited` when it is gone. */
+export type Started = ({ pid: number } | { threadId: number }) & { exited: Promise<void> };
+
 export interface ProcessOptions {
   storeRoot: string;
   /** The compiled child entry (compose.ts finds it next to the running code). */
@@ -50,8 +53,8 @@ export interface ProcessOptions {
    * request starts a new one, which reopens the index from disk). Default: never.
    */
   idleMs?: number;
-  /** Called when a child process (its pid) or a worker thread (its threadId) starts (tests, benchmarks). */
-  onStart?: (started: { pid: number } | { threadId: number }) => void;
+  /** Called with each host that starts (tests, benchmarks). */
+  onStart?: (started: Started) => void;
 }
 
 /**
@@ -285,7 +288,7 @@ function startProcess(opts: ProcessOptions, kind: Kind, on: HostEvents): Host {
   c.channel?.unref();
   (c.stdout as Socket | null)?.unref();
   (c.stderr as Socket | null)?.unref();
-  if (c.pid !== undefined) opts.onStart?.({ pid: c.pid });
+  if (c.pid !== undefined) opts.onStart?.({ pid: c.pid, exited });
   return {
     // A child that just died cannot take it: its exit fails what is pending.
     send: (m) => c.connected && c.send(m, (e) => e && undefined),
@@ -321,7 +324,7 @@ function startThread(opts: ProcessOptions, _kind: Kind, on: HostEvents): Host {
     });
   });
   w.unref();
-  opts.onStart?.({ threadId: w.threadId });
+  opts.onStart?.({ threadId: w.threadId, exited });
   return {
     send: (m) => gone || w.postMessage(m),
     stop: () => void w.terminate(),
