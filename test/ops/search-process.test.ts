@@ -175,8 +175,7 @@ describe.skipIf(!built)('the search process of a server', () => {
   // Fails without v8-flags.ts: starting a worker thread put the server's young generation back to
   // growing (measured: 2 MB -> 32 MB of the language server's memory).
   it('keeps the flags its process set when the thread that answers starts', () => {
-    const dist = (rel: string) =>
-      pathToFileURL(new URL(`../../dist/${rel}`, import.meta.url).pathname).href;
+    const dist = (rel: string) => pathToFileURL(new URL(`../../dist/${rel}`, import.meta.url).pathname).href;
     const script = `
       import v8 from 'node:v8';
       const { setProcessFlag } = await import(${JSON.stringify(dist('ops/v8-flags.js'))});
