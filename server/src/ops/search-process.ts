@@ -75,9 +75,10 @@ const SERVING_FLAGS = [...CHILD_FLAGS, '--optimize-for-size'];
  * The heap of the thread that answers. Its young generation as the child's (--max-semi-space-size=1;
  * V8's young generation is three semispaces). --optimize-for-size is a flag of the whole process,
  * so the thread's old generation is capped instead: below 2 GB V8 grows a heap by smaller steps.
- * Measured at 10,000 memories (bench/mem-probe runs): the thread's heap 21-22 MB instead of 36-40
- * MB, as small as with --optimize-for-size. A thread that runs out of it ends (ERR_WORKER_OUT_OF_MEMORY)
- * and the next request starts a child process, as after a crash.
+ * Measured at 10,000 memories (the thread's process.memoryUsage() after bench/service.mjs's 100
+ * searches): its heap 21-22 MB instead of 36-40 MB, as small as with --optimize-for-size for the
+ * whole process; 512 and 256 MB measured the same. A thread that runs out of it ends
+ * (ERR_WORKER_OUT_OF_MEMORY) and the next request starts a child process, as after a crash.
  */
 const THREAD_YOUNG_MB = 3;
 const THREAD_OLD_MB = 1024;
