@@ -1,25 +1,31 @@
 // The search service's child process (ops/search-process.ts forks it with the store's folder as
-// its argument): opens the store through the composition root and serves one SearchHost in
-// background mode. Searches are answered between slices of a build; a cancelled one stops at its
-// next check. When its parent goes (the IPC channel closes), it exits.
+// its argument), or its worker thread (the same file, the folder as workerData): opens the store
+// through the composition root and serves one SearchHost in background mode. Searches are answered
+// between slices of a build; a cancelled one stops at its next check. When its parent goes (the IPC
+// channel closes), the process exits; a thread ends with the server.
 import { readdirSync } from 'node:fs';
 import os from 'node:os';
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { lowerPriority } from './core/priority.js';
 import { isCairnError } from './core/errors.js';
 import { openContext } from './compose.js';
 import { SearchHost } from './ops/search-host.js';
 import type { FromChild, ToChild } from './ops/search-process.js';
 
-belowNormalPriority();
+const port = isMainThread ? null : parentPort;
+if (port) lowerThisThread();
+else belowNormalPriority();
 
-if (!process.send) throw new Error('search-child.ts runs as a child process with an IPC channel');
-const storeRoot = process.argv[2];
+if (!port && !process.send)
+  throw new Error('search-child.ts runs as a child process with an IPC channel, or as a worker thread');
+const storeRoot = port ? (workerData as string) : process.argv[2];
 if (!storeRoot) throw new Error('search-child.ts takes the store folder as its argument');
 const send = (m: FromChild) => {
-  if (process.connected) process.send?.(m);
+  if (port) port.postMessage(m);
+  else if (process.connected) process.send?.(m);
 };
 const log = (message: string) => send({ type: 'log', message });
-process.on('disconnect', () => process.exit(0));
+if (!port) process.on('disconnect', () => process.exit(0));
 
 /** Ids of searches cancelled while they wait or run; forgotten when they answer. */
 const cancelled = new Set<number>();
@@ -34,7 +40,8 @@ const host = openContext({ store: storeRoot, env: process.env, cwd: storeRoot })
     if (h.isBuilding) built = true;
     else if (built && progress.phase === 'done') {
       built = false;
-      send({ type: 'built' });
+      // Whether answers use a model: the service then keeps them in a process (search-process.ts).
+      void h.usesModel().then((model) => send({ type: 'built', model }));
     }
   };
   return h;
@@ -49,7 +56,7 @@ function failure(id: number, e: unknown): FromChild {
   return { type: 'failed', id, error };
 }
 
-process.on('message', (m: ToChild) => {
+const onMessage = (m: ToChild) => {
   if (m.type === 'cancel') {
     cancelled.add(m.id);
     return;
@@ -69,7 +76,22 @@ process.on('message', (m: ToChild) => {
       (e: unknown) => send(failure(id, e)),
     )
     .finally(() => cancelled.delete(id));
-});
+};
+if (port) port.on('message', onMessage);
+else process.on('message', onMessage);
+
+/**
+ * A thread of the server answers below the server's own thread, as a child process does; only this
+ * thread (on Linux a nice value belongs to a thread, and pid 0 is the calling one): the server's
+ * other threads keep theirs. Best effort.
+ */
+function lowerThisThread(): void {
+  try {
+    os.setPriority(0, lowerPriority(os.getPriority(0), os.constants.priority.PRIORITY_BELOW_NORMAL));
+  } catch {
+    // unchanged priority
+  }
+}
 
 /**
  * Builds are background work: below the server that answers the editor or the agent when cores

@@ -5,15 +5,16 @@
 // two together were about 50 MB of a 180 MB server.
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import { setProcessFlag } from '../ops/v8-flags.js';
 
 /**
  * Keeps the young generation at its starting size (1 MB semispaces): the server's requests
  * allocate little, and a load that allocates much promotes into the old generation, which a full
- * collection shrinks. Starting or ending a worker thread would put this flag back to its default:
- * the server starts none (the workspace is parsed in child processes, search in another).
+ * collection shrinks. Starting a worker thread puts this flag back to its default: the search
+ * service sets it again when its thread starts (ops/v8-flags.ts).
  */
 export function keepYoungGenerationSmall(): void {
-  v8.setFlagsFromString('--semi-space-growth-factor=1');
+  setProcessFlag('--semi-space-growth-factor=1');
 }
 
 let collect: (() => void) | null | undefined;

@@ -101,6 +101,11 @@ export class SearchHost {
     return (this.embedderP ??= (this.opts.embedder ?? configuredEmbedder)(this.ctx).catch(() => null));
   }
 
+  /** Whether answers use an embedding model (loading it when not yet loaded). */
+  async usesModel(): Promise<boolean> {
+    return (await this.embedder()) !== null;
+  }
+
   /** True while a build or embedding runs behind the answers. */
   get isBuilding(): boolean {
     return this.building !== null;
