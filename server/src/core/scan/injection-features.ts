@@ -214,6 +214,7 @@ export function sumUnitWeights(
   const { norm, at, length: m } = normalise(text);
   const shift = 32 - bits;
   const signBit = shift - 1;
+  const grams = gramWeights(norm, m, weights, bits);
   let u = 0;
   let next = nu > 1 ? units[1].start : Infinity;
   let acc = 0;
@@ -226,11 +227,7 @@ export function sumUnitWeights(
       count = 0;
       while (at[p] >= next) next = ++u + 1 < nu ? units[u + 1].start : Infinity;
     }
-    let h = Math.imul(FNV_OFFSET ^ norm[p], FNV_PRIME);
-    h = Math.imul(h ^ norm[p + 1], FNV_PRIME);
-    h = Math.imul(h ^ norm[p + 2], FNV_PRIME);
-    const g = Math.imul(Math.imul(h ^ norm[p + 3], FNV_PRIME), GOLDEN);
-    acc += signed(weights[g >>> shift], g >>> signBit);
+    acc += grams[p];
     count++;
   }
   sums.chars[u] += acc;
@@ -301,6 +298,51 @@ export function sumUnitWeights(
   sums.words[u] += acc;
   sums.wordCount[u] += count;
   return sums;
+}
+
+/**
+ * The last text's char 4-gram weights (signed), by position in its normalised form, and that form.
+ * The language server scores a text a moment after scoring the same text less one keystroke: only
+ * the grams around the change are looked up again. A lookup is a multiplication chain and a read
+ * at a random place of the weights; after a pause between keystrokes most of those reads miss the
+ * processor's caches, and they were the largest part of an edit's scan.
+ */
+let lastGrams: { weights: Int8Array; bits: number; norm: Uint16Array; values: Int16Array } | null = null;
+/** Longer texts are not kept (the memo would hold them until another text comes). */
+const GRAMS_MEMO_LIMIT = 64 * 1024;
+
+/**
+ * The signed weight of the char 4-gram starting at each position of `norm[0..m)`: a gram is four
+ * characters and nothing else, so one lying in the part the last text had the same (its start or
+ * its end) has the weight it had there.
+ */
+function gramWeights(norm: Uint16Array, m: number, weights: Int8Array, bits: number): Int16Array {
+  const values = new Int16Array(Math.max(0, m - 3));
+  const last = lastGrams?.weights === weights && lastGrams.bits === bits ? lastGrams : null;
+  const n = last ? last.norm.length : 0;
+  // The longest common start, then the longest common end of what is left (they never overlap).
+  let same = 0;
+  let sameEnd = 0;
+  if (last) {
+    const max = Math.min(n, m);
+    while (same < max && last.norm[same] === norm[same]) same++;
+    while (sameEnd < max - same && last.norm[n - 1 - sameEnd] === norm[m - 1 - sameEnd]) sameEnd++;
+  }
+  const shift = 32 - bits;
+  const signBit = shift - 1;
+  for (let p = 0; p + 4 <= m; p++) {
+    if (last && p + 4 <= same) values[p] = last.values[p];
+    else if (last && p >= m - sameEnd) values[p] = last.values[p - m + n];
+    else {
+      let h = Math.imul(FNV_OFFSET ^ norm[p], FNV_PRIME);
+      h = Math.imul(h ^ norm[p + 1], FNV_PRIME);
+      h = Math.imul(h ^ norm[p + 2], FNV_PRIME);
+      const g = Math.imul(Math.imul(h ^ norm[p + 3], FNV_PRIME), GOLDEN);
+      values[p] = signed(weights[g >>> shift], g >>> signBit);
+    }
+  }
+  lastGrams = m <= GRAMS_MEMO_LIMIT ? { weights, bits, norm: norm.slice(0, m), values } : null;
+  return values;
 }
 
 const SENTENCE_END = /[.!?。！？](?=\s)/g;
