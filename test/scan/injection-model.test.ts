@@ -13,11 +13,8 @@ import {
   type InjectionDetector,
 } from '../../server/src/core/scan/index.js';
 import fc from 'fast-check';
-import {
-  extractFeatures,
-  passageUnits,
-  sumUnitWeights,
-} from '../../server/src/core/scan/injection-features.js';
+import { extractFeatures, passageUnits } from '../../server/src/core/scan/injection-features.js';
+import { sumUnitWeights } from '../../server/src/core/scan/injection-sums.js';
 import {
   BENIGN_LOOKALIKES,
   BENIGN_TRIGGERS,
@@ -136,9 +133,9 @@ describe('learned injection detector', () => {
   });
 
   it('sums a text edited a keystroke at a time as it sums the same text read afresh', () => {
-    // sumUnitWeights keeps the last text's char n-gram weights and looks up again only the grams
-    // around what changed: the sums of each edited text must be those of the features themselves,
-    // whatever was scored before it (another model's weights included).
+    // sumUnitWeights keeps the last text's char n-gram weights and word sums, and looks up again
+    // only those near what changed: the sums of each edited text must be those of the features
+    // themselves, whatever was scored before it (another model's weights included).
     const weights = new Int8Array(1 << 12);
     for (let i = 0; i < weights.length; i++) weights[i] = ((i * 2654435761) >>> 24) - 128;
     const other = new Int8Array(weights.length).map((_, i) => weights[(i * 7) % weights.length]);
@@ -156,7 +153,9 @@ describe('learned injection detector', () => {
     );
     const start = fc.array(piece, { maxLength: 30 }).map((a) => a.join(''));
     const edit = fc.record({
-      at: fc.double({ min: 0, max: 1, noNaN: true }),
+      // Anywhere, and often at the very end (typing on): integers spread, fast-check's doubles
+      // keep to the ends of the range.
+      at: fc.oneof(fc.integer({ min: 0, max: 1 << 30 }), fc.constant(-1)),
       remove: fc.nat({ max: 12 }),
       insert: fc.array(piece, { maxLength: 3 }).map((a) => a.join('')),
       model: fc.constantFrom(weights, weights, weights, other),
@@ -181,7 +180,7 @@ describe('learned injection detector', () => {
         (t0, edits, maxUnit) => {
           let t = t0;
           for (const e of edits) {
-            const at = Math.floor(e.at * t.length);
+            const at = e.at < 0 ? t.length : e.at % (t.length + 1);
             t = t.slice(0, at) + e.insert + t.slice(Math.min(t.length, at + e.remove));
             const units = passageUnits(t, maxUnit);
             const sums = sumUnitWeights(t, units, e.model, 12);
