@@ -48,8 +48,11 @@ interface Scored {
   wordCount: number;
 }
 let lastScored: Scored | null = null;
-/** Longer texts are not kept (the memo would hold them until another text comes). */
-const MEMO_LIMIT = 64 * 1024;
+/**
+ * Longer texts are scored without the memo and leave nothing kept: the memo holds what it keeps
+ * until another text comes (here at most some 0.5 MB; a memory is a few KB).
+ */
+const MEMO_LIMIT = 16 * 1024;
 /** Per word: start (in norm), prev, lastCue, wordsSinceCue (the state before it), sum, count. */
 const WORD_FIELDS = 6;
 /** Two buffers of word records: the last text's, and the one the current text fills. */
@@ -88,20 +91,21 @@ function gramWeights(
 ): Int16Array {
   const values = new Int16Array(Math.max(0, m - 3));
   const n = last ? last.norm.length : 0;
-  const shift = 32 - bits;
-  const signBit = shift - 1;
   for (let p = 0; p + 4 <= m; p++) {
     if (last && p + 4 <= same) values[p] = last.grams[p];
     else if (last && p >= m - sameEnd) values[p] = last.grams[p - m + n];
-    else {
-      let h = Math.imul(FNV_OFFSET ^ norm[p], FNV_PRIME);
-      h = Math.imul(h ^ norm[p + 1], FNV_PRIME);
-      h = Math.imul(h ^ norm[p + 2], FNV_PRIME);
-      const g = Math.imul(Math.imul(h ^ norm[p + 3], FNV_PRIME), GOLDEN);
-      values[p] = signed(weights[g >>> shift], g >>> signBit);
-    }
+    else values[p] = gramWeight(norm, p, weights, bits);
   }
   return values;
+}
+
+/** The signed weight of the char 4-gram at `p`. */
+function gramWeight(norm: Uint16Array, p: number, weights: Int8Array, bits: number): number {
+  let h = Math.imul(FNV_OFFSET ^ norm[p], FNV_PRIME);
+  h = Math.imul(h ^ norm[p + 1], FNV_PRIME);
+  h = Math.imul(h ^ norm[p + 2], FNV_PRIME);
+  const g = Math.imul(Math.imul(h ^ norm[p + 3], FNV_PRIME), GOLDEN);
+  return signed(weights[g >>> (32 - bits)], g >>> (31 - bits));
 }
 
 /**
@@ -126,9 +130,10 @@ export function sumUnitWeights(
   const { norm, at, length: m } = normalise(text);
   const shift = 32 - bits;
   const signBit = shift - 1;
-  const last = lastScored?.weights === weights && lastScored.bits === bits ? lastScored : null;
+  const keep = m <= MEMO_LIMIT;
+  const last = keep && lastScored?.weights === weights && lastScored.bits === bits ? lastScored : null;
   const [same, sameEnd] = commonEnds(last, norm, m);
-  const grams = gramWeights(norm, m, weights, bits, [last, same, sameEnd]);
+  const grams = keep ? gramWeights(norm, m, weights, bits, [last, same, sameEnd]) : null;
   let u = 0;
   let next = nu > 1 ? units[1].start : Infinity;
   let acc = 0;
@@ -141,17 +146,17 @@ export function sumUnitWeights(
       count = 0;
       while (at[p] >= next) next = ++u + 1 < nu ? units[u + 1].start : Infinity;
     }
-    acc += grams[p];
+    acc += grams ? grams[p] : gramWeight(norm, p, weights, bits);
     count++;
   }
   sums.chars[u] += acc;
   sums.charCount[u] += count;
   // This text's word records, in the buffer that does not hold the last text's.
-  const b = wordBuffers[0] === last?.words ? 1 : 0;
-  const need = WORD_FIELDS * ((m >> 1) + 1);
+  const b = wordBuffers[0] === lastScored?.words ? 1 : 0;
+  const need = keep ? WORD_FIELDS * ((m >> 1) + 1) : 0;
   if (wordBuffers[b].length < need)
     wordBuffers[b] = new Int32Array(Math.max(need, 2 * wordBuffers[b].length));
-  const words = wordBuffers[b];
+  const words = keep ? wordBuffers[b] : null;
   const lw = last?.words;
   let j = 0;
   /** The last text's word that may start where a word of the common end starts. */
@@ -185,10 +190,12 @@ export function sumUnitWeights(
     const w = j++ * WORD_FIELDS;
     const cue0 = cueOf(lastCue, wordsSinceCue);
     const since0 = sinceOf(wordsSinceCue);
-    words[w] = s;
-    words[w + 1] = prev;
-    words[w + 2] = cue0;
-    words[w + 3] = since0;
+    if (words) {
+      words[w] = s;
+      words[w + 1] = prev;
+      words[w + 2] = cue0;
+      words[w + 3] = since0;
+    }
     // The same word, in the same state, as in the last text: what it added there, and the state
     // after it (the next word's before). In the common start word for word (a word followed by
     // one more there); in the common end the word starting at the same place from the end.
@@ -201,7 +208,7 @@ export function sumUnitWeights(
       const agrees = lw[o] === there && lw[o + 1] === prev && lw[o + 2] === cue0 && lw[o + 3] === since0;
       if (k < last.wordCount && agrees) old = k;
     }
-    if (last && lw && old >= 0) {
+    if (last && lw && words && old >= 0) {
       const o = old * WORD_FIELDS;
       acc += lw[o + 4];
       count += lw[o + 5];
@@ -253,11 +260,13 @@ export function sumUnitWeights(
       lastCue = c;
       wordsSinceCue = 0;
     }
-    words[w + 4] = acc - acc0;
-    words[w + 5] = count - count0;
+    if (words) {
+      words[w + 4] = acc - acc0;
+      words[w + 5] = count - count0;
+    }
   }
   sums.words[u] += acc;
   sums.wordCount[u] += count;
-  lastScored = m <= MEMO_LIMIT ? { weights, bits, norm: norm.slice(0, m), grams, words, wordCount: j } : null;
+  lastScored = grams && words ? { weights, bits, norm: norm.slice(0, m), grams, words, wordCount: j } : null;
   return sums;
 }
