@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import fc from 'fast-check';
 import { parseMemory } from '../../server/src/core/format/index.js';
 import { fixture, summarize, textAt } from './format-helpers.js';
 
@@ -228,4 +229,44 @@ test('the example in docs/format.md parses without problems', async () => {
   expect(m.problems).toEqual([]);
   expect(m.body.references).toEqual(['[[perf-review-2026-01]]']);
   expect(m.frontMatter.triples).toHaveLength(2);
+});
+
+describe('parseMemory of a file edited a keystroke at a time', () => {
+  // parseMemory keeps the last front matter it read (the text up to the body) and what it made of
+  // it: a text whose head is the same gets the same reading without the YAML being read again. Each
+  // edited text must parse as it does with something else read just before it.
+  const sample = fixture('every-field.md');
+  const other = '---\nid: other\ntitle: Other\nkind: note\n---\nElsewhere.\n';
+  const chars = [...'ab:- \n[],"#\'0\t\r>'].concat(['---', '\n---\n', 'id: x\n', 'tags: [a]\n', '[[y]]']);
+  const edit = fc.record({
+    // Anywhere in the text (fast-check draws the bounds of a range often: its ends would do).
+    at: fc.integer({ min: 0, max: 1 << 30 }),
+    // Same-length replacements too: a head that changes but keeps its length must be read again.
+    remove: fc.nat({ max: 4 }),
+    insert: fc.constantFrom(...chars),
+    // Some steps only read the same text again, under another path or with another reader.
+    same: fc.boolean(),
+    path: fc.constantFrom('memories/redis-session-cache.md', 'memories/other-name.md'),
+    reader: fc.constantFrom<'auto' | 'yaml'>('auto', 'auto', 'yaml'),
+  });
+  test('equals a parse with another file read before it, after every edit', () => {
+    fc.assert(
+      fc.property(fc.array(edit, { minLength: 1, maxLength: 20 }), (edits) => {
+        let text = sample;
+        for (const e of edits) {
+          const at = e.at % (text.length + 1);
+          if (!e.same) text = text.slice(0, at) + e.insert + text.slice(Math.min(text.length, at + e.remove));
+          const opts = { path: e.path, frontMatter: e.reader };
+          const kept = parseMemory(text, opts);
+          parseMemory(other, { path: 'memories/other.md' });
+          const plain = parseMemory(text, opts);
+          expect(kept).toEqual(plain);
+          // What a caller does with its own problems list does not reach the kept reading.
+          parseMemory(text, opts).problems.push(plain.problems[0] ?? plain.problems[1]);
+          expect(parseMemory(text, opts)).toEqual(plain);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
 });

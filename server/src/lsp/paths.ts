@@ -7,7 +7,25 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 /** Store-relative paths the server reads (see core/rules/content.ts). */
 export { isStoreFilePath as isStoreFile } from '../core/rules/store-files.js';
 
+/**
+ * Answers for the few URIs and paths asked about on every keystroke (the edited file's, in its
+ * store): parsing a URL and relating two paths cost a tenth of an edit's diagnostics. Both are
+ * pure; the memos are emptied when full.
+ */
+const MEMO_SIZE = 1024;
+const pathsOfUris = new Map<string, string | null>();
+const relatives = new Map<string, Map<string, string | null>>();
+
 export function uriToPath(uri: string): string | null {
+  let abs = pathsOfUris.get(uri);
+  if (abs !== undefined) return abs;
+  abs = pathOfUri(uri);
+  if (pathsOfUris.size >= MEMO_SIZE) pathsOfUris.clear();
+  pathsOfUris.set(uri, abs);
+  return abs;
+}
+
+function pathOfUri(uri: string): string | null {
   if (!uri.startsWith('file:')) return null;
   try {
     return fileURLToPath(uri);
@@ -81,6 +99,19 @@ export function findStoreFolders(folder: string): string[] {
 
 /** Store-relative path with forward slashes, or null when `abs` is outside the store. */
 export function relativeToStore(root: string, abs: string): string | null {
+  // Relative paths are resolved against the working directory, which may change: not kept.
+  if (!path.isAbsolute(root) || !path.isAbsolute(abs)) return storeRelative(root, abs);
+  let byPath = relatives.get(root);
+  if (!byPath) relatives.set(root, (byPath = new Map()));
+  let rel = byPath.get(abs);
+  if (rel !== undefined) return rel;
+  rel = storeRelative(root, abs);
+  if (byPath.size >= MEMO_SIZE) byPath.clear();
+  byPath.set(abs, rel);
+  return rel;
+}
+
+function storeRelative(root: string, abs: string): string | null {
   const rel = path.relative(root, abs);
   if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) return null;
   return rel.split(path.sep).join('/');

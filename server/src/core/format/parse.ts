@@ -3,11 +3,11 @@ import type { MemoryRef, ParsedMemory, Problem, Range } from '../types.js';
 import type { MarkdownScan } from './blocks.js';
 import { bodyFromScan, emptyBody, refsInText } from './body.js';
 import { isThematicBreak, scanApproximate, scanFast } from './fast.js';
-import { defaultFrontMatter, readFrontMatter } from './frontmatter.js';
+import { defaultFrontMatter, readFrontMatter, type FrontMatterResult } from './frontmatter.js';
 import { LineIndex, lineRange } from './lines.js';
 import { problem } from './problems.js';
 import { scanWithRemark } from './remark.js';
-import { splitFrontMatter } from './split.js';
+import { splitFrontMatter, type FrontMatterBlock } from './split.js';
 import { conflictMarkerProblems, withConflictsFirst } from './conflict-markers.js';
 
 export interface ParseOptions {
@@ -142,12 +142,7 @@ function parseMemoryUnchecked(text: string, opts: ParseOptions): ParsedMemory {
   let problems: Problem[] = [];
   let bodyStart = split.openStart;
   if (split.state === 'ok') {
-    const yamlSource = text.slice(split.yamlStart, split.yamlEnd);
-    ({ frontMatter, keyRanges, problems } = readFrontMatter(yamlSource, split.yamlStart, index, {
-      path: opts.path,
-      fenceRange,
-      reader: opts.frontMatter,
-    }));
+    ({ frontMatter, keyRanges, problems } = headOf(text, split, index, fenceRange, opts));
     bodyStart = split.bodyStart;
   } else if (split.state === 'unclosed') {
     const message =
@@ -183,6 +178,46 @@ function parseMemoryUnchecked(text: string, opts: ParseOptions): ParsedMemory {
     bodyStartLine,
     problems,
   };
+}
+
+/**
+ * The last memory head read: the text up to its body (first line, YAML and closing fence), the
+ * options it was read with, and what readFrontMatter made of it. The language server parses the
+ * file being edited on every keystroke, and most keystrokes leave its front matter as it was.
+ */
+let lastHead: {
+  head: string;
+  path: string;
+  reader: ParseOptions['frontMatter'];
+  read: Pick<FrontMatterResult, 'frontMatter' | 'keyRanges' | 'problems'>;
+} | null = null;
+
+/**
+ * readFrontMatter of a text whose front matter is closed (`split.state` ok), or the same result
+ * as the last call's when the head and options are the same: what it reads (the YAML, and where
+ * each offset of it is, from the lines before) all lies in the head. Parsed memories are read,
+ * never changed, so the front matter and its ranges are shared; the problems list is the caller's
+ * own (parseMemory adds the body's).
+ */
+function headOf(
+  text: string,
+  split: FrontMatterBlock,
+  index: LineIndex,
+  fenceRange: Range,
+  opts: ParseOptions,
+): Pick<FrontMatterResult, 'frontMatter' | 'keyRanges' | 'problems'> {
+  const head = text.slice(0, split.bodyStart);
+  const last = lastHead;
+  if (last && last.head === head && last.path === opts.path && last.reader === opts.frontMatter)
+    return { ...last.read, problems: [...last.read.problems] };
+  const yamlSource = text.slice(split.yamlStart, split.yamlEnd);
+  const { frontMatter, keyRanges, problems } = readFrontMatter(yamlSource, split.yamlStart, index, {
+    path: opts.path,
+    fenceRange,
+    reader: opts.frontMatter,
+  });
+  lastHead = { head, path: opts.path, reader: opts.frontMatter, read: { frontMatter, keyRanges, problems } };
+  return { frontMatter, keyRanges, problems: [...problems] };
 }
 
 function limitProblem(limited: { message: string; offset: number }, index: LineIndex): Problem {

@@ -46,13 +46,13 @@ function grow(n: number): void {
   scratch.starts = new Int32Array(size);
 }
 
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
-const GOLDEN = 0x9e3779b1;
-const BIGRAM_SEED = 0x85ebca6b;
-const CUE_SEED = 0xc2b2ae35;
+export const FNV_OFFSET = 0x811c9dc5;
+export const FNV_PRIME = 0x01000193;
+export const GOLDEN = 0x9e3779b1;
+export const BIGRAM_SEED = 0x85ebca6b;
+export const CUE_SEED = 0xc2b2ae35;
 /** A cue pair counts when the second cue word comes at most this many words after the first. */
-const CUE_REACH = 3;
+export const CUE_REACH = 3;
 
 /** The hash of one word, as the word loops compute it. */
 function hashWord(word: string): number {
@@ -65,7 +65,7 @@ function read(word: string): string {
   const { norm, length } = normalise(word);
   return String.fromCharCode(...norm.subarray(0, length));
 }
-const CUES = cueTable((w) => hashWord(read(w)));
+export const CUES = cueTable((w) => hashWord(read(w)));
 const UNSPACED = unspacedCues(read);
 /** The most lexicon substrings that can start at one character: the longest chain of entries
  * each a prefix of the next (以前, 以前の). */
@@ -73,14 +73,14 @@ const UNSPACED_PER_CHAR = Math.max(
   0,
   ...UNSPACED.map(([w]) => UNSPACED.filter(([v]) => w.startsWith(v)).length),
 );
-const NO_CUES: number[] = [];
+export const NO_CUES: number[] = [];
 
 /**
  * The cue classes inside a run of letters `norm[s..e)` that holds Chinese, Japanese, Korean or
  * Thai (isUnspacedScript), in order of position: there a word is not delimited by spaces, so cue
  * words are found as substrings. Only such runs pay for this.
  */
-function runCues(norm: Uint16Array, s: number, e: number): number[] {
+export function runCues(norm: Uint16Array, s: number, e: number): number[] {
   let any = false;
   for (let i = s; i < e && !any; i++) any = isUnspacedScript(norm[i]);
   if (!any) return NO_CUES;
@@ -174,133 +174,6 @@ export function extractFeatures(text: string, bits: number): Features {
     }
   }
   return { codes, starts, length: k };
-}
-
-/** `w`, negated when the low bit of `sign` is set, without a branch: the sign is a coin toss per
- * feature, and a mispredicted branch a feature cost more than the rest of its work. */
-const signed = (w: number, sign: number): number => {
-  const s = sign & 1;
-  return (w ^ -s) + s;
-};
-
-/** Per unit: the sum of the int8 weights of its char n-grams (`chars`) and words (`words`), and
- * how many there are; a feature belongs to the unit it starts in. */
-export interface UnitWeightSums {
-  chars: Int32Array;
-  words: Int32Array;
-  charCount: Int32Array;
-  wordCount: Int32Array;
-}
-
-/**
- * The same sums as adding up extractFeatures' codes unit by unit, without storing a code: the
- * scan runs on every memory, and writing then re-reading ~2 codes a character was half its time.
- * `units` are in text order (passageUnits). A test checks both ways agree.
- */
-export function sumUnitWeights(
-  text: string,
-  units: readonly Span[],
-  weights: Int8Array,
-  bits: number,
-): UnitWeightSums {
-  const nu = units.length;
-  const sums: UnitWeightSums = {
-    chars: new Int32Array(nu),
-    words: new Int32Array(nu),
-    charCount: new Int32Array(nu),
-    wordCount: new Int32Array(nu),
-  };
-  if (nu === 0) return sums;
-  const { norm, at, length: m } = normalise(text);
-  const shift = 32 - bits;
-  const signBit = shift - 1;
-  let u = 0;
-  let next = nu > 1 ? units[1].start : Infinity;
-  let acc = 0;
-  let count = 0;
-  for (let p = 0; p + 4 <= m; p++) {
-    if (at[p] >= next) {
-      sums.chars[u] += acc;
-      sums.charCount[u] += count;
-      acc = 0;
-      count = 0;
-      while (at[p] >= next) next = ++u + 1 < nu ? units[u + 1].start : Infinity;
-    }
-    let h = Math.imul(FNV_OFFSET ^ norm[p], FNV_PRIME);
-    h = Math.imul(h ^ norm[p + 1], FNV_PRIME);
-    h = Math.imul(h ^ norm[p + 2], FNV_PRIME);
-    const g = Math.imul(Math.imul(h ^ norm[p + 3], FNV_PRIME), GOLDEN);
-    acc += signed(weights[g >>> shift], g >>> signBit);
-    count++;
-  }
-  sums.chars[u] += acc;
-  sums.charCount[u] += count;
-  u = 0;
-  next = nu > 1 ? units[1].start : Infinity;
-  acc = 0;
-  count = 0;
-  let prev = 0;
-  let lastCue = 0;
-  let wordsSinceCue = 0;
-  for (let p = 0; p < m;) {
-    if (!isWordChar(norm[p])) {
-      p++;
-      continue;
-    }
-    if (at[p] >= next) {
-      sums.words[u] += acc;
-      sums.wordCount[u] += count;
-      acc = 0;
-      count = 0;
-      while (at[p] >= next) next = ++u + 1 < nu ? units[u + 1].start : Infinity;
-    }
-    const s = p;
-    let h = FNV_PRIME;
-    let wide = 0;
-    while (p < m && isWordChar(norm[p])) {
-      wide |= norm[p];
-      h = Math.imul(h ^ norm[p++], FNV_PRIME);
-    }
-    let g = Math.imul(h, GOLDEN);
-    acc += signed(weights[g >>> shift], g >>> signBit);
-    count++;
-    if (prev !== 0) {
-      g = Math.imul(Math.imul(prev ^ BIGRAM_SEED, FNV_PRIME) ^ h, GOLDEN);
-      acc += signed(weights[g >>> shift], g >>> signBit);
-      count++;
-    }
-    prev = h | 1;
-    const cue = CUES.get(h);
-    wordsSinceCue++;
-    if (cue !== undefined) {
-      g = Math.imul(Math.imul(CUE_SEED ^ cue, FNV_PRIME), GOLDEN);
-      acc += signed(weights[g >>> shift], g >>> signBit);
-      count++;
-      if (lastCue !== 0 && wordsSinceCue <= CUE_REACH) {
-        g = Math.imul(Math.imul(CUE_SEED ^ (lastCue << 8) ^ cue, FNV_PRIME), GOLDEN);
-        acc += signed(weights[g >>> shift], g >>> signBit);
-        count++;
-      }
-      lastCue = cue;
-      wordsSinceCue = 0;
-    }
-    const more = wide >= 0xe00 && cue === undefined ? runCues(norm, s, p) : NO_CUES;
-    for (const c of more) {
-      g = Math.imul(Math.imul(CUE_SEED ^ c, FNV_PRIME), GOLDEN);
-      acc += signed(weights[g >>> shift], g >>> signBit);
-      count++;
-      if (lastCue !== 0 && wordsSinceCue <= CUE_REACH) {
-        g = Math.imul(Math.imul(CUE_SEED ^ (lastCue << 8) ^ c, FNV_PRIME), GOLDEN);
-        acc += signed(weights[g >>> shift], g >>> signBit);
-        count++;
-      }
-      lastCue = c;
-      wordsSinceCue = 0;
-    }
-  }
-  sums.words[u] += acc;
-  sums.wordCount[u] += count;
-  return sums;
 }
 
 const SENTENCE_END = /[.!?。！？](?=\s)/g;

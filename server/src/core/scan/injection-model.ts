@@ -7,10 +7,10 @@ import {
   FEATURE_SPEC,
   extractFeatures,
   passageUnits,
-  sumUnitWeights,
   windowsOf,
   type Span,
 } from './injection-features.js';
+import { sumUnitWeights } from './injection-sums.js';
 
 /** First line of a weights file; the second is the JSON header, then one int8 per bucket. */
 export const MODEL_MAGIC = 'cairn-injection-model 1';

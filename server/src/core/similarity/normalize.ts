@@ -56,6 +56,17 @@ export const NORMALIZE_LIMIT = 1 << 20;
 
 /** Hex SHA-256 of the normalized text: equal for exact duplicates up to formatting. */
 export function contentHash(text: string, normalized?: string): string {
+  // An edit in the language server hashes the same body twice (the model's entry, the duplicate
+  // rule): the last text hashed is kept with its hash, like normalizeForHash's.
+  if (lastHash && text === lastHash.text) return lastHash.hash;
+  const hash = hashOnce(text, normalized);
+  lastHash = text.length <= MEMO_LIMIT ? { text, hash } : null;
+  return hash;
+}
+
+let lastHash: { text: string; hash: string } | null = null;
+
+function hashOnce(text: string, normalized?: string): string {
   // `normalized`: normalizeForHash(text) when the caller has it already (text within the limit).
   const head =
     normalized !== undefined && text.length <= NORMALIZE_LIMIT
