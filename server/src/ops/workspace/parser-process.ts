@@ -143,8 +143,9 @@ const STOP_GRACE_MS = 5000;
  */
 function stopQuietly(child: ChildProcess): void {
   if (child.exitCode !== null || child.signalCode !== null) return;
-  if (!child.connected) return void child.kill();
-  child.disconnect();
+  // A process whose channel is already closed is ending on its own, perhaps writing its code
+  // cache in an exit handler: it gets the same grace (a signal then left a half-written cache).
+  if (child.connected) child.disconnect();
   setTimeout(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill();
   }, STOP_GRACE_MS).unref();
