@@ -304,6 +304,8 @@ function startThread(opts: ProcessOptions, _kind: Kind, on: HostEvents): Host {
   const w = new Worker(fileURLToPath(opts.entryUrl), {
     workerData: opts.storeRoot,
     env: opts.env ?? process.env,
+    // Not this process's node flags: a thread refuses some (--input-type), as a child would clash.
+    execArgv: [],
     // Piped here, never to this process's stdout (a language server's protocol).
     stdout: true,
     stderr: true,
