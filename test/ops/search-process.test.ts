@@ -172,6 +172,37 @@ describe.skipIf(!built)('the search process of a server', () => {
     }
   }, 180_000);
 
+  // Found in session 10: the hosts are unref'd (a server lives as long as its client), so a script
+  // awaiting a search at top level, with nothing else holding its event loop, ended with Node's
+  // exit code 13 (an unsettled top-level await) before the answer came. A host is held while a
+  // request waits on it, from the child process that builds and from the thread that answers.
+  it('holds its process while a request waits: a one-shot script awaiting searches gets its answers', () => {
+    const dist = (rel: string) => pathToFileURL(new URL(`../../dist/${rel}`, import.meta.url).pathname).href;
+    const script = `
+      const { processSearchService } = await import(${JSON.stringify(dist('ops/search-process.js'))});
+      const { workerUrl } = await import(${JSON.stringify(dist('compose.js'))});
+      const hosts = [];
+      const search = processSearchService({ storeRoot: ${JSON.stringify(big.fresh())},
+        entryUrl: workerUrl('search-child'), log: () => {}, onStart: (s) => hosts.push('threadId' in s ? 'thread' : 'process') });
+      let answer = await search.search({ query: 'deploy cache' });
+      for (let i = 0; i < 600 && answer.partial; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        answer = await search.search({ query: 'deploy cache' });
+      }
+      const again = await search.search({ query: 'deploy cache' });
+      console.log(JSON.stringify({ hosts, partial: again.partial, hits: again.entries.length }));
+      await search.close();`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 150_000,
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const { hosts, partial, hits } = JSON.parse(r.stdout.trim().split('\n').pop()!);
+    expect(hosts).toContain('thread');
+    expect(partial).toBe(false);
+    expect(hits).toBeGreaterThan(0);
+  }, 180_000);
+
   // Fails without v8-flags.ts: starting a worker thread put the server's young generation back to
   // growing (measured: 2 MB -> 32 MB of the language server's memory).
   it('keeps the flags its process set when the thread that answers starts', () => {

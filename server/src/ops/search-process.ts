@@ -104,6 +104,8 @@ interface Host {
   stop(hard?: boolean): void;
   /** Holds this process until the host has exited (close() awaits `exited`). */
   ref(): void;
+  /** Holds this process while a request waits on the host (true), or lets it go (false). */
+  hold(waiting: boolean): void;
   exited: Promise<void>;
 }
 
@@ -129,8 +131,22 @@ export function processSearchService(opts: ProcessOptions): SearchService {
   /** A build has ended: the host is replaced by a fresh one of this kind when nothing is asked. */
   let recycle: Kind | null = null;
   let idleTimer: NodeJS.Timeout | null = null;
+  /**
+   * The host a request waits on holds this process: hosts are unref'd so that a server lives only
+   * as long as its client, but a one-shot script awaiting an answer with nothing else to hold it
+   * would end (Node's exit code 13, an unsettled top-level await) before the answer came.
+   */
+  let held: Host | null = null;
+  const holdWhileAsked = () => {
+    const want = pending.size ? child : null;
+    if (held === want) return;
+    held?.hold(false);
+    want?.hold(true);
+    held = want;
+  };
   /** (Re)arms the idle stop: only while nothing is asked and nothing is built. */
   const idle = () => {
+    holdWhileAsked();
     if (idleTimer) clearTimeout(idleTimer);
     idleTimer = null;
     if (!child || pending.size || building) return;
@@ -243,6 +259,7 @@ export function processSearchService(opts: ProcessOptions): SearchService {
       if (idleTimer) clearTimeout(idleTimer);
       fail(new CairnError('INTERNAL', 'the search service is closed'));
       child = null;
+      holdWhileAsked();
       // Resolved when they are gone: nothing of them writes into the store after this.
       await Promise.all(
         [...running].map((c) => {
@@ -295,6 +312,9 @@ function startProcess(opts: ProcessOptions, kind: Kind, on: HostEvents): Host {
     send: (m) => c.connected && c.send(m, (e) => e && undefined),
     stop: (hard) => c.kill(hard ? 'SIGKILL' : 'SIGTERM'),
     ref: () => c.ref(),
+    // Its answers come over the channel: that is what holds the loop (the process handle waits
+    // for its exit, which an idle host never makes).
+    hold: (waiting) => (waiting ? c.channel?.ref() : c.channel?.unref()),
     exited,
   };
 }
@@ -332,6 +352,7 @@ function startThread(opts: ProcessOptions, _kind: Kind, on: HostEvents): Host {
     send: (m) => gone || w.postMessage(m),
     stop: () => void w.terminate(),
     ref: () => w.ref(),
+    hold: (waiting) => (waiting ? w.ref() : w.unref()),
     exited,
   };
 }
