@@ -9,6 +9,7 @@ import { fileProblems } from '../ops/workspace/index.js';
 import type { ServerContext } from './context.js';
 import { rangeClamp, toDiagnostic } from './convert.js';
 import type { StoreHost } from './host.js';
+import { tidyAfterEdit } from './memory.js';
 import { isStoreFile } from './paths.js';
 
 /**
@@ -145,6 +146,7 @@ export class DiagnosticsPublisher {
     // A newer version may have arrived while we computed: its own publish follows.
     if (this.ctx.documents.get(uri)?.version !== version) return;
     await this.ctx.connection.sendDiagnostics({ uri, version, diagnostics });
+    tidyAfterEdit();
   }
 
   clear(uri: string): void {

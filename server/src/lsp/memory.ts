@@ -15,20 +15,43 @@ import { setProcessFlag } from '../ops/v8-flags.js';
  */
 export function keepYoungGenerationSmall(): void {
   setProcessFlag('--semi-space-growth-factor=1');
+  tidying = true;
 }
 
-let collect: (() => void) | null | undefined;
-/** V8's full collection, made callable without starting node with --expose-gc; null if refused. */
-function fullCollection(): (() => void) | null {
+type Collect = (options?: { type: 'minor' | 'major' }) => void;
+let collect: Collect | null | undefined;
+/**
+ * V8's collection (full, or of the young generation with `{ type: 'minor' }`), made callable
+ * without starting node with --expose-gc; null if refused.
+ */
+function fullCollection(): Collect | null {
   if (collect !== undefined) return collect;
   try {
     v8.setFlagsFromString('--expose-gc');
     const gc = vm.runInNewContext('gc') as unknown;
-    collect = typeof gc === 'function' ? () => (gc as () => void)() : null;
+    collect = typeof gc === 'function' ? (gc as Collect) : null;
   } catch {
     collect = null;
   }
   return collect;
+}
+
+/** A young generation at least this full is collected after an edit's diagnostics are sent. */
+const TIDY_FILL = 0.5;
+let tidying = false;
+
+/**
+ * Collects the young generation once it is half full, after an edit's diagnostics are on their
+ * way, while the person types on. Left to V8, a scavenge (1-7 ms at 10,000 memories) runs whenever
+ * an allocation finds it full, and an edit that allocates ~8% of it met one about one time in
+ * twelve: that was edit -> diagnostics' p95.
+ */
+export function tidyAfterEdit(): void {
+  if (!tidying) return;
+  const young = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
+  if (!young) return;
+  const capacity = young.space_used_size + young.space_available_size;
+  if (young.space_used_size >= capacity * TIDY_FILL) fullCollection()?.({ type: 'minor' });
 }
 
 /** Quiet time after a load before collecting, and between the two collections. */
