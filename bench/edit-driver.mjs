@@ -1,7 +1,9 @@
 // Profiling driver (not a benchmark row): starts `cairn lsp` on a store, waits until all rules are
 // live, opens one memory and sends N edits the way bench/service.mjs does (full text, one changed
 // word), timing didChange -> publishDiagnostics. With --prof DIR the server runs under --cpu-prof.
-// Usage: node bench/edit-driver.mjs --root STORE [--edits 500] [--prof DIR] [--symbols]
+// --symbols sends a workspace-symbol search before each edit; --rounds a completion, a hover and a
+// workspace-symbol search, as bench/service.mjs's "index ready" rounds do.
+// Usage: node bench/edit-driver.mjs --root STORE [--edits 500] [--prof DIR] [--symbols | --rounds]
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
@@ -22,6 +24,7 @@ const { values: args } = parseArgs({
     edits: { type: 'string', default: '500' },
     prof: { type: 'string' },
     symbols: { type: 'boolean', default: false },
+    rounds: { type: 'boolean', default: false },
     cairn: { type: 'string', default: new URL('../bin/cairn.js', import.meta.url).pathname },
     trivial: { type: 'boolean', default: false },
   },
@@ -54,6 +57,8 @@ await conn.sendNotification('initialized', {});
 while (!indexed) await new Promise((r) => setTimeout(r, 50));
 const uri = pathToFileURL(path.join(root, 'memories', 'mem-7.md')).href;
 const text = readFileSync(path.join(root, 'memories', 'mem-7.md'), 'utf8') + '\nSee [[mem-1';
+const lines = text.split('\n');
+const end = { line: lines.length - 1, character: lines[lines.length - 1].length };
 const published = (v) => new Promise((r) => waiting.set(v, r));
 let p = published(0);
 await conn.sendNotification('textDocument/didOpen', {
@@ -63,7 +68,13 @@ await p;
 const times = [];
 const cpu0 = cpuMs(child.pid);
 for (let version = 1; version <= Number(args.edits); version++) {
-  if (args.symbols) await conn.sendRequest('workspace/symbol', { query: 'deploy cache retry' });
+  if (args.rounds) {
+    await conn.sendRequest('textDocument/completion', { textDocument: { uri }, position: end });
+    const position = { line: end.line, character: 8 };
+    await conn.sendRequest('textDocument/hover', { textDocument: { uri }, position });
+  }
+  if (args.symbols || args.rounds)
+    await conn.sendRequest('workspace/symbol', { query: 'deploy cache retry' });
   p = published(version);
   const t = performance.now();
   await conn.sendNotification('textDocument/didChange', {
@@ -76,8 +87,9 @@ for (let version = 1; version <= Number(args.edits); version++) {
 }
 const pct = (q) => [...times].sort((a, b) => a - b)[Math.floor(q * times.length)].toFixed(2);
 const cpu = (cpuMs(child.pid) - cpu0) / times.length;
+const slow = times.filter((t) => t > 4).length;
 console.log(
-  `edits ${times.length}: p50 ${pct(0.5)} ms, p95 ${pct(0.95)} ms, server CPU ${cpu.toFixed(2)} ms/edit`,
+  `edits ${times.length}: p50 ${pct(0.5)} ms, p95 ${pct(0.95)} ms, slower than 4 ms ${slow}, server CPU ${cpu.toFixed(2)} ms per edit${args.rounds ? ' and its round' : ''}`,
 );
 child.stdin.end();
 await conn.sendRequest('shutdown').catch(() => {});
