@@ -11,10 +11,15 @@ import { CleanScans } from './clean-scans.js';
 import type { OpContext } from './context.js';
 import type { FileLines } from './query.js';
 import { openCandidates, requireMainTip } from './read.js';
-import { injectionDetector } from '../store/injection-model.js';
 
-/** The store's learned injection detector (null: rules only), for front ends that mark findings. */
-export const detectorOf = (ctx: OpContext) => injectionDetector(ctx.store.config);
+/**
+ * The store's learned injection detector (undefined: rules only), for front ends that mark findings.
+ * Loaded on first use: building it costs a search whose files were all scanned clean before.
+ */
+export async function detectorOf(ctx: OpContext) {
+  const { injectionDetector } = await import('../store/injection-model.js');
+  return injectionDetector(ctx.store.config);
+}
 
 export type { WithheldPassage };
 
@@ -47,7 +52,7 @@ async function withholdScanned(
   // before (clean-scans.ts) never loads it.
   const { withholdText } = await import('../core/withhold.js');
   const id = memoryIdFromPath(where.path);
-  const detector = injectionDetector(ctx.store.config);
+  const detector = await detectorOf(ctx);
   const strict = withholdText(text, { id, detector });
   if (!strict.passages.length) return { result: strict, clean: true };
   if (!id || where.status === 'candidate') return { result: strict, clean: false };
