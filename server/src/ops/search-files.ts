@@ -61,11 +61,8 @@ export async function searchSourceKey(
   ctx: OpContext,
   opts: SearchFilesOptions = {},
 ): Promise<{ key: string; worktreeNote?: string }> {
-  // The work tree first: its `git status` is what a warm search waits for longest (worktree-changes.ts).
-  const changesP = (opts.worktree ?? (() => worktreeChanges(ctx.store)))();
-  changesP.catch(() => undefined); // awaited below; a failed ref read must not leave it unhandled
   const tip = await requireMainTip(ctx.store);
-  const changes = await changesP;
+  const changes = await (opts.worktree ?? (() => worktreeChanges(ctx.store)))();
   const key = sourceKey(tip, opts.includeCandidates ? await openCandidates(ctx.store, tip) : null, changes);
   return changes === null ? { key, worktreeNote: WORKTREE_NOTE } : { key };
 }

@@ -25,14 +25,30 @@ const SEARCHED = /^(memories\/[^/]+\.md|MEMORY\.md|daily\/[^/]+\.md)$/;
  * Null when git cannot be run (no git on PATH): the caller says uncommitted edits are not searched.
  */
 export async function worktreeChanges(store: Store): Promise<WorktreeChange[] | null> {
-  // `git status` is started before anything else: it is the last thing a warm `cairn search` waits
-  // for, so it runs while this thread reads the branch and loads the index. Its answer is unused
-  // when main is not checked out.
-  const status = gitStatus(store);
-  status.catch(() => undefined); // awaited below unless another branch is checked out
   if ((await store.repo.currentBranch()) !== store.config.mainBranch) return [];
-  const out = await status;
-  if (out === null) return null;
+  const pathspecs = ['memories', 'MEMORY.md', 'daily'].map((p) => `:(top)${store.prefix}${p}`);
+  let out: string;
+  try {
+    const r = await runGit(
+      [
+        '-c',
+        'core.quotePath=false',
+        'status',
+        '--porcelain=v1',
+        '-z',
+        '--untracked-files=all',
+        '--no-renames',
+        '--',
+        ...pathspecs,
+      ],
+      { cwd: store.root },
+    );
+    if (r.code !== 0) return null;
+    out = r.stdout;
+  } catch (e) {
+    if (isCairnError(e) && e.code === 'GIT_NOT_FOUND') return null;
+    throw e;
+  }
   const changes: WorktreeChange[] = [];
   for (const record of out.split('\0')) {
     if (record.length < 4) continue;
@@ -56,29 +72,4 @@ export async function worktreeChanges(store: Store): Promise<WorktreeChange[] | 
     changes.push({ path: rel, text, hash: `worktree:${createHash('sha256').update(bytes).digest('hex')}` });
   }
   return changes.sort((a, b) => a.path.localeCompare(b.path));
-}
-
-/** `git status` of the searched paths, raw (-z records); null when git cannot be run or fails. */
-async function gitStatus(store: Store): Promise<string | null> {
-  const pathspecs = ['memories', 'MEMORY.md', 'daily'].map((p) => `:(top)${store.prefix}${p}`);
-  try {
-    const r = await runGit(
-      [
-        '-c',
-        'core.quotePath=false',
-        'status',
-        '--porcelain=v1',
-        '-z',
-        '--untracked-files=all',
-        '--no-renames',
-        '--',
-        ...pathspecs,
-      ],
-      { cwd: store.root },
-    );
-    return r.code === 0 ? r.stdout : null;
-  } catch (e) {
-    if (isCairnError(e) && e.code === 'GIT_NOT_FOUND') return null;
-    throw e;
-  }
 }

@@ -46,16 +46,14 @@ export function runGit(args: string[], opts: GitRunOptions): Promise<GitRunResul
     const child = spawn('git', args, {
       cwd: opts.cwd,
       env,
-      // No input: git's stdin is /dev/null (the same end of file as an empty pipe, without the pipe).
-      stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
       // setsid(): no controlling terminal for git and the ssh it starts (see `interactive`).
       detached: !opts.interactive,
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    // Both piped above.
-    child.stdout!.on('data', (d: Buffer) => out.push(d));
-    child.stderr!.on('data', (d: Buffer) => err.push(d));
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d: Buffer) => err.push(d));
     child.on('error', (e: NodeJS.ErrnoException) => {
       if (e.code === 'ENOENT') {
         reject(
@@ -74,8 +72,8 @@ export function runGit(args: string[], opts: GitRunOptions): Promise<GitRunResul
         stderr: redactUrlPasswords(Buffer.concat(err).toString('utf8')),
       }),
     );
-    child.stdin?.on('error', () => undefined); // git may exit before reading its input
-    child.stdin?.end(opts.input);
+    child.stdin.on('error', () => undefined); // git may exit before reading its input
+    child.stdin.end(opts.input ?? '');
   });
 }
 
