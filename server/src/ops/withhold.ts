@@ -3,6 +3,7 @@
 // allowed that rule on that memory; the allowances are read back from main's history.
 import { memoryIdFromPath, parseMemory, parseNote } from '../core/format/index.js';
 import { chunkMetaFromMemory, chunkMetaFromNote } from '../core/search/meta.js';
+import type { InjectionDetector } from '../core/scan/injection-model.js';
 import type { MemoryStatus } from '../core/types.js';
 import type { WithheldPassage, WithholdResult } from '../core/withhold.js';
 import type { SearchEntry, SearchResponse, SearchResultItem } from '../search/search.js';
@@ -14,9 +15,10 @@ import { openCandidates, requireMainTip } from './read.js';
 
 /**
  * The store's learned injection detector (undefined: rules only), for front ends that mark findings.
- * Loaded on first use: building it costs a search whose files were all scanned clean before.
+ * Loaded on first use (its module builds word tables, 10-20 ms): a search whose files were all
+ * scanned clean before never loads it.
  */
-export async function detectorOf(ctx: OpContext) {
+export async function detectorOf(ctx: OpContext): Promise<InjectionDetector | undefined> {
   const { injectionDetector } = await import('../store/injection-model.js');
   return injectionDetector(ctx.store.config);
 }
