@@ -70,7 +70,7 @@ export const getCommand: Command = {
     const notOnMain = m.status === 'candidate' || m.status === 'rejected';
     const flagged = flaggedFindings(m.text, {
       allowed: notOnMain ? [] : m.history.allowed,
-      detector: detectorOf(ctx),
+      detector: await detectorOf(ctx),
     });
     if (args.json) {
       writeJson(io, { ...m, flagged });

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { buildId } from '../build-id.js';
 import { openCairnDir, type CairnDir } from '../store/cairn-dir.js';
-import { injectionDetectorFingerprint } from '../store/injection-model.js';
+import { injectionDetectorFingerprint } from '../store/injection-model-file.js';
 import type { OpContext } from './context.js';
 
 const FILE = 'cache/clean-scans.txt';

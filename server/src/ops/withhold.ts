@@ -3,6 +3,7 @@
 // allowed that rule on that memory; the allowances are read back from main's history.
 import { memoryIdFromPath, parseMemory, parseNote } from '../core/format/index.js';
 import { chunkMetaFromMemory, chunkMetaFromNote } from '../core/search/meta.js';
+import type { InjectionDetector } from '../core/scan/injection-model.js';
 import type { MemoryStatus } from '../core/types.js';
 import type { WithheldPassage, WithholdResult } from '../core/withhold.js';
 import type { SearchEntry, SearchResponse, SearchResultItem } from '../search/search.js';
@@ -11,10 +12,16 @@ import { CleanScans } from './clean-scans.js';
 import type { OpContext } from './context.js';
 import type { FileLines } from './query.js';
 import { openCandidates, requireMainTip } from './read.js';
-import { injectionDetector } from '../store/injection-model.js';
 
-/** The store's learned injection detector (null: rules only), for front ends that mark findings. */
-export const detectorOf = (ctx: OpContext) => injectionDetector(ctx.store.config);
+/**
+ * The store's learned injection detector (undefined: rules only), for front ends that mark findings.
+ * Loaded on first use (its module builds word tables, 10-20 ms): a search whose files were all
+ * scanned clean before never loads it.
+ */
+export async function detectorOf(ctx: OpContext): Promise<InjectionDetector | undefined> {
+  const { injectionDetector } = await import('../store/injection-model.js');
+  return injectionDetector(ctx.store.config);
+}
 
 export type { WithheldPassage };
 
@@ -47,7 +54,7 @@ async function withholdScanned(
   // before (clean-scans.ts) never loads it.
   const { withholdText } = await import('../core/withhold.js');
   const id = memoryIdFromPath(where.path);
-  const detector = injectionDetector(ctx.store.config);
+  const detector = await detectorOf(ctx);
   const strict = withholdText(text, { id, detector });
   if (!strict.passages.length) return { result: strict, clean: true };
   if (!id || where.status === 'candidate') return { result: strict, clean: false };
