@@ -14,22 +14,23 @@ import { KNOWN_KEYS } from '../core/format/frontmatter.js';
 import { tokenize } from '../core/search/tokenize.js';
 import { MEMORY_KINDS, ORIGINS } from '../core/types.js';
 import type { StoreFile, StoreWorkspace } from '../ops/workspace/index.js';
+import { packWords, scoreWords, termNumber } from './completion-words.js';
 import { completionSpot, paragraphAround, type CompletionSpot } from './completion-context.js';
 import type { OpenFile, ServerContext } from './context.js';
 
 const LIMIT = 100;
 const STATUS_PENALTY: Record<string, number> = { active: 0, candidate: 0.25, superseded: 2, rejected: 3 };
 
-/** Terms of a memory that count for ranking (the search tokenizer's), cached per file record. */
-const wordCache = new WeakMap<StoreFile, { title: string[]; tags: string[]; summary: string[] }>();
-function wordsOf(f: StoreFile) {
+/** Terms of a memory that count for ranking (the search tokenizer's), packed, cached per file record. */
+const wordCache = new WeakMap<StoreFile, string>();
+function wordsOf(f: StoreFile): string {
   let w = wordCache.get(f);
-  if (!w) {
-    w = {
-      title: tokenize(`${f.title} ${f.id.replace(/[-_.]/g, ' ')}`),
-      tags: f.tags.flatMap(tokenize),
-      summary: tokenize(f.summary),
-    };
+  if (w === undefined) {
+    w = packWords(
+      tokenize(`${f.title} ${f.id.replace(/[-_.]/g, ' ')}`),
+      f.tags.flatMap(tokenize),
+      tokenize(f.summary),
+    );
     wordCache.set(f, w);
   }
   return w;
@@ -56,7 +57,7 @@ function refItems(
   pos: CompletionParams['position'],
 ): CompletionList {
   const ws = open.host.ws;
-  const para = new Set(tokenize(paragraphAround(open.doc.text, pos.line)));
+  const para = new Set(tokenize(paragraphAround(open.doc.text, pos.line)).map(termNumber));
   const prefix = spot.prefix.toLowerCase();
   const scored: { f: StoreFile; status: string; score: number }[] = [];
   for (const info of ws.rules.memories.values()) {
@@ -67,11 +68,7 @@ function refItems(
       continue;
     const f = ws.files.get(info.path);
     if (!f) continue;
-    const w = wordsOf(f);
-    let score = 0;
-    for (const t of w.title) if (para.has(t)) score += 2;
-    for (const t of w.tags) if (para.has(t)) score += 1.5;
-    for (const t of w.summary) if (para.has(t)) score += 0.25;
+    let score = scoreWords(wordsOf(f), para);
     if (prefix && info.id.startsWith(prefix)) score += 3;
     scored.push({ f, status: info.status, score: score - (STATUS_PENALTY[info.status] ?? 0) });
   }
