@@ -18,7 +18,10 @@ const { values: args } = parseArgs({
 });
 const dist = (rel) => pathToFileURL(path.join(args.dist, rel)).href;
 const entries = await import(dist('ops/workspace/entry.js'));
-const { packEntries } = await import(dist('ops/workspace/cache.js'));
+// Trees from session 10 on pack entries in packed.js; before, in cache.js.
+const packEntries =
+  (await import(dist('ops/workspace/cache.js'))).packEntries ??
+  (await import(dist('ops/workspace/packed.js'))).packEntries;
 const rels = readdirSync(path.join(args.store, 'memories'))
   .sort()
   .slice(0, Number(args.files))

@@ -397,6 +397,64 @@ describe.skipIf(!BUILT)('the search service behind the language server', () => {
     expect(after.every((x) => !x.data?.partial)).toBe(true);
   }, 240_000);
 
+  // Fails on the server of session 10: the first workspace-symbol search started the search process
+  // (and its index build) at once, beside the parser processes of a fresh clone's load.
+  it('starts the search process for a workspace-symbol search only once the workspace is read', async () => {
+    const root = freshStore();
+    const title = /^title: (.*)$/m.exec(readFileSync(path.join(root, 'memories', 'mem-1.md'), 'utf8'))![1];
+    const { child, conn } = spawnStdioServer();
+    const logs: string[] = [];
+    conn.onNotification('window/logMessage', (p: { message: string }) => logs.push(p.message));
+    conn.onRequest('window/workDoneProgress/create', () => null);
+    conn.listen();
+    await conn.sendRequest('initialize', {
+      processId: null,
+      rootUri: pathToFileURL(root).href,
+      capabilities: {},
+      workspaceFolders: null,
+    });
+    // Held mid-load (see pauseWorkspaceParsers): the search comes while the files are being read.
+    const paused = pauseWorkspaceParsers(child.pid!);
+    await conn.sendNotification('initialized', {});
+    const stopped = await paused;
+    onTestFinished(() => stopped.forEach((pid) => signal(pid, 'SIGCONT')));
+    expect(stopped.length).toBeGreaterThan(0);
+    type Sym = { name: string; containerName: string; data?: { partial?: boolean } };
+    const searchProcesses = () =>
+      childrenOf(child.pid!).filter((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('search-child');
+        } catch {
+          return false;
+        }
+      });
+    const during = (await conn.sendRequest('workspace/symbol', { query: 'deploy' })) as Sym[];
+    expect(during.every((x) => x.data?.partial === true)).toBe(true);
+    // A moment for a process that would start: none does while the load is held.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(logs.some((l) => l.includes('cairn: indexed'))).toBe(false);
+    expect(searchProcesses()).toEqual([]);
+    for (const pid of stopped) signal(pid, 'SIGCONT');
+    for (let i = 0; i < 3000 && !logs.some((l) => l.includes('cairn: indexed')); i++)
+      await new Promise((r) => setTimeout(r, 20));
+    // Read: the search process starts by itself, and the index answers, unmarked, once built.
+    let started: number[] = [];
+    for (let i = 0; i < 500 && !started.length; i++) {
+      started = searchProcesses();
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(started.length).toBe(1);
+    let after: Sym[] = [];
+    for (let i = 0; i < 300; i++) {
+      after = (await conn.sendRequest('workspace/symbol', { query: title })) as Sym[];
+      if (after.length && after.every((x) => !x.data?.partial)) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(after.some((x) => x.containerName.startsWith('mem-1 '))).toBe(true);
+    expect(after.every((x) => !x.data?.partial)).toBe(true);
+    conn.dispose();
+  }, 240_000);
+
   it('answers a cancelled search with RequestCancelled', async () => {
     const root = freshStore();
     const s = await startServer(root);

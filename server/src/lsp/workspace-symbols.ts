@@ -59,6 +59,16 @@ async function symbolsOf(
   const search = host.governance?.search;
   // Without git there is no search index: the model's matches are all there is (and complete).
   if (!search) return modelSymbols(host, query, false);
+  // While the store's files are first read (a fresh clone parses them in child processes), the
+  // model answers and the search process starts once they are read: started now, it took the
+  // cores the parsing needs (~0.6 s of CPU at 10,000 memories), and an editor wants its
+  // diagnostics before a complete search.
+  if (!host.indexed) {
+    void host.ready.then(() => {
+      if (!ctx.stopped) indexState(search);
+    });
+    return modelSymbols(host, query, true);
+  }
   const state = indexState(search);
   // A symbol list for a person: as many as an editor shows, no agent token budget.
   const req = { query, maxResults: LIMIT, maxTokens: null };

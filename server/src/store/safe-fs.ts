@@ -274,7 +274,10 @@ function linksIn(root: string, dir: string, depth: number, keep: (rel: string) =
     return [];
   }
   const out: FoundLink[] = [];
-  for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+  // Only links and folders are sorted (the same order as sorting all): sorting the 10,000 names of
+  // a large memories/ by localeCompare was ~15 ms of a warm language-server start.
+  const kept = entries.filter((e) => e.isSymbolicLink() || (e.isDirectory() && depth > 1));
+  for (const e of kept.sort((a, b) => a.name.localeCompare(b.name))) {
     const rel = `${dir}/${e.name}`;
     if (e.isSymbolicLink() && keep(rel)) out.push({ at: rel, target: readlinkOrEmpty(path.join(root, rel)) });
     else if (e.isDirectory() && depth > 1) out.push(...linksIn(root, rel, depth - 1, keep));

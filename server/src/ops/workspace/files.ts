@@ -45,6 +45,8 @@ export function scanLinks(root: string): Map<string, FoundLink> {
 
 /** The link `rel` is, or the linked folder it is in. */
 export function linkOf(links: ReadonlyMap<string, FoundLink>, rel: string): FoundLink | undefined {
+  // Most stores have no link: asked three times per file at load, the split was ~20 ms of 10,000.
+  if (links.size === 0) return undefined;
   return links.get(rel) ?? links.get(rel.split('/')[0]);
 }
 
@@ -72,7 +74,8 @@ export function listStoreFiles(root: string, links: ReadonlyMap<string, FoundLin
 /** The stamp of `rel` as it is now (not following a link), or null when it is not a regular file. */
 export function stampOf(root: string, rel: string): FileStamp | null {
   try {
-    const st = lstatSync(path.join(root, ...rel.split('/')));
+    // One join (rel's "/" is a separator to path.join everywhere): a warm start stamps every file.
+    const st = lstatSync(path.join(root, rel));
     return st.isFile() ? { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino } : null;
   } catch {
     return null;
