@@ -72,7 +72,10 @@ async function symbolsOf(
   const state = indexState(search);
   // A symbol list for a person: as many as an editor shows, no agent token budget.
   const req = { query, maxResults: LIMIT, maxTokens: null };
-  if (indexReady(state)) return indexSymbols(host, await searchMemories(ctx, host, req, token));
+  if (indexReady(state)) {
+    hayCaches.delete(host);
+    return indexSymbols(host, await searchMemories(ctx, host, req, token));
+  }
   // One search at a time while the index builds; its answer is used if it comes at once.
   if (!state.inFlight) {
     const answer = searchMemories(ctx, host, req);
@@ -120,9 +123,15 @@ function indexSymbols(host: StoreHost, answer: SearchAnswer, partial = answer.pa
   return answer.hits.map((h) => ({ score: h.score, symbol: symbolOf(host, h, partial) }));
 }
 
-/** A memory's id and title in lower case, kept while its record is (a new record on each change). */
-const hays = new WeakMap<MemoryInfo, string>();
-function hayOf(info: MemoryInfo): string {
+/**
+ * Per store, each memory's id and title in lower case, kept while its record is (a new record on
+ * each change), for the model's matches. Dropped once the store's index answers: at 10,000
+ * memories they are ~1 MB that a server would otherwise hold for good after its first build.
+ */
+const hayCaches = new WeakMap<StoreHost, WeakMap<MemoryInfo, string>>();
+function hayOf(host: StoreHost, info: MemoryInfo): string {
+  let hays = hayCaches.get(host);
+  if (!hays) hayCaches.set(host, (hays = new WeakMap()));
   let hay = hays.get(info);
   if (hay === undefined) hays.set(info, (hay = `${info.id} ${info.title}`.toLowerCase()));
   return hay;
@@ -158,7 +167,7 @@ function modelSymbols(host: StoreHost, query: string, partial: boolean): Scored[
   if (!terms.length) return [];
   const found: { score: number; info: MemoryInfo }[] = [];
   for (const info of host.ws.rules.memories.values()) {
-    const hay = hayOf(info);
+    const hay = hayOf(host, info);
     if (!terms.some((t) => hay.includes(t))) continue;
     // Not stubs of rejected ids, nor candidates that only live on a branch (no file to open).
     if (!info.contentHash || !host.ws.files.get(info.path)?.onDisk) continue;
