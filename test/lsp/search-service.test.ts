@@ -13,6 +13,7 @@ import {
   createMessageConnection,
   StreamMessageReader,
   StreamMessageWriter,
+  type ClientCapabilities,
   type MessageConnection,
 } from 'vscode-languageserver/node';
 import { call, connect } from '../mcp/helpers.js';
@@ -82,6 +83,32 @@ function childrenOf(pid: number): number[] {
     }
   }
   return out;
+}
+
+/**
+ * Initializes a server on a fresh clone with its workspace parser processes stopped as they
+ * start (pauseWorkspaceParsers): the load is held mid-way for as long as the test needs, so
+ * "while indexing" does not depend on how fast this machine is. They are let go however the test
+ * ends (a stopped parser would outlive the server).
+ */
+async function initializeHeldMidLoad(
+  conn: MessageConnection,
+  serverPid: number,
+  root: string,
+  capabilities: ClientCapabilities,
+): Promise<number[]> {
+  await conn.sendRequest('initialize', {
+    processId: null,
+    rootUri: pathToFileURL(root).href,
+    capabilities,
+    workspaceFolders: null,
+  });
+  const paused = pauseWorkspaceParsers(serverPid);
+  await conn.sendNotification('initialized', {});
+  const stopped = await paused;
+  onTestFinished(() => stopped.forEach((pid) => signal(pid, 'SIGCONT')));
+  expect(stopped.length).toBeGreaterThan(0);
+  return stopped;
 }
 
 /**
@@ -253,19 +280,10 @@ describe.skipIf(!BUILT)('the search service behind the language server', () => {
       },
     );
     conn.listen();
-    await conn.sendRequest('initialize', {
-      processId: null,
-      rootUri: pathToFileURL(root).href,
-      capabilities: { window: { workDoneProgress: true } },
-      workspaceFolders: null,
+    // Held mid-build, so the answers cannot be late by chance.
+    const stopped = await initializeHeldMidLoad(conn, child.pid!, root, {
+      window: { workDoneProgress: true },
     });
-    // Held mid-build (see pauseWorkspaceParsers), so the answers cannot be late by chance.
-    const paused = pauseWorkspaceParsers(child.pid!);
-    await conn.sendNotification('initialized', {});
-    const stopped = await paused;
-    // Let go however the test ends: a stopped parser would outlive the server.
-    onTestFinished(() => stopped.forEach((pid) => signal(pid, 'SIGCONT')));
-    expect(stopped.length).toBeGreaterThan(0);
     const uri = uriOf(root, 'memories/mem-1.md');
     await conn.sendNotification('textDocument/didOpen', {
       textDocument: { uri, languageId: 'markdown', version: 0, text: OPEN_TEXT },
@@ -311,19 +329,7 @@ describe.skipIf(!BUILT)('the search service behind the language server', () => {
       },
     );
     conn.listen();
-    await conn.sendRequest('initialize', {
-      processId: null,
-      rootUri: pathToFileURL(root).href,
-      capabilities: {},
-      workspaceFolders: null,
-    });
-    // The workspace is parsed in child processes: pausing them holds the index mid-build for as
-    // long as the test needs, so "while indexing" does not depend on how fast this machine is.
-    const paused = pauseWorkspaceParsers(child.pid!);
-    await conn.sendNotification('initialized', {});
-    const stopped = await paused;
-    onTestFinished(() => stopped.forEach((pid) => signal(pid, 'SIGCONT')));
-    expect(stopped.length).toBeGreaterThan(0);
+    const stopped = await initializeHeldMidLoad(conn, child.pid!, root, {});
     try {
       // Past the grace in which a small store would have been indexed (see lsp/diagnostics.ts).
       await new Promise((r) => setTimeout(r, 800));
@@ -407,18 +413,8 @@ describe.skipIf(!BUILT)('the search service behind the language server', () => {
     conn.onNotification('window/logMessage', (p: { message: string }) => logs.push(p.message));
     conn.onRequest('window/workDoneProgress/create', () => null);
     conn.listen();
-    await conn.sendRequest('initialize', {
-      processId: null,
-      rootUri: pathToFileURL(root).href,
-      capabilities: {},
-      workspaceFolders: null,
-    });
-    // Held mid-load (see pauseWorkspaceParsers): the search comes while the files are being read.
-    const paused = pauseWorkspaceParsers(child.pid!);
-    await conn.sendNotification('initialized', {});
-    const stopped = await paused;
-    onTestFinished(() => stopped.forEach((pid) => signal(pid, 'SIGCONT')));
-    expect(stopped.length).toBeGreaterThan(0);
+    // Held mid-load: the search comes while the files are being read.
+    const stopped = await initializeHeldMidLoad(conn, child.pid!, root, {});
     type Sym = { name: string; containerName: string; data?: { partial?: boolean } };
     const searchProcesses = () =>
       childrenOf(child.pid!).filter((pid) => {
