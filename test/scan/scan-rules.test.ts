@@ -140,6 +140,24 @@ describe('credentials said in a sentence (memories are written from conversation
     ]);
   });
 
+  // Found trying Cairn as an attacker (session 11): "the key is AKIA... with secret ..." had its
+  // access key id redacted and its secret access key committed in the clear (no "is", no "=").
+  it('flags an AWS secret access key written after its access key id', () => {
+    const id = 'AKIA4QWERTZU' + 'IOPLKJHG';
+    const secret = 'q8Zr3vN1xK5mP0tY7wS2' + 'bL9cF6hJ4dG1eA3uR8iO';
+    for (const text of [
+      `the key is ${id} with secret ${secret}`,
+      `${id} / ${secret}`,
+      `Deploy user: ${id}, ${secret} (rotate monthly)`,
+    ])
+      expect(codes(text).sort(), text).toEqual(['secret/aws-access-key', 'secret/aws-secret-key']);
+    // AWS's own documentation pair, and a path or a hash that is no key, stay alone.
+    expect(codes('AKIAIOSFODNN7EXAMPLE wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY')).toEqual([]);
+    expect(codes(`${id} is in docs/aws/credentials/README-for-the-deploy-user.md`)).toEqual([
+      'secret/aws-access-key',
+    ]);
+  });
+
   it('leaves sentences about credentials alone', () => {
     for (const text of [
       'The API token is rotated every 30 days by the platform team.',

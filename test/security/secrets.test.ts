@@ -104,6 +104,26 @@ describe('no secret enters git or the store, on any write path', () => {
     expect(leaks(dir, password)).toEqual([]);
   });
 
+  // Found trying Cairn as an attacker (session 11): the access key id was redacted and the secret
+  // access key said after it ("with secret ...") was committed in the clear.
+  it('an AWS secret access key said after its key id is redacted with it', async () => {
+    const key = awsKey();
+    const secret = `q8Zr3vN1xK5mP0tY7wS2bL9cF6hJ4dG1eA3uR${String(100 + n++).slice(-3)}`;
+    const r = await run([
+      'store',
+      '--topic',
+      'Deploy user keys',
+      '--context',
+      `the key is ${key} with secret ${secret}`,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(path.join(dir, 'memories/deploy-user-keys.md'), 'utf8')).toContain(
+      'with secret [redacted: aws-secret-key]',
+    );
+    expect(leaks(dir, secret)).toEqual([]);
+    expect(leaks(dir, key)).toEqual([]);
+  });
+
   it('an update, correct, feedback note, forget reason and reject reason redact', async () => {
     const keys = [awsKey(), awsKey(), awsKey(), awsKey(), awsKey()];
     await run([

@@ -54,6 +54,17 @@ const SECRET_PATTERNS: SecretPattern[] = [
     accept: notPlaceholder,
   },
   {
+    code: 'secret/aws-secret-key',
+    title: 'AWS secret access key',
+    // Said next to its access key id, with no name before it: "the key is AKIA... with secret
+    // ...", "AKIA... / ...". Forty characters of a random-looking key within a line's reach of
+    // the id (a path or a word of that length has no digit or looks plain).
+    re: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b[^\n]{1,80}?(?<![A-Za-z0-9/+])([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/,
+    group: 1,
+    accept: (v) => looksRandomKey(v) && /[a-z]/.test(v) && /[A-Z]/.test(v),
+    quick: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/,
+  },
+  {
     code: 'secret/github-token',
     title: 'GitHub token',
     re: /\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{50,})\b/,
