@@ -124,6 +124,36 @@ describe('no secret enters git or the store, on any write path', () => {
     expect(leaks(dir, key)).toEqual([]);
   });
 
+  // Found trying Cairn as an attacker (session 12): 24 of 28 credential shapes were committed in
+  // the clear: provider tokens without a rule, a Bearer header, a password given to a command, a
+  // key right after its name with no "=" or "is".
+  it('provider tokens, headers, command passwords and named keys are redacted', async () => {
+    const tail = String(100 + n++).slice(-3);
+    const secrets = [
+      `SG.Qm7Lr2Xv9Tn4Bc8Wd1Yf6H.s3Jk5Mp0QaZr8Lk2Vn7Tb5Xm1Hc9Pd4Fs6Gj0Ry2${tail}`,
+      `tZb9gl0AB3mjWtnqI3Kq8Zr3Lm9XvT2bNc7WdY${tail}`,
+      `z0GBUL3NNtICd${tail}`,
+      `ca5ec666be43d750fc4d69d4c1216${tail}`,
+    ];
+    const r = await run([
+      'store',
+      '--topic',
+      'Service credentials',
+      '--context',
+      [
+        `mail through ${secrets[0]}`,
+        `curl -H "Authorization: Bearer ${secrets[1]}" https://api.internal`,
+        `mysql -u root -p${secrets[2]} prod_db`,
+        `twilio auth token ${secrets[3]} for SMS`,
+      ].join('\n'),
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const file = readFileSync(path.join(dir, 'memories/service-credentials.md'), 'utf8');
+    for (const code of ['sendgrid-key', 'authorization-header', 'command-password', 'named-value'])
+      expect(file).toContain(`[redacted: ${code}]`);
+    for (const secret of secrets) expect(leaks(dir, secret)).toEqual([]);
+  });
+
   it('an update, correct, feedback note, forget reason and reject reason redact', async () => {
     const keys = [awsKey(), awsKey(), awsKey(), awsKey(), awsKey()];
     await run([

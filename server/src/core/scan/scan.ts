@@ -7,7 +7,7 @@ import { undisguisedInput } from './disguise.js';
 import { exfiltrationRule, htmlCommentRule, templateTagsRule, unrenderedTextRule } from './markup-rules.js';
 import { bidiRule, controlCharsRule, tagCharsRule, zeroWidthRule } from './hidden-rules.js';
 import { encodedRule } from './encoded-rule.js';
-import { SECRET_RULES } from './secret-rules.js';
+import { SECRET_RULES, secretRuleGenerality } from './secret-rules.js';
 import { findInjectionPassages, type InjectionDetector, type InjectionPassage } from './injection-model.js';
 
 /** Every rule, in the order findings are reported for the same position. */
@@ -41,10 +41,17 @@ function overlaps(a: ScanFinding, b: ScanFinding): boolean {
   return before(a.range.start, b.range.end) && before(b.range.start, a.range.end);
 }
 
-/** A generic credential assignment that a specific secret rule already explains is noise. */
-function dropRedundantGenericSecrets(findings: ScanFinding[]): ScanFinding[] {
-  const specific = findings.filter((f) => f.category === 'secret' && f.code !== 'secret/generic');
-  return findings.filter((f) => f.code !== 'secret/generic' || !specific.some((s) => overlaps(f, s)));
+/** A catch-all credential finding that a more specific secret rule already explains is noise. */
+function dropRedundantCatchAllSecrets(findings: ScanFinding[]): ScanFinding[] {
+  const secrets = findings.filter((f) => f.category === 'secret');
+  return findings.filter((f) => {
+    const generality = secretRuleGenerality(f.code);
+    return (
+      f.category !== 'secret' ||
+      generality === 0 ||
+      !secrets.some((s) => secretRuleGenerality(s.code) < generality && overlaps(f, s))
+    );
+  });
 }
 
 function lineStarts(text: string): number[] {
@@ -182,7 +189,7 @@ export function scanText(text: string, opts: ScanOptions = {}): ScanFinding[] {
       if (!explained.some((f) => overlaps(f, finding))) findings.push(finding);
     }
   }
-  return dropRedundantGenericSecrets(findings).sort(
+  return dropRedundantCatchAllSecrets(findings).sort(
     (a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character,
   );
 }

@@ -2,6 +2,7 @@
 // into prompts). Matched text is redacted in findings so diagnostics, CI logs and SARIF never echo it.
 import type { RuleMatch, ScanInput, ScanRule } from './types.js';
 import { allMatches, globalVersion, shannonEntropy } from './text-utils.js';
+import { PROVIDER_SHAPES } from './secret-providers.js';
 
 /** Values that are obviously not real secrets: documentation placeholders and template variables. */
 const PLACEHOLDER =
@@ -26,6 +27,28 @@ interface SecretPattern {
   accept?: (value: string) => boolean;
   /** Cheap test that must pass before the (slower) pattern runs. */
   quick?: RegExp;
+  /** The shortest run of non-space characters a match holds: a text with no run that long skips
+   * the pattern (most credentials are one long word; the scanner runs on every edit). */
+  minWord?: number;
+}
+
+/** Length of the longest run of characters other than space, tab and newline. */
+export function longestWord(text: string): number {
+  let longest = 0;
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 32 || c === 10 || c === 9 || c === 13) run = 0;
+    else if (++run > longest) longest = run;
+  }
+  return longest;
+}
+
+const longestWordOf = new WeakMap<ScanInput, number>();
+function longestWordIn(input: ScanInput): number {
+  let n = longestWordOf.get(input);
+  if (n === undefined) longestWordOf.set(input, (n = longestWord(input.text)));
+  return n;
 }
 
 const notPlaceholder = (v: string): boolean => !isPlaceholder(v);
@@ -37,6 +60,16 @@ const looksRandom = (v: string): boolean =>
   /[A-Za-z]/.test(v) &&
   shannonEntropy(v) >= 3.3 &&
   !/^[a-z]+(?:[-_.][a-z]+)*$/.test(v);
+/** A key, not a phrase: random-looking, with a run of ten or more letters and digits mixed
+ * (`bucket_size_128_burst` is words; a hex digest, a UUID's tail or base64 is not). */
+const looksLikeKey = (v: string): boolean =>
+  looksRandom(v) && (v.match(/[A-Za-z0-9]{10,}/g) ?? []).some((run) => /\d/.test(run) && /[A-Za-z]/.test(run));
+/** A password given to a command: any value but a placeholder, a variable or a bare word. */
+const commandPassword = (v: string): boolean =>
+  notPlaceholder(v) && !DEV_PASSWORDS.test(v) && !/^[$<{%-]/.test(v) && !/^[a-z]{1,9}$/.test(v);
+const CREDENTIAL_NAME =
+  'password|passphrase|passwd|secret|token|api[ _-]?key|access[ _-]?key|private[ _-]?key|credentials?';
+const VALUE = '[A-Za-z0-9+/=_\\-.~!@#%^&*]';
 
 const SECRET_PATTERNS: SecretPattern[] = [
   {
@@ -150,6 +183,37 @@ const SECRET_PATTERNS: SecretPattern[] = [
     group: 1,
     accept: (v) => notPlaceholder(v) && !DEV_PASSWORDS.test(v) && !/^[:$%{<[]/.test(v),
   },
+  // Every provider's token is one word of 28 characters or more.
+  ...PROVIDER_SHAPES.map(([code, title, re]) => ({ code, title, re, accept: notPlaceholder, minWord: 28 })),
+  {
+    code: 'secret/authorization-header',
+    title: 'Credential in an Authorization header',
+    // `Authorization: Basic ...` or `Bearer ...` in a curl line, a log or a config.
+    re: /(?:\b(?:Proxy-)?Authorization["']?\s*[:=]\s*["']?(?:Basic|Token|Digest|Bot)|\bBearer)\s+([A-Za-z0-9+/=_\-.~]{12,})/i,
+    group: 1,
+    accept: looksRandom,
+    quick: /authorization|bearer/i,
+  },
+  {
+    code: 'secret/command-password',
+    title: 'Password given to a command',
+    // `mysql -u root -pS3cret`, `psql --password S3cret`, `sshpass -p S3cret ssh ...`.
+    re: /(?:\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n]*?\s-p|--pass(?:word|wd)?(?:=|\s+)|\bsshpass\s+-p\s*)(["']?)([^\s'"]{6,})\1/,
+    group: 2,
+    accept: commandPassword,
+    quick: /-p|--pass/,
+  },
+  {
+    // "auth token 4c3f...", "API key: 8d2e...", "password DXAu...": a name and then a value that
+    // looks like a key, with no `=` or "is" between them.
+    code: 'secret/named-value',
+    title: 'Credential after its name',
+    re: new RegExp(`\\b(?:${CREDENTIAL_NAME})(?:\\s*[:=]\\s*|\\s+)["'\`]?(${VALUE}{16,})`, 'i'),
+    group: 1,
+    accept: (v) => looksLikeKey(v.replace(/[.!,;:]+$/, '')),
+    quick: /passw|secret|token|key|credential/i,
+    minWord: 16,
+  },
   {
     code: 'secret/generic',
     title: 'Credential assignment',
@@ -164,7 +228,8 @@ const SECRET_PATTERNS: SecretPattern[] = [
     // token is rotated every 30 days" does not.
     code: 'secret/in-sentence',
     title: 'Credential in a sentence',
-    re: /\b(?:password|passphrase|passwd|secret(?: access)?(?: key)?|token|api key|access key|private key|credentials?)\s+(?:is|was|are)\s+(?:now\s+|still\s+)?["'`]?([A-Za-z0-9+/=_\-.~!@#%^&*]{12,})/i,
+    // A few words may stand between the name and "is": "the client secret for the app is ...".
+    re: /\b(?:password|passphrase|passwd|secret(?: access)?(?: key)?|token|api key|access key|private key|credentials?)(?:[ \t]+(?!(?:is|was|are)\b)[\w.-]+){0,5}?\s+(?:is|was|are)\s+(?:now\s+|still\s+)?["'`]?([A-Za-z0-9+/=_\-.~!@#%^&*]{12,})/i,
     group: 1,
     accept: (v) => looksRandom(v.replace(/[.!,;:]+$/, '')),
     quick: /passw|secret|token|api key|access key|private key|credential/i,
@@ -184,6 +249,7 @@ function secretRule(p: SecretPattern): ScanRule {
     why: 'Memories are committed to git, shared with the team and pasted into prompts; a live credential there leaks to everyone who reads them. Remove it and rotate it.',
     find(input: ScanInput): RuleMatch[] {
       const matches: RuleMatch[] = [];
+      if (p.minWord && longestWordIn(input) < p.minWord) return matches;
       if (p.quick && !p.quick.test(input.text)) return matches;
       for (const m of allMatches(globalVersion(p.re), input.text)) {
         const value = m[p.group ?? 0] ?? m[0];
@@ -205,12 +271,20 @@ export interface SecretSpan {
   code: string;
 }
 
+/** Catch-all rules that a more specific rule on the same value explains better (lower is more
+ * specific; a provider's or a phrase's own rule is 0). */
+export function secretRuleGenerality(code: string): number {
+  return code === 'secret/named-value' ? 2 : code === 'secret/generic' ? 1 : 0;
+}
+
 const withIndices = new Map<RegExp, RegExp>();
 
 /** Every credential value the secret rules find, sorted and merged where they overlap. */
 export function findSecretValues(text: string): SecretSpan[] {
   const spans: SecretSpan[] = [];
+  const wordLength = longestWord(text);
   for (const p of SECRET_PATTERNS) {
+    if (p.minWord && wordLength < p.minWord) continue;
     if (p.quick && !p.quick.test(text)) continue;
     let re = withIndices.get(p.re);
     if (!re) {
@@ -231,8 +305,8 @@ export function findSecretValues(text: string): SecretSpan[] {
   for (const s of spans) {
     const last = merged[merged.length - 1];
     if (last && s.start < last.end) {
-      // A specific rule explains a value better than the generic assignment rule.
-      if (last.code === 'secret/generic' && s.code !== 'secret/generic') last.code = s.code;
+      // A specific rule explains a value better than a catch-all one.
+      if (secretRuleGenerality(s.code) < secretRuleGenerality(last.code)) last.code = s.code;
       last.end = Math.max(last.end, s.end);
     } else merged.push({ ...s });
   }
