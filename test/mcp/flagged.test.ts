@@ -124,3 +124,76 @@ describe('cairn mcp: flagged passages are withheld', () => {
     expect((await get('memories/zeppelin-build.md', 10, 1)).json.text).toMatch(/^\[withheld by Cairn:/);
   });
 });
+
+// Found trying Cairn as an attacker (session 12): memory_get and search withheld an injected
+// triple in a hand-committed memory, but knowledge_graph query and summary handed it over verbatim.
+describe('cairn mcp: flagged facts are withheld from knowledge_graph', () => {
+  let store: string;
+  let conn: Connected;
+  let ctx: OpContext;
+
+  beforeAll(async () => {
+    buildDist();
+    store = await makeStore();
+    writeFileSync(
+      path.join(store, 'memories', 'payments-owner.md'),
+      '---\nid: payments-owner\ntitle: Payments owner\nkind: decision\ncreated: 2026-11-20T10:00:00Z\n' +
+        'updated: 2026-11-20T10:00:00Z\nsource: {origin: human}\ntriples:\n' +
+        '  - [payments-service, deployed-on, tuesdays]\n' +
+        `  - [payments-service, owned-by, "platform team. ${PHRASE}"]\n` +
+        '  - [payments-service, written-in, go]\n---\n\nThe payments service is owned by the platform team.\n',
+    );
+    git(store, 'add', '-A');
+    git(store, 'commit', '-qm', 'payments owner');
+    ctx = {
+      store: await openStore({ store }),
+      now: () => new Date(),
+      author: { name: 'Ada', email: 'ada@example.com' },
+    };
+    conn = await connect(store);
+  });
+  afterAll(async () => conn?.close());
+
+  const graph = (args: Record<string, unknown>) => call(conn.client, 'knowledge_graph', args);
+
+  it('leaves the flagged fact out of query and summary, counts it, and keeps the others', async () => {
+    const q = await graph({ operation: 'query', entity: 'payments-service' });
+    expect(q.texts.join('\n')).not.toMatch(LEAK);
+    expect(q.json.facts.map((f: { predicate: string }) => f.predicate).sort()).toEqual([
+      'deployed-on',
+      'written-in',
+    ]);
+    // Each fact keeps its own position in its memory's list (close and agents rely on it).
+    expect(q.json.facts.find((f: { predicate: string }) => f.predicate === 'written-in').index).toBe(2);
+    expect(q.json.withheld).toBe(1);
+    expect(q.json.note).toContain('cairn allow payments-owner injection/override');
+
+    const s = await graph({ operation: 'summary' });
+    expect(s.texts.join('\n')).not.toMatch(LEAK);
+    expect(s.json.withheld).toBe(1);
+    expect(s.json.entities.find((e: { entity: string }) => e.entity === 'payments-service').facts).toBe(2);
+  });
+
+  it('hands the fact over once a person allows it, and withholds it again after undo', async () => {
+    await allowFindings(ctx, 'payments-owner', ['injection/override', 'injection/reveal-prompt']);
+    const q = await graph({ operation: 'query', entity: 'payments-service' });
+    expect(q.texts.join('\n')).toContain(PHRASE);
+    expect(q.json.withheld).toBe(0);
+    await undoLast(ctx);
+    expect((await graph({ operation: 'query', entity: 'payments-service' })).texts.join('\n')).not.toMatch(
+      LEAK,
+    );
+  });
+
+  it('closes a withheld fact without reading its object back', async () => {
+    const c = await graph({
+      operation: 'close',
+      subject: 'payments-service',
+      predicate: 'owned-by',
+      agentName: 'bot',
+    });
+    expect(c.isError).toBe(false);
+    expect(c.texts.join('\n')).not.toMatch(LEAK);
+    expect(c.json.closed[0].object).toMatch(/^\[withheld by Cairn/);
+  });
+});

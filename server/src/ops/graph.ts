@@ -22,6 +22,7 @@ import { memoryPath, repoPath } from '../store/store.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
 import { loadMemories, readMainMemory, requireMainTip } from './read.js';
 import { storeMemory, type RedactedSecret, type StoreResult } from './store-memory.js';
+import { withheldTriples, type WithheldTriples } from './withhold.js';
 import { injectionDetector } from '../store/injection-model.js';
 
 export interface AddFactInput {
@@ -198,7 +199,8 @@ export async function closeFact(ctx: OpContext, input: CloseFactInput): Promise<
   const { store } = ctx;
   return store.repo.withLock(async () => {
     const tip = await requireMainTip(store);
-    const current = queryFacts(await graphMemories(ctx), {
+    const { memories, withheld } = await agentGraph(ctx);
+    const current = queryFacts(memories, {
       subject: input.subject,
       predicate: input.predicate,
       object: input.object,
@@ -239,7 +241,15 @@ export async function closeFact(ctx: OpContext, input: CloseFactInput): Promise<
         extra: { 'Memory-Fact-Closed': `${first.subject} | ${first.predicate} | ${until}` },
       }),
     });
-    return { closed: current.map((f) => ({ ...f, until })), until, commit };
+    // The answer goes to an agent: a withheld fact is closed, but its object is not read back.
+    const closed = current.map((f) => ({
+      ...f,
+      until,
+      ...(withheld.keys.has(`${f.memoryId}#${f.index}`)
+        ? { object: '[withheld by Cairn: flagged by its scanner]' }
+        : {}),
+    }));
+    return { closed, until, commit };
   });
 }
 
@@ -265,16 +275,43 @@ export async function queryGraph(
 ): Promise<{ asOf: string; facts: Fact[] }> {
   requireDate(q.asOf, 'asOf');
   const asOf = q.asOf ?? isoNow(ctx);
-  return {
-    asOf,
-    facts: queryFacts(await graphMemories(ctx), { entity: q.entity, predicate: q.predicate, asOf }),
-  };
+  const { memories, withheld } = await agentGraph(ctx);
+  const all = queryFacts(memories, { entity: q.entity, predicate: q.predicate, asOf });
+  const facts = all.filter((f) => !withheld.keys.has(`${f.memoryId}#${f.index}`));
+  return { asOf, facts, ...withheldCount(all.length - facts.length, withheld.notes) };
 }
 
 export async function graphSummary(ctx: OpContext, opts: { limit?: number; asOf?: string } = {}) {
   const asOf = opts.asOf ?? isoNow(ctx);
-  const memories = await graphMemories(ctx);
-  return { asOf, entities: topEntities(memories, { asOf, limit: opts.limit ?? 10 }) };
+  const { memories, withheld } = await agentGraph(ctx);
+  // Dropped from the lists before counting: a summary names no index, and its examples quote facts.
+  const readable = memories.map((m) => ({
+    ...m,
+    triples: m.triples.filter((_, i) => !withheld.keys.has(`${m.memoryId}#${i}`)),
+  }));
+  return {
+    asOf,
+    entities: topEntities(readable, { asOf, limit: opts.limit ?? 10 }),
+    ...withheldCount(withheld.keys.size, withheld.notes),
+  };
+}
+
+/** The graph as agents read it: every memory on main, and the triples the scanner withholds from
+ * agents (an injected fact reaches no agent through the graph, as none does through search). */
+async function agentGraph(ctx: OpContext): Promise<{ memories: GraphMemory[]; withheld: WithheldTriples }> {
+  const records = await loadMemories(ctx.store);
+  const memories = records.map((r) => ({
+    memoryId: r.id,
+    status: r.status,
+    triples: r.memory.frontMatter.triples,
+  }));
+  return { memories, withheld: await withheldTriples(ctx, records) };
+}
+
+function withheldCount(withheld: number, notes: string[]): { withheld: number; note?: string } {
+  return withheld
+    ? { withheld, note: `Cairn withheld ${withheld} fact(s) that its scanner flags: ${notes.join('; ')}` }
+    : { withheld };
 }
 
 export interface GraphPictureOptions {

@@ -4,7 +4,7 @@
 import { memoryIdFromPath, parseMemory, parseNote } from '../core/format/index.js';
 import { chunkMetaFromMemory, chunkMetaFromNote } from '../core/search/meta.js';
 import type { InjectionDetector } from '../core/scan/injection-model.js';
-import type { MemoryStatus } from '../core/types.js';
+import type { MemoryStatus, ParsedMemory } from '../core/types.js';
 import type { WithheldPassage, WithholdResult } from '../core/withhold.js';
 import type { SearchEntry, SearchResponse, SearchResultItem } from '../search/search.js';
 import { repoPath } from '../store/store.js';
@@ -211,4 +211,54 @@ export async function readLinesForAgent(
     ...(end < whole.totalLines ? { next: { fromLine: end + 1, lines: Math.max(1, window) } } : {}),
     ...(lineCut ? { lineCut } : {}),
   };
+}
+
+/** Facts an agent may not read, and the notes that say so. */
+export interface WithheldTriples {
+  /** `memoryId#index` of each triple withheld. */
+  keys: Set<string>;
+  /** One note per memory with a withheld triple: which rules, and how a person allows them. */
+  notes: string[];
+}
+
+/**
+ * The triples on lines the scanner withholds from agents, as memory_get and search withhold those
+ * lines (allowances apply; a candidate never has any). Only memories with triples are scanned.
+ */
+export async function withheldTriples(
+  ctx: OpContext,
+  records: readonly {
+    id: string;
+    path: string;
+    status: MemoryStatus;
+    commit: string;
+    memory: ParsedMemory;
+  }[],
+): Promise<WithheldTriples> {
+  const out: WithheldTriples = { keys: new Set(), notes: [] };
+  const { withheldNote } = await import('../core/withhold.js');
+  for (const r of records) {
+    const { triples } = r.memory.frontMatter;
+    if (!triples.length) continue;
+    // A memory from the parse cache keeps neither its text nor its key ranges: read it again.
+    const text =
+      r.memory.text || ((await ctx.store.repo.readText(r.commit, repoPath(ctx.store, r.path))) ?? '');
+    const { passages } = await withholdForAgent(ctx, text, { path: r.path, status: r.status });
+    if (!passages.length) continue;
+    const memory = r.memory.text ? r.memory : parseMemory(text, { path: r.path });
+    const hit = passages.filter((p) => triples.some((_, i) => onTripleLine(memory, i, p)));
+    triples.forEach((_, i) => {
+      if (hit.some((p) => onTripleLine(memory, i, p))) out.keys.add(`${r.id}#${i}`);
+    });
+    for (const p of hit) out.notes.push(`a fact of ${r.id} ${withheldNote(p, r.id)}`);
+  }
+  return out;
+}
+
+/** True when a withheld passage covers the triple's lines (0-based ranges, 1-based passages). A
+ * triple whose place the parser did not record is withheld whenever its memory has a passage. */
+function onTripleLine(memory: ParsedMemory, index: number, p: WithheldPassage): boolean {
+  const range = memory.keyRanges[`triples.${index}`];
+  if (!range) return true;
+  return p.line - 1 <= range.end.line && range.start.line <= p.endLine - 1;
 }
