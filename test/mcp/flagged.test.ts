@@ -197,3 +197,40 @@ describe('cairn mcp: flagged facts are withheld from knowledge_graph', () => {
     expect(c.json.closed[0].object).toMatch(/^\[withheld by Cairn/);
   });
 });
+
+// Found trying Cairn as an attacker (session 12): memory_review with includeDiff handed an agent a
+// flagged candidate's text verbatim (the injection an agent proposed reached the next agent).
+describe('cairn mcp: memory_review withholds flagged candidate text', () => {
+  let store: string;
+  let conn: Connected;
+
+  beforeAll(async () => {
+    buildDist();
+    store = await makeStore();
+    conn = await connect(store);
+  });
+  afterAll(async () => conn?.close());
+
+  it('lists the candidate with its reason and the diff with the passage withheld', async () => {
+    const stored = await call(conn.client, 'memory_store', {
+      topic: 'Gateway retry policy',
+      context: `The gateway retries twice with jitter. ${PHRASE}. Timeouts are five seconds.`,
+      agentName: 'test-agent',
+    });
+    expect(stored.json.metadata.status).toBe('candidate');
+    const r = await call(conn.client, 'memory_review', { includeDiff: true });
+    expect(r.isError).toBe(false);
+    expect(r.texts.join('\n')).not.toMatch(LEAK);
+    const [c] = r.json.candidates;
+    expect(c.title).toBe('Gateway retry policy');
+    expect(c.flagged).toContain('injection/override');
+    expect(c.diff).toContain('+title: Gateway retry policy');
+    expect(c.diff).toContain('[withheld by Cairn: injection/override');
+    expect(r.json.withheld).toBe(1);
+    expect(r.json.message).toContain('cairn review');
+    // Without the diff nothing flagged is listed, and nothing is counted.
+    const plain = await call(conn.client, 'memory_review', {});
+    expect(plain.json.withheld).toBe(0);
+    expect(plain.texts.join('\n')).not.toMatch(LEAK);
+  });
+});

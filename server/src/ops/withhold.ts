@@ -262,3 +262,38 @@ function onTripleLine(memory: ParsedMemory, index: number, p: WithheldPassage): 
   if (!range) return true;
   return p.line - 1 <= range.end.line && range.start.line <= p.endLine - 1;
 }
+
+/**
+ * A candidate's title and diff as an agent may read them (memory_review): each passage the scanner
+ * flags is replaced by a note, strictly (allowances never apply to a candidate), as memory_get
+ * withholds a file's lines. The diff's other files (outside memories/) are read the same way.
+ */
+export async function withholdCandidateForAgent(
+  ctx: OpContext,
+  c: { title: string; diff?: string },
+): Promise<{ title: string; diff?: string; withheld: number }> {
+  const strict = { path: '', status: 'candidate' as const };
+  const title = await withholdForAgent(ctx, c.title, strict);
+  const diff = c.diff === undefined ? undefined : await withholdDiff(ctx, c.diff);
+  return {
+    title: title.text,
+    ...(diff ? { diff: diff.text } : {}),
+    withheld: title.passages.length + (diff?.passages.length ?? 0),
+  };
+}
+
+/** A unified diff with its lines' `+`, `-` and ` ` markers set aside while it is scanned, so a
+ * file's blank lines part its passages as they do in the file, and only the flagged passage goes. */
+async function withholdDiff(ctx: OpContext, diff: string): Promise<WithholdResult> {
+  const lines = diff.split('\n');
+  const marked = (l: string) => /^[-+ ]/.test(l) && !/^(?:\+\+\+|---) /.test(l);
+  const markers = lines.map((l) => (marked(l) ? l[0] : ''));
+  const bare = lines.map((l, i) => l.slice(markers[i].length)).join('\n');
+  const w = await withholdForAgent(ctx, bare, { path: '', status: 'candidate' });
+  if (!w.passages.length) return { text: diff, passages: [] };
+  const text = w.text
+    .split('\n')
+    .map((l, i) => (markers[i] ?? '') + l)
+    .join('\n');
+  return { text, passages: w.passages };
+}

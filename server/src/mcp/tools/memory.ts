@@ -4,7 +4,7 @@ import { ORIGINS, MEMORY_KINDS } from '../../core/types.js';
 import { LIMITS, RECORD_STATUSES } from '../../core/payload.js';
 import { reviewCandidates } from '../../ops/review.js';
 import { storeMemory, type StoreResult } from '../../ops/store-memory.js';
-import { readLinesForAgent } from '../../ops/withhold.js';
+import { readLinesForAgent, withholdCandidateForAgent } from '../../ops/withhold.js';
 import { retrievalNarrative } from '../narrative.js';
 import { BOUNDS } from '../bounds.js';
 import { AGENT_NAME, defineTool } from '../tool.js';
@@ -273,28 +273,42 @@ export const memoryReview = defineTool({
   invalidCode: 'INVALID_REQUEST',
   readOnly: true,
   handler: async (a, env) => {
-    const candidates = (await reviewCandidates(env.ctx)).map((c) => ({
-      id: c.id,
-      title: c.title,
-      reason: c.reason,
-      origin: c.origin,
-      agent: c.agent,
-      date: c.date,
-      flagged: c.flagged,
-      branch: c.branch,
-      paths: c.paths,
-      storeFiles: c.storeFiles,
-      outsideStore: c.outsideStore,
-      otherMemories: c.otherMemories,
-      settings: c.settings,
-      decisionClaims: c.decisionClaims,
-      rejectedBefore: c.rejectedBefore,
-      ...(a.includeDiff ? { diff: c.diff } : {}),
-    }));
+    const views = await reviewCandidates(env.ctx);
+    let withheld = 0;
+    const candidates = [];
+    for (const c of views) {
+      // An agent reads a candidate as it reads a memory: flagged passages withheld.
+      const safe = await withholdCandidateForAgent(env.ctx, {
+        title: c.title,
+        diff: a.includeDiff ? c.diff : undefined,
+      });
+      withheld += safe.withheld;
+      candidates.push({
+        id: c.id,
+        title: safe.title,
+        reason: c.reason,
+        origin: c.origin,
+        agent: c.agent,
+        date: c.date,
+        flagged: c.flagged,
+        branch: c.branch,
+        paths: c.paths,
+        storeFiles: c.storeFiles,
+        outsideStore: c.outsideStore,
+        otherMemories: c.otherMemories,
+        settings: c.settings,
+        decisionClaims: c.decisionClaims,
+        rejectedBefore: c.rejectedBefore,
+        ...(a.includeDiff ? { diff: safe.diff } : {}),
+      });
+    }
     const n = candidates.length;
     const message = n
       ? `${n} candidate memor${n === 1 ? 'y awaits' : 'ies await'} review. A person accepts with \`cairn accept <id>\` or rejects with \`cairn reject <id> --why TEXT\`.`
       : 'No candidate memories await review.';
-    return { json: { candidates, count: n, message }, result: `${n} candidates` };
+    const note = withheld
+      ? ` Cairn withheld ${withheld} passage(s) its scanner flags; a person reads them with \`cairn review\`.`
+      : '';
+    return { json: { candidates, count: n, withheld, message: message + note }, result: `${n} candidates` };
   },
 });
