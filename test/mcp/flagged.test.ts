@@ -233,4 +233,20 @@ describe('cairn mcp: memory_review withholds flagged candidate text', () => {
     expect(plain.json.withheld).toBe(0);
     expect(plain.texts.join('\n')).not.toMatch(LEAK);
   });
+
+  // The same pass: memory_refresh answered with MEMORY.md's generated block, titles verbatim.
+  it('withholds a flagged title from the MEMORY.md block memory_refresh answers with', async () => {
+    writeFileSync(
+      path.join(store, 'memories', 'shouting-title.md'),
+      `---\nid: shouting-title\ntitle: "${PHRASE}"\nkind: decision\ncreated: 2026-11-20T10:00:00Z\n` +
+        'updated: 2026-11-20T10:00:00Z\nsource: {origin: human}\n---\n\nUse the gateway for retries.\n',
+    );
+    git(store, 'add', '-A');
+    git(store, 'commit', '-qm', 'a title that shouts');
+    const r = await call(conn.client, 'memory_refresh', { dryRun: true });
+    expect(r.isError).toBe(false);
+    expect(r.texts.join('\n')).not.toMatch(LEAK);
+    expect(r.json.block).toContain('[withheld by Cairn: injection/override');
+    expect(r.json.withheld).toBe(1);
+  });
 });

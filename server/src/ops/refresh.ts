@@ -6,6 +6,7 @@ import { repoPath } from '../store/store.js';
 import { MEMORY_MD } from './append.js';
 import { authorFor, type OpContext } from './context.js';
 import { loadMemories, requireMainTip } from './read.js';
+import { withholdForAgent } from './withhold.js';
 
 export interface RefreshResult {
   changed: boolean;
@@ -14,6 +15,8 @@ export interface RefreshResult {
   block: string;
   decisions: number;
   conventions: number;
+  /** Titles the scanner flags, written as a note instead (agents read MEMORY.md as it is). */
+  withheld: number;
 }
 
 export async function refreshMemoryMd(
@@ -24,16 +27,27 @@ export async function refreshMemoryMd(
   return store.repo.withLock(async () => {
     const tip = await requireMainTip(store);
     const records = await loadMemories(store);
-    const items = records
-      .filter((r) => r.status === 'active')
-      .map((r) => ({
+    const items = [];
+    let withheld = 0;
+    for (const r of records.filter((m) => m.status === 'active')) {
+      // Agents load MEMORY.md as it is, so a title the scanner flags (a hand commit can carry one)
+      // is written as the note memory_get would give, unless a person allowed it on that memory.
+      const title = await withholdForAgent(ctx, r.memory.frontMatter.title, {
+        path: r.path,
+        status: r.status,
+      });
+      withheld += title.passages.length;
+      items.push({
         id: r.id,
-        title: r.memory.frontMatter.title,
+        title: title.text,
         kind: r.memory.frontMatter.kind,
         tags: r.memory.frontMatter.tags,
         updated: r.memory.frontMatter.updated ?? r.memory.frontMatter.created,
-      }));
-    const { block, ...counts } = renderMemoryIndex(items, Math.floor(store.config.memoryMd.maxChars / 2));
+      });
+    }
+    const rendered = renderMemoryIndex(items, Math.floor(store.config.memoryMd.maxChars / 2));
+    const { block } = rendered;
+    const counts = { decisions: rendered.decisions, conventions: rendered.conventions, withheld };
     const file = repoPath(store, MEMORY_MD);
     const current = (await store.repo.readText(tip, file)) ?? '# Memory\n';
     const next = replaceMemoryIndex(current, block);

@@ -272,8 +272,7 @@ export async function withholdCandidateForAgent(
   ctx: OpContext,
   c: { title: string; diff?: string },
 ): Promise<{ title: string; diff?: string; withheld: number }> {
-  const strict = { path: '', status: 'candidate' as const };
-  const title = await withholdForAgent(ctx, c.title, strict);
+  const title = await withholdStrictly(ctx, c.title);
   const diff = c.diff === undefined ? undefined : await withholdDiff(ctx, c.diff);
   return {
     title: title.text,
@@ -289,11 +288,17 @@ async function withholdDiff(ctx: OpContext, diff: string): Promise<WithholdResul
   const marked = (l: string) => /^[-+ ]/.test(l) && !/^(?:\+\+\+|---) /.test(l);
   const markers = lines.map((l) => (marked(l) ? l[0] : ''));
   const bare = lines.map((l, i) => l.slice(markers[i].length)).join('\n');
-  const w = await withholdForAgent(ctx, bare, { path: '', status: 'candidate' });
+  const w = await withholdStrictly(ctx, bare);
   if (!w.passages.length) return { text: diff, passages: [] };
   const text = w.text
     .split('\n')
     .map((l, i) => (markers[i] ?? '') + l)
     .join('\n');
   return { text, passages: w.passages };
+}
+
+/** Text made from memories for an agent's answer (a generated index, a proposal's reason): every
+ * flagged passage withheld, with no allowance (the text belongs to no single memory). */
+export async function withholdStrictly(ctx: OpContext, text: string): Promise<WithholdResult> {
+  return withholdForAgent(ctx, text, { path: '', status: 'candidate' });
 }

@@ -6,6 +6,7 @@ import { TRANSCRIPT_FORMATS } from '../../core/learn/transcripts.js';
 import { consolidate } from '../../ops/consolidate.js';
 import { importAssistantMemory, learnFromTranscripts } from '../../ops/learn.js';
 import { refreshMemoryMd } from '../../ops/refresh.js';
+import { withholdStrictly } from '../../ops/withhold.js';
 import { BOUNDS } from '../bounds.js';
 import { defineTool } from '../tool.js';
 
@@ -95,7 +96,19 @@ export const memoryConsolidate = defineTool({
   limiter: () => 'ingestion',
   handler: async (a, env) => {
     const r = await consolidate(env.ctx, { dryRun: a.dryRun, staleDays: a.staleDays });
-    return { json: { ...r }, result: `${r.proposals.length} proposals` };
+    // A reason quotes the fact a memory restates: read as any memory text is (flagged: withheld).
+    let withheld = 0;
+    const proposals = [];
+    for (const p of r.proposals) {
+      const reason = await withholdStrictly(env.ctx, p.reason);
+      withheld += reason.passages.length;
+      proposals.push(
+        reason.passages.length && 'triple' in p
+          ? { ...p, reason: reason.text, triple: undefined }
+          : { ...p, reason: reason.text },
+      );
+    }
+    return { json: { ...r, proposals, withheld }, result: `${r.proposals.length} proposals` };
   },
 });
 
