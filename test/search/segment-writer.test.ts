@@ -17,9 +17,18 @@ describe('SegmentWriter', () => {
       fc.uint8Array({ maxLength: 300 }).map((a) => Buffer.from(a)),
       fc.constant('é'.repeat(1 << 18)),
       fc.constantFrom('\ud800', 'a\udc00b', '😀'.repeat(100)),
+      // Consecutive views of one buffer (the writer joins views that lie end to end).
+      fc
+        .tuple(fc.uint8Array({ minLength: 1, maxLength: 600 }), fc.array(fc.nat(600), { maxLength: 4 }))
+        .map(([bytes, cuts]) => {
+          const whole = Buffer.from(bytes);
+          const at = [0, ...cuts.map((c) => c % whole.length).sort((a, b) => a - b), whole.length];
+          return at.slice(1).map((end, i) => whole.subarray(at[i], end));
+        }),
     );
     await fc.assert(
-      fc.asyncProperty(fc.array(piece, { maxLength: 30 }), async (pieces) => {
+      fc.asyncProperty(fc.array(piece, { maxLength: 30 }), async (nested) => {
+        const pieces = nested.flat();
         const dir = mkdtempSync(path.join(os.tmpdir(), 'cairn-segment-'));
         dirs.push(dir);
         const writer = await SegmentWriter.create(dir, 'records');

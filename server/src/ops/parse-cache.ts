@@ -142,7 +142,9 @@ export class LinkCache {
     if (isLinks(hit)) return hit;
     const content = (await text()) ?? '';
     // Most memories name no link: only a file that mentions one is parsed (a fresh clone reads 10,000).
-    const fm = content.includes('supersed') ? parseMemory(content, { path: memoryPath }).frontMatter : null;
+    const fm = content.includes('supersed')
+      ? parseMemory(content, { path: memoryPath, valuesOnly: true }).frontMatter
+      : null;
     const links: BlobLinks = { supersedes: fm?.supersedes ?? [], superseded_by: fm?.superseded_by };
     this.entries.set(blobOid, links.supersedes.length || links.superseded_by ? links : 0);
     this.dirty = true;

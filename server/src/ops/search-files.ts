@@ -212,7 +212,8 @@ export async function searchSources(
     hash,
     status,
     load: async () => {
-      const parsed = parseMemory(await text(), { path });
+      // The index keeps values, never where they are or what is wrong with them (`cairn check` says).
+      const parsed = parseMemory(await text(), { path, valuesOnly: true });
       const meta = chunkMetaFromMemory(parsed, { status, trust: fileTrust(parsed.frontMatter, now) });
       return { text: parsed.text, meta: listing.worktree.has(path) ? { ...meta, uncommitted: true } : meta };
     },

@@ -65,19 +65,26 @@ export function readFrontMatter(
   yamlSource: string,
   base: number,
   index: LineIndex,
-  ctx: { path: string; fenceRange: Range; reader?: 'auto' | 'yaml' },
+  ctx: {
+    path: string;
+    fenceRange: Range;
+    reader?: 'auto' | 'yaml';
+    /** The values only (parseMemory's `valuesOnly`): ranges are all `fenceRange`, ids and dates not checked. */
+    valuesOnly?: boolean;
+  },
 ): FrontMatterResult {
   const tree = frontMatterTree(yamlSource, ctx.reader);
   const fm = defaultFrontMatter();
   const keyRanges: Record<string, Range> = {};
   const problems: Problem[] = [];
+  const checks = !ctx.valuesOnly;
   const rangeOf = (node: FmNode | null | undefined, fallback: Range): Range =>
-    node?.range ? index.range(base + node.range[0], base + node.range[1]) : fallback;
+    node?.range && checks ? index.range(base + node.range[0], base + node.range[1]) : fallback;
 
-  for (const e of tree.errors) {
+  for (const e of checks ? tree.errors : []) {
     problems.push(problem('yaml-syntax', firstLine(e.message), errorRange(yamlSource, e.pos, base, index)));
   }
-  for (const w of tree.warnings) {
+  for (const w of checks ? tree.warnings : []) {
     problems.push(
       problem('yaml-syntax', firstLine(w.message), errorRange(yamlSource, w.pos, base, index), 'warning'),
     );
@@ -143,12 +150,13 @@ export function readFrontMatter(
     return s ? [{ value: s, range: entry.range }] : [];
   };
   const checkId = (value: string, range: Range): void => {
+    if (!checks) return;
     const error = validateId(value);
     if (error) problems.push(problem('id-invalid', error, range));
   };
 
   fm.id = text('id', true) ?? '';
-  if (fm.id) {
+  if (fm.id && checks) {
     const idRange = values.get('id')!.range;
     checkId(fm.id, idRange);
     const stem = memoryIdFromPath(ctx.path);
@@ -170,7 +178,7 @@ export function readFrontMatter(
     const value = text(key, false);
     if (value === undefined) continue;
     fm[key] = value;
-    if (!isIsoDate(value)) {
+    if (checks && !isIsoDate(value)) {
       const message = `\`${key}\` "${value}" is not an ISO 8601 date: use e.g. 2026-01-31 or 2026-01-31T09:30:00Z`;
       problems.push(problem('date-invalid', message, values.get(key)!.range));
     }
