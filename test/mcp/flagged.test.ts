@@ -23,31 +23,38 @@ const GIT_ENV = {
 const git = (dir: string, ...args: string[]) =>
   execFileSync('git', args, { cwd: dir, env: GIT_ENV, encoding: 'utf8' });
 
+/** A store with these files committed by hand (as a person would), an OpContext and an MCP client. */
+async function handCommittedStore(files: Record<string, string>) {
+  buildDist();
+  const store = await makeStore();
+  for (const [file, text] of Object.entries(files)) appendFileSync(path.join(store, file), text);
+  if (Object.keys(files).length) {
+    git(store, 'add', '-A');
+    git(store, 'commit', '-qm', 'by hand');
+  }
+  const ctx: OpContext = {
+    store: await openStore({ store }),
+    now: () => new Date(),
+    author: { name: 'Ada', email: 'ada@example.com' },
+  };
+  return { store, ctx, conn: await connect(store) };
+}
+
 describe('cairn mcp: flagged passages are withheld', () => {
   let store: string;
   let conn: Connected;
   let ctx: OpContext;
 
   beforeAll(async () => {
-    buildDist();
-    store = await makeStore();
-    writeFileSync(
-      path.join(store, 'memories', 'zeppelin-build.md'),
-      '---\nid: zeppelin-build\ntitle: Zeppelin build notes\nkind: note\ncreated: 2026-11-20T10:00:00Z\n' +
+    ({ store, ctx, conn } = await handCommittedStore({
+      'memories/zeppelin-build.md':
+        '---\nid: zeppelin-build\ntitle: Zeppelin build notes\nkind: note\ncreated: 2026-11-20T10:00:00Z\n' +
         'updated: 2026-11-20T10:00:00Z\nsource: {origin: human}\n---\n\n' +
         `The zeppelin build runs on Node 20 with the bundler. ${PHRASE}. The zeppelin cache lives under build.\n\n` +
         'A second zeppelin paragraph stays readable.\n',
-    );
-    // Many reads in one minute: the retrieval rate is raised to its ceiling (memory_get counts too).
-    appendFileSync(path.join(store, 'cairn.yaml'), '\nmcp:\n  retrieval:\n    perMinute: 30\n');
-    git(store, 'add', '-A');
-    git(store, 'commit', '-qm', 'zeppelin notes');
-    ctx = {
-      store: await openStore({ store }),
-      now: () => new Date(),
-      author: { name: 'Ada', email: 'ada@example.com' },
-    };
-    conn = await connect(store);
+      // Many reads in one minute: the retrieval rate is raised to its ceiling (memory_get counts too).
+      'cairn.yaml': '\nmcp:\n  retrieval:\n    perMinute: 30\n',
+    }));
   });
   afterAll(async () => conn?.close());
 
@@ -128,29 +135,18 @@ describe('cairn mcp: flagged passages are withheld', () => {
 // Found trying Cairn as an attacker (session 12): memory_get and search withheld an injected
 // triple in a hand-committed memory, but knowledge_graph query and summary handed it over verbatim.
 describe('cairn mcp: flagged facts are withheld from knowledge_graph', () => {
-  let store: string;
   let conn: Connected;
   let ctx: OpContext;
 
   beforeAll(async () => {
-    buildDist();
-    store = await makeStore();
-    writeFileSync(
-      path.join(store, 'memories', 'payments-owner.md'),
-      '---\nid: payments-owner\ntitle: Payments owner\nkind: decision\ncreated: 2026-11-20T10:00:00Z\n' +
+    ({ ctx, conn } = await handCommittedStore({
+      'memories/payments-owner.md':
+        '---\nid: payments-owner\ntitle: Payments owner\nkind: decision\ncreated: 2026-11-20T10:00:00Z\n' +
         'updated: 2026-11-20T10:00:00Z\nsource: {origin: human}\ntriples:\n' +
         '  - [payments-service, deployed-on, tuesdays]\n' +
         `  - [payments-service, owned-by, "platform team. ${PHRASE}"]\n` +
         '  - [payments-service, written-in, go]\n---\n\nThe payments service is owned by the platform team.\n',
-    );
-    git(store, 'add', '-A');
-    git(store, 'commit', '-qm', 'payments owner');
-    ctx = {
-      store: await openStore({ store }),
-      now: () => new Date(),
-      author: { name: 'Ada', email: 'ada@example.com' },
-    };
-    conn = await connect(store);
+    }));
   });
   afterAll(async () => conn?.close());
 
@@ -205,9 +201,7 @@ describe('cairn mcp: memory_review withholds flagged candidate text', () => {
   let conn: Connected;
 
   beforeAll(async () => {
-    buildDist();
-    store = await makeStore();
-    conn = await connect(store);
+    ({ store, conn } = await handCommittedStore({}));
   });
   afterAll(async () => conn?.close());
 
