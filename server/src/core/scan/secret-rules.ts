@@ -63,7 +63,8 @@ const looksRandom = (v: string): boolean =>
 /** A key, not a phrase: random-looking, with a run of ten or more letters and digits mixed
  * (`bucket_size_128_burst` is words; a hex digest, a UUID's tail or base64 is not). */
 const looksLikeKey = (v: string): boolean =>
-  looksRandom(v) && (v.match(/[A-Za-z0-9]{10,}/g) ?? []).some((run) => /\d/.test(run) && /[A-Za-z]/.test(run));
+  looksRandom(v) &&
+  (v.match(/[A-Za-z0-9]{10,}/g) ?? []).some((run) => /\d/.test(run) && /[A-Za-z]/.test(run));
 /** A password given to a command: any value but a placeholder, a variable or a bare word. */
 const commandPassword = (v: string): boolean =>
   notPlaceholder(v) && !DEV_PASSWORDS.test(v) && !/^[$<{%-]/.test(v) && !/^[a-z]{1,9}$/.test(v);
