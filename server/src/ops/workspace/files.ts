@@ -82,6 +82,25 @@ export function stampOf(root: string, rel: string): FileStamp | null {
   }
 }
 
+/**
+ * stampOf for many paths of one store, as listStoreFiles names them (a folder, then a name, plain
+ * segments): the store's path is joined once, not per file. A warm start stamps every file, and
+ * path.join's normalizing was ~7 MB of the load's garbage at 10,000 files (young-generation
+ * collections) besides its own time.
+ */
+export function stamper(root: string): (rel: string) => FileStamp | null {
+  const base = path.join(root, path.sep);
+  const native = path.sep === '/' ? (rel: string) => rel : (rel: string) => rel.replaceAll('/', path.sep);
+  return (rel) => {
+    try {
+      const st = lstatSync(base + native(rel));
+      return st.isFile() ? { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino } : null;
+    } catch {
+      return null;
+    }
+  };
+}
+
 export function sameStamp(a: FileStamp | null | undefined, b: FileStamp | null | undefined): boolean {
   return (
     !!a && !!b && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino
