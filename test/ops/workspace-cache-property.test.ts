@@ -4,7 +4,7 @@
 // file's facts, the rules' MemoryInfo and near signatures, and every file's findings. The stores
 // exercise what a packed row writes once for both the file and its MemoryInfo (an id claimed by
 // the front matter that is not the file name, supersedes, titles) and what it leaves out.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -113,6 +113,45 @@ describe('the startup cache', () => {
       { numRuns: 25 },
     );
   });
+
+  it('never serves a file changed while the server was down: same size and mtime put back, removed, renamed, added', async () => {
+    const root = tempDir('cairn-cache-down-');
+    stores.push(root);
+    const plain = { claim: 'same', title: 'Deploys', tags: [], refs: [], supersedes: [], supersededBy: '' };
+    const files = IDS.map((name, i) => ({
+      ...plain,
+      name,
+      body: BODIES[i % 2],
+      triples: false,
+      broken: false,
+    }));
+    write(root, files, true);
+    // Whole seconds, so that putting a file's mtime back below gives exactly the same stamp field.
+    const past = Math.floor(Date.now() / 1000) - 60;
+    for (const f of files) utimesSync(path.join(root, 'memories', `${f.name}.md`), past, past);
+    // Past the "racy" window of the writes: the next loads take unchanged files by their stamps.
+    await new Promise((r) => setTimeout(r, 2100));
+    const first = await load(root, true);
+    await first.cache!.save(await first.ws.cacheEntries(first.cache!));
+    const warm = await load(root, true);
+    expect([warm.cache!.parsed, warm.cache!.reused]).toEqual([0, 5]);
+    // While no server runs: a.md rewritten in place with as many bytes and its times put back
+    // (only its ctime tells), b.md removed, c.md renamed to e.md, d.md left alone, f.md added.
+    const a = path.join(root, 'memories', 'a.md');
+    const { size, mtimeMs, ino } = statSync(a);
+    writeFileSync(a, readFileSync(a, 'utf8').replace('Release', 'Rollout'));
+    utimesSync(a, past, past);
+    expect(statSync(a)).toMatchObject({ size, mtimeMs, ino });
+    rmSync(path.join(root, 'memories', 'b.md'));
+    renameSync(path.join(root, 'memories', 'c.md'), path.join(root, 'memories', 'e.md'));
+    writeFileSync(path.join(root, 'memories', 'f.md'), text({ ...files[0], name: 'f' }));
+    const after = await load(root, true);
+    expect(await snapshot(after.ws)).toEqual(await snapshot((await load(root, false)).ws));
+    expect(after.ws.rules.memories.get('a')?.title).toBe('Deploys');
+    expect(after.ws.files.get('memories/a.md')?.summary).toContain('Rollout');
+    // d.md and MEMORY.md by their stamps; a.md read again (its stamp moved), e.md and f.md new.
+    expect([after.cache!.parsed, after.cache!.reused]).toEqual([3, 2]);
+  }, 20_000);
 
   it('packs entries so that unpacking gives them back, sharing what MemoryInfo repeats of the file', async () => {
     const root = tempDir('cairn-cache-pack-');
