@@ -3,7 +3,9 @@
 // word), timing didChange -> publishDiagnostics. With --prof DIR the server runs under --cpu-prof.
 // --symbols sends a workspace-symbol search before each edit; --rounds a completion, a hover and a
 // workspace-symbol search, as bench/service.mjs's "index ready" rounds do.
-// Usage: node bench/edit-driver.mjs --root STORE [--edits 500] [--prof DIR] [--symbols | --rounds]
+// --prof-interval sets the profile's sampling interval in microseconds (default 1000).
+// Usage: node bench/edit-driver.mjs --root STORE [--edits 500] [--prof DIR [--prof-interval US]]
+//   [--symbols | --rounds]
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
@@ -23,6 +25,7 @@ const { values: args } = parseArgs({
     root: { type: 'string' },
     edits: { type: 'string', default: '500' },
     prof: { type: 'string' },
+    'prof-interval': { type: 'string', default: '1000' },
     symbols: { type: 'boolean', default: false },
     rounds: { type: 'boolean', default: false },
     cairn: { type: 'string', default: new URL('../bin/cairn.js', import.meta.url).pathname },
@@ -33,7 +36,10 @@ const root = args.root;
 const server = args.trivial
   ? [new URL('./trivial-server.mjs', import.meta.url).pathname, '--stdio']
   : [args.cairn, 'lsp', '--stdio'];
-const argv = [...(args.prof ? ['--cpu-prof', `--cpu-prof-dir=${args.prof}`] : []), ...server];
+const profile = args.prof
+  ? ['--cpu-prof', `--cpu-prof-dir=${args.prof}`, `--cpu-prof-interval=${args['prof-interval']}`]
+  : [];
+const argv = [...profile, ...server];
 const child = spawn(process.execPath, argv, { stdio: ['pipe', 'pipe', 'inherit'] });
 const conn = createMessageConnection(
   new StreamMessageReader(child.stdout),

@@ -3,7 +3,14 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findStoreFolder, findStoreFolders, isStoreFile } from '../../server/src/lsp/paths.js';
+import fc from 'fast-check';
+import {
+  findStoreFolder,
+  findStoreFolders,
+  isStoreFile,
+  pathToUri,
+  uriIn,
+} from '../../server/src/lsp/paths.js';
 
 describe('isStoreFile', () => {
   it('takes memories, daily notes and MEMORY.md, and skips dot, swap and backup files', () => {
@@ -62,5 +69,42 @@ describe('findStoreFolders', () => {
     expect(findStoreFolders(repo)).toEqual([path.join(repo, 'team-a'), path.join(repo, 'team-b')]);
     expect(findStoreFolders(path.join(repo, 'team-b', 'memories'))).toEqual([path.join(repo, 'team-b')]);
     expect(findStoreFolders(path.join(repo, 'src'))).toEqual([]);
+  });
+});
+
+describe('uriIn', () => {
+  // The plain version: what the server spelled every store file's URI with before.
+  const plain = (root: string, rel: string) => pathToUri(path.join(root, ...rel.split('/')));
+  const chars = [...'aZ09._~-# %?é\\ '];
+  const name = fc.array(fc.constantFrom(...chars), { minLength: 1, maxLength: 6 }).map((cs) => cs.join(''));
+
+  it('spells a store file URI as joining the paths and making a file URL, for any folder and path', () => {
+    const base = mkdtempSync(path.join(os.tmpdir(), 'cairn-uri-'));
+    fc.assert(
+      fc.property(
+        name.filter((n) => n !== '.' && n !== '..' && !n.includes('/')),
+        fc.constantFrom('', '/', '/.', '/..'),
+        fc.array(fc.oneof(name, fc.constantFrom('.', '..', '', 'memories', 'a.md')), {
+          minLength: 1,
+          maxLength: 4,
+        }),
+        (folder, tail, steps) => {
+          // A real folder, named as the client may name it (a trailing slash, a dot step).
+          mkdirSync(path.join(base, folder), { recursive: true });
+          const root = path.join(base, folder) + tail;
+          const rel = steps.join('/');
+          expect(uriIn(root, pathToUri(root), rel)).toBe(plain(root, rel));
+        },
+      ),
+      { numRuns: 500 },
+    );
+    for (const rel of [
+      'memories/a.md',
+      'MEMORY.md',
+      'daily/2026-01-02.md',
+      'memories/x y.md',
+      'memories/../a.md',
+    ])
+      expect(uriIn('/', pathToUri('/'), rel)).toBe(plain('/', rel));
   });
 });

@@ -7,7 +7,7 @@ import { isCancelled, throwIfCancelled } from '../core/cancel.js';
 import { StoreWorkspace, WorkspaceCache } from '../ops/workspace/index.js';
 import type { ServerContext } from './context.js';
 import { openGovernance, type Governance } from './governance.js';
-import { pathToUri, relativeToStore, uriToPath } from './paths.js';
+import { pathToUri, relativeToStore, uriIn, uriToPath } from './paths.js';
 import type { SemanticIndex } from './semantic.js';
 
 /** How long after indexing the startup cache is written (off the first diagnostics' path). */
@@ -39,6 +39,8 @@ export class StoreHost {
   /** Tripped by stop(): the load and the cache write end at their next step. */
   private readonly stopping = { isCancellationRequested: false };
   private saveTimer: NodeJS.Timeout | null = null;
+  /** The store folder's URI, made once for uriOf. */
+  private rootUri?: string;
   private progress: { reporter: WorkDoneProgressServerReporter | null; done: number; total: number } = {
     reporter: null,
     done: 0,
@@ -173,7 +175,7 @@ export class StoreHost {
 
   /** The URI of a store file, as the client spelled it when it has it open. */
   uriOf(rel: string): string {
-    return this.clientUris.get(rel) ?? pathToUri(path.join(this.root, ...rel.split('/')));
+    return this.clientUris.get(rel) ?? uriIn(this.root, (this.rootUri ??= pathToUri(this.root)), rel);
   }
 
   /** The store-relative path of a URI, or null when it is not inside this store. */
