@@ -4,6 +4,9 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 
+/** The V8 flags the language server runs with (lsp/memory.ts sets the same ones; keep them equal). */
+const LSP_FLAGS = ['--semi-space-growth-factor=1', '--expose-gc'];
+
 // The bundle starts faster (with a code cache, load-bundle.cjs); dist/main.js (plain tsc output) works too.
 const bundle = fileURLToPath(new URL('../dist/bundle/main.cjs', import.meta.url));
 const unbundled = new URL('../dist/main.js', import.meta.url);
@@ -18,10 +21,15 @@ process.stdout.on('error', (err) => {
   if (err.code === 'EPIPE') process.exit(0);
   throw err;
 });
-// `cairn search` runs without the optimizing compiler (cli/commands-search.ts says why). Turned off
-// before any code loads, so the code cache it reads was made under the same V8 flags.
-const mode = process.argv[2] === 'search' ? 'search' : 'default';
+// V8 rejects a code cache made under other flags, and writes it again at exit. So a command that
+// changes V8 flags changes them before any code loads, and keeps its own caches (`mode`):
+// `cairn search` runs without the optimizing compiler (cli/commands-search.ts says why); the
+// language server keeps its young generation small and calls gc() (lsp/memory.ts). Set later,
+// the server's flags made every run reject its cache and rewrite it, and the other commands' too.
+const command = process.argv[2];
+const mode = command === 'search' ? 'search' : command === 'lsp' ? 'lsp' : 'default';
 if (mode === 'search') setFlagsFromString('--no-turbofan');
+if (mode === 'lsp') for (const flag of LSP_FLAGS) setFlagsFromString(flag);
 const { main } = existsSync(bundle)
   ? (await import('./load-bundle.cjs')).default.requireBundle(bundle, mode)
   : await import(unbundled.href);

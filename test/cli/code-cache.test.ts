@@ -1,10 +1,13 @@
 // bin/load-bundle.cjs keeps a V8 code cache of the bundle under $XDG_CACHE_HOME/cairn/code/<build>/.
 // It is derived state: damaged files are rejected by V8 and written again, a folder others could
 // write is never read, and the answers are the same with it, without it and after damage.
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import lsp from 'vscode-languageserver/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cairn, removeDir, REPO_ROOT, tempDir } from '../helpers/store.js';
+import { cairn, CAIRN_BIN, removeDir, REPO_ROOT, tempDir } from '../helpers/store.js';
 
 let parent: string;
 let store: string;
@@ -75,4 +78,49 @@ describe('the code cache of the bundle', () => {
       chmodSync(folder, 0o700);
     }
   });
+});
+
+/** One clean `cairn lsp` session on the store (initialize, a workspace-symbol search, shutdown, exit). */
+async function lspSession(): Promise<void> {
+  const child = spawn(process.execPath, [CAIRN_BIN, 'lsp', '--stdio'], {
+    stdio: ['pipe', 'pipe', 'ignore'],
+    env: { ...process.env, XDG_CACHE_HOME: cacheHome, CAIRN_MODELS_DIR: path.join(parent, 'm') },
+  });
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  const conn = lsp.createMessageConnection(
+    new lsp.StreamMessageReader(child.stdout),
+    new lsp.StreamMessageWriter(child.stdin),
+  );
+  conn.onRequest('window/workDoneProgress/create', () => null);
+  conn.onRequest('client/registerCapability', () => null);
+  conn.listen();
+  await conn.sendRequest('initialize', {
+    processId: null,
+    rootUri: pathToFileURL(store).href,
+    capabilities: {},
+  });
+  conn.sendNotification('initialized', {});
+  await conn.sendRequest('workspace/symbol', { query: 'cairn' });
+  await conn.sendRequest('shutdown');
+  conn.sendNotification('exit');
+  expect(await exited).toBe(0);
+  conn.dispose();
+}
+
+// Found by a helper (session 12): the language server set its V8 flags after its code had loaded,
+// so the cache it wrote at exit was made under other flags than the next start read it with: V8
+// rejected every file, every run, and the server wrote all of them again at each exit.
+describe('the language server code cache', () => {
+  it('is made under the flags the server starts with: a second session reads it and writes nothing', async () => {
+    await lspSession();
+    const written = () => new Map(cached().map((f) => [f, statSync(path.join(buildFolder(), f)).ino]));
+    const first = written();
+    await lspSession();
+    // A file written again (a rename over it) has a new inode. (A chunk the first session did not
+    // load may be added: only rewriting counts.)
+    const second = written();
+    expect([...first].filter(([f, ino]) => second.get(f) !== ino).map(([f]) => f)).toEqual([]);
+    // Its own files: the other commands' caches, made under their flags, are not replaced by it.
+    expect(cached().filter((f) => f.endsWith('.lsp.v8')).length).toBeGreaterThan(3);
+  }, 60_000);
 });

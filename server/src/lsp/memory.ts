@@ -15,6 +15,9 @@ import { setProcessFlag } from '../ops/v8-flags.js';
  */
 export function keepYoungGenerationSmall(): void {
   setProcessFlag('--semi-space-growth-factor=1');
+  // Set now, not at the first collection: bin/cairn.js starts `lsp` with both flags, and the code
+  // cache written at exit must be made under the same ones (after a worker thread, both come back).
+  setProcessFlag('--expose-gc');
   tidying = true;
 }
 
@@ -27,7 +30,9 @@ let collect: Collect | null | undefined;
 function fullCollection(): Collect | null {
   if (collect !== undefined) return collect;
   try {
-    v8.setFlagsFromString('--expose-gc');
+    // Remembered (v8-flags.ts), so it is set again after a worker thread resets the flags: the
+    // code cache written at exit must be made under the flags bin/cairn.js starts `lsp` with.
+    setProcessFlag('--expose-gc');
     const gc = vm.runInNewContext('gc') as unknown;
     collect = typeof gc === 'function' ? (gc as Collect) : null;
   } catch {
