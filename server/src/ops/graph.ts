@@ -253,15 +253,6 @@ export async function closeFact(ctx: OpContext, input: CloseFactInput): Promise<
   });
 }
 
-/** Every memory on main as graph input, with its derived status. */
-export async function graphMemories(ctx: OpContext): Promise<GraphMemory[]> {
-  return (await loadMemories(ctx.store)).map((r) => ({
-    memoryId: r.id,
-    status: r.status,
-    triples: r.memory.frontMatter.triples,
-  }));
-}
-
 export interface GraphQueryInput {
   entity?: string;
   predicate?: string;
@@ -296,8 +287,9 @@ export async function graphSummary(ctx: OpContext, opts: { limit?: number; asOf?
   };
 }
 
-/** The graph as agents read it: every memory on main, and the triples the scanner withholds from
- * agents (an injected fact reaches no agent through the graph, as none does through search). */
+/** The graph as agents read it: every memory on main as graph input with its derived status, and
+ * the triples the scanner withholds from agents (an injected fact reaches no agent through the
+ * graph, as none does through search). */
 async function agentGraph(ctx: OpContext): Promise<{ memories: GraphMemory[]; withheld: WithheldTriples }> {
   const records = await loadMemories(ctx.store);
   const memories = records.map((r) => ({
