@@ -73,9 +73,14 @@ export function listStoreFiles(root: string, links: ReadonlyMap<string, FoundLin
 
 /** The stamp of `rel` as it is now (not following a link), or null when it is not a regular file. */
 export function stampOf(root: string, rel: string): FileStamp | null {
+  // One join (rel's "/" is a separator to path.join everywhere).
+  return stampAt(path.join(root, rel));
+}
+
+/** The stamp of the file at an absolute path (not following a link), or null. */
+function stampAt(abs: string): FileStamp | null {
   try {
-    // One join (rel's "/" is a separator to path.join everywhere): a warm start stamps every file.
-    const st = lstatSync(path.join(root, rel));
+    const st = lstatSync(abs);
     return st.isFile() ? { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino } : null;
   } catch {
     return null;
@@ -91,14 +96,7 @@ export function stampOf(root: string, rel: string): FileStamp | null {
 export function stamper(root: string): (rel: string) => FileStamp | null {
   const base = path.join(root, path.sep);
   const native = path.sep === '/' ? (rel: string) => rel : (rel: string) => rel.replaceAll('/', path.sep);
-  return (rel) => {
-    try {
-      const st = lstatSync(base + native(rel));
-      return st.isFile() ? { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino } : null;
-    } catch {
-      return null;
-    }
-  };
+  return (rel) => stampAt(base + native(rel));
 }
 
 export function sameStamp(a: FileStamp | null | undefined, b: FileStamp | null | undefined): boolean {
