@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import lsp from 'vscode-languageserver/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -105,6 +106,29 @@ async function lspSession(): Promise<void> {
   conn.sendNotification('exit');
   expect(await exited).toBe(0);
   conn.dispose();
+  await childrenGone();
+}
+
+/**
+ * Processes started with this test's cache folder (the server's parser processes, which may outlive
+ * it by a moment: each writes its part of the cache at its own exit).
+ */
+function processesOfThisTest(): string[] {
+  const mark = `XDG_CACHE_HOME=${cacheHome}\0`;
+  return readdirSync('/proc').filter((pid) => {
+    if (!/^\d+$/.test(pid)) return false;
+    try {
+      return readFileSync(`/proc/${pid}/environ`, 'utf8').includes(mark);
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Waits for the session's children to finish writing (found by CI: a snapshot taken mid-write). */
+async function childrenGone(): Promise<void> {
+  for (let i = 0; i < 200 && processesOfThisTest().length > 0; i++) await sleep(50);
+  expect(processesOfThisTest()).toEqual([]);
 }
 
 // Found by a helper (session 12): the language server set its V8 flags after its code had loaded,
