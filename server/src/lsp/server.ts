@@ -9,7 +9,6 @@ import {
   DidChangeWatchedFilesNotification,
   DidChangeWorkspaceFoldersNotification,
   StreamMessageReader,
-  StreamMessageWriter,
   TextDocuments,
   TextDocumentSyncKind,
   type ClientCapabilities,
@@ -22,6 +21,7 @@ import type { OpenStore, StoreServices } from '../ops/context.js';
 import { cacheAbsent } from '../ops/workspace/cache-file.js';
 import type { WorkspaceParser } from '../ops/workspace/index.js';
 import { COMMANDS, CUSTOM_REQUESTS, type ServerContext } from './context.js';
+import { FrameWriter } from './frame-writer.js';
 import { collectWhenQuiet, keepYoungGenerationSmall } from './memory.js';
 import { findStoreFolder, findStoreFolders, uriToPath } from './paths.js';
 
@@ -54,7 +54,7 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
 function serve(opts: LanguageServerOptions): { connection: Connection; stop: () => Promise<void> } {
   const connection = createConnection(
     new StreamMessageReader(opts.input),
-    new StreamMessageWriter(opts.output),
+    new FrameWriter(opts.output),
   );
   const documents = new TextDocuments(TextDocument);
   const ctx: ServerContext = {
