@@ -221,12 +221,16 @@ async function probe(s, root, running, { symbols = true } = {}) {
   const text = readFileSync(path.join(root, 'memories', 'mem-7.md'), 'utf8') + '\nSee [[mem-1';
   const lines = text.split('\n');
   const end = { line: lines.length - 1, character: lines[lines.length - 1].length };
-  let version = 0;
-  let p = s.published(version);
-  await s.conn.sendNotification('textDocument/didOpen', {
-    textDocument: { uri, languageId: 'markdown', version, text },
-  });
-  await Promise.race([p, new Promise((r) => setTimeout(r, 30_000))]);
+  // A server probed again (blocks alternating with the reference) goes on with its open document.
+  let version = s.probedVersion ?? 0;
+  let p;
+  if (s.probedVersion === undefined) {
+    p = s.published(version);
+    await s.conn.sendNotification('textDocument/didOpen', {
+      textDocument: { uri, languageId: 'markdown', version, text },
+    });
+    await Promise.race([p, new Promise((r) => setTimeout(r, 30_000))]);
+  }
   const t = { completion: [], hover: [], symbols: [], diagnostics: [] };
   const time = async (list, fn) => {
     const start = performance.now();
@@ -256,7 +260,30 @@ async function probe(s, root, running, { symbols = true } = {}) {
     });
     await new Promise((r) => setTimeout(r, 20));
   } while (running());
+  s.probedVersion = version;
   return t;
+}
+
+/** `n` rounds. */
+const rounds = (n) => {
+  let k = 0;
+  return () => ++k < n;
+};
+
+/**
+ * The index-ready rounds: blocks of 50 on Cairn, then 50 on the reference, alternating, so that
+ * what else the machine does falls on both alike (the reference measured alone, before Cairn
+ * started, met a quieter machine), and 300 edits each so that a p95 is not a handful of samples.
+ */
+async function alternating(cairn, reference, root, blocks = 6) {
+  const c = { completion: [], hover: [], symbols: [], diagnostics: [] };
+  const r = { completion: [], hover: [], symbols: [], diagnostics: [] };
+  const add = (to, from) => Object.keys(to).forEach((k) => to[k].push(...from[k]));
+  for (let b = 0; b < blocks; b++) {
+    add(c, await probe(cairn, root, rounds(50)));
+    add(r, await probe(reference, root, rounds(50)));
+  }
+  return { cairn: c, reference: r };
 }
 
 async function lspPart() {
@@ -266,11 +293,10 @@ async function lspPart() {
   // The trivial server, same library, same requests.
   const trivial = startServer([TRIVIAL, '--stdio'], root);
   await trivial.init();
-  let k = 0;
-  const tt = await probe(trivial, root, () => ++k < 100, { symbols: false });
+  const tt = await probe(trivial, root, rounds(100));
   const trivialRss = trivial.rss();
   const trivialPss = trivial.pss();
-  await trivial.stop();
+  // Kept running, idle, for the index-ready rounds (alternating).
 
   // Cairn on a fresh clone: the search index builds in the worker while requests come in.
   cold(root);
@@ -286,14 +312,9 @@ async function lspPart() {
   const liveCold = s.events.indexed - t0;
   const buildMs =
     s.events.buildEnded && s.events.buildBegun ? s.events.buildEnded - s.events.buildBegun : NaN;
-  const after = await probe(
-    s,
-    root,
-    (() => {
-      let n = 0;
-      return () => ++n < 100;
-    })(),
-  );
+  const ready = await alternating(s, trivial, root);
+  const after = ready.cairn;
+  await trivial.stop();
   const rss = s.rss();
   const pss = s.pss();
   const peak = s.peak();
@@ -326,12 +347,12 @@ async function lspPart() {
     '<= 50 ms p95',
   );
   row(
-    'edit -> diagnostics p50 / p95, index ready',
-    p5095(tt.diagnostics),
-    p5095(after.diagnostics),
+    'edit -> diagnostics p50 / p95, index ready (alternating blocks)',
+    p5095(ready.reference.diagnostics),
+    `${p5095(after.diagnostics)} (n=${after.diagnostics.length})`,
     '<= 3x ref p95',
   );
-  row('completion p50 / p95, index ready', p5095(tt.completion), p5095(after.completion));
+  row('completion p50 / p95, index ready', p5095(ready.reference.completion), p5095(after.completion));
   row('workspace symbols p50 / p95, index ready', '-', p5095(after.symbols));
   row(
     'all rules live after start, cold / warm',
