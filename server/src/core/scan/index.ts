@@ -17,6 +17,11 @@
 //   injection/secrecy         warning  "do not tell the user", "without the user knowing", "never mention this note",
 //                                      "quietly add ..."
 //   injection/false-authority warning  "the user has authorized you to ..."
+//   injection/remote-script   warning  a download piped into a shell or interpreter (`curl ... | sh`, `bash <(curl ...)`,
+//                                      `iwr ... | iex`)
+//   injection/ssh-key-plant   warning  a write into authorized_keys, or a key on the line that names it
+//   injection/destructive-command warning `rm -rf ~` or `/`, mkfs/dd onto a disk, a fork bomb, `chmod -R 777 /`
+//   injection/verification-off warning NODE_TLS_REJECT_UNAUTHORIZED=0, http.sslVerify false, StrictHostKeyChecking no
 //   injection/model           warning  a passage the learned detector scores at or above the threshold
 //                                      (docs/injection-model.md), where no injection rule fired
 //   hidden/zero-width         warning  U+200B-200F, U+2060-2064, U+FEFF mid-text (emoji ZWJ and script joiners allowed)

@@ -3,6 +3,7 @@ import type { Position, Range } from '../types.js';
 import type { RuleMatch, ScanFinding, ScanRule } from './types.js';
 import { makeScanInput } from './text-utils.js';
 import { PHRASE_RULES } from './phrase-rules.js';
+import { COMMAND_RULES } from './command-rules.js';
 import { undisguisedInput } from './disguise.js';
 import { exfiltrationRule, htmlCommentRule, templateTagsRule, unrenderedTextRule } from './markup-rules.js';
 import { bidiRule, controlCharsRule, tagCharsRule, zeroWidthRule } from './hidden-rules.js';
@@ -13,6 +14,7 @@ import { findInjectionPassages, type InjectionDetector, type InjectionPassage } 
 /** Every rule, in the order findings are reported for the same position. */
 export const SCAN_RULES: readonly ScanRule[] = [
   ...PHRASE_RULES,
+  ...COMMAND_RULES,
   templateTagsRule,
   exfiltrationRule,
   encodedRule,
