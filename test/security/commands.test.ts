@@ -1,8 +1,8 @@
 // Found trying Cairn as an attacker (session 13): an agent's write that told later agents to run a
-// downloaded script, plant an SSH key, delete the home folder or turn certificate checks off
-// became an active memory with no finding, and agents follow the procedures they retrieve. Such
-// a write is now a candidate for a person, and an agent reads such a passage of a memory on main
-// only once a person allowed it (core/scan/command-rules.ts).
+// downloaded script, plant an SSH key, delete the home folder, upload the cloud credentials or
+// turn certificate checks off became an active memory with no finding, and agents follow the
+// procedures they retrieve. Such a write is now a candidate for a person, and an agent reads such
+// a passage of a memory on main only once a person allowed it (core/scan/command-rules.ts).
 import { appendFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

