@@ -185,6 +185,12 @@ export interface AcceptOptions {
   allowStoreFiles?: boolean;
 }
 
+/**
+ * The option a person may set to pass a refusal (`data.override` of its CairnError): the terminal
+ * sets it with a flag, the review page with a box, the editor by asking the person (lsp/accept.ts).
+ */
+export type AcceptOverride = 'allowStoreFiles' | 'overrideRejection';
+
 /** A repository path as the store sees it: `memories/x.md`, or `../src/app.js` outside its folder. */
 function storeRelative(store: Store, repoPath: string): string {
   return repoPath.startsWith(store.prefix)
@@ -218,7 +224,7 @@ function refuseNonMemoryFiles(
       `"${id}" changes store files, not only memories: ${storeFiles.join(', ')}. Accepting merges them ` +
         `onto main with the memory (cairn.yaml holds the store's governance and scanner settings).\n` +
         `If a person has read them (cairn review) and wants them, accept with: ${command}\n(or reject it: ${reject})`,
-      { storeFiles, command },
+      { storeFiles, command, override: 'allowStoreFiles' satisfies AcceptOverride },
     );
   }
   return files;
@@ -339,7 +345,7 @@ async function refuseRejected(store: Store, id: string, cand: string, branch: st
       `${branch} is the proposal a person rejected (tag ${tag.name}); delete the branch ` +
         `(${branch.startsWith('candidate/') ? `git branch -D ${branch}` : '`cairn sync` removes it from the remote'}), ` +
         'or accept it anyway with --override-rejection',
-      { id, tag: tag.name },
+      { id, tag: tag.name, override: 'overrideRejection' satisfies AcceptOverride },
     );
   }
 }
@@ -360,7 +366,12 @@ async function refuseRejectedText(
     'ALREADY_REJECTED',
     `${said.path} says what a person rejected before (tag ${said.tag}${said.reason ? `: "${said.reason}"` : ''}); ` +
       'reject it, or accept it anyway with --override-rejection',
-    { path: said.path, tag: said.tag },
+    {
+      path: said.path,
+      tag: said.tag,
+      reason: said.reason,
+      override: 'overrideRejection' satisfies AcceptOverride,
+    },
   );
 }
 
