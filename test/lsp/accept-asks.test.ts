@@ -211,6 +211,24 @@ describe("the editor's accept asks the person what the terminal's flags say", ()
     expect(ours).toMatchObject({ secondParentIsCandidate: true, moreParents: 0, branches: '' });
   });
 
+  it('a stale copy of the very proposal a person rejected: asked, and merged as `--override-rejection`', async () => {
+    const s = await newStore();
+    const r = await s.store({
+      topic: 'Use yarn',
+      context: 'Yarn, not npm.',
+      agentName: 'scout',
+      confidence: 0.7,
+    });
+    const id = r.metadata.topic_id as string;
+    expect((await s.run('reject', id, '--why', 'we use pnpm')).code).toBe(0);
+    git(s.dir, 'branch', `candidate/${id}`, `rejected/${id}^{commit}`);
+    const e = await editor(s.dir, ['Accept anyway']);
+    expect(await e.execute(id)).toMatchObject({ id, paths: [`memories/${id}.md`] });
+    expect(e.questions.map((q) => q.message)).toEqual([
+      `"${id}" is the very proposal a person rejected (tag rejected/${id}). Accept it anyway?`,
+    ]);
+  });
+
   it('both at once: each asked on its own, and merged only when both were confirmed', async () => {
     const s = await newStore();
     const id = await rejectedTextCandidate(s, { 'cairn.yaml': looser(s.dir) });
