@@ -27,9 +27,11 @@ export async function acceptAsking(
 ): Promise<AcceptResult> {
   const { acceptCandidate } = await import('../ops/review.js');
   const confirmed: Partial<Record<AcceptOverride, true>> = {};
+  // The proposal's commit the first question was about: a branch moved meanwhile is not accepted.
+  let candidateTip: string | undefined;
   for (;;) {
     try {
-      return await acceptCandidate(ops, id, { allow, ...confirmed });
+      return await acceptCandidate(ops, id, { allow, ...confirmed, candidateTip });
     } catch (e) {
       const override = overrideOf(e);
       // Asked once per override: the same refusal again (it has one) is the answer as it is.
@@ -41,6 +43,8 @@ export async function acceptAsking(
           { refused: (e as CairnError).code, ...(e as CairnError).data },
         );
       confirmed[override] = true;
+      const shown = (e as CairnError).data?.candidateTip;
+      candidateTip ??= typeof shown === 'string' ? shown : undefined;
     }
   }
 }
