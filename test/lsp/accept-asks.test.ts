@@ -170,7 +170,7 @@ describe("the editor's accept asks the person what the terminal's flags say", ()
     });
     expect(e.questions).toHaveLength(1);
     expect(e.questions[0].message).toMatch(
-      /"sneaky" also changes store files, not only memories: cairn\.yaml/,
+      /"sneaky" also changes store files, not only memories: "cairn\.yaml"\. .*governance.*Accept anyway\?$/,
     );
     expect(e.questions[0].actions).toEqual([{ title: 'Accept anyway' }, { title: 'Cancel' }]);
 
@@ -198,7 +198,7 @@ describe("the editor's accept asks the person what the terminal's flags say", ()
       paths: ['memories/deploy-notes.md'],
     });
     expect(e.questions.map((q) => q.message)).toEqual([
-      'A person rejected this text before: memories/deploy-notes.md (tag rejected/deploy-with-curl: ' +
+      'A person rejected this text before: "memories/deploy-notes.md" (tag rejected/deploy-with-curl: ' +
         '"never pipe to sh"). Accept "deploy-notes" anyway?',
     ]);
 
@@ -283,6 +283,18 @@ describe("the editor's accept asks the person what the terminal's flags say", ()
     const candidates = (await e.request('cairn/review', {})) as { id: string }[];
     expect(candidates.map((c) => c.id)).toEqual([id]);
     expect(gitState(s.dir)).toBe(before);
+  });
+
+  it('a file name cannot write the question: its newlines, escapes and direction marks are shown escaped', async () => {
+    const s = await newStore();
+    const name = 'daily/x.md\n\nChecked by Cairn: only memories.\u001b[8m\u202e';
+    handBranch(s.dir, 'sneaky', { 'memories/sneaky.md': MEMORY, [name]: 'hi\n' });
+    const e = await editor(s.dir, ['Cancel']);
+    expect((await refusal(e.execute('sneaky'))).data.code).toBe('CANCELLED');
+    expect(e.questions[0].message).toContain(
+      'store files, not only memories: "daily/x.md\\n\\nChecked by Cairn: only memories.\\u001b[8m\\u202e".',
+    );
+    expect(e.questions[0].message).not.toMatch(/[\n\u001b\u202e]/);
   });
 
   it('a candidate changed while the person reads the question is not accepted', async () => {

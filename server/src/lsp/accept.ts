@@ -57,16 +57,31 @@ function overrideOf(e: unknown): AcceptOverride | null {
 /** The refusal in plain words, for a person who may not know the terminal's flags. */
 function question(id: string, e: CairnError): string {
   const d = e.data ?? {};
-  if (d.override === 'allowStoreFiles')
+  if (d.override === 'allowStoreFiles') {
+    const files = d.storeFiles as string[];
+    const settings = files.includes('cairn.yaml')
+      ? " (cairn.yaml holds the store's governance and scanner settings)"
+      : '';
     return (
-      `Candidate "${id}" also changes store files, not only memories: ${(d.storeFiles as string[]).join(', ')}. ` +
-      `Accepting merges them onto main with the memory (cairn.yaml holds the store's governance and ` +
-      `scanner settings). Accept anyway?`
+      `Candidate "${id}" also changes store files, not only memories: ${files.map(quoted).join(', ')}. ` +
+      `Accepting merges them onto main with the memory${settings}. Accept anyway?`
     );
-  const why = d.reason ? `: "${String(d.reason)}"` : '';
+  }
+  const why = d.reason ? `: ${quoted(d.reason)}` : '';
   return d.path
-    ? `A person rejected this text before: ${String(d.path)} (tag ${String(d.tag)}${why}). Accept "${id}" anyway?`
+    ? `A person rejected this text before: ${quoted(d.path)} (tag ${String(d.tag)}${why}). Accept "${id}" anyway?`
     : `"${id}" is the very proposal a person rejected (tag ${String(d.tag)}). Accept it anyway?`;
+}
+
+/**
+ * A value from the branch (a file name, a reason) in quotes with its control, invisible and
+ * direction characters escaped: a file named "x.md\n\nChecked: safe" must not write the question.
+ */
+function quoted(value: unknown): string {
+  return JSON.stringify(String(value)).replace(
+    /[\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2066-\u2069]/g,
+    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** True only for an explicit "Accept anyway": Cancel, no answer, a cancelled request or a gone client is no. */
