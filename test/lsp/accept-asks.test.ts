@@ -3,7 +3,7 @@
 // (window/showMessageRequest) and only their "Accept anyway" adds that one override; the merge is
 // the CLI's. The built server on stdio, as editors run it (`npm test` builds dist/ first), stores
 // made by the built CLI, real git.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -369,5 +369,78 @@ describe("the editor's accept asks the person what the terminal's flags say", ()
     expect((await refusal(e.execute('sneaky'))).data.code).toBe('NEEDS_ALLOWANCE');
     expect(e.questions).toEqual([]);
     expect(gitState(s.dir)).toBe(before);
+  });
+});
+
+const nvimMissing = spawnSync('nvim', ['--version']).error !== undefined;
+if (nvimMissing) console.warn('skipping the Neovim accept test: nvim is not on PATH');
+
+/**
+ * Neovim's own client and its own window/showMessageRequest handler (an `inputlist` prompt), with
+ * the person's `keys` typed ahead; writes the question, the answer and the command's outcome.
+ */
+const acceptLua = (root: string, keys: string, out: string) => `
+local R = {}
+local function finish()
+  local f = assert(io.open(${JSON.stringify(out)}, 'w')); f:write(vim.fn.json_encode(R)); f:close(); vim.cmd('qall!')
+end
+vim.defer_fn(function() R.error = 'timeout'; finish() end, 25000)
+vim.lsp.start_client({
+  name = 'cairn',
+  cmd = vim.fn.json_decode(${JSON.stringify(JSON.stringify([process.execPath, CAIRN_BIN, 'lsp', '--stdio']))}),
+  root_dir = ${JSON.stringify(root)},
+  handlers = {
+    ['window/showMessageRequest'] = function(err, res, ctx, cfg)
+      R.question = res.message
+      vim.api.nvim_feedkeys(${JSON.stringify(keys)}, 't', false)
+      R.answer = vim.lsp.handlers['window/showMessageRequest'](err, res, ctx, cfg)
+      return R.answer
+    end,
+  },
+  on_init = function(client)
+    client.request('workspace/executeCommand', { command = 'cairn.accept', arguments = { 'sneaky' } }, function(err, result)
+      R.error = err and err.message or nil
+      R.result = result
+      finish()
+    end)
+  end,
+})
+`;
+
+describe.skipIf(nvimMissing)('in a real Neovim (its own prompt)', () => {
+  it('typing 1 ("Accept anyway") accepts the store files; typing 2 ("Cancel") changes nothing', async () => {
+    for (const [keys, accepted] of [
+      ['1\r', true],
+      ['2\r', false],
+    ] as const) {
+      const s = await newStore();
+      storeFilesCandidate(s);
+      const before = gitState(s.dir);
+      const out = path.join(s.parent, 'nvim.json');
+      writeFileSync(path.join(s.parent, 'init.lua'), acceptLua(s.dir, keys, out));
+      execFileSync('nvim', ['--headless', '-n', '-i', 'NONE', '-u', path.join(s.parent, 'init.lua')], {
+        cwd: s.dir,
+        env: {
+          ...process.env,
+          ...GIT_ENV,
+          CAIRN_AUTHOR_NAME: TEST_AUTHOR.name,
+          CAIRN_AUTHOR_EMAIL: TEST_AUTHOR.email,
+        },
+        stdio: 'ignore',
+        timeout: 40_000,
+      });
+      const r = JSON.parse(readFileSync(out, 'utf8'));
+      expect(r.question).toMatch(/also changes store files, not only memories: "cairn\.yaml"/);
+      if (accepted) {
+        expect(r).toMatchObject({ answer: { title: 'Accept anyway' }, result: { id: 'sneaky' } });
+        expect(git(s.dir, 'log', '-1', '--format=%B', 'main')).toMatch(/Memory-Action: accept/);
+      } else {
+        expect(r).toMatchObject({
+          answer: { title: 'Cancel' },
+          error: expect.stringMatching(/not accepted/),
+        });
+        expect(gitState(s.dir)).toBe(before);
+      }
+    }
   });
 });
