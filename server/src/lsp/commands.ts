@@ -103,14 +103,15 @@ function allowList(allow: unknown): string[] {
   return typeof allow === 'string' ? [allow] : [];
 }
 
-const accept = async (ctx: ServerContext, id: string, allow?: unknown) =>
+/**
+ * Only the id and the allowed rules come from the client: store files and a rejected text are
+ * accepted when the person says so in the editor's question (lsp/accept.ts), never by an argument.
+ */
+const accept = async (ctx: ServerContext, id: string, allow?: unknown, token?: CancellationToken) =>
   guarded(
     ctx,
     await hostOf(ctx, { id }),
-    async (ops) =>
-      (await import('../ops/review.js')).acceptCandidate(ops, String(id), {
-        allow: allowList(allow),
-      }),
+    async (ops) => (await import('./accept.js')).acceptAsking(ctx, ops, String(id), allowList(allow), token),
     { changes: true },
   );
 const reject = async (ctx: ServerContext, id: string, why?: string) =>
@@ -192,7 +193,7 @@ export async function executeCommand(
     case 'cairn.review':
       return review(ctx, typeof a === 'object' && a ? (a as { uri?: unknown; store?: unknown }) : undefined);
     case 'cairn.accept':
-      return accept(ctx, a as string, b);
+      return accept(ctx, a as string, b, token);
     case 'cairn.reject':
       return reject(ctx, a as string, b as string | undefined);
     case 'cairn.openMemory':
@@ -251,7 +252,7 @@ export async function handleCustomRequest(
     case 'cairn/review':
       return review(ctx, p);
     case 'cairn/accept':
-      return accept(ctx, p?.id, p?.allow);
+      return accept(ctx, p?.id, p?.allow, token);
     case 'cairn/reject':
       return reject(ctx, p?.id, p?.why);
   }

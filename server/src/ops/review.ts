@@ -183,7 +183,19 @@ export interface AcceptOptions {
   overrideRejection?: boolean;
   /** A person read the store files (not memories) the branch changes and wants them on main too. */
   allowStoreFiles?: boolean;
+  /**
+   * The proposal's commit a person was shown (a refusal's `data.candidateTip`): if the branch has
+   * moved since, nothing is accepted (REF_MOVED), so a word given about one text never merges another.
+   */
+  candidateTip?: string;
 }
+
+/**
+ * The option a person may set to pass a refusal (`data.override` of its CairnError, with the
+ * proposal's commit as `data.candidateTip`): the terminal sets it with a flag, the review page with
+ * a box, the editor by asking the person (lsp/accept.ts).
+ */
+export type AcceptOverride = 'allowStoreFiles' | 'overrideRejection';
 
 /** A repository path as the store sees it: `memories/x.md`, or `../src/app.js` outside its folder. */
 function storeRelative(store: Store, repoPath: string): string {
@@ -194,8 +206,7 @@ function storeRelative(store: Store, repoPath: string): string {
 
 /** Refuses what a candidate must not bring onto main unseen (core/candidate-files.ts says why). */
 function refuseNonMemoryFiles(
-  id: string,
-  branch: string,
+  { id, branch, tip }: { id: string; branch: string; tip: string },
   repoPaths: string[],
   store: Store,
   allowStoreFiles: boolean,
@@ -218,7 +229,7 @@ function refuseNonMemoryFiles(
       `"${id}" changes store files, not only memories: ${storeFiles.join(', ')}. Accepting merges them ` +
         `onto main with the memory (cairn.yaml holds the store's governance and scanner settings).\n` +
         `If a person has read them (cairn review) and wants them, accept with: ${command}\n(or reject it: ${reject})`,
-      { storeFiles, command },
+      { storeFiles, command, override: 'allowStoreFiles' satisfies AcceptOverride, candidateTip: tip },
     );
   }
   return files;
@@ -239,6 +250,13 @@ export async function acceptCandidate(
   const result = await store.repo.withLock(async () => {
     const picked = await pickCandidate(store, name);
     const { id, branch, tip: cand, localBranch } = picked;
+    if (opts.candidateTip && opts.candidateTip !== cand)
+      throw new CairnError(
+        'REF_MOVED',
+        `${branch} changed since it was shown (now ${cand.slice(0, 8)}, shown ${opts.candidateTip.slice(0, 8)}); ` +
+          'nothing was accepted: review it again',
+        { branch, expected: opts.candidateTip, found: cand },
+      );
     const main = await requireMainTip(store);
     if ((await store.repo.isAncestor(cand, main)) || (await landedOnMain(store, id, cand, main))) {
       if (localBranch) await store.repo.deleteBranch(localBranch);
@@ -248,8 +266,7 @@ export async function acceptCandidate(
     const base = await store.repo.mergeBase(cand, main);
     const diffs = await store.repo.diff(base, cand);
     const files = refuseNonMemoryFiles(
-      id,
-      branch,
+      picked,
       diffs.map((d) => d.path),
       store,
       Boolean(opts.allowStoreFiles),
@@ -339,7 +356,7 @@ async function refuseRejected(store: Store, id: string, cand: string, branch: st
       `${branch} is the proposal a person rejected (tag ${tag.name}); delete the branch ` +
         `(${branch.startsWith('candidate/') ? `git branch -D ${branch}` : '`cairn sync` removes it from the remote'}), ` +
         'or accept it anyway with --override-rejection',
-      { id, tag: tag.name },
+      { id, tag: tag.name, override: 'overrideRejection' satisfies AcceptOverride, candidateTip: cand },
     );
   }
 }
@@ -360,7 +377,13 @@ async function refuseRejectedText(
     'ALREADY_REJECTED',
     `${said.path} says what a person rejected before (tag ${said.tag}${said.reason ? `: "${said.reason}"` : ''}); ` +
       'reject it, or accept it anyway with --override-rejection',
-    { path: said.path, tag: said.tag },
+    {
+      path: said.path,
+      tag: said.tag,
+      reason: said.reason,
+      override: 'overrideRejection' satisfies AcceptOverride,
+      candidateTip: cand,
+    },
   );
 }
 
