@@ -32,6 +32,12 @@ export async function allowedRules(ctx: OpContext): Promise<(id: string) => stri
   return (id) => histories.get(id)?.allowed ?? [];
 }
 
+/** allowedRules looked up at most once for one answer (many flagged files, one history). */
+function allowancesOnce(ctx: OpContext): () => Promise<(id: string) => string[]> {
+  let allowed: Promise<(id: string) => string[]> | undefined;
+  return () => (allowed ??= allowedRules(ctx));
+}
+
 /**
  * The text an agent may read: flagged passages withheld unless allowed. Allowances are looked up
  * only when something is flagged, and never apply to a candidate (a person allows it on accept).
@@ -41,19 +47,21 @@ export async function withholdForAgent(
   text: string,
   where: { path: string; status?: MemoryStatus },
 ): Promise<WithholdResult> {
-  return withholdScanned(ctx, text, where);
+  return withholdScanned(ctx, text, where, {});
 }
 
 /**
  * withholdForAgent, with the scan of a blob looked up in (and added to) the cache of scans when the
- * text is that blob's: a blob scanned before is not scanned again (clean-scans.ts).
+ * text is that blob's: a blob scanned before is not scanned again (clean-scans.ts). `allowances`
+ * shares one lookup of the allowances between the files of an answer.
  */
 async function withholdScanned(
   ctx: OpContext,
   text: string,
   where: { path: string; status?: MemoryStatus },
-  blob?: { oid: string; scans: CleanScans },
+  opts: { blob?: { oid: string; scans: CleanScans }; allowances?: () => Promise<(id: string) => string[]> },
 ): Promise<WithholdResult> {
+  const { blob, allowances = allowancesOnce(ctx) } = opts;
   // The scanner is loaded on the first file to scan: a search whose files were all scanned clean
   // before never loads it.
   const { flaggedScan, withholdFound } = await import('../core/withhold.js');
@@ -65,7 +73,7 @@ async function withholdScanned(
     else if (blob) blob.scans.addClean(blob.oid);
   }
   if (!findings.length || !id || where.status === 'candidate') return withholdFound(text, findings, { id });
-  return withholdFound(text, findings, { id, allowed: (await allowedRules(ctx))(id) });
+  return withholdFound(text, findings, { id, allowed: (await allowances())(id) });
 }
 
 export type AgentEntry = SearchEntry & { withheldPassages?: WithheldPassage[] };
@@ -101,6 +109,7 @@ export async function withholdSearchAnswer<T extends Pick<SearchResponse, 'entri
     // Blobs scanned before are not scanned again (ops/clean-scans.ts: clean ones by any process,
     // flagged ones by this one; allowances are applied afresh).
     const cleanScans = await CleanScans.open(ctx);
+    const allowances = allowancesOnce(ctx);
     let candidates: Map<string, string> | undefined;
     for (const path of paths) {
       let commit = tip;
@@ -116,7 +125,7 @@ export async function withholdSearchAnswer<T extends Pick<SearchResponse, 'entri
         ctx,
         text,
         { path, status: status.get(path) },
-        { oid, scans: cleanScans },
+        { blob: { oid, scans: cleanScans }, allowances },
       );
       if (w.passages.length) safe.set(path, w);
     }
@@ -249,6 +258,7 @@ export async function withheldTriples(
   const out: WithheldTriples = { keys: new Set(), notes: [] };
   const cleanScans = await CleanScans.open(ctx);
   const blobOf = blobIds(ctx);
+  const allowances = allowancesOnce(ctx);
   for (const r of records) {
     const { triples } = r.memory.frontMatter;
     if (!triples.length) continue;
@@ -265,7 +275,7 @@ export async function withheldTriples(
       ctx,
       text,
       { path: r.path, status: r.status },
-      oid === null ? undefined : { oid, scans: cleanScans },
+      { blob: oid === null ? undefined : { oid, scans: cleanScans }, allowances },
     );
     if (!passages.length) continue;
     const { withheldNote } = await import('../core/withhold.js');
