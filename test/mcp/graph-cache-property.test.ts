@@ -94,7 +94,8 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     arbitrary: fc.record({
       op: fc.constant('allow' as const),
       target: fc.nat(9),
-      rules: fc.subarray(RULES, { minLength: 1 }),
+      // Mostly both rules (the phrase trips both: only that hands the fact over), now and then one.
+      rules: fc.constantFrom(RULES, RULES, RULES, [RULES[0]], [RULES[1]]),
     }),
   },
   { weight: 3, arbitrary: fc.constant({ op: 'undo' as const }) },
@@ -173,16 +174,17 @@ async function answers(ctx: OpContext, conn: Connected, entity: string) {
   };
 }
 
-const seen = { steps: 0, withheldAnswers: 0, allowedAnswers: 0 };
+const seen = { steps: 0, withheldAnswers: 0, allowedAnswers: 0, cacheFiles: 0 };
 
 async function runSequence(steps: Step[]): Promise<void> {
   const dir = await makeStore();
-  // Two knowledge_graph calls a step: past the default limit of retrievals a minute.
+  // Two knowledge_graph calls a step: past the default limit of retrievals a minute (10; at most 30,
+  // so a server answers 14 steps). In the first commit, so that no undo takes it back.
   writeFileSync(
     path.join(dir, 'cairn.yaml'),
-    `${readFileSync(path.join(dir, 'cairn.yaml'), 'utf8')}\nmcp:\n  retrieval:\n    perMinute: 100000\n`,
+    `${readFileSync(path.join(dir, 'cairn.yaml'), 'utf8')}\nmcp:\n  retrieval:\n    perMinute: 30\n`,
   );
-  git(dir, 'commit', '-qam', 'no rate limit for the test');
+  git(dir, 'commit', '-qa', '--amend', '--no-edit');
   const ctx: OpContext = {
     store: await openStore({ store: dir }),
     now: () => new Date(),
@@ -217,9 +219,7 @@ async function runSequence(steps: Step[]): Promise<void> {
       if (a.plain.summary.withheld) seen.withheldAnswers++;
       if (JSON.stringify(a.plain).includes(PHRASE)) seen.allowedAnswers++;
     }
-    // The server did use its cache (the bundle has a build id): without it this test compares
-    // nothing but the plain path with itself.
-    expect(existsSync(cacheFile)).toBe(true);
+    if (existsSync(cacheFile)) seen.cacheFiles++;
   } finally {
     await conn.close();
     removeDir(path.dirname(dir));
@@ -230,15 +230,17 @@ describe('knowledge_graph with cached scans equals the plain scan (property)', (
   it(`after random sequences of facts added, injected, edited, allowed and undone (${RUNS} runs)`, async () => {
     buildDist();
     expect(buildId(), 'the sources must not cache: they are the plain reference').toBeNull();
-    await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 4, maxLength: 16 }), runSequence), {
+    await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 4, maxLength: 14 }), runSequence), {
       numRuns: RUNS,
       seed: SEED,
       verbose: true,
       endOnFailure: true,
     });
-    // The sequences reach withheld facts and facts a person allowed.
+    // The sequences reach withheld facts (allowed ones too, most runs: the examples below pin those).
     expect(seen.withheldAnswers).toBeGreaterThan(0);
-    if (RUNS >= 5) expect(seen.allowedAnswers).toBeGreaterThan(0);
+    // The servers did use their cache (the bundle has a build id): without it this test compares
+    // nothing but the plain path with itself. (A run whose every fact is flagged writes no file.)
+    expect(seen.cacheFiles).toBeGreaterThan(0);
     console.log(`graph cache property: ${RUNS} runs, ${JSON.stringify(seen)}`);
   }, 600_000);
 
