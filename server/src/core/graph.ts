@@ -43,7 +43,10 @@ export function holdsAt(f: Pick<Fact, 'from' | 'until'>, asOf: string): boolean 
   return true;
 }
 
-const same = (a: string, b: string) => a.localeCompare(b, undefined, { sensitivity: 'accent' }) === 0;
+// One collator for every comparison: localeCompare with options builds a new one per call (a
+// 10,000-memory graph's query spent a quarter of its time there). Same answers by definition.
+const accent = new Intl.Collator(undefined, { sensitivity: 'accent' });
+const same = (a: string, b: string) => accent.compare(a, b) === 0;
 
 /** Facts of active memories only: superseded, candidate and rejected memories do not count. */
 export function activeFacts(memories: readonly GraphMemory[]): Fact[] {

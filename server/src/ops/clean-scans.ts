@@ -3,12 +3,16 @@
 // detector) cost a fifth of a warm search. A blob never changes, so a verdict stays true for as long
 // as the scanner does: the file's first line names the scanner (the build of the code, the weights,
 // the threshold), and any other scanner starts afresh. Only "clean" is remembered: a flagged file
-// is scanned every time, so the cache can skip work but never hide a finding. A damaged file is
-// dropped and rewritten; without a build id (sources, tsc's output) nothing is cached.
+// is scanned every time by a new process, so the file can skip work but never hide a finding. A
+// damaged file is dropped and rewritten; without a build id (sources, tsc's output) nothing is cached.
+// A long-lived process (the MCP server's knowledge_graph, which looks at every memory with facts on
+// each call) also keeps the findings of flagged blobs, in memory only, under the same scanner key:
+// the verdict before any allowance, so allowances are applied afresh by the caller every time.
 import { createHash } from 'node:crypto';
 import { buildId } from '../build-id.js';
 import { openCairnDir, type CairnDir } from '../store/cairn-dir.js';
 import { injectionDetectorFingerprint } from '../store/injection-model-file.js';
+import type { ScanFinding } from '../core/scan/index.js';
 import type { OpContext } from './context.js';
 
 const FILE = 'cache/clean-scans.txt';
@@ -16,6 +20,11 @@ const FORMAT = 'cairn-clean-scans-1';
 /** Past this many blobs the file starts afresh (bounded: about 4 MB). */
 const MAX_ENTRIES = 100_000;
 const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+/** Flagged blobs kept in memory per process (flagged memories are few; bounded all the same). */
+const MAX_FLAGGED = 10_000;
+
+/** This process's findings of flagged blobs, by `scanner header + blob id`. */
+const flaggedScans = new Map<string, readonly ScanFinding[]>();
 
 export class CleanScans {
   private added = false;
@@ -49,6 +58,18 @@ export class CleanScans {
     if (this.clean.size >= MAX_ENTRIES) this.clean.clear();
     this.clean.add(oid);
     this.added = true;
+  }
+
+  /** The flagged findings this scanner found in this blob earlier in this process, if any. */
+  flagged(oid: string): readonly ScanFinding[] | undefined {
+    return this.dir ? flaggedScans.get(`${this.header}\0${oid}`) : undefined;
+  }
+
+  /** Remembers, in this process only, the flagged findings of a blob (before any allowance). */
+  addFlagged(oid: string, findings: readonly ScanFinding[]): void {
+    if (!this.dir || !OID.test(oid)) return;
+    if (flaggedScans.size >= MAX_FLAGGED) flaggedScans.clear();
+    flaggedScans.set(`${this.header}\0${oid}`, findings);
   }
 
   /** Writes the file when something was added (atomically; skipped when .cairn cannot be used). */

@@ -32,6 +32,12 @@ export async function allowedRules(ctx: OpContext): Promise<(id: string) => stri
   return (id) => histories.get(id)?.allowed ?? [];
 }
 
+/** allowedRules looked up at most once for one answer (many flagged files, one history). */
+function allowancesOnce(ctx: OpContext): () => Promise<(id: string) => string[]> {
+  let allowed: Promise<(id: string) => string[]> | undefined;
+  return () => (allowed ??= allowedRules(ctx));
+}
+
 /**
  * The text an agent may read: flagged passages withheld unless allowed. Allowances are looked up
  * only when something is flagged, and never apply to a candidate (a person allows it on accept).
@@ -41,27 +47,33 @@ export async function withholdForAgent(
   text: string,
   where: { path: string; status?: MemoryStatus },
 ): Promise<WithholdResult> {
-  return (await withholdScanned(ctx, text, where)).result;
+  return withholdScanned(ctx, text, where, {});
 }
 
-/** withholdForAgent, saying too whether the scan flagged nothing at all (before any allowance). */
+/**
+ * withholdForAgent, with the scan of a blob looked up in (and added to) the cache of scans when the
+ * text is that blob's: a blob scanned before is not scanned again (clean-scans.ts). `allowances`
+ * shares one lookup of the allowances between the files of an answer.
+ */
 async function withholdScanned(
   ctx: OpContext,
   text: string,
   where: { path: string; status?: MemoryStatus },
-): Promise<{ result: WithholdResult; clean: boolean }> {
+  opts: { blob?: { oid: string; scans: CleanScans }; allowances?: () => Promise<(id: string) => string[]> },
+): Promise<WithholdResult> {
+  const { blob, allowances = allowancesOnce(ctx) } = opts;
   // The scanner is loaded on the first file to scan: a search whose files were all scanned clean
-  // before (clean-scans.ts) never loads it.
-  const { withholdText } = await import('../core/withhold.js');
+  // before never loads it.
+  const { flaggedScan, withholdFound } = await import('../core/withhold.js');
   const id = memoryIdFromPath(where.path);
-  const detector = await detectorOf(ctx);
-  const strict = withholdText(text, { id, detector });
-  if (!strict.passages.length) return { result: strict, clean: true };
-  if (!id || where.status === 'candidate') return { result: strict, clean: false };
-  return {
-    result: withholdText(text, { id, allowed: (await allowedRules(ctx))(id), detector }),
-    clean: false,
-  };
+  let findings = blob?.scans.flagged(blob.oid);
+  if (!findings) {
+    findings = flaggedScan(text, await detectorOf(ctx));
+    if (blob && findings.length) blob.scans.addFlagged(blob.oid, findings);
+    else if (blob) blob.scans.addClean(blob.oid);
+  }
+  if (!findings.length || !id || where.status === 'candidate') return withholdFound(text, findings, { id });
+  return withholdFound(text, findings, { id, allowed: (await allowances())(id) });
 }
 
 export type AgentEntry = SearchEntry & { withheldPassages?: WithheldPassage[] };
@@ -94,8 +106,10 @@ export async function withholdSearchAnswer<T extends Pick<SearchResponse, 'entri
   const safe = new Map<string, WithholdResult>();
   if (paths.length) {
     const tip = await requireMainTip(store);
-    // Blobs scanned clean before are not scanned again (ops/clean-scans.ts: flagged ones always are).
+    // Blobs scanned before are not scanned again (ops/clean-scans.ts: clean ones by any process,
+    // flagged ones by this one; allowances are applied afresh).
     const cleanScans = await CleanScans.open(ctx);
+    const allowances = allowancesOnce(ctx);
     let candidates: Map<string, string> | undefined;
     for (const path of paths) {
       let commit = tip;
@@ -107,9 +121,13 @@ export async function withholdSearchAnswer<T extends Pick<SearchResponse, 'entri
       if (oid === null || cleanScans.isClean(oid)) continue;
       const text = await store.repo.readBlobText(oid);
       if (text === null) continue;
-      const w = await withholdScanned(ctx, text, { path, status: status.get(path) });
-      if (w.clean) cleanScans.addClean(oid);
-      if (w.result.passages.length) safe.set(path, w.result);
+      const w = await withholdScanned(
+        ctx,
+        text,
+        { path, status: status.get(path) },
+        { blob: { oid, scans: cleanScans }, allowances },
+      );
+      if (w.passages.length) safe.set(path, w);
     }
     cleanScans.save();
   }
@@ -223,7 +241,9 @@ export interface WithheldTriples {
 
 /**
  * The triples on lines the scanner withholds from agents, as memory_get and search withhold those
- * lines (allowances apply; a candidate never has any). Only memories with triples are scanned.
+ * lines (allowances apply; a candidate never has any). Only memories with triples are scanned, and
+ * only those whose blob was not scanned clean before (clean-scans.ts, the cache search uses): a
+ * repeated knowledge_graph call reads and scans just the flagged memories and the changed ones.
  */
 export async function withheldTriples(
   ctx: OpContext,
@@ -236,15 +256,29 @@ export async function withheldTriples(
   }[],
 ): Promise<WithheldTriples> {
   const out: WithheldTriples = { keys: new Set(), notes: [] };
-  const { withheldNote } = await import('../core/withhold.js');
+  const cleanScans = await CleanScans.open(ctx);
+  const blobOf = blobIds(ctx);
+  const allowances = allowancesOnce(ctx);
   for (const r of records) {
     const { triples } = r.memory.frontMatter;
     if (!triples.length) continue;
+    const oid = await blobOf(r.commit, r.path);
+    if (oid !== null && cleanScans.isClean(oid)) continue;
     // A memory from the parse cache keeps neither its text nor its key ranges: read it again.
     const text =
-      r.memory.text || ((await ctx.store.repo.readText(r.commit, repoPath(ctx.store, r.path))) ?? '');
-    const { passages } = await withholdForAgent(ctx, text, { path: r.path, status: r.status });
+      r.memory.text ||
+      (oid !== null
+        ? await ctx.store.repo.readBlobText(oid)
+        : await ctx.store.repo.readText(r.commit, repoPath(ctx.store, r.path))) ||
+      '';
+    const { passages } = await withholdScanned(
+      ctx,
+      text,
+      { path: r.path, status: r.status },
+      { blob: oid === null ? undefined : { oid, scans: cleanScans }, allowances },
+    );
     if (!passages.length) continue;
+    const { withheldNote } = await import('../core/withhold.js');
     const memory = r.memory.text ? r.memory : parseMemory(text, { path: r.path });
     const hit = passages.filter((p) => triples.some((_, i) => onTripleLine(memory, i, p)));
     triples.forEach((_, i) => {
@@ -252,7 +286,26 @@ export async function withheldTriples(
     });
     for (const p of hit) out.notes.push(`a fact of ${r.id} ${withheldNote(p, r.id)}`);
   }
+  cleanScans.save();
   return out;
+}
+
+/** A file's blob id at a commit, each folder listed once (a tree walk per file would read the
+ * 10,000-entry memories folder 10,000 times); null when the file is not there. */
+function blobIds(ctx: OpContext): (commit: string, path: string) => Promise<string | null> {
+  const folders = new Map<string, Map<string, string>>();
+  return async (commit, path) => {
+    const slash = path.lastIndexOf('/');
+    const folder = path.slice(0, slash + 1);
+    const key = `${commit}:${folder}`;
+    let blobs = folders.get(key);
+    if (!blobs) {
+      const entries = await ctx.store.repo.listDir(commit, repoPath(ctx.store, folder));
+      blobs = new Map(entries.filter((e) => e.type === 'blob').map((e) => [e.name, e.oid]));
+      folders.set(key, blobs);
+    }
+    return blobs.get(path.slice(slash + 1)) ?? null;
+  };
 }
 
 /** True when a withheld passage covers the triple's lines (0-based ranges, 1-based passages). A
