@@ -52,10 +52,7 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
 }
 
 function serve(opts: LanguageServerOptions): { connection: Connection; stop: () => Promise<void> } {
-  const connection = createConnection(
-    new StreamMessageReader(opts.input),
-    new FrameWriter(opts.output),
-  );
+  const connection = createConnection(new StreamMessageReader(opts.input), new FrameWriter(opts.output));
   const documents = new TextDocuments(TextDocument);
   const ctx: ServerContext = {
     connection,
