@@ -1,6 +1,6 @@
 // Issue 13, "what is on disk is searchable": a memory edited, added or deleted in the work tree of
 // the checked-out main is searched as it is on disk, marked `uncommitted`; never through a link.
-import { rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliStores, git, type CliStore } from '../helpers/store.js';
@@ -66,5 +66,23 @@ describe('search reads what is on disk', () => {
       '---\nid: draft\ntitle: Narwhal draft\n---\n\nOn a branch.\n',
     );
     expect((await search(s, 'narwhal')).entries).toEqual([]);
+  });
+
+  // Found by CI (session 13): a person's `git commit` in the store failed with "index.lock: File
+  // exists" while an agent searched. The search's `git status` refreshed the index's stat data and
+  // wrote it back under index.lock, an optional lock a background reader must not take.
+  it('never writes the git index (a person committing meanwhile is never locked out)', async () => {
+    const s = await stores.newStore();
+    expect(
+      (await s.store({ topic: 'Ledger', context: 'The ledger keeps money in integer cents.' })).code,
+    ).toBe(0);
+    // A file whose stat data no longer matches the index, content unchanged: `git status` refreshes it.
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(path.join(s.dir, 'memories/ledger.md'), later, later);
+    const index = path.join(s.dir, '.git', 'index');
+    const before = { ino: statSync(index).ino, bytes: readFileSync(index) };
+    expect((await search(s, 'ledger')).entries.map((e) => e.topicId)).toContain('ledger');
+    expect(statSync(index).ino).toBe(before.ino);
+    expect(readFileSync(index).equals(before.bytes)).toBe(true);
   });
 });

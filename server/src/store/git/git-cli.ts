@@ -37,6 +37,10 @@ export function runGit(args: string[], opts: GitRunOptions): Promise<GitRunResul
     // git's messages are read for what went wrong: always the same language.
     LC_ALL: 'C',
     LANGUAGE: 'C',
+    // Cairn runs git beside a person's own git in the same repository: a background `git status`
+    // that wrote the refreshed index back held index.lock, and the person's `git commit` failed.
+    // Optional locks only: a merge still takes the locks it needs.
+    GIT_OPTIONAL_LOCKS: '0',
     ...(opts.interactive
       ? {}
       : { GIT_TERMINAL_PROMPT: '0', GCM_INTERACTIVE: 'never', SSH_ASKPASS_REQUIRE: 'never' }),
