@@ -7,7 +7,6 @@
 // changed), allows the flagged rules on one (the ops function, as `cairn allow`), undoes the last
 // change, damages the cache file, restarts the server. Runs: CAIRN_PROPERTY_RUNS (default 10); seed:
 // CAIRN_PROPERTY_SEED, fixed in CI.
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -20,7 +19,7 @@ import { graphSummary, queryGraph } from '../../server/src/ops/graph.js';
 import { undoLast } from '../../server/src/ops/undo.js';
 import { openStore } from '../../server/src/store/store.js';
 import { removeDir } from '../helpers/store.js';
-import { buildDist, call, connect, makeStore, type Connected } from './helpers.js';
+import { buildDist, call, connect, makeStore, personGit, type Connected } from './helpers.js';
 
 const RUNS = Number(process.env.CAIRN_PROPERTY_RUNS ?? 10);
 const SEED = process.env.CAIRN_PROPERTY_SEED
@@ -34,26 +33,7 @@ const RULES = ['injection/override', 'injection/reveal-prompt'];
 const ENTITIES = ['payments', 'billing', 'search'];
 const OBJECTS = ['go', 'tuesdays', 'platform-team', 'postgres'];
 const AS_OF = '2026-12-01';
-const GIT_ENV = {
-  ...process.env,
-  GIT_AUTHOR_NAME: 'Ada',
-  GIT_AUTHOR_EMAIL: 'ada@example.com',
-  GIT_COMMITTER_NAME: 'Ada',
-  GIT_COMMITTER_EMAIL: 'ada@example.com',
-};
-const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-
-/** The git CLI; tried again while the server's search process holds the index lock (it refreshes it). */
-function git(dir: string, ...args: string[]): string {
-  for (let tries = 0; ; tries++) {
-    try {
-      return execFileSync('git', args, { cwd: dir, env: GIT_ENV, encoding: 'utf8', stdio: 'pipe' });
-    } catch (e) {
-      if (tries > 50 || !String((e as { stderr?: string }).stderr).includes('index.lock')) throw e;
-      sleep(100);
-    }
-  }
-}
+const git = personGit;
 
 interface Fact {
   s: number;

@@ -28,6 +28,20 @@ const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(
  * here). Others' type errors do not stop tsc from emitting. Test files run in parallel, so one
  * builds (holding a lock folder) and the others wait for it instead of reading half-written files.
  */
+/** A person's git in a store, as a hand commit or a pull-request merge is made (author Ada). */
+export const PERSON_GIT_ENV = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 'Ada',
+  GIT_AUTHOR_EMAIL: 'ada@example.com',
+  GIT_COMMITTER_NAME: 'Ada',
+  GIT_COMMITTER_EMAIL: 'ada@example.com',
+};
+
+/** The git CLI run as that person, beside a running Cairn server (which must never lock it out). */
+export function personGit(dir: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd: dir, env: PERSON_GIT_ENV, encoding: 'utf8', stdio: 'pipe' });
+}
+
 export function buildDist(): void {
   const entry = path.join(ROOT, 'dist/mcp/index.js');
   const fresh = () =>
