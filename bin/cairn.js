@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `cairn` command: a thin launcher over the compiled CLI (run `npm run build` first in a clone).
 import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 
@@ -27,6 +28,21 @@ process.stdout.on('error', (err) => {
 // language server keeps its young generation small and calls gc() (lsp/memory.ts). Set later,
 // the server's flags made every run reject its cache and rewrite it, and the other commands' too.
 const command = process.argv[2];
+// A search is answered by the store's resident search when one runs (bin/resident-client.js).
+const resident =
+  command === 'search' && existsSync(bundle)
+    ? await import('./resident-client.js').then(async (client) => {
+        const argv = process.argv.slice(2);
+        const where = client.residentFor(argv, process.env, process.cwd(), path.dirname(bundle));
+        const answered = where ? await client.ask(where, argv, process.cwd()) : { code: null };
+        if (answered.code !== null) process.exit(answered.code);
+        if (process.env.CAIRN_RESIDENT === 'require') {
+          process.stderr.write('cairn: no resident search answered (CAIRN_RESIDENT=require)\n');
+          process.exit(75);
+        }
+        return answered.startable ? () => client.start(where, fileURLToPath(import.meta.url)) : null;
+      })
+    : null;
 const mode = command === 'search' ? 'search' : command === 'lsp' ? 'lsp' : 'default';
 if (mode === 'search') setFlagsFromString('--no-turbofan');
 if (mode === 'lsp') for (const flag of LSP_FLAGS) setFlagsFromString(flag);
@@ -34,3 +50,5 @@ const { main } = existsSync(bundle)
   ? (await import('./load-bundle.cjs')).default.requireBundle(bundle, mode)
   : await import(unbundled.href);
 process.exitCode = await main(process.argv.slice(2));
+// The next search in this store is answered by a resident, started now that this one has answered.
+if (resident && process.exitCode === 0) await resident();

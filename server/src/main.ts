@@ -5,9 +5,12 @@ import { parseArgs } from 'node:util';
 import type { Command, CommandArgs } from './cli/command.js';
 import { EXIT, UsageError, reportError, type CliIO } from './cli/io.js';
 import { findCommand, loadCommands } from './cli/registry.js';
-import { createRoot, openContext } from './compose.js';
+import { createRoot, openContext, type Root } from './compose.js';
 import type { OpContext } from './ops/context.js';
 import { packageVersion } from './package-root.js';
+
+/** The hidden first argument that runs the resident search (resident-search.ts). */
+const RESIDENT_SEARCH = '--resident-search';
 
 const GLOBAL_OPTIONS = {
   json: { type: 'boolean' },
@@ -50,8 +53,17 @@ function defaultIO(): CliIO {
   };
 }
 
-export async function main(argv: string[], io: CliIO = defaultIO()): Promise<number> {
+export async function main(
+  argv: string[],
+  io: CliIO = defaultIO(),
+  root: Root = createRoot({ env: io.env, cwd: io.cwd }),
+): Promise<number> {
   const [name, ...rest] = argv;
+  // Started by `cairn search` (bin/resident-client.js), never by a person: STORE_DIR SOCKET.
+  if (name === RESIDENT_SEARCH) {
+    const { serveResidentSearch } = await import('./resident-search.js');
+    return serveResidentSearch(rest[0], rest[1]);
+  }
   const json = rest.includes('--json');
   if (!name || name === 'help' || name === '--help' || name === '-h') {
     const cmd = await findCommand(rest[0]);
@@ -64,7 +76,6 @@ export async function main(argv: string[], io: CliIO = defaultIO()): Promise<num
   }
   const command: Command | undefined = await findCommand(name);
   if (!command) return reportError(io, new UsageError(`unknown command "${name}"`), json);
-  const root = createRoot({ env: io.env, cwd: io.cwd });
   if (command.rawArgs && !(rest.length === 1 && ['--help', '-h'].includes(rest[0]))) {
     try {
       return await command.run(
@@ -99,7 +110,7 @@ export async function main(argv: string[], io: CliIO = defaultIO()): Promise<num
       json: Boolean(parsed.values.json),
     };
     const open = async () => {
-      const ctx = await openContext({
+      const ctx = await (root.open ?? openContext)({
         store: parsed.values.store as string | undefined,
         env: io.env,
         cwd: io.cwd,

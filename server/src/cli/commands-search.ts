@@ -71,7 +71,7 @@ export const searchCommand: Command = {
   async run(args, io, open, root) {
     const query = args.positionals.join(' ').trim();
     if (!query) throw new UsageError('search needs a QUERY');
-    const optimizer = optimizeOnlyWhenIndexing();
+    const optimizer = io.longLived ? undefined : optimizeOnlyWhenIndexing();
     const ctx = await open();
     const search = await root.search(ctx, { background: false });
     const progress = indexingReporter(io, optimizer);

@@ -11,6 +11,8 @@ export interface CliIO {
   cwd: string;
   /** stderr is a terminal: progress bars are drawn only then. */
   stderrIsTTY: boolean;
+  /** The process outlives the command (the resident search): it leaves process-wide settings alone. */
+  longLived?: boolean;
 }
 
 export const EXIT = {

@@ -35,6 +35,11 @@ export interface Root {
     ctx: OpContext,
     opts: { background: boolean; log?: (message: string) => void },
   ): Promise<SearchService>;
+  /**
+   * Opens the store a command names (default: compose.ts's openContext). The resident search hands
+   * out the context it holds open, and declines other stores.
+   */
+  open?(opts: { store?: string; env: NodeJS.ProcessEnv; cwd: string }): Promise<OpContext>;
   /** Parses a language server's workspace in child processes; undefined when none is built. */
   workspaceParser(): WorkspaceParser | undefined;
   /** Opens the store at a folder with its search in a child process: a language server does this per store. */

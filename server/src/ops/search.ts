@@ -135,10 +135,19 @@ export async function configuredEmbedder(ctx: OpContext): Promise<Embedder | nul
 /** The service of a short-lived process (the CLI, tests): indexing runs before the answer. */
 export async function inlineSearchService(
   ctx: OpContext,
-  opts: { embedder?: (ctx: OpContext) => Promise<Embedder | null>; background?: boolean } = {},
+  opts: {
+    embedder?: (ctx: OpContext) => Promise<Embedder | null>;
+    background?: boolean;
+    /** Keep the work tree's state between searches while watchers say nothing changed (a resident). */
+    watchWorktree?: boolean;
+  } = {},
 ): Promise<SearchService> {
   const { SearchHost } = await import('./search-host.js');
-  const host = new SearchHost(ctx, { background: opts.background ?? false, embedder: opts.embedder });
+  const host = new SearchHost(ctx, {
+    background: opts.background ?? false,
+    embedder: opts.embedder,
+    watchWorktree: opts.watchWorktree,
+  });
   const listeners = new Set<(p: IndexProgress) => void>();
   host.onProgress = (p) => listeners.forEach((l) => l(p));
   const cancelled = (signal?: AbortSignal) => () => signal?.aborted ?? false;

@@ -1,0 +1,141 @@
+// `cairn search`'s way to the resident search (server/src/resident-search.ts): a process that keeps
+// the store's index open and answers over a unix socket. This file loads no Cairn code, only Node's
+// own modules, so a search it answers costs a Node start and one message. When nothing answers
+// (none started yet, it exited, the store's settings changed) the search runs in this process as
+// before, and a resident is started for the next one. CAIRN_RESIDENT=0 turns all of this off;
+// CAIRN_RESIDENT=require makes a search that no resident answered fail (tests, benchmarks).
+// Each of node:child_process, node:crypto and node:os costs ~4-6 ms to load: not here.
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+
+/** Environment that can change what a search answers: a resident serves only callers that agree. */
+const SAME_ENV = /^(CAIRN_|GIT_)|^(HOME|PATH|TZ|XDG_CACHE_HOME|XDG_CONFIG_HOME|LANG|LC_ALL)$/;
+
+/** Answers that mean another resident is meant for this search: starting one here would not help. */
+const DECLINED = new Set(['another store', 'another key']);
+
+/** The store `cairn search` will open (main.ts's rule: --store, CAIRN_STORE, upward), or null. */
+function storeOf(argv, env, cwd) {
+  let explicit = env.CAIRN_STORE;
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--') break;
+    if (argv[i] === '--store') explicit = argv[i + 1];
+    else if (argv[i].startsWith('--store=')) explicit = argv[i].slice('--store='.length);
+  }
+  if (explicit) {
+    const dir = path.resolve(cwd, explicit);
+    return fs.existsSync(path.join(dir, 'cairn.yaml')) ? dir : null;
+  }
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'cairn.yaml'))) return dir;
+    if (path.dirname(dir) === dir) return null;
+  }
+}
+
+/** A folder only this user can reach, made if missing; null when it cannot be trusted. */
+function privateFolder(env) {
+  const home = env.HOME;
+  const base = env.XDG_RUNTIME_DIR || env.XDG_CACHE_HOME || (home && path.join(home, '.cache'));
+  if (!base || !path.isAbsolute(base)) return null;
+  const dir = path.join(base, 'cairn', 'resident');
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const mine = (p, mask) => {
+      const st = fs.lstatSync(p);
+      return st.isDirectory() && st.uid === process.getuid() && (st.mode & mask) === 0;
+    };
+    // No one else may write on the way to it, nor look inside it.
+    return mine(path.dirname(dir), 0o022) && mine(dir, 0o077) ? dir : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Where the resident for this search listens: one per store, build and environment, in a private
+ * folder. Null when there is none to use (not built as a bundle, no store, no private folder).
+ */
+export function residentFor(argv, env, cwd, bundleDir) {
+  if (env.CAIRN_RESIDENT === '0' || typeof process.getuid !== 'function') return null;
+  if (argv.some((a) => a === '--help' || a === '-h')) return null;
+  let build;
+  try {
+    build = fs.readFileSync(path.join(bundleDir, 'build-id'), 'utf8').trim();
+  } catch {
+    return null;
+  }
+  const store = storeOf(argv, env, cwd);
+  const folder = store && privateFolder(env);
+  if (!folder) return null;
+  const same = Object.keys(env)
+    .filter((k) => SAME_ENV.test(k) && !k.startsWith('CAIRN_RESIDENT'))
+    .sort()
+    .map((k) => [k, env[k]]);
+  // The resident checks the whole key; the socket's name only needs to tell residents apart.
+  const key = JSON.stringify([fs.realpathSync(store), build, same]);
+  return { store, key, socket: path.join(folder, `${fnv64(key)}.sock`) };
+}
+
+/** FNV-1a, 64 bits as two 32-bit lanes: a name, not a secret. */
+function fnv64(text) {
+  let a = 0x811c9dc5;
+  let b = 0x050c5d1f;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193) >>> 0;
+    b = Math.imul(b ^ c ^ (a >>> 24), 0x01000193) >>> 0;
+  }
+  return a.toString(16).padStart(8, '0') + b.toString(16).padStart(8, '0');
+}
+
+/**
+ * Asks the resident: its answer written out and its exit code, or null when none answered (then
+ * `startable` says whether starting one could help).
+ */
+export function ask(resident, argv, cwd) {
+  return new Promise((resolve) => {
+    const chunks = [];
+    let settled = false;
+    const done = (value) => {
+      if (!settled) resolve(value);
+      settled = true;
+    };
+    const socket = net.connect(resident.socket);
+    socket.on('error', (err) => done({ code: null, startable: err.code !== 'EACCES' }));
+    socket.on('data', (c) => chunks.push(c));
+    socket.on('end', () => {
+      let reply;
+      const text = Buffer.concat(chunks).toString('utf8');
+      try {
+        reply = JSON.parse(text);
+      } catch {
+        return done({ code: null, startable: text === '' }); // nothing: it ended mid-way
+      }
+      if (typeof reply.code !== 'number')
+        return done({ code: null, startable: !DECLINED.has(reply.fallback) });
+      process.stdout.write(reply.stdout);
+      process.stderr.write(reply.stderr);
+      done({ code: reply.code });
+    });
+    socket.write(JSON.stringify({ key: resident.key, argv, cwd }) + '\n');
+  });
+}
+
+/**
+ * Starts a resident for the next search, detached: it outlives this process and holds none of its
+ * pipes. Its key goes in its environment, which only this user can read (not its command line).
+ */
+export async function start(resident, launcher) {
+  try {
+    const { spawn } = await import('node:child_process');
+    spawn(process.execPath, [launcher, '--resident-search', resident.store, resident.socket], {
+      cwd: resident.store,
+      detached: true,
+      stdio: 'ignore',
+      env: { ...process.env, CAIRN_RESIDENT_KEY: resident.key },
+    }).unref();
+  } catch {
+    // Nothing lost: the next search runs on its own again.
+  }
+}

@@ -1,0 +1,287 @@
+// The resident search (server/src/resident-search.ts, bin/resident-client.js): after a search, the
+// next one in the same store is answered by a process that kept the index open. It must answer
+// exactly what a search on its own answers, whatever happened to the store in between; anything it
+// cannot vouch for goes back to a search on its own; it never outlives its store, its quiet time or
+// its socket; and only this user's private folder holds its socket. Real processes, real git, the
+// built bundle.
+import { execFileSync } from 'node:child_process';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cairn, removeDir, tempDir, type RunResult } from '../helpers/store.js';
+import { alive } from '../helpers/processes.js';
+import { git, makeStore, memoryText } from '../lsp/lsp-helper.js';
+
+/** Every resident whose command line names `dir` (its store or its socket folder). */
+function residentsOf(dir: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (cmd.includes('--resident-search') && cmd.some((a) => a.startsWith(dir))) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+async function until(check: () => boolean, what: string, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+/** A store and a private runtime folder for its residents; both removed, residents stopped, after the test. */
+function setup(files: Record<string, string>) {
+  const store = makeStore(files);
+  const runtime = tempDir('cairn-resident-');
+  chmodSync(runtime, 0o700);
+  const sockets = path.join(runtime, 'cairn', 'resident');
+  cleanups.push(() => {
+    for (const pid of [...residentsOf(store), ...residentsOf(runtime)]) process.kill(pid, 'SIGKILL');
+    removeDir(store);
+    removeDir(runtime);
+  });
+  const env = (mode: string, extra: NodeJS.ProcessEnv = {}) => ({
+    XDG_RUNTIME_DIR: runtime,
+    CAIRN_RESIDENT: mode,
+    ...extra,
+  });
+  const search = (mode: string, args: string[], extra?: NodeJS.ProcessEnv) =>
+    cairn(['search', '--store', store, ...args], { env: env(mode, extra) });
+  const socketCount = () =>
+    existsSync(sockets) ? readdirSync(sockets).filter((f) => f.endsWith('.sock')).length : 0;
+  return { store, runtime, sockets, env, search, socketCount };
+}
+
+const same = (a: RunResult, b: RunResult) => expect({ ...a }).toEqual({ ...b });
+
+const NOTES = {
+  '.gitignore': '.cairn/\n',
+  'memories/deploy-notes.md': memoryText('deploy-notes', '## Context\n\nThe deploy cache is retried twice.'),
+  'memories/other-notes.md': memoryText('other-notes', '## Context\n\nThe review page lists candidates.'),
+};
+
+describe('the resident search', () => {
+  it('answers the second search, byte for byte what a search on its own prints', async () => {
+    const s = setup(NOTES);
+    const alone = await s.search('0', ['--json', 'deploy cache']);
+    expect(alone.code).toBe(0);
+    expect(JSON.parse(alone.stdout).entries[0].topicId).toBe('deploy-notes');
+    // No resident yet: require says so, with its own exit code, and starts none.
+    const none = await s.search('require', ['deploy cache']);
+    expect(none.code).toBe(75);
+    expect(none.stderr).toContain('no resident search answered');
+    expect(s.socketCount()).toBe(0);
+
+    same(await s.search('1', ['--json', 'deploy cache']), alone);
+    await until(() => s.socketCount() === 1, 'the resident to listen');
+    const pids = residentsOf(s.store);
+    expect(pids).toHaveLength(1);
+    same(await s.search('require', ['--json', 'deploy cache']), alone);
+    // The person's form too, and a usage error, and another query.
+    same(await s.search('require', ['review', 'page']), await s.search('0', ['review', 'page']));
+    same(await s.search('require', ['--limit', 'x', 'q']), await s.search('0', ['--limit', 'x', 'q']));
+    expect(residentsOf(s.store)).toEqual(pids);
+  });
+
+  it('answers what a search on its own answers after every change to the store (property)', async () => {
+    const s = setup(NOTES);
+    expect((await s.search('1', ['deploy'])).code).toBe(0);
+    await until(() => s.socketCount() === 1, 'the resident to listen');
+    const words = ['deploy', 'cache', 'review', 'zebra', 'retried', 'candidates'];
+    const step = fc.oneof(
+      fc.record({
+        kind: fc.constant('write' as const),
+        id: fc.integer({ min: 0, max: 4 }),
+        word: fc.constantFrom(...words),
+      }),
+      fc.record({ kind: fc.constant('delete' as const), id: fc.integer({ min: 0, max: 4 }) }),
+      fc.record({ kind: fc.constant('commit' as const) }),
+      fc.record({ kind: fc.constant('limit' as const), n: fc.integer({ min: 1, max: 3 }) }),
+    );
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 3, maxLength: 6 }), async (steps) => {
+        for (const st of steps) {
+          const file = path.join(
+            s.store,
+            'memories',
+            `note-${st.kind === 'commit' || st.kind === 'limit' ? 0 : st.id}.md`,
+          );
+          if (st.kind === 'write')
+            writeFileSync(
+              file,
+              memoryText(`note-${st.id}`, `## Context\n\nA ${st.word} note, version ${n++}.`),
+            );
+          if (st.kind === 'delete' && existsSync(file)) unlinkSync(file);
+          if (st.kind === 'commit') {
+            git(s.store, 'add', '-A');
+            git(s.store, 'commit', '-q', '--allow-empty', '-m', 'store: change');
+          }
+          if (st.kind === 'limit')
+            writeFileSync(path.join(s.store, 'cairn.yaml'), `version: 1\nsearch:\n  maxResults: ${st.n}\n`);
+          for (const q of ['deploy', 'note version']) {
+            const alone = await s.search('0', ['--json', q]);
+            // A changed cairn.yaml sends the caller back to search on its own and ends the resident;
+            // that search starts the next one.
+            const resident = await s.search('1', ['--json', q]);
+            same(resident, alone);
+          }
+        }
+      }),
+      { numRuns: 3 },
+    );
+    // Still one resident answering (a changed cairn.yaml replaced it, never doubled it).
+    await until(() => residentsOf(s.store).length === 1, 'one resident');
+    const end = await s.search('require', ['--json', 'deploy']);
+    same(end, await s.search('0', ['--json', 'deploy']));
+  }, 180_000);
+
+  it('leaves a store whose .cairn git tracks to searches on their own, which say so', async () => {
+    const s = setup(NOTES);
+    await s.search('1', ['deploy']);
+    await until(() => s.socketCount() === 1, 'the resident to listen');
+    writeFileSync(path.join(s.store, '.gitignore'), '');
+    git(s.store, 'add', '-A');
+    git(s.store, 'commit', '-q', '-m', 'store: track .cairn by mistake');
+    for (let i = 0; i < 3; i++) {
+      const r = await s.search('1', ['--json', 'deploy']);
+      expect(r.stderr).toContain('git tracks .cairn');
+      same(r, await s.search('0', ['--json', 'deploy']));
+    }
+    await until(() => residentsOf(s.store).length === 0, 'the resident to leave');
+    expect((await s.search('require', ['deploy'])).code).toBe(75);
+  });
+
+  it('recovers from a killed resident: the search answers on its own and a new one takes the socket', async () => {
+    const s = setup(NOTES);
+    await s.search('1', ['deploy']);
+    await until(() => s.socketCount() === 1, 'the resident to listen');
+    const [first] = residentsOf(s.store);
+    process.kill(first, 'SIGKILL');
+    await until(() => !alive(first), 'the resident to die');
+    expect(s.socketCount()).toBe(1); // its socket file stays behind
+    same(await s.search('1', ['--json', 'deploy']), await s.search('0', ['--json', 'deploy']));
+    await until(() => residentsOf(s.store).length === 1, 'a new resident');
+    const answered = async () => (await s.search('require', ['deploy'])).code === 0;
+    const end = Date.now() + 20_000;
+    while (!(await answered())) {
+      if (Date.now() > end) throw new Error('the new resident never answered');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(residentsOf(s.store)).not.toContain(first);
+  });
+
+  it('stops after its quiet time and when its store is gone, removing its socket', async () => {
+    const s = setup(NOTES);
+    await s.search('1', ['deploy'], { CAIRN_RESIDENT_IDLE_MS: '1500' });
+    await until(() => s.socketCount() === 1, 'the resident to listen');
+    await until(
+      () => residentsOf(s.store).length === 0 && s.socketCount() === 0,
+      'the idle resident to stop',
+    );
+
+    await s.search('1', ['deploy']);
+    await until(() => s.socketCount() === 1, 'a resident to listen');
+    rmSync(s.store, { recursive: true, force: true });
+    await until(() => residentsOf(s.store).length === 0, 'the resident of a removed store to stop');
+  });
+
+  it('keeps its socket private: a folder others can write is not used, and nothing answers from it', async () => {
+    const s = setup(NOTES);
+    mkdirSync(s.sockets, { recursive: true });
+    chmodSync(s.sockets, 0o777);
+    // A socket planted there by someone else is never asked.
+    const planted = path.join(s.sockets, 'planted.sock');
+    const asked: string[] = [];
+    const server = net.createServer((c) => c.on('data', (d) => asked.push(String(d))));
+    await new Promise<void>((r) => server.listen(planted, r));
+    try {
+      const r = await s.search('1', ['--json', 'deploy']);
+      expect(r.code).toBe(0);
+      await new Promise((res) => setTimeout(res, 1500));
+      expect(residentsOf(s.store)).toEqual([]);
+      expect(readdirSync(s.sockets)).toEqual(['planted.sock']);
+      expect((await s.search('require', ['deploy'])).code).toBe(75);
+      expect(asked).toEqual([]);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('runs nothing but a search: another command sent to its socket changes nothing', async () => {
+    const s = setup(NOTES);
+    await s.search('1', ['deploy']);
+    await until(() => s.socketCount() === 1, 'the resident to listen');
+    const socket = path.join(s.sockets, readdirSync(s.sockets)[0]);
+    const head = git(s.store, 'rev-parse', 'HEAD');
+    const status = execFileSync('git', ['status', '--porcelain'], { cwd: s.store, encoding: 'utf8' });
+    const send = (line: string) =>
+      new Promise<string>((resolve) => {
+        const c = net.connect(socket);
+        let out = '';
+        c.on('data', (d) => (out += d));
+        c.on('end', () => resolve(out));
+        c.on('error', () => resolve(out));
+        c.write(line);
+      });
+    // The key (store, build, environment) is in the resident's environment, not its command line.
+    const [pid] = residentsOf(s.store);
+    const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+    const key = environ.find((v) => v.startsWith('CAIRN_RESIDENT_KEY='))!.slice('CAIRN_RESIDENT_KEY='.length);
+    expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8')).not.toContain(key);
+    const ask = (o: object) => send(`${JSON.stringify(o)}\n`).then((r) => JSON.parse(r));
+    expect(await ask({ key, argv: ['forget', 'deploy-notes', '--store', s.store], cwd: s.store })).toEqual({
+      fallback: 'not a search request',
+    });
+    expect(JSON.parse(await send('not json\n'))).toEqual({ fallback: 'not a search request' });
+    expect(await ask({ key, argv: ['search', 'x'], cwd: 'relative/dir' })).toEqual({
+      fallback: 'not a search request',
+    });
+    expect(await ask({ argv: ['search', 'deploy'], cwd: s.store })).toEqual({
+      fallback: 'not a search request',
+    });
+    // Another environment or build (a key that differs) is not served by this one.
+    expect(
+      await ask({ key: key.replace('Test Person', 'Someone'), argv: ['search', 'deploy'], cwd: s.store }),
+    ).toEqual({
+      fallback: 'another key',
+    });
+    // A request too long to be one is cut off.
+    expect(await send('x'.repeat(200_000))).toBe('');
+    // Another store named by the request is not served from this one's index.
+    const other = makeStore({ 'memories/zebra.md': memoryText('zebra', '## Context\n\nzebra stripes') });
+    cleanups.push(() => removeDir(other));
+    expect(await ask({ key, argv: ['search', '--store', other, 'zebra'], cwd: s.store })).toEqual({
+      fallback: 'another store',
+    });
+    const served = await ask({ key, argv: ['search', '--json', 'deploy'], cwd: s.store });
+    expect(JSON.parse(served.stdout).entries[0].topicId).toBe('deploy-notes');
+    expect(git(s.store, 'rev-parse', 'HEAD')).toBe(head);
+    expect(existsSync(path.join(s.store, 'memories', 'deploy-notes.md'))).toBe(true);
+    // And the resident still answers.
+    expect((await s.search('require', ['deploy'])).code).toBe(0);
+    expect(execFileSync('git', ['status', '--porcelain'], { cwd: s.store, encoding: 'utf8' })).toBe(status);
+  });
+});
