@@ -40,6 +40,12 @@ function privateFolder(env) {
   if (!base || !path.isAbsolute(base)) return null;
   const dir = path.join(base, 'cairn', 'resident');
   try {
+    // A base someone else can write (unless sticky, as /tmp is) or owns could have ours swapped
+    // for theirs: not used.
+    const top = fs.lstatSync(base);
+    const owner = top.uid === process.getuid() || top.uid === 0;
+    const shut = (top.mode & 0o022) === 0 || (top.mode & 0o1000) !== 0;
+    if (!top.isDirectory() || !owner || !shut) return null;
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     const mine = (p, mask) => {
       const st = fs.lstatSync(p);

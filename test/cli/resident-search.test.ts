@@ -230,6 +230,20 @@ describe('the resident search', () => {
     }
   });
 
+  it('uses no folder under a base others can write (a shared /tmp as home)', async () => {
+    const s = setup(NOTES);
+    chmodSync(s.runtime, 0o777); // as /tmp is, without its sticky bit: anyone could swap our folder
+    try {
+      const r = await s.search('1', ['--json', 'deploy']);
+      expect(r.code).toBe(0);
+      await new Promise((res) => setTimeout(res, 1000));
+      expect(existsSync(path.join(s.runtime, 'cairn'))).toBe(false);
+      expect(residentsOf(s.store)).toEqual([]);
+    } finally {
+      chmodSync(s.runtime, 0o700);
+    }
+  });
+
   it('runs nothing but a search: another command sent to its socket changes nothing', async () => {
     const s = setup(NOTES);
     await s.search('1', ['deploy']);
