@@ -10,7 +10,7 @@
 // understand. It exits after RESIDENT_IDLE_MS without a search, when its store is gone, or when its
 // socket is no longer its own. docs/search.md describes it for people.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, realpathSync, statSync, unlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync, unlinkSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
@@ -24,8 +24,8 @@ import { openCairnDir } from './store/cairn-dir.js';
 import { injectionModelPath } from './store/injection-model-file.js';
 import { locateStore } from './store/store.js';
 
-/** Searches run once at start: common words, so they score many chunks. */
-const WARM_UP = ['the', 'a memory', 'and to of', 'is it in', 'for with on', 'we use this', 'when not by'];
+/** Searches run at start (warmUpQueries). */
+const WARM_UP_SEARCHES = 8;
 /** A quiet ten minutes and it exits: its memory goes back; the next search starts another. */
 const RESIDENT_IDLE_MS = 10 * 60_000;
 /** How often it checks that its store and its socket are still there. */
@@ -212,9 +212,11 @@ export async function serveResidentSearch(storeRoot: string, socketPath: string)
   }
   const ownSocket = identityOf(socketPath);
   // The index is loaded (and brought up to date) now, not by the first search that asks; a few more
-  // searches get ranking's code compiled (the first ones ran 3x slower than later ones).
+  // searches through the command, with words of the store's own ids, load the command's code and
+  // get ranking's compiled (the first answers took 2-5x as long as later ones).
   queue = (async () => {
-    for (const query of WARM_UP) await kept.search({ query }).catch(() => {});
+    for (const query of warmUpQueries(storeRoot))
+      await answer({ key: ownKey, argv: ['search', '--json', query], cwd: storeRoot }).catch(() => {});
   })();
   const storeFile = path.join(storeRoot, 'cairn.yaml');
   // `kill` (or a logout's hangup) removes the socket too, as the quiet time does.
@@ -233,6 +235,19 @@ export async function serveResidentSearch(storeRoot: string, socketPath: string)
   // Whatever is still winding down (a git child, a watcher) gets a second, then the process ends.
   setTimeout(() => process.exit(0), 1000);
   return 0;
+}
+
+/** The words of a few memory ids spread over the store (`deploy-notes` -> `deploy notes`). */
+function warmUpQueries(storeRoot: string): string[] {
+  let ids: string[] = [];
+  try {
+    ids = readdirSync(path.join(storeRoot, 'memories')).filter((f) => f.endsWith('.md'));
+  } catch {
+    // no memories folder: the first search loads the index alone
+  }
+  const step = Math.max(1, Math.floor(ids.length / WARM_UP_SEARCHES));
+  const picked = ids.filter((_, i) => i % step === 0).slice(0, WARM_UP_SEARCHES);
+  return ['cairn', ...picked.map((f) => f.slice(0, -3).replace(/[-_.]+/g, ' '))];
 }
 
 /** CAIRN_RESIDENT_IDLE_MS (tests) or ten minutes. */

@@ -9,6 +9,7 @@
 // each call) also keeps the findings of flagged blobs, in memory only, under the same scanner key:
 // the verdict before any allowance, so allowances are applied afresh by the caller every time.
 import { createHash } from 'node:crypto';
+import { closeSync, fstatSync, readFileSync } from 'node:fs';
 import { buildId } from '../build-id.js';
 import { openCairnDir, type CairnDir } from '../store/cairn-dir.js';
 import { injectionDetectorFingerprint } from '../store/injection-model-file.js';
@@ -80,9 +81,34 @@ export class CleanScans {
   }
 }
 
+/**
+ * The set read last from each store's file, with the file's identity: a long-lived process (the
+ * resident search, a server's search host) opens the cache for every answer, and reading ~10,000
+ * ids each time was a third of a warm answer. Additions go into the kept set too: a clean verdict
+ * stays true for its scanner, whether or not the file is written.
+ */
+const kept = new Map<string, { id: string; header: string; clean: Set<string> }>();
+
 function readEntries(dir: CairnDir, header: string): Set<string> {
-  const text = dir.read(FILE)?.toString('utf8');
-  if (!text?.startsWith(`${header}\n`) || !text.endsWith('\n')) return new Set();
+  const fd = dir.open(FILE);
+  if (fd === null) return new Set();
+  try {
+    const st = fstatSync(fd);
+    const id = `${st.ino}:${st.size}:${st.mtimeMs}`;
+    const memo = kept.get(dir.root);
+    if (memo?.id === id && memo.header === header) return memo.clean;
+    const clean = parseEntries(readFileSync(fd).toString('utf8'), header);
+    kept.set(dir.root, { id, header, clean });
+    return clean;
+  } catch {
+    return new Set();
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function parseEntries(text: string, header: string): Set<string> {
+  if (!text.startsWith(`${header}\n`) || !text.endsWith('\n')) return new Set();
   const oids = text.slice(header.length + 1, -1).split('\n');
   if (oids.length === 1 && oids[0] === '') return new Set();
   // Anything but blob ids, one a line: damaged (a torn or hand-edited file), so start afresh.

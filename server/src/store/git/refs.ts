@@ -2,7 +2,10 @@
 // updated with git's lock protocol (create "<ref>.lock" exclusively, write, rename over the ref),
 // so a concurrent git CLI fails cleanly instead of overwriting us (and the other way round).
 import type { ReflogEntry } from '../../core/arrivals.js';
-import { promises as fsp } from 'node:fs';
+// Refs are files of a few bytes (packed-refs a few KB): they are read synchronously. Each read
+// through the thread pool cost a round trip that, on a loaded two-core machine, took longer than
+// the read, and a search resolves main several times.
+import { readdirSync, readFileSync, promises as fsp, type Dirent } from 'node:fs';
 import * as path from 'node:path';
 import { CairnError } from '../../core/errors.js';
 import { openGitLockFile } from './lockfile.js';
@@ -26,7 +29,7 @@ export class Refs {
 
   /** HEAD's symbolic target (e.g. 'refs/heads/main', even if unborn), or null when detached. */
   async headTarget(): Promise<string | null> {
-    const text = (await fsp.readFile(this.file('HEAD'), 'utf8')).trim();
+    const text = readFileSync(this.file('HEAD'), 'utf8').trim();
     return text.startsWith('ref: ') ? text.slice(5).trim() : null;
   }
 
@@ -35,7 +38,7 @@ export class Refs {
     if (depth > 5) return null;
     let text: string | null = null;
     try {
-      text = (await fsp.readFile(this.file(ref), 'utf8')).trim();
+      text = readFileSync(this.file(ref), 'utf8').trim();
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'EISDIR') throw err;
@@ -52,7 +55,7 @@ export class Refs {
     const map = new Map<string, { oid: string; peeled?: string }>();
     let text: string;
     try {
-      text = await fsp.readFile(this.file('packed-refs'), 'utf8');
+      text = readFileSync(this.file('packed-refs'), 'utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return map;
       throw err;
@@ -76,7 +79,12 @@ export class Refs {
     const found = new Map<string, string>();
     for (const [ref, { oid }] of await this.readPacked()) if (ref.startsWith(prefix)) found.set(ref, oid);
     const walk = async (dir: string, refPrefix: string): Promise<void> => {
-      const entries = await fsp.readdir(dir, { withFileTypes: true }).catch(() => []);
+      let entries: Dirent[] = [];
+      try {
+        entries = readdirSync(dir, { withFileTypes: true });
+      } catch {
+        // no such folder: no refs there
+      }
       for (const e of entries) {
         const ref = refPrefix + e.name;
         if (e.isDirectory()) await walk(path.join(dir, e.name), ref + '/');
