@@ -305,4 +305,38 @@ describe.skipIf(!HAVE_CHROMIUM)('the review page in Chromium', () => {
     await checkPage('review-rejected-before');
     expect(pageErrors).toEqual([]);
   });
+
+  it('never merges a candidate that changed after the page showed it', async () => {
+    const memory = (body: string) =>
+      `---\nid: moving\ntitle: Moving\nkind: note\nstatus: candidate\n---\n\n${body}\n`;
+    git(second, 'checkout', '-q', '-b', 'candidate/moving');
+    writeFileSync(path.join(second, 'memories', 'moving.md'), memory('Run the tests before a push.'));
+    git(second, 'add', '-A');
+    git(second, 'commit', '-qm', 'candidate: moving');
+    git(second, 'checkout', '-q', 'main');
+    await show('#/review', 'review', 'article[data-id="moving"]');
+    const main = git(second, 'rev-parse', 'main');
+    // The agent pushes another text to the branch between the person's click and the server's merge.
+    await page.route('**/api/accept*', async (route) => {
+      git(second, 'checkout', '-q', 'candidate/moving');
+      writeFileSync(path.join(second, 'memories', 'moving.md'), memory('Skip the tests before a push.'));
+      git(second, 'commit', '-qam', 'candidate: moving, changed');
+      git(second, 'checkout', '-q', 'main');
+      await route.continue();
+    });
+    await page.getByRole('button', { name: 'Accept moving' }).click();
+    await expect
+      .poll(() => page.getByRole('status').textContent())
+      .toContain('changed since this page showed it');
+    await page.unroute('**/api/accept*');
+    expect(git(second, 'rev-parse', 'main')).toBe(main);
+    // The page now shows what the branch holds; accepting that merges it.
+    await expect
+      .poll(() => page.locator('article[data-id="moving"]').textContent())
+      .toContain('Skip the tests');
+    await page.getByRole('button', { name: 'Accept moving' }).click();
+    await page.waitForSelector('article[data-id="moving"]', { state: 'detached' });
+    expect(git(second, 'show', 'main:memories/moving.md')).toContain('Skip the tests');
+    expect(pageErrors).toEqual([]);
+  });
 });

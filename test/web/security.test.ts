@@ -103,6 +103,22 @@ describe('cairn serve: who may use the page', () => {
     expect(git(dir, 'for-each-ref')).toBe(before);
   });
 
+  it('accepts only the commit the page showed: another or a malformed one changes nothing', async () => {
+    const before = git(dir, 'for-each-ref');
+    const tip = git(dir, 'rev-parse', 'candidate/agent-idea').trim();
+    const stale = await post('/api/accept', {
+      id: 'agent-idea',
+      candidateTip: git(dir, 'rev-parse', 'main').trim(),
+    });
+    expect(stale.status).toBe(409);
+    expect(JSON.parse(stale.body).error.code).toBe('REF_MOVED');
+    for (const candidateTip of ['HEAD', tip.slice(0, 12), 42, `${tip}/../x`]) {
+      const r = await post('/api/accept', { id: 'agent-idea', candidateTip });
+      expect(r.status, String(candidateTip)).toBe(400);
+    }
+    expect(git(dir, 'for-each-ref')).toBe(before);
+  });
+
   it('sends a strict content security policy and no referrer on every answer', async () => {
     for (const r of [
       await api(`/?token=${page.token}`),

@@ -38,6 +38,13 @@ function text(value: unknown, field: string, max: number): string {
   return value;
 }
 
+function commit(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(value))
+    throw new CairnError('INVALID_REQUEST', 'candidateTip: a commit id', { field: 'candidateTip' });
+  return value;
+}
+
 function rules(value: unknown): string[] {
   if (value === undefined) return [];
   if (
@@ -53,11 +60,13 @@ export const ROUTES: Record<string, Route> = {
   // Candidates with why, agent, findings and the diff against main (`cairn review`).
   'GET /api/review': async ({ services }) => ({ candidates: await reviewCandidates(services.ctx) }),
   // `cairn accept ID --allow RULE...`: flagged content only with the explicit allowance.
+  // `candidateTip`: the commit the page showed; a branch that moved since is not accepted (REF_MOVED).
   'POST /api/accept': async ({ services, body }) =>
     acceptCandidate(services.ctx, name(body.id, 'id'), {
       allow: rules(body.allow),
       allowStoreFiles: body.allowStoreFiles === true,
       overrideRejection: body.overrideRejection === true,
+      candidateTip: commit(body.candidateTip),
     }),
   // `cairn reject ID --why TEXT`.
   'POST /api/reject': async ({ services, body }) =>

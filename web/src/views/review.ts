@@ -10,6 +10,8 @@ import type { View, ViewContext } from '../view.js';
 interface Candidate {
   id: string;
   branch: string;
+  /** The commit shown: an accept names it, so a branch that moved since is not merged unseen. */
+  commit: string;
   pick: string;
   title: string;
   author: string;
@@ -137,6 +139,7 @@ function candidateCard(c: Candidate, ctx: ViewContext): HTMLElement {
         allow: [...draft.allow],
         allowStoreFiles: draft.storeFiles,
         overrideRejection: draft.overrideRejection,
+        candidateTip: c.commit,
       });
       drafts.delete(c.pick);
       ctx.announce(`Accepted ${c.id}.`);
@@ -144,6 +147,14 @@ function candidateCard(c: Candidate, ctx: ViewContext): HTMLElement {
     } catch (err) {
       const needs = err instanceof ApiError && err.code === 'NEEDS_ALLOWANCE' ? err : null;
       const rejected = err instanceof ApiError && err.code === 'ALREADY_REJECTED';
+      if (err instanceof ApiError && err.code === 'REF_MOVED') {
+        // Said where the whole page hears it: the view is drawn again with what the branch holds now.
+        ctx.announce(
+          `Not accepted: ${c.id} changed since this page showed it. Read it again below, then accept.`,
+        );
+        ctx.refresh();
+        return;
+      }
       say(
         rejected
           ? `Not accepted: ${errorText(err)}. If you mean to accept it all the same, tick the box above and accept again.`
