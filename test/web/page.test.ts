@@ -326,7 +326,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the review page in Chromium', () => {
     });
     await page.getByRole('button', { name: 'Accept moving' }).click();
     await expect
-      .poll(() => page.getByRole('status').textContent())
+      .poll(() => page.locator('#msg-moving').textContent())
       .toContain('changed since this page showed it');
     await page.unroute('**/api/accept*');
     expect(git(second, 'rev-parse', 'main')).toBe(main);

@@ -148,10 +148,9 @@ function candidateCard(c: Candidate, ctx: ViewContext): HTMLElement {
       const needs = err instanceof ApiError && err.code === 'NEEDS_ALLOWANCE' ? err : null;
       const rejected = err instanceof ApiError && err.code === 'ALREADY_REJECTED';
       if (err instanceof ApiError && err.code === 'REF_MOVED') {
-        // Said where the whole page hears it: the view is drawn again with what the branch holds now.
-        ctx.announce(
-          `Not accepted: ${c.id} changed since this page showed it. Read it again below, then accept.`,
-        );
+        // Kept on the card (a live update may redraw the page meanwhile), which is drawn again with
+        // what the branch holds now.
+        say(`Not accepted: ${c.id} changed since this page showed it. Read it again below, then accept.`);
         ctx.refresh();
         return;
       }
