@@ -34,10 +34,14 @@ const resident =
     ? await import('./resident-client.js').then(async (client) => {
         const argv = process.argv.slice(2);
         const where = client.residentFor(argv, process.env, process.cwd(), path.dirname(bundle));
-        const answered = where ? await client.ask(where, argv, process.cwd()) : { code: null };
+        const answered = where
+          ? await client.ask(where, argv, process.cwd())
+          : { code: null, why: 'no store, or no private folder for its socket' };
         if (answered.code !== null) process.exit(answered.code);
         if (process.env.CAIRN_RESIDENT === 'require') {
-          process.stderr.write('cairn: no resident search answered (CAIRN_RESIDENT=require)\n');
+          process.stderr.write(
+            `cairn: no resident search answered (CAIRN_RESIDENT=require): ${answered.why}\n`,
+          );
           process.exit(75);
         }
         return answered.startable ? () => client.start(where, fileURLToPath(import.meta.url)) : null;

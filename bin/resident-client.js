@@ -108,7 +108,7 @@ export function ask(resident, argv, cwd) {
       settled = true;
     };
     const socket = net.connect(resident.socket);
-    socket.on('error', (err) => done({ code: null, startable: err.code !== 'EACCES' }));
+    socket.on('error', (err) => done({ code: null, startable: err.code !== 'EACCES', why: err.code }));
     socket.on('data', (c) => chunks.push(c));
     socket.on('end', () => {
       let reply;
@@ -116,10 +116,10 @@ export function ask(resident, argv, cwd) {
       try {
         reply = JSON.parse(text);
       } catch {
-        return done({ code: null, startable: text === '' }); // nothing: it ended mid-way
+        return done({ code: null, startable: text === '', why: 'no answer' }); // nothing: it ended mid-way
       }
       if (typeof reply.code !== 'number')
-        return done({ code: null, startable: !DECLINED.has(reply.fallback) });
+        return done({ code: null, startable: !DECLINED.has(reply.fallback), why: reply.fallback });
       process.stdout.write(reply.stdout);
       process.stderr.write(reply.stderr);
       done({ code: reply.code });
