@@ -202,7 +202,10 @@ function serve(opts: LanguageServerOptions): { connection: Connection; stop: () 
     later(({ session }) => session.onInitialized());
     if (ctx.caps.workspace?.didChangeWatchedFiles?.dynamicRegistration) {
       void connection.client
-        .register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: '**/*.md' }] })
+        // cairn.yaml too: its settings (read again when it changes, store/store.ts) change findings.
+        .register(DidChangeWatchedFilesNotification.type, {
+          watchers: [{ globPattern: '**/*.md' }, { globPattern: '**/cairn.yaml' }],
+        })
         .catch(() => {});
     }
   });

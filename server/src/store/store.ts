@@ -1,5 +1,5 @@
 // Opening and creating stores: finds the folder with cairn.yaml, its git repository and config.
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import { cp, mkdir, readdir, readFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { parseConfig, type CairnConfig } from '../core/config.js';
@@ -15,8 +15,9 @@ export interface Store {
   repo: GitRepo;
   /** The store folder relative to the repository root, '' or ending in '/'. */
   prefix: string;
-  config: CairnConfig;
-  configProblems: Problem[];
+  /** cairn.yaml's settings as the file is now (openStore's store reads it again when it changes). */
+  readonly config: CairnConfig;
+  readonly configProblems: Problem[];
 }
 
 export const CONFIG_FILE = 'cairn.yaml';
@@ -77,10 +78,85 @@ export async function openStore(opts: LocateOptions): Promise<Store> {
   const repo = await GitRepo.open(root);
   const rel = path.relative(repo.root, root).split(path.sep).join('/');
   // Never through a link: a committed cairn.yaml -> /etc/passwd would print its lines as problems.
-  const text = readStoreFile(root, CONFIG_FILE);
-  if (text === null) throw new CairnError('NOT_A_STORE', `${root}/${CONFIG_FILE} is not a readable file`);
-  const { config, problems } = parseConfig(text.toString('utf8'));
-  return { root, repo, prefix: rel ? `${rel}/` : '', config, configProblems: problems };
+  const settings = liveSettings(root);
+  return {
+    root,
+    repo,
+    prefix: rel ? `${rel}/` : '',
+    get config() {
+      return settings().config;
+    },
+    get configProblems() {
+      return settings().problems;
+    },
+  };
+}
+
+type Settings = ReturnType<typeof parseConfig>;
+
+/**
+ * A file written this soon after the last read may have changed again with no change to its stat
+ * (file times advance by a clock tick, a second or two on some file systems): read it again.
+ */
+const RACY_MS = 2000;
+
+/**
+ * cairn.yaml's settings, read again whenever the file changes. A long-lived process (the language
+ * server, `cairn mcp`, a search process) must govern by the settings a person has now, as a new
+ * command would: read once at open, a `commitMode: manual` committed while `cairn mcp` ran still
+ * let the agent's next write onto main. The cost is one lstat per read of the settings (and a read
+ * of the file, as git does for its index, while the last change is too recent to trust the stat).
+ * Throws NOT_A_STORE when the file cannot be read at open.
+ */
+function liveSettings(root: string): () => Settings {
+  const file = path.join(root, CONFIG_FILE);
+  const look = () => {
+    try {
+      const st = lstatSync(file, { bigint: true });
+      return { stamp: `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`, mtimeMs: Number(st.mtimeMs) };
+    } catch {
+      return { stamp: 'missing', mtimeMs: 0 };
+    }
+  };
+  // The stat before the read: a write in between is seen as a change at the next look.
+  let seen = look();
+  let bytes = readStoreFile(root, CONFIG_FILE);
+  if (bytes === null) throw new CairnError('NOT_A_STORE', `${root}/${CONFIG_FILE} is not a readable file`);
+  let readAt = Date.now();
+  let current = parseConfig(bytes.toString('utf8'));
+  /** The last settings read from the file itself, kept while it is unreadable. */
+  let readable = current;
+  return () => {
+    const now = look();
+    if (now.stamp === seen.stamp && readAt - now.mtimeMs >= RACY_MS) return current;
+    seen = now;
+    readAt = Date.now();
+    let text: Buffer | null = null;
+    let why = 'is missing';
+    try {
+      text = readStoreFile(root, CONFIG_FILE);
+    } catch (err) {
+      why = `cannot be read (${(err as Error).message})`;
+    }
+    if (text === null) {
+      bytes = null;
+      current = { config: readable.config, problems: [...readable.problems, keptSettings(why)] };
+    } else if (!bytes?.equals(text)) {
+      bytes = text;
+      readable = current = parseConfig(text.toString('utf8'));
+    }
+    return current;
+  };
+}
+
+/** cairn.yaml went away (or became a link) while a process ran: it goes on with what it read last. */
+function keptSettings(why: string): Problem {
+  return {
+    code: 'config-unreadable',
+    message: `cairn.yaml ${why}: the settings read before are kept until it is readable again`,
+    severity: 'error',
+    range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } },
+  };
 }
 
 export function defaultTemplateDir(): string {
