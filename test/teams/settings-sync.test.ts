@@ -73,3 +73,33 @@ describe('cairn sync names the settings that arrive', () => {
     expect(r.settingsChanged).toEqual([]);
   });
 });
+
+describe('a running cairn mcp and settings that arrive by sync', () => {
+  it('governs the agent’s next write by a commitMode a teammate pushed, once sync brings it', async () => {
+    const { connect, call, buildDist } = await import('../mcp/helpers.js');
+    buildDist();
+    team = await makeTeam({ names: ['Ana', 'Ben'], transport: 'http' });
+    const [ana, ben] = team.clones;
+    const agent = await connect(ben.dir);
+    try {
+      const write = (topic: string) =>
+        call(agent.client, 'memory_store', {
+          topic,
+          context: `${topic}: agreed in the planning meeting, with the reasons written in the ticket.`,
+          confidence: 0.95,
+          origin: 'conversation',
+        });
+      expect((await write('Use Redis for sessions')).json.metadata.status).toBe('active');
+      await commitSetting(ana, 'commitMode: selective', 'commitMode: manual', 'Review every agent write');
+      await ana.sync();
+      expect((await ben.sync()).main).toMatch(/fast-forward|merge/);
+      const after = await write('Use Postgres for the audit log');
+      expect(after.json.metadata.status).toBe('candidate');
+      expect(await ben.git('ls-tree', '--name-only', 'main', 'memories/')).not.toContain(
+        'use-postgres-for-the-audit-log',
+      );
+    } finally {
+      await agent.close();
+    }
+  });
+});
