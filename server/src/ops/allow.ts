@@ -50,13 +50,26 @@ export function checkAllowance(
     throw new CairnError(
       'NEEDS_ALLOWANCE',
       `"${id}" holds text the scanner flags; accepting it lets agents read that text verbatim:\n` +
-        findings.map((f) => `  ${f.path}:${f.line}: ${f.rule} ${f.message}`).join('\n') +
+        findingLines(findings).join('\n') +
         `\nIf a person has read it and agents may see it, accept with: ${command}` +
         `\n(or reject it: cairn reject ${id} --why TEXT)`,
       { findings: findings.map((f) => ({ ...f })), missing, command },
     );
   }
   return flagged;
+}
+
+/**
+ * One line per finding, a finding repeated on one line (three escape characters in it) said once
+ * with its count: the same line three times read like a fault of the listing.
+ */
+function findingLines(findings: readonly FileFinding[]): string[] {
+  const counts = new Map<string, number>();
+  for (const f of findings) {
+    const line = `  ${f.path}:${f.line}: ${f.rule} ${f.message}`;
+    counts.set(line, (counts.get(line) ?? 0) + 1);
+  }
+  return [...counts].map(([line, n]) => (n > 1 ? `${line} (${n} times on this line)` : line));
 }
 
 export interface AllowResult {
