@@ -53,6 +53,11 @@ export class CleanScans {
     return this.clean.has(oid);
   }
 
+  /** The blob ids this scanner found clean. */
+  cleanIds(): string[] {
+    return [...this.clean];
+  }
+
   /** Remembers a blob this scanner found clean (nothing flagged, before any allowance). */
   addClean(oid: string): void {
     if (!this.dir || this.clean.has(oid) || !OID.test(oid)) return;
