@@ -133,10 +133,18 @@ export class GitRepo {
 
   /** The blob id of a file at `commit` (equal ids: equal bytes); null when missing. */
   async fileOid(commit: string, filePath: string): Promise<string | null> {
+    return (await this.fileOids(commit, [filePath]))[0];
+  }
+
+  /** fileOid of each file, the commit read once (a search answer asks for several). */
+  async fileOids(commit: string, filePaths: readonly string[]): Promise<(string | null)[]> {
     const tree = await this.treeOf(commit);
-    if (!tree || filePath === '') return null;
-    const entry = await lookupPath(this.store, tree, filePath);
-    return entry && !isTreeMode(entry.mode) ? entry.oid : null;
+    const out: (string | null)[] = [];
+    for (const filePath of filePaths) {
+      const entry = tree && filePath !== '' ? await lookupPath(this.store, tree, filePath) : null;
+      out.push(entry && !isTreeMode(entry.mode) ? entry.oid : null);
+    }
+    return out;
   }
 
   /** A blob's text (UTF-8) by its id, as listDir gives it; null when it is not a blob. */
