@@ -22,19 +22,26 @@ import { cairn, removeDir, tempDir, type RunResult } from '../helpers/store.js';
 import { alive } from '../helpers/processes.js';
 import { git, makeStore, memoryText } from '../lsp/lsp-helper.js';
 
-/** Every resident whose command line names `dir` (its store or its socket folder). */
+/**
+ * Every resident whose command line names `dir` (its store or its socket folder). A child the
+ * resident is starting (git) has its parent's command line until it runs its own program: one
+ * whose parent is a resident is not another resident.
+ */
 function residentsOf(dir: string): number[] {
-  const pids: number[] = [];
+  const found = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const cmd = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      if (cmd.includes('--resident-search') && cmd.some((a) => a.startsWith(dir))) pids.push(Number(entry));
+      if (!cmd.includes('--resident-search') || !cmd.some((a) => a.startsWith(dir))) continue;
+      // The parent's pid: the field after the command's name, which is in parentheses.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      found.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
     } catch {
       // gone meanwhile
     }
   }
-  return pids;
+  return [...found].filter(([, parent]) => !found.has(parent)).map(([pid]) => pid);
 }
 
 async function until(check: () => boolean, what: string, ms = 20_000): Promise<void> {
