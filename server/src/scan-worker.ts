@@ -11,10 +11,6 @@ import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ScanConfig } from './core/config.js';
 import { lowerPriority } from './core/priority.js';
-import { flaggedScan } from './core/withhold.js';
-import { hashObject } from './store/git/object-id.js';
-import { injectionDetector } from './store/injection-model.js';
-import { readStoreEntry } from './store/safe-fs.js';
 
 /** What the resident hands over. */
 export interface ScanAheadWork {
@@ -37,32 +33,39 @@ try {
   // unchanged priority: the resident starts this thread only where the call works
 }
 
-const work = workerData as ScanAheadWork;
-const known = new Set(work.known);
-const detector = injectionDetector({ scan: work.scan });
-let files: string[] = [];
-try {
-  files = readdirSync(path.join(work.root, 'memories'))
-    .filter((f) => f.endsWith('.md'))
-    .map((f) => `memories/${f}`);
-} catch {
-  // no memories folder
-}
-let clean: string[] = [];
-let posted = Date.now();
-for (const file of ['MEMORY.md', ...files].slice(0, work.limit)) {
-  // Never through a link, as every read of the store (a link's target is no memory).
-  const entry = readStoreEntry(work.root, file);
-  if (entry.kind !== 'file') continue;
-  const bytes = entry.bytes;
-  const oid = hashObject('blob', bytes);
-  if (known.has(oid)) continue;
-  known.add(oid);
-  if (flaggedScan(bytes.toString('utf8'), detector).length === 0) clean.push(oid);
-  if (clean.length && Date.now() - posted >= POST_MS) {
-    parentPort?.postMessage(clean);
-    clean = [];
-    posted = Date.now();
+void scanAhead(workerData as ScanAheadWork);
+
+async function scanAhead(work: ScanAheadWork): Promise<void> {
+  // Loaded once the priority is lowered: loading the scanner is a good part of the work.
+  const { flaggedScan } = await import('./core/withhold.js');
+  const { hashObject } = await import('./store/git/object-id.js');
+  const { injectionDetector } = await import('./store/injection-model.js');
+  const { readStoreEntry } = await import('./store/safe-fs.js');
+  const known = new Set(work.known);
+  const detector = injectionDetector({ scan: work.scan });
+  let files: string[] = [];
+  try {
+    files = readdirSync(path.join(work.root, 'memories'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `memories/${f}`);
+  } catch {
+    // no memories folder
   }
+  let clean: string[] = [];
+  let posted = Date.now();
+  for (const file of ['MEMORY.md', ...files].slice(0, work.limit)) {
+    // Never through a link, as every read of the store (a link's target is no memory).
+    const entry = readStoreEntry(work.root, file);
+    if (entry.kind !== 'file') continue;
+    const oid = hashObject('blob', entry.bytes);
+    if (known.has(oid)) continue;
+    known.add(oid);
+    if (flaggedScan(entry.bytes.toString('utf8'), detector).length === 0) clean.push(oid);
+    if (clean.length && Date.now() - posted >= POST_MS) {
+      parentPort?.postMessage(clean);
+      clean = [];
+      posted = Date.now();
+    }
+  }
+  if (clean.length) parentPort?.postMessage(clean);
 }
-if (clean.length) parentPort?.postMessage(clean);
