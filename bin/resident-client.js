@@ -4,10 +4,12 @@
 // (none started yet, it exited, the store's settings changed) the search runs in this process as
 // before, and a resident is started for the next one. CAIRN_RESIDENT=0 turns all of this off;
 // CAIRN_RESIDENT=require makes a search that no resident answered fail (tests, benchmarks).
-// Each of node:child_process, node:crypto and node:os costs ~4-6 ms to load: not here.
-import fs from 'node:fs';
-import net from 'node:net';
-import path from 'node:path';
+// Each of node:child_process, node:crypto and node:os costs ~4-6 ms to load: not here. CommonJS
+// (bin/package.json), as bin/cairn.js: required, it costs a fraction of an ES module's import.
+'use strict';
+const fs = require('node:fs');
+const net = require('node:net');
+const path = require('node:path');
 
 /** Environment that can change what a search answers: a resident serves only callers that agree. */
 const SAME_ENV = /^(CAIRN_|GIT_)|^(HOME|PATH|TZ|XDG_CACHE_HOME|XDG_CONFIG_HOME|LANG|LC_ALL)$/;
@@ -62,7 +64,7 @@ function privateFolder(env) {
  * Where the resident for this search listens: one per store, build and environment, in a private
  * folder. Null when there is none to use (not built as a bundle, no store, no private folder).
  */
-export function residentFor(argv, env, cwd, bundleDir) {
+function residentFor(argv, env, cwd, bundleDir) {
   if (env.CAIRN_RESIDENT === '0' || typeof process.getuid !== 'function') return null;
   if (argv.some((a) => a === '--help' || a === '-h')) return null;
   let build;
@@ -99,7 +101,7 @@ function fnv64(text) {
  * Asks the resident: its answer written out and its exit code, or null when none answered (then
  * `startable` says whether starting one could help).
  */
-export function ask(resident, argv, cwd) {
+function ask(resident, argv, cwd) {
   return new Promise((resolve) => {
     const chunks = [];
     let settled = false;
@@ -132,9 +134,9 @@ export function ask(resident, argv, cwd) {
  * Starts a resident for the next search, detached: it outlives this process and holds none of its
  * pipes. Its key goes in its environment, which only this user can read (not its command line).
  */
-export async function start(resident, launcher) {
+function start(resident, launcher) {
   try {
-    const { spawn } = await import('node:child_process');
+    const { spawn } = require('node:child_process');
     spawn(process.execPath, [launcher, '--resident-search', resident.store, resident.socket], {
       cwd: resident.store,
       detached: true,
@@ -145,3 +147,5 @@ export async function start(resident, launcher) {
     // Nothing lost: the next search runs on its own again.
   }
 }
+
+module.exports = { residentFor, ask, start };

@@ -85,7 +85,7 @@ export function bundleLauncher(entry: URL): string | undefined {
  * bundle's `name`.cjs, or tsc's `name`.js; from
  * the TypeScript sources (tests), the compiled one in dist/. Null when nothing is built.
  */
-export function workerUrl(name: 'search-child' | 'workspace-worker'): URL | null {
+export function workerUrl(name: 'search-child' | 'workspace-worker' | 'scan-worker'): URL | null {
   const here = new URL(import.meta.url);
   const candidates = [new URL(`./${name}.cjs`, here), new URL(`./${name}.js`, here)];
   if (here.pathname.endsWith('.ts')) {

@@ -14,18 +14,26 @@ import { existsSync, readdirSync, readFileSync, realpathSync, statSync, unlinkSy
 import net from 'node:net';
 import path from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
-import { createRoot, openContext, type Root } from './compose.js';
+import { Worker } from 'node:worker_threads';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { buildId } from './build-id.js';
+import { createRoot, openContext, workerUrl, type Root } from './compose.js';
 import type { CliIO } from './cli/io.js';
 import { main } from './main.js';
 import type { OpContext } from './ops/context.js';
+import { CleanScans } from './ops/clean-scans.js';
 import { inlineSearchService, type SearchService } from './ops/search.js';
+import { detectorOf } from './ops/withhold.js';
 import { modelCacheDir, modelFolder } from './search/models.js';
 import { openCairnDir } from './store/cairn-dir.js';
 import { injectionModelPath } from './store/injection-model-file.js';
+import type { ScanAheadWork } from './scan-worker.js';
 import { locateStore } from './store/store.js';
 
-/** Searches run at start (warmUpQueries). */
-const WARM_UP_SEARCHES = 8;
+/** Memories searched for and scanned at start (warmUp). */
+const WARM_UP_SEARCHES = 24;
+/** Files scanned ahead at most (scanAhead): the cache of clean scans every search reads stays small. */
+const SCAN_AHEAD_FILES = 20_000;
 /** A quiet ten minutes and it exits: its memory goes back; the next search starts another. */
 const RESIDENT_IDLE_MS = 10 * 60_000;
 /** How often it checks that its store and its socket are still there. */
@@ -147,10 +155,12 @@ export async function serveResidentSearch(storeRoot: string, socketPath: string)
   const server = net.createServer();
   let stopping = false;
   let checks: NodeJS.Timeout | undefined;
+  let scanner: Worker | null = null;
   const stop = () => {
     if (stopping) return;
     stopping = true;
     clearInterval(checks);
+    void scanner?.terminate();
     server.close();
     if (identityOf(socketPath) === ownSocket) unlinkSync(socketPath);
     void service.close();
@@ -211,12 +221,19 @@ export async function serveResidentSearch(storeRoot: string, socketPath: string)
     return 0;
   }
   const ownSocket = identityOf(socketPath);
-  // The index is loaded (and brought up to date) now, not by the first search that asks; a few more
-  // searches through the command, with words of the store's own ids, load the command's code and
-  // get ranking's compiled (the first answers took 2-5x as long as later ones).
-  queue = (async () => {
-    for (const query of warmUpQueries(storeRoot))
-      await answer({ key: ownKey, argv: ['search', '--json', query], cwd: storeRoot }).catch(() => {});
+  // The index is loaded (and brought up to date) now, not by the first search that asks; more
+  // searches through the command, with the words of the store's own titles, load the command's code
+  // and get ranking's and the scanner's compiled (the first answers took 2-5x as long as later ones).
+  // One search at a time: a search asked meanwhile waits for one of them, not for all.
+  void (async () => {
+    const search = (query: string) =>
+      answer({ key: ownKey, argv: ['search', '--json', query], cwd: storeRoot });
+    for (const step of warmUp(ctx, storeRoot, search)) {
+      queue = queue.then(step).catch(() => {});
+      await queue;
+      await nextTurn(); // connections that came meanwhile queue their searches first
+    }
+    if (!stopping) scanner = await scanAhead(ctx).catch(() => null);
   })();
   const storeFile = path.join(storeRoot, 'cairn.yaml');
   // `kill` (or a logout's hangup) removes the socket too, as the quiet time does.
@@ -237,17 +254,78 @@ export async function serveResidentSearch(storeRoot: string, socketPath: string)
   return 0;
 }
 
-/** The words of a few memory ids spread over the store (`deploy-notes` -> `deploy notes`). */
-function warmUpQueries(storeRoot: string): string[] {
-  let ids: string[] = [];
+/**
+ * The warm-up: a few memories spread over the store, searched for by their titles (or their ids'
+ * words: `deploy-notes` -> `deploy notes`) as people search, and scanned as an answer's files are
+ * (a file scanned clean before is not scanned again, so the scanner may not run otherwise).
+ */
+function warmUp(
+  ctx: OpContext,
+  storeRoot: string,
+  search: (query: string) => Promise<unknown>,
+): (() => Promise<unknown>)[] {
+  let files: string[] = [];
   try {
-    ids = readdirSync(path.join(storeRoot, 'memories')).filter((f) => f.endsWith('.md'));
+    files = readdirSync(path.join(storeRoot, 'memories')).filter((f) => f.endsWith('.md'));
   } catch {
     // no memories folder: the first search loads the index alone
   }
-  const step = Math.max(1, Math.floor(ids.length / WARM_UP_SEARCHES));
-  const picked = ids.filter((_, i) => i % step === 0).slice(0, WARM_UP_SEARCHES);
-  return ['cairn', ...picked.map((f) => f.slice(0, -3).replace(/[-_.]+/g, ' '))];
+  const step = Math.max(1, Math.floor(files.length / WARM_UP_SEARCHES));
+  const texts = files
+    .filter((_, i) => i % step === 0)
+    .slice(0, WARM_UP_SEARCHES)
+    .map((f) => {
+      try {
+        return { file: f, text: readFileSync(path.join(storeRoot, 'memories', f), 'utf8') };
+      } catch {
+        return { file: f, text: '' };
+      }
+    });
+  const queries = [
+    'cairn',
+    ...texts.map(({ file, text }) => titleOf(text) ?? file.slice(0, -3).replace(/[-_.]+/g, ' ')),
+  ];
+  return [
+    ...queries.map((query) => () => search(query)),
+    async () => {
+      const { flaggedScan } = await import('./core/withhold.js');
+      const detector = await detectorOf(ctx);
+      for (const { text } of texts) flaggedScan(text, detector);
+    },
+  ];
+}
+/**
+ * Scans the store's memories ahead of the searches that return them, in a worker thread at the
+ * lowest priority (scan-worker.ts), and adds those it found clean to the cache of clean scans.
+ * Only on Linux, where a nice value is a thread's own (elsewhere the answers would slow down too),
+ * and only with a build id (without one nothing is cached).
+ */
+async function scanAhead(ctx: OpContext): Promise<Worker | null> {
+  const url = workerUrl('scan-worker');
+  if (!url || process.platform !== 'linux' || !buildId()) return null;
+  const work: ScanAheadWork = {
+    root: ctx.store.root,
+    scan: ctx.store.config.scan,
+    known: (await CleanScans.open(ctx)).cleanIds(),
+    limit: SCAN_AHEAD_FILES,
+  };
+  const worker = new Worker(url, { workerData: work });
+  worker.unref();
+  worker.on('error', () => {}); // nothing lost: an answer scans what it returns
+  worker.on('message', (clean: string[]) => {
+    void CleanScans.open(ctx).then((scans) => {
+      for (const oid of clean) scans.addClean(oid);
+      scans.save();
+    });
+  });
+  return worker;
+}
+
+/** The `title:` of a memory's front matter, when it has one. */
+function titleOf(text: string): string | null {
+  const end = text.startsWith('---\n') ? text.indexOf('\n---', 3) : -1;
+  const title = end > 0 ? /^title:[ \t]*(.+)$/m.exec(text.slice(0, end)) : null;
+  return title ? title[1].replace(/^["']|["']$/g, '').trim() || null : null;
 }
 
 /** CAIRN_RESIDENT_IDLE_MS (tests) or ten minutes. */

@@ -53,6 +53,11 @@ export class CleanScans {
     return this.clean.has(oid);
   }
 
+  /** The blob ids this scanner found clean. */
+  cleanIds(): string[] {
+    return [...this.clean];
+  }
+
   /** Remembers a blob this scanner found clean (nothing flagged, before any allowance). */
   addClean(oid: string): void {
     if (!this.dir || this.clean.has(oid) || !OID.test(oid)) return;
@@ -76,7 +81,8 @@ export class CleanScans {
   /** Writes the file when something was added (atomically; skipped when .cairn cannot be used). */
   save(): void {
     if (!this.dir || !this.added) return;
-    this.dir.write(FILE, `${this.header}\n${[...this.clean].join('\n')}\n`);
+    if (this.dir.write(FILE, `${this.header}\n${[...this.clean].join('\n')}\n`))
+      keepWritten(this.dir, this.header, this.clean);
     this.added = false;
   }
 }
@@ -88,6 +94,24 @@ export class CleanScans {
  * stays true for its scanner, whether or not the file is written.
  */
 const kept = new Map<string, { id: string; header: string; clean: Set<string> }>();
+
+/**
+ * The file just written holds `clean`: remembered under its new identity, so the next answer of a
+ * long-lived process does not read back what it wrote (each answer that scanned a file did so).
+ * Another process's write in between only costs its additions: every id kept is a true verdict.
+ */
+function keepWritten(dir: CairnDir, header: string, clean: Set<string>): void {
+  const fd = dir.open(FILE);
+  if (fd === null) return;
+  try {
+    const st = fstatSync(fd);
+    kept.set(dir.root, { id: `${st.ino}:${st.size}:${st.mtimeMs}`, header, clean });
+  } catch {
+    // unreadable: the next open reads it, or starts afresh
+  } finally {
+    closeSync(fd);
+  }
+}
 
 function readEntries(dir: CairnDir, header: string): Set<string> {
   const fd = dir.open(FILE);

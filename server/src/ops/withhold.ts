@@ -111,13 +111,18 @@ export async function withholdSearchAnswer<T extends Pick<SearchResponse, 'entri
     const cleanScans = await CleanScans.open(ctx);
     const allowances = allowancesOnce(ctx);
     let candidates: Map<string, string> | undefined;
-    for (const path of paths) {
+    // The blobs at main, the commit read once (a candidate's are read at its own tip below).
+    const atTip = await store.repo.fileOids(
+      tip,
+      paths.map((p) => repoPath(store, p)),
+    );
+    for (const [i, path] of paths.entries()) {
       let commit = tip;
       if (status.get(path) === 'candidate') {
         candidates ??= new Map((await openCandidates(store, tip)).map((c) => [`memories/${c.id}.md`, c.tip]));
         commit = candidates.get(path) ?? tip;
       }
-      const oid = await store.repo.fileOid(commit, repoPath(store, path));
+      const oid = commit === tip ? atTip[i] : await store.repo.fileOid(commit, repoPath(store, path));
       if (oid === null || cleanScans.isClean(oid)) continue;
       const text = await store.repo.readBlobText(oid);
       if (text === null) continue;

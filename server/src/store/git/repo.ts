@@ -32,11 +32,19 @@ export interface TagInfo {
   timestamp: number | null;
 }
 
+/** Commit ids peel keeps (GitRepo.commits): bounded, for a server that runs for days. */
+const MAX_COMMITS_KEPT = 1024;
+
 export class GitRepo {
   private readonly store: ObjectStore;
   private readonly refs: Refs;
   private readonly history: History;
   private readonly reachable = new Map<string, Set<string>>();
+  /**
+   * Ids peel found to be commits: an id names the same object forever, and a search asked for
+   * main's tip several times an answer, reading the commit from its pack each time.
+   */
+  private readonly commits = new Set<string>();
   /**
    * Told, in one line, what was recovered when a write interrupted by a crash was finished or
    * undone (see journal.ts). The front ends print it; the store layer never does.
@@ -107,9 +115,14 @@ export class GitRepo {
 
   private async peel(oid: string): Promise<string | null> {
     for (let depth = 0; depth < 10; depth++) {
+      if (this.commits.has(oid)) return oid;
       const obj = await this.store.read(oid);
       if (!obj) return null;
-      if (obj.type === 'commit') return oid;
+      if (obj.type === 'commit') {
+        if (this.commits.size >= MAX_COMMITS_KEPT) this.commits.clear();
+        this.commits.add(oid);
+        return oid;
+      }
       if (obj.type !== 'tag') return null;
       oid = parseTag(obj.body).object;
     }
@@ -133,10 +146,18 @@ export class GitRepo {
 
   /** The blob id of a file at `commit` (equal ids: equal bytes); null when missing. */
   async fileOid(commit: string, filePath: string): Promise<string | null> {
+    return (await this.fileOids(commit, [filePath]))[0];
+  }
+
+  /** fileOid of each file, the commit read once (a search answer asks for several). */
+  async fileOids(commit: string, filePaths: readonly string[]): Promise<(string | null)[]> {
     const tree = await this.treeOf(commit);
-    if (!tree || filePath === '') return null;
-    const entry = await lookupPath(this.store, tree, filePath);
-    return entry && !isTreeMode(entry.mode) ? entry.oid : null;
+    const out: (string | null)[] = [];
+    for (const filePath of filePaths) {
+      const entry = tree && filePath !== '' ? await lookupPath(this.store, tree, filePath) : null;
+      out.push(entry && !isTreeMode(entry.mode) ? entry.oid : null);
+    }
+    return out;
   }
 
   /** A blob's text (UTF-8) by its id, as listDir gives it; null when it is not a blob. */
