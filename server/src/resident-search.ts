@@ -303,10 +303,11 @@ function warmUp(
 async function scanAhead(ctx: OpContext): Promise<Worker | null> {
   const url = workerUrl('scan-worker');
   if (!url || process.platform !== 'linux' || !buildId()) return null;
+  const first = await CleanScans.open(ctx);
   const work: ScanAheadWork = {
     root: ctx.store.root,
-    scan: ctx.store.config.scan,
-    known: (await CleanScans.open(ctx)).cleanIds(),
+    scan: first.scan,
+    known: first.cleanIds(),
     limit: SCAN_AHEAD_FILES,
   };
   const worker = new Worker(url, { workerData: work });
@@ -314,6 +315,9 @@ async function scanAhead(ctx: OpContext): Promise<Worker | null> {
   worker.on('error', () => {}); // nothing lost: an answer scans what it returns
   worker.on('message', (clean: string[]) => {
     void CleanScans.open(ctx).then((scans) => {
+      // cairn.yaml's scan settings changed since the worker started (it scanned with the old
+      // ones): its verdicts are not this scanner's. The resident leaves at its next answer.
+      if (scans.scanner !== first.scanner) return void worker.terminate();
       for (const oid of clean) scans.addClean(oid);
       scans.save();
     });

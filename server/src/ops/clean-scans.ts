@@ -13,7 +13,8 @@ import { closeSync, fstatSync, readFileSync } from 'node:fs';
 import { buildId } from '../build-id.js';
 import { openCairnDir, type CairnDir } from '../store/cairn-dir.js';
 import { injectionDetectorFingerprint } from '../store/injection-model-file.js';
-import type { ScanFinding } from '../core/scan/index.js';
+import type { ScanConfig } from '../core/config.js';
+import type { InjectionDetector, ScanFinding } from '../core/scan/index.js';
 import type { OpContext } from './context.js';
 
 const FILE = 'cache/clean-scans.txt';
@@ -34,18 +35,39 @@ export class CleanScans {
     private readonly dir: CairnDir | null,
     private readonly header: string,
     private readonly clean: Set<string>,
+    /**
+     * The scan settings this cache's verdicts are for. cairn.yaml is read again when it changes
+     * (store/store.ts): a verdict is recorded only for a scan made with these settings (scanner),
+     * never for one made with those of a moment later.
+     */
+    readonly scan: ScanConfig,
   ) {}
 
   /** The store's cache for the scanner this process runs (empty when missing, damaged or another scanner's). */
   static async open(ctx: OpContext): Promise<CleanScans> {
+    const scan = ctx.store.config.scan;
     const code = buildId();
-    if (!code) return new CleanScans(null, '', new Set());
+    if (!code) return new CleanScans(null, '', new Set(), scan);
     const scanner = createHash('sha256')
-      .update(`${code}\n${injectionDetectorFingerprint(ctx.store.config)}`)
+      .update(`${code}\n${injectionDetectorFingerprint({ scan })}`)
       .digest('hex');
     const header = `${FORMAT} ${scanner}`;
     const dir = await openCairnDir(ctx.store.root, ctx.store.repo);
-    return new CleanScans(dir, header, readEntries(dir, header));
+    return new CleanScans(dir, header, readEntries(dir, header), scan);
+  }
+
+  /** Names the scanner (code, weights, threshold): verdicts of one scanner say nothing of another's. */
+  get scanner(): string {
+    return this.header;
+  }
+
+  /**
+   * The detector of this cache's scanner: what a scan whose verdict is added here must run. Loaded
+   * when first needed: an answer whose files were all scanned clean before never loads it.
+   */
+  async detector(): Promise<InjectionDetector | undefined> {
+    const { injectionDetector } = await import('../store/injection-model.js');
+    return injectionDetector({ scan: this.scan });
   }
 
   /** True when this blob was scanned clean by this scanner. */

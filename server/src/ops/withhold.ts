@@ -68,7 +68,8 @@ async function withholdScanned(
   const id = memoryIdFromPath(where.path);
   let findings = blob?.scans.flagged(blob.oid);
   if (!findings) {
-    findings = flaggedScan(text, await detectorOf(ctx));
+    // A verdict goes into the cache under the settings it was opened with: scanned with those.
+    findings = flaggedScan(text, blob ? await blob.scans.detector() : await detectorOf(ctx));
     if (blob && findings.length) blob.scans.addFlagged(blob.oid, findings);
     else if (blob) blob.scans.addClean(blob.oid);
   }
