@@ -350,6 +350,26 @@ describe('WorkspaceModel', () => {
     const ref = parseStoreFile(memory('c', { body: 'See [[b]].' }), 'memories/c.md');
     expect(codes(checkMemory(ref, model))).toEqual(['ref/unknown']);
   });
+
+  it('follows the files claiming an id as they come and go (one claim is kept as the id alone)', () => {
+    const claim = (file: string, body: string) =>
+      parseStoreFile(memory('a', { body: `${body} is what this file says, at some length.` }), file);
+    const { model } = buildWorkspace({ 'memories/a.md': memory('a') });
+    const claimants = () => model.idClaims('a').map((c) => c.path);
+    expect(claimants()).toEqual(['memories/a.md']);
+    model.upsert(claim('memories/b.md', 'Bees'), { status: 'active' });
+    model.upsert(claim('memories/c.md', 'Cats'), { status: 'active' });
+    expect(claimants()).toEqual(['memories/a.md', 'memories/b.md', 'memories/c.md']);
+    model.remove('b');
+    model.remove('a');
+    expect(claimants()).toEqual(['memories/c.md']);
+    model.upsert(claim('memories/c.md', 'Cats again'), { status: 'active' });
+    expect(claimants()).toEqual(['memories/c.md']);
+    model.remove('c');
+    expect(claimants()).toEqual([]);
+    model.upsert(claim('memories/b.md', 'Bees'), { status: 'active' });
+    expect(claimants()).toEqual(['memories/b.md']);
+  });
 });
 
 describe('robustness', () => {

@@ -174,6 +174,52 @@ describe('startup cache format', () => {
     }
   });
 
+  it('unpacks equal ranges and empty lists as one frozen object each, which the model only reads', async () => {
+    // Ids (and so titles) of one length: their ranges are equal field for field.
+    const store = makeStore({
+      'memories/cache-one.md': memoryText('cache-one', 'Sessions live in Redis for thirty minutes.'),
+      'memories/cache-two.md': memoryText('cache-two', 'Deploys wait for a second reviewer on call.'),
+      'memories/other.md': memoryText('other', 'See [[cache-one]].'),
+    });
+    try {
+      const loadHere = async () => {
+        const cache = await WorkspaceCache.load(store);
+        const ws = new StoreWorkspace({ root: store });
+        await ws.load({ cache });
+        await ws.refreshGit();
+        const findings: string[] = [];
+        for (const rel of [...ws.files.keys()].sort())
+          for (const p of (await fileProblems(ws, rel)) ?? []) findings.push(`${rel} ${p.code}`);
+        await cache.save(await ws.cacheEntries(cache));
+        return { parsed: cache.parsed, findings, ws };
+      };
+      const cold = await loadHere();
+      await new Promise((r) => setTimeout(r, 2100)); // past the racy window: the next load reuses all
+      await loadHere();
+      const warm = await loadHere();
+      expect(warm.parsed).toBe(0);
+      expect(warm.findings).toEqual(cold.findings);
+      const bytes = readFileSync(path.join(store, ...CACHE));
+      const chunk = v8.deserialize(bytes.subarray(8 + bytes.readUInt32LE(0))) as Packed;
+      const info = new Map(unpackEntries(chunk).map(([rel, e]) => [rel, e?.info]));
+      const [one, two, other] = ['cache-one', 'cache-two', 'other'].map((id) =>
+        info.get(`memories/${id}.md`)!,
+      );
+      expect(one.keyRanges?.id).toBe(two.keyRanges?.id);
+      expect(one.keyRanges?.title).toBe(two.keyRanges?.title);
+      expect(one.keyRanges?.id).not.toBe(other.keyRanges?.id);
+      expect(Object.isFrozen(one.keyRanges?.id) && Object.isFrozen(one.keyRanges?.id.start)).toBe(true);
+      expect(one.supersedes).toBe(other.triples);
+      expect(Object.isFrozen(one.supersedes)).toBe(true);
+      // The model keeps them as they were unpacked.
+      const model = warm.ws.info('cache-one')!;
+      expect(Object.isFrozen(model.keyRanges?.id)).toBe(true);
+      expect(warm.ws.referencesTo('cache-one').map((r) => r.rel)).toEqual(['memories/other.md']);
+    } finally {
+      removeDir(store);
+    }
+  });
+
   it('reads a chunk whose JSON is cut short as damaged, and one with a short signature array as unusable', async () => {
     await load();
     const data = readCache();

@@ -265,14 +265,27 @@ export function readConfinedFile(
   return { bytes: readOpened(fd)?.bytes ?? Buffer.alloc(0), realPath };
 }
 
-/** Links in `dir` (relative to root) and below, up to `depth` levels, for `keep(rel)` paths. */
-function linksIn(root: string, dir: string, depth: number, keep: (rel: string) => boolean): FoundLink[] {
+/**
+ * Links in `dir` (relative to root) and below, up to `depth` levels, for `keep(rel)` paths; the
+ * names read in `dir` itself go into `names` when given.
+ */
+function linksIn(
+  root: string,
+  dir: string,
+  depth: number,
+  keep: (rel: string) => boolean,
+  names?: Map<string, string[]>,
+): FoundLink[] {
   let entries: Dirent[];
   try {
     entries = readdirSync(path.join(root, dir), { withFileTypes: true });
   } catch {
     return [];
   }
+  names?.set(
+    dir,
+    entries.map((e) => e.name),
+  );
   const out: FoundLink[] = [];
   // Only links and folders are sorted (the same order as sorting all): sorting the 10,000 names of
   // a large memories/ by localeCompare was ~15 ms of a warm language-server start.
@@ -288,15 +301,17 @@ function linksIn(root: string, dir: string, depth: number, keep: (rel: string) =
 /**
  * Every symbolic link where Cairn reads a store: the memories/ and daily/ folders and the memory
  * files in them, MEMORY.md, and .cairn (itself or anything in it). `cairn check` and the language
- * server report them as store/symlink.
+ * server report them as store/symlink. `names`: the entries of memories/ and daily/ as read here,
+ * by folder (a folder that is a link or could not be read has none), so that listing the store's
+ * files needs no second read of a folder of 10,000 names.
  */
-export function findStoreLinks(root: string): FoundLink[] {
+export function findStoreLinks(root: string, names?: Map<string, string[]>): FoundLink[] {
   const out: FoundLink[] = [];
   for (const top of ['.cairn', 'MEMORY.md', 'daily', 'memories']) {
     const link = findLink(root, top);
     if (link) out.push(link);
     else if (top === '.cairn') out.push(...linksIn(root, top, 4, () => true));
-    else if (top !== 'MEMORY.md') out.push(...linksIn(root, top, 1, isStoreFilePath));
+    else if (top !== 'MEMORY.md') out.push(...linksIn(root, top, 1, isStoreFilePath, names));
   }
   return out.sort((a, b) => a.at.localeCompare(b.at));
 }

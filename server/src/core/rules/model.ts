@@ -87,8 +87,12 @@ export class WorkspaceModel implements WorkspaceView {
   readonly facts = new FactIndex();
   readonly nearDuplicates: MutableNearIndex;
   semanticNeighbours?: (id: string, content: string) => Neighbour[];
-  /** Memory ids (file names) by the id their front matter claims, for `id-duplicate`. */
-  private readonly claims = new Map<string, Set<string>>();
+  /**
+   * Memory ids (file names) by the id their front matter claims, for `id-duplicate`: the one id
+   * that claims it, or a set once several do (nearly every id is claimed once, by its own file,
+   * and a set apiece was 10,000 sets at 10,000 memories).
+   */
+  private readonly claims = new Map<string, string | Set<string>>();
 
   /**
    * `contentOf`: a memory's content (memoryContent) read back when the near-duplicate rule verifies
@@ -101,7 +105,8 @@ export class WorkspaceModel implements WorkspaceView {
   /** The memory files whose front matter says `id: <id>` (more than one is `id-duplicate`). */
   idClaims(id: string): IdClaim[] {
     const out: IdClaim[] = [];
-    for (const memoryId of this.claims.get(id) ?? []) {
+    const claimed = this.claims.get(id) ?? [];
+    for (const memoryId of typeof claimed === 'string' ? [claimed] : claimed) {
       const info = this.memories.get(memoryId);
       if (info) out.push({ path: info.path, range: info.keyRanges?.id ?? startOfFile() });
     }
@@ -155,10 +160,12 @@ export class WorkspaceModel implements WorkspaceView {
     if (ids) ids.push(info.id);
     else this.byHash.set(info.contentHash, [info.id]);
     this.facts.set(info.id, info.triples);
-    if (info.frontMatterId) {
-      let claimed = this.claims.get(info.frontMatterId);
-      if (!claimed) this.claims.set(info.frontMatterId, (claimed = new Set()));
-      claimed.add(info.id);
+    const claim = info.frontMatterId;
+    if (claim) {
+      const claimed = this.claims.get(claim);
+      if (claimed === undefined || claimed === info.id) this.claims.set(claim, info.id);
+      else if (typeof claimed === 'string') this.claims.set(claim, new Set([claimed, info.id]));
+      else claimed.add(info.id);
     }
   }
 
@@ -190,9 +197,13 @@ export class WorkspaceModel implements WorkspaceView {
   }
 
   private detach(info: MemoryInfo): void {
-    const claimed = info.frontMatterId ? this.claims.get(info.frontMatterId) : undefined;
-    claimed?.delete(info.id);
-    if (claimed?.size === 0) this.claims.delete(info.frontMatterId!);
+    const claim = info.frontMatterId;
+    const claimed = claim ? this.claims.get(claim) : undefined;
+    if (claimed === info.id) this.claims.delete(claim!);
+    else if (typeof claimed === 'object') {
+      claimed.delete(info.id);
+      if (claimed.size === 0) this.claims.delete(claim!);
+    }
     const ids = (this.byHash.get(info.contentHash) ?? []).filter((x) => x !== info.id);
     if (ids.length) this.byHash.set(info.contentHash, ids);
     else this.byHash.delete(info.contentHash);

@@ -43,6 +43,16 @@ export function scanLinks(root: string): Map<string, FoundLink> {
   return new Map(findStoreLinks(root).map((l) => [l.at, l]));
 }
 
+/**
+ * scanLinks, and the names in memories/ and daily/ read on the way (for listStoreFiles): the store's
+ * folders are read once.
+ */
+export function scanStore(root: string): { links: Map<string, FoundLink>; names: Map<string, string[]> } {
+  const names = new Map<string, string[]>();
+  const links = new Map(findStoreLinks(root, names).map((l) => [l.at, l]));
+  return { links, names };
+}
+
 /** The link `rel` is, or the linked folder it is in. */
 export function linkOf(links: ReadonlyMap<string, FoundLink>, rel: string): FoundLink | undefined {
   // Most stores have no link: asked three times per file at load, the split was ~20 ms of 10,000.
@@ -50,18 +60,25 @@ export function linkOf(links: ReadonlyMap<string, FoundLink>, rel: string): Foun
   return links.get(rel) ?? links.get(rel.split('/')[0]);
 }
 
-/** Store files on disk in the order they are checked: memories/, daily/ (each sorted), MEMORY.md. */
-export function listStoreFiles(root: string, links: ReadonlyMap<string, FoundLink>): string[] {
+/**
+ * Store files on disk in the order they are checked: memories/, daily/ (each sorted), MEMORY.md.
+ * `listed`: the folders' names as scanStore read them (a folder missing there could not be read);
+ * else the folders are read now.
+ */
+export function listStoreFiles(
+  root: string,
+  links: ReadonlyMap<string, FoundLink>,
+  listed?: ReadonlyMap<string, string[]>,
+): string[] {
   const out: string[] = [];
   for (const dir of ['memories', 'daily']) {
     if (links.has(dir)) continue; // its files are elsewhere: the link itself is the finding
-    let names: string[];
-    try {
-      names = readdirSync(path.join(root, dir));
-    } catch {
-      continue;
+    const names = listed ? listed.get(dir) : readNames(path.join(root, dir));
+    if (!names) continue;
+    for (const name of names.sort()) {
+      const rel = `${dir}/${name}`;
+      if (isStoreFilePath(rel)) out.push(rel);
     }
-    for (const name of names.sort()) if (isStoreFilePath(`${dir}/${name}`)) out.push(`${dir}/${name}`);
   }
   try {
     if (readdirSync(root).includes('MEMORY.md')) out.push('MEMORY.md');
@@ -69,6 +86,15 @@ export function listStoreFiles(root: string, links: ReadonlyMap<string, FoundLin
     // no root: no files
   }
   return out;
+}
+
+/** The names in a folder, or undefined when it cannot be read. */
+function readNames(dir: string): string[] | undefined {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The stamp of `rel` as it is now (not following a link), or null when it is not a regular file. */

@@ -7,7 +7,13 @@
 import type { InjectionDetector } from '../../core/scan/index.js';
 import { injectionDetector } from '../../store/injection-model.js';
 import { isMemoryPath, memoryContent, parseStoreFile, WorkspaceModel } from '../../core/rules/index.js';
-import { deriveStatuses, type StatusInfo } from '../../core/status.js';
+import {
+  ACTIVE,
+  CANDIDATE,
+  deriveStatuses,
+  type MainMemoryLinks,
+  type StatusInfo,
+} from '../../core/status.js';
 import type { MemoryInfo } from '../../core/rules/index.js';
 import type { MemoryRef, ParsedMemory } from '../../core/types.js';
 import { throwIfCancelled, type CancelToken } from '../../core/cancel.js';
@@ -21,6 +27,7 @@ import {
   readDiskFile,
   sameStamp,
   scanLinks,
+  scanStore,
   stamper,
   type FileStamp,
   type FoundLink,
@@ -144,10 +151,11 @@ export class StoreWorkspace {
     // start while the files are listed (at 10,000 files, their start and the listing took a
     // few hundred milliseconds one after the other on a busy machine).
     const unused = opts.cache?.empty !== false ? await opts.parser?.prestart?.() : undefined;
-    this.links = scanLinks(this.root);
+    const scan = scanStore(this.root);
+    this.links = scan.links;
     for (const link of this.links.values())
       this.log(`cairn: ${link.at} is a symbolic link; it is not read (store/symlink)`);
-    const rels = listStoreFiles(this.root, this.links);
+    const rels = listStoreFiles(this.root, this.links, scan.names);
     this.rules.reserve(rels.length);
     let slice = performance.now();
     let reported = -Infinity;
@@ -387,15 +395,17 @@ export class StoreWorkspace {
   }
 
   private statusOf(file: StoreFile): StatusInfo {
-    if (!file.onDisk) return { status: 'candidate' };
-    return this.statuses.get(file.id) ?? { status: 'active' };
+    if (!file.onDisk) return CANDIDATE;
+    return this.statuses.get(file.id) ?? ACTIVE;
   }
 
   /** Status is derived, never stored: files on disk are main, branches are candidates, tags rejected. */
   private recomputeStatuses(): void {
-    const main = [...this.files.values()].filter((f) => f.id && f.onDisk);
+    const main: MainMemoryLinks[] = [];
+    for (const f of this.files.values())
+      if (f.id && f.onDisk) main.push({ id: f.id, supersedes: f.supersedes, superseded_by: f.supersededBy });
     this.statuses = deriveStatuses({
-      main: main.map((f) => ({ id: f.id, supersedes: f.supersedes, superseded_by: f.supersededBy })),
+      main,
       openCandidates: this.gitFacts.candidates.map((c) => c.id),
       rejected: this.gitFacts.rejected,
     });
