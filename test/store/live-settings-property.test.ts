@@ -33,15 +33,20 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 2, arbitrary: fc.constant({ kind: 'read' as const }) },
 );
 
+/** A store made by initStore in a temporary folder (`base`, removed by the test); `file` its cairn.yaml. */
+async function newStore(): Promise<{ base: string; dir: string; file: string }> {
+  const base = mkdtempSync(path.join(os.tmpdir(), 'cairn-live-settings-'));
+  const dir = path.join(base, 'store');
+  await initStore(dir, {
+    templateDir: path.join(ROOT, 'memory-template'),
+    author: { name: 'Test', email: 't@example.com' },
+  });
+  return { base, dir, file: path.join(dir, 'cairn.yaml') };
+}
+
 describe('store settings read again when cairn.yaml changes', () => {
   it('equal a fresh read after every step', async () => {
-    const base = mkdtempSync(path.join(os.tmpdir(), 'cairn-live-settings-'));
-    const dir = path.join(base, 'store');
-    await initStore(dir, {
-      templateDir: path.join(ROOT, 'memory-template'),
-      author: { name: 'Test', email: 't@example.com' },
-    });
-    const file = path.join(dir, 'cairn.yaml');
+    const { base, dir, file } = await newStore();
     const elsewhere = path.join(base, 'elsewhere.yaml');
     writeFileSync(elsewhere, TEXTS[3]);
     try {
@@ -76,13 +81,7 @@ describe('store settings read again when cairn.yaml changes', () => {
   });
 
   it('sees an in-place rewrite of the same size within the same clock tick', async () => {
-    const base = mkdtempSync(path.join(os.tmpdir(), 'cairn-live-settings-'));
-    const dir = path.join(base, 'store');
-    await initStore(dir, {
-      templateDir: path.join(ROOT, 'memory-template'),
-      author: { name: 'Test', email: 't@example.com' },
-    });
-    const file = path.join(dir, 'cairn.yaml');
+    const { base, dir, file } = await newStore();
     try {
       writeFileSync(file, TEXTS[0]);
       const store = await openStore({ store: dir });
