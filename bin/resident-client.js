@@ -122,8 +122,9 @@ function ask(resident, argv, cwd) {
       }
       if (typeof reply.code !== 'number')
         return done({ code: null, startable: !DECLINED.has(reply.fallback), why: reply.fallback });
-      process.stdout.write(reply.stdout);
-      process.stderr.write(reply.stderr);
+      if (!Array.isArray(reply.writes)) return done({ code: null, startable: false, why: 'no answer' });
+      // In the order the command wrote them: a terminal shows what a search on its own shows.
+      for (const [fd, text] of reply.writes) (fd === 2 ? process.stderr : process.stdout).write(text);
       done({ code: reply.code });
     });
     socket.write(JSON.stringify({ key: resident.key, argv, cwd }) + '\n');

@@ -49,8 +49,12 @@ interface Request {
   cwd: string;
 }
 
-/** What it answers: one JSON line; `fallback`: search on your own (and why, for a person who asks). */
-export type Reply = { code: number; stdout: string; stderr: string } | { fallback: string };
+/**
+ * What it answers: one JSON line; `fallback`: search on your own (and why, for a person who asks).
+ * `writes`: what the command wrote to stdout (1) and stderr (2), in the order it wrote it, so that
+ * a terminal or `2>&1` shows what a search on its own shows.
+ */
+export type Reply = { code: number; writes: [1 | 2, string][] } | { fallback: string };
 
 function parseRequest(line: string): Request | null {
   try {
@@ -66,15 +70,28 @@ function parseRequest(line: string): Request | null {
 }
 
 /** Collects what a command writes. */
-function collector(): { stream: Writable; text: () => string } {
-  const chunks: Buffer[] = [];
-  const stream = new Writable({
-    write(chunk, _enc, done) {
-      chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
-      done();
-    },
-  });
-  return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
+/** Streams for stdout (1) and stderr (2) that keep what is written, in order across both. */
+function recorder(): { stdout: Writable; stderr: Writable; writes: () => [1 | 2, string][] } {
+  const chunks: [1 | 2, Buffer][] = [];
+  const sink = (fd: 1 | 2) =>
+    new Writable({
+      write(chunk, _enc, done) {
+        chunks.push([fd, Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk)]);
+        done();
+      },
+    });
+  // Neighbouring writes to one stream are joined before decoding: a character split between two
+  // writes is whole again.
+  const writes = () => {
+    const runs: [1 | 2, Buffer[]][] = [];
+    for (const [fd, chunk] of chunks) {
+      const last = runs[runs.length - 1];
+      if (last?.[0] === fd) last[1].push(chunk);
+      else runs.push([fd, [chunk]]);
+    }
+    return runs.map(([fd, parts]): [1 | 2, string] => [fd, Buffer.concat(parts).toString('utf8')]);
+  };
+  return { stdout: sink(1), stderr: sink(2), writes };
 }
 
 /** Which socket file is at the path, to notice another resident taking it over (inodes are reused). */
@@ -172,13 +189,12 @@ export async function serveResidentSearch(storeRoot: string, socketPath: string)
       stop(); // what it loaded is out of date: the next search starts a fresh resident
       return { fallback: 'settings, model or detector changed' };
     }
-    const out = collector();
-    const err = collector();
+    const output = recorder();
     const stdin = new PassThrough();
     stdin.end();
     const io: CliIO = {
-      stdout: out.stream,
-      stderr: err.stream,
+      stdout: output.stdout,
+      stderr: output.stderr,
       stdin,
       env,
       cwd: req.cwd,
@@ -187,7 +203,7 @@ export async function serveResidentSearch(storeRoot: string, socketPath: string)
     };
     notMine = false;
     const code = await main(req.argv, io, root);
-    return notMine ? { fallback: 'another store' } : { code, stdout: out.text(), stderr: err.text() };
+    return notMine ? { fallback: 'another store' } : { code, writes: output.writes() };
   };
 
   server.on('connection', (socket) => {

@@ -18,7 +18,7 @@ import net from 'node:net';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cairn, removeDir, tempDir, type RunResult } from '../helpers/store.js';
+import { CAIRN_BIN, cairn, GIT_ENV, removeDir, tempDir, type RunResult } from '../helpers/store.js';
 import { alive } from '../helpers/processes.js';
 import { git, makeStore, memoryText } from '../lsp/lsp-helper.js';
 
@@ -111,6 +111,32 @@ describe('the resident search', () => {
     same(await s.search('require', ['review', 'page']), await s.search('0', ['review', 'page']));
     same(await s.search('require', ['--limit', 'x', 'q']), await s.search('0', ['--limit', 'x', 'q']));
     expect(residentsOf(s.store)).toEqual(pids);
+  });
+
+  it('writes stdout and stderr in the order a search on its own does (a terminal, or 2>&1)', async () => {
+    const s = setup(NOTES);
+    // One pipe for both streams, as a terminal has: the order of the lines is what a person sees.
+    const both = (mode: string) =>
+      execFileSync(
+        'sh',
+        [
+          '-c',
+          '"$0" "$1" search --store "$2" deploy cache 2>&1; echo "exit $?"',
+          process.execPath,
+          CAIRN_BIN,
+          s.store,
+        ],
+        {
+          env: { ...process.env, ...GIT_ENV, ...s.env(mode) },
+          encoding: 'utf8',
+        },
+      );
+    // Keyword only (no model here): a warning on stderr before the answer on stdout.
+    const alone = both('0');
+    expect(alone.indexOf('keyword-only')).toBeLessThan(alone.indexOf('deploy'));
+    both('1');
+    await until(() => s.socketCount() === 1, 'the resident to listen');
+    expect(both('require')).toBe(alone);
   });
 
   it('answers what a search on its own answers after every change to the store (property)', async () => {
@@ -328,7 +354,11 @@ describe('the resident search', () => {
       fallback: 'another store',
     });
     const served = await ask({ key, argv: ['search', '--json', 'deploy'], cwd: s.store });
-    expect(JSON.parse(served.stdout).entries[0].topicId).toBe('deploy-notes');
+    const stdout = (served.writes as [number, string][])
+      .filter(([fd]) => fd === 1)
+      .map(([, text]) => text)
+      .join('');
+    expect(JSON.parse(stdout).entries[0].topicId).toBe('deploy-notes');
     expect(git(s.store, 'rev-parse', 'HEAD')).toBe(head);
     expect(existsSync(path.join(s.store, 'memories', 'deploy-notes.md'))).toBe(true);
     // And the resident still answers.
