@@ -28,6 +28,7 @@ import { modelCacheDir, modelFolder } from './search/models.js';
 import { openCairnDir } from './store/cairn-dir.js';
 import { injectionModelPath } from './store/injection-model-file.js';
 import type { ScanAheadWork } from './scan-worker.js';
+import { readStoreEntry } from './store/safe-fs.js';
 import { locateStore } from './store/store.js';
 
 /** Memories searched for and scanned at start (warmUp). */
@@ -291,11 +292,9 @@ function warmUp(
     .filter((_, i) => i % step === 0)
     .slice(0, WARM_UP_SEARCHES)
     .map((f) => {
-      try {
-        return { file: f, text: readFileSync(path.join(storeRoot, 'memories', f), 'utf8') };
-      } catch {
-        return { file: f, text: '' };
-      }
+      // As every read of the store: no link followed, a named pipe never waited on (safe-fs.ts).
+      const entry = readStoreEntry(storeRoot, `memories/${f}`);
+      return { file: f, text: entry.kind === 'file' ? entry.bytes.toString('utf8') : '' };
     });
   const queries = [
     'cairn',

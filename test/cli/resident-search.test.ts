@@ -11,6 +11,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  symlinkSync,
   unlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -137,6 +138,26 @@ describe('the resident search', () => {
     both('1');
     await until(() => s.socketCount() === 1, 'the resident to listen');
     expect(both('require')).toBe(alone);
+  });
+
+  it('never follows a link nor waits on a named pipe among the memories (its warm-up read them)', async () => {
+    const s = setup(NOTES);
+    // A pipe outside the store, linked in, and one in memories/: opened for reading as plain files,
+    // either one would hold the resident's thread, and every search it answers, until a writer came.
+    const outside = tempDir('cairn-resident-outside-');
+    cleanups.push(() => removeDir(outside));
+    execFileSync('mkfifo', [path.join(outside, 'secret.md'), path.join(s.store, 'memories', 'pipe.md')]);
+    symlinkSync(path.join(outside, 'secret.md'), path.join(s.store, 'memories', 'linked.md'));
+    const alone = await s.search('0', ['deploy', 'cache']);
+    expect(alone.code).toBe(0);
+    await s.search('1', ['deploy', 'cache']);
+    await until(() => s.socketCount() === 1, 'the resident to listen');
+    const answered = await Promise.race([
+      s.search('require', ['deploy', 'cache']),
+      new Promise<null>((resolve) => setTimeout(() => resolve(null), 20_000)),
+    ]);
+    expect(answered, 'the resident answered within 20 s').not.toBeNull();
+    same(answered!, alone);
   });
 
   it('answers what a search on its own answers after every change to the store (property)', async () => {
