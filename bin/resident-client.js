@@ -14,6 +14,9 @@ const path = require('node:path');
 /** Environment that can change what a search answers: a resident serves only callers that agree. */
 const SAME_ENV = /^(CAIRN_|GIT_)|^(HOME|PATH|TZ|XDG_CACHE_HOME|XDG_CONFIG_HOME|LANG|LC_ALL)$/;
 
+/** How long a search waits for the resident's answer before it searches on its own. */
+const RESIDENT_WAIT_MS = 10_000;
+
 /** Answers that mean another resident is meant for this search: starting one here would not help. */
 const DECLINED = new Set(['another store', 'another key']);
 
@@ -111,6 +114,14 @@ function ask(resident, argv, cwd) {
     };
     const socket = net.connect(resident.socket);
     socket.on('error', (err) => done({ code: null, startable: err.code !== 'EACCES', why: err.code }));
+    // A resident that does not answer (stuck, or a socket that only accepts) must not hold the
+    // person's search: after this long without a byte, the search runs on its own.
+    const wait = Number(process.env.CAIRN_RESIDENT_WAIT_MS) || RESIDENT_WAIT_MS;
+    socket.setTimeout(wait, () => {
+      if (chunks.length) return;
+      socket.destroy();
+      done({ code: null, startable: false, why: `no answer within ${wait} ms` });
+    });
     socket.on('data', (c) => chunks.push(c));
     socket.on('end', () => {
       let reply;

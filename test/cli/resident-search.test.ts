@@ -160,6 +160,32 @@ describe('the resident search', () => {
     same(answered!, alone);
   });
 
+  it('searches on its own when the resident does not answer (stopped, it still accepts)', async () => {
+    const s = setup(NOTES);
+    const alone = await s.search('0', ['deploy', 'cache']);
+    await s.search('1', ['deploy', 'cache']);
+    await until(() => s.socketCount() === 1, 'the resident to listen');
+    await until(() => residentsOf(s.store).length === 1, 'one resident');
+    const [pid] = residentsOf(s.store);
+    process.kill(pid, 'SIGSTOP');
+    try {
+      const wait = { CAIRN_RESIDENT_WAIT_MS: '1500' };
+      const answered = await Promise.race([
+        s.search('1', ['deploy', 'cache'], wait),
+        new Promise<null>((resolve) => setTimeout(() => resolve(null), 20_000)),
+      ]);
+      expect(answered, 'the search answered within 20 s').not.toBeNull();
+      same(answered!, alone);
+      const required = await s.search('require', ['deploy', 'cache'], wait);
+      expect(required.code).toBe(75);
+      expect(required.stderr).toContain('no answer within 1500 ms');
+      // No second resident was started beside the stuck one.
+      expect(residentsOf(s.store)).toEqual([pid]);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+  });
+
   it('answers what a search on its own answers after every change to the store (property)', async () => {
     const s = setup(NOTES);
     expect((await s.search('1', ['deploy'])).code).toBe(0);
