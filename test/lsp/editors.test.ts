@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeStore, memoryText } from './lsp-helper.js';
+import { EMACS_PREAMBLE, makeStore, memoryText } from './lsp-helper.js';
 
 const REPO = path.resolve(import.meta.dirname, '../..');
 const HARNESS = path.resolve(REPO, '../shared/lsp-harness');
@@ -101,11 +101,7 @@ describe('real editors', () => {
     const script = path.join(dir, 'capf.el');
     writeFileSync(
       script,
-      `(require 'package)
-(add-to-list 'package-directory-list "/usr/share/emacs/site-lisp/elpa")
-(package-initialize)
-(require 'eglot)
-(require 'markdown-mode nil t)
+      `${EMACS_PREAMBLE}(require 'markdown-mode nil t)
 (let ((eglot-sync-connect t)
       (cmd (append (json-read-from-string (getenv "CAIRN_CMD")) nil)))
   (add-to-list 'eglot-server-programs (cons '(markdown-mode gfm-mode fundamental-mode text-mode) cmd))

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CAIRN_BIN, cliStores, git, GIT_ENV, TEST_AUTHOR, type CliStore } from '../helpers/store.js';
+import { EMACS_PREAMBLE } from './lsp-helper.js';
 
 const REPO = path.resolve(import.meta.dirname, '../..');
 const CAIRN_EL = path.join(REPO, 'clients/emacs/cairn.el');
@@ -33,11 +34,7 @@ function inEmacs(s: CliStore, body: string, answer = 'Cancel'): { result: unknow
   const out = path.join(dir, 'out.json');
   writeFileSync(
     script,
-    `(require 'package)
-(add-to-list 'package-directory-list "/usr/share/emacs/site-lisp/elpa")
-(package-initialize)
-(require 'eglot)
-(require 'json)
+    `${EMACS_PREAMBLE}(require 'json)
 (load-file (getenv "CAIRN_EL"))
 (setq cairn-command (append (json-read-from-string (getenv "CAIRN_CMD")) nil))
 (add-to-list 'cairn-major-modes 'fundamental-mode)

@@ -155,3 +155,10 @@ export async function startClient(
 export function memoryText(id: string, body: string, extra = ''): string {
   return `---\nid: ${id}\ntitle: ${id.replace(/-/g, ' ')}\nkind: note\nupdated: 2026-01-09\n${extra}---\n${body}\n`;
 }
+
+/** The start of an elisp script for batch Emacs with Debian's Eglot (the real-editor tests). */
+export const EMACS_PREAMBLE = `(require 'package)
+(add-to-list 'package-directory-list "/usr/share/emacs/site-lisp/elpa")
+(package-initialize)
+(require 'eglot)
+`;

@@ -126,8 +126,7 @@ function keepWritten(dir: CairnDir, header: string, clean: Set<string>): void {
   const fd = dir.open(FILE);
   if (fd === null) return;
   try {
-    const st = fstatSync(fd);
-    kept.set(dir.root, { id: `${st.ino}:${st.size}:${st.mtimeMs}`, header, clean });
+    kept.set(dir.root, { id: identityOf(fd), header, clean });
   } catch {
     // unreadable: the next open reads it, or starts afresh
   } finally {
@@ -135,12 +134,17 @@ function keepWritten(dir: CairnDir, header: string, clean: Set<string>): void {
   }
 }
 
+/** The open file's identity: what `kept` is valid for (a write, ours or another's, changes it). */
+const identityOf = (fd: number): string => {
+  const st = fstatSync(fd);
+  return `${st.ino}:${st.size}:${st.mtimeMs}`;
+};
+
 function readEntries(dir: CairnDir, header: string): Set<string> {
   const fd = dir.open(FILE);
   if (fd === null) return new Set();
   try {
-    const st = fstatSync(fd);
-    const id = `${st.ino}:${st.size}:${st.mtimeMs}`;
+    const id = identityOf(fd);
     const memo = kept.get(dir.root);
     if (memo?.id === id && memo.header === header) return memo.clean;
     const clean = parseEntries(readFileSync(fd).toString('utf8'), header);
