@@ -40,6 +40,10 @@ export function createRoot(opts: { env: NodeJS.ProcessEnv; cwd: string }): Root 
   return {
     author: () => resolveAuthor(opts.env, null),
     search,
+    async scanAhead(ctx) {
+      const { startScanAhead } = await import('./scan-ahead.js');
+      await startScanAhead(ctx, workerUrl('scan-worker')).catch(() => null);
+    },
     workspaceParser() {
       // Without the compiled entry (sources run directly) the workspace is parsed in this thread.
       const worker = workerUrl('workspace-worker');

@@ -14,27 +14,23 @@ import { existsSync, readdirSync, readFileSync, realpathSync, statSync, unlinkSy
 import net from 'node:net';
 import path from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { buildId } from './build-id.js';
 import { createRoot, openContext, workerUrl, type Root } from './compose.js';
 import type { CliIO } from './cli/io.js';
 import { main } from './main.js';
 import type { OpContext } from './ops/context.js';
-import { CleanScans } from './ops/clean-scans.js';
 import { inlineSearchService, type SearchService } from './ops/search.js';
 import { detectorOf } from './ops/withhold.js';
 import { modelCacheDir, modelFolder } from './search/models.js';
 import { openCairnDir } from './store/cairn-dir.js';
 import { injectionModelPath } from './store/injection-model-file.js';
-import type { ScanAheadWork } from './scan-worker.js';
+import { startScanAhead } from './scan-ahead.js';
 import { readStoreEntry } from './store/safe-fs.js';
 import { locateStore } from './store/store.js';
 
 /** Memories searched for and scanned at start (warmUp). */
 const WARM_UP_SEARCHES = 24;
-/** Files scanned ahead at most (scanAhead): the cache of clean scans every search reads stays small. */
-const SCAN_AHEAD_FILES = 20_000;
 /** A quiet ten minutes and it exits: its memory goes back; the next search starts another. */
 const RESIDENT_IDLE_MS = 10 * 60_000;
 /** How often it checks that its store and its socket are still there. */
@@ -250,7 +246,7 @@ export async function serveResidentSearch(storeRoot: string, socketPath: string)
       await queue;
       await nextTurn(); // connections that came meanwhile queue their searches first
     }
-    if (!stopping) scanner = await scanAhead(ctx).catch(() => null);
+    if (!stopping) scanner = await startScanAhead(ctx, workerUrl('scan-worker')).catch(() => null);
   })();
   const storeFile = path.join(storeRoot, 'cairn.yaml');
   // `kill` (or a logout's hangup) removes the socket too, as the quiet time does.
@@ -309,37 +305,6 @@ function warmUp(
     },
   ];
 }
-/**
- * Scans the store's memories ahead of the searches that return them, in a worker thread at the
- * lowest priority (scan-worker.ts), and adds those it found clean to the cache of clean scans.
- * Only on Linux, where a nice value is a thread's own (elsewhere the answers would slow down too),
- * and only with a build id (without one nothing is cached).
- */
-async function scanAhead(ctx: OpContext): Promise<Worker | null> {
-  const url = workerUrl('scan-worker');
-  if (!url || process.platform !== 'linux' || !buildId()) return null;
-  const first = await CleanScans.open(ctx);
-  const work: ScanAheadWork = {
-    root: ctx.store.root,
-    scan: first.scan,
-    known: first.cleanIds(),
-    limit: SCAN_AHEAD_FILES,
-  };
-  const worker = new Worker(url, { workerData: work });
-  worker.unref();
-  worker.on('error', () => {}); // nothing lost: an answer scans what it returns
-  worker.on('message', (clean: string[]) => {
-    void CleanScans.open(ctx).then((scans) => {
-      // cairn.yaml's scan settings changed since the worker started (it scanned with the old
-      // ones): its verdicts are not this scanner's. The resident leaves at its next answer.
-      if (scans.scanner !== first.scanner) return void worker.terminate();
-      for (const oid of clean) scans.addClean(oid);
-      scans.save();
-    });
-  });
-  return worker;
-}
-
 /** The `title:` of a memory's front matter, when it has one. */
 function titleOf(text: string): string | null {
   const end = text.startsWith('---\n') ? text.indexOf('\n---', 3) : -1;

@@ -90,17 +90,26 @@ function serverArgs(storeDir: string): string[] {
 
 /**
  * Spawns the server over stdio and connects the SDK's own client to it. `roots` (folders) makes the
- * client declare the roots capability and answer roots/list with them.
+ * client declare the roots capability and answer roots/list with them; `env` is added to the server's.
  */
-export async function connect(storeDir: string, opts: { roots?: string[] } = {}): Promise<Connected> {
+export async function connect(
+  storeDir: string,
+  opts: { roots?: string[]; env?: Record<string, string> } = {},
+): Promise<Connected> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: serverArgs(storeDir),
     stderr: 'pipe',
-    env: { ...process.env, CAIRN_AUTHOR_NAME: 'Test', CAIRN_AUTHOR_EMAIL: 't@example.com' } as Record<
-      string,
-      string
-    >,
+    env: {
+      ...process.env,
+      CAIRN_AUTHOR_NAME: 'Test',
+      CAIRN_AUTHOR_EMAIL: 't@example.com',
+      // knowledge_graph reads scan for 400 ms and answer partially past it (on a busy machine a
+      // small store can take that long): the tests of other things get whole answers.
+      // test/mcp/graph-partial.test.ts sets its own.
+      CAIRN_GRAPH_SCAN_MS: '60000',
+      ...opts.env,
+    } as Record<string, string>,
   });
   let err = '';
   transport.stderr?.on('data', (d: Buffer) => (err += d.toString()));

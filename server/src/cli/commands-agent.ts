@@ -15,10 +15,25 @@ export const mcpCommand: Command = {
       background: true,
       log: (m) => void io.stderr.write(`${m}\n`),
     });
+    // knowledge_graph reads scan every memory with facts: on a new clone, scan them ahead.
+    await root.scanAhead(ctx);
     const { runMcpStdio } = await import('../mcp/server.js');
-    return runMcpStdio({ ctx, search, stdin: io.stdin, stdout: io.stdout, stderr: io.stderr });
+    return runMcpStdio({
+      ctx,
+      search,
+      stdin: io.stdin,
+      stdout: io.stdout,
+      stderr: io.stderr,
+      graphScanMs: msSetting(io.env.CAIRN_GRAPH_SCAN_MS),
+    });
   },
 };
+
+/** A time in ms from the environment (tests shorten one); undefined when unset or not a number >= 0. */
+function msSetting(value: string | undefined): number | undefined {
+  const ms = value === undefined || value === '' ? NaN : Number(value);
+  return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
+}
 
 export const contextCommand: Command = {
   name: 'context',

@@ -38,10 +38,21 @@ export interface McpOptions {
   stderr?: NodeJS.WritableStream;
   /** Clock for the limiters (ms); default Date.now. */
   clock?: () => number;
+  /**
+   * How long a knowledge_graph read may spend scanning memories never scanned before, in ms; past
+   * it the answer is partial and says so. Default GRAPH_SCAN_MS.
+   */
+  graphScanMs?: number;
   /** The protocol streams; default process.stdin / process.stdout. */
   stdin?: NodeJS.ReadableStream;
   stdout?: NodeJS.WritableStream;
 }
+
+/**
+ * A knowledge_graph read's scanning time by default: with loading the graph, the answer comes
+ * within a second on a new clone of 10,000 memories (a whole scan there takes seconds).
+ */
+export const GRAPH_SCAN_MS = 400;
 
 /** A session id that is also a safe folder name. */
 export function newSessionId(now: Date): string {
@@ -108,6 +119,7 @@ export function createCairnMcpServer(ctx: OpContext, opts: Omit<McpOptions, 'ctx
     sessionId: opts.sessionId ?? newSessionId(ctx.now()),
     search: warnOnce(opts.search, opts.stderr ?? process.stderr),
     roots: clientRoots(server),
+    graphScanMs: opts.graphScanMs ?? GRAPH_SCAN_MS,
   };
   const limiters = createLimiters(opts.clock ?? Date.now, opts.limits);
   const stderr = opts.stderr ?? process.stderr;

@@ -25,6 +25,8 @@ export interface ToolEnv {
   search: SearchService;
   /** Folders the client declares (MCP roots/list), where memory_manager may read a file_path. */
   roots(): Promise<string[]>;
+  /** How long a knowledge_graph read may scan memories never scanned before (ms). */
+  graphScanMs: number;
 }
 
 /** A handler's answer: optional narrative text for the model, the JSON, and the audit result word. */

@@ -40,6 +40,11 @@ export interface Root {
    * out the context it holds open, and declines other stores.
    */
   open?(opts: { store?: string; env: NodeJS.ProcessEnv; cwd: string }): Promise<OpContext>;
+  /**
+   * Scans the store's memories ahead of the answers that withhold from them, in a worker thread at
+   * the lowest priority, where one can run (scan-ahead.ts); resolves once it started or was not.
+   */
+  scanAhead(ctx: OpContext): Promise<void>;
   /** Parses a language server's workspace in child processes; undefined when none is built. */
   workspaceParser(): WorkspaceParser | undefined;
   /** Opens the store at a folder with its search in a child process: a language server does this per store. */

@@ -260,50 +260,87 @@ export interface GraphQueryInput {
   asOf?: string;
 }
 
+/** How long a read of the graph may spend scanning memories never scanned before (see withheldTriples). */
+export interface GraphReadOptions {
+  /** Default: no limit (every memory with facts is scanned, however long it takes). */
+  scanMs?: number;
+}
+
+/** What a read of the graph says besides its facts: withheld ones, and whether it is partial. */
+export interface GraphReadNotes {
+  withheld: number;
+  /** True when the facts of some memories were left out because the scanner had not checked them yet. */
+  partial?: true;
+  /** How many memories' facts were left out unchecked (with `partial`). */
+  unchecked?: number;
+  note?: string;
+}
+
 export async function queryGraph(
   ctx: OpContext,
   q: GraphQueryInput,
-): Promise<{ asOf: string; facts: Fact[] }> {
+  opts: GraphReadOptions = {},
+): Promise<{ asOf: string; facts: Fact[] } & GraphReadNotes> {
   requireDate(q.asOf, 'asOf');
   const asOf = q.asOf ?? isoNow(ctx);
-  const { memories, withheld } = await agentGraph(ctx);
+  const { memories, withheld } = await agentGraph(ctx, opts);
   const all = queryFacts(memories, { entity: q.entity, predicate: q.predicate, asOf });
-  const facts = all.filter((f) => !withheld.keys.has(`${f.memoryId}#${f.index}`));
-  return { asOf, facts, ...withheldCount(all.length - facts.length, withheld.notes) };
+  const readable = all.filter((f) => !withheld.unchecked.has(`${f.memoryId}#${f.index}`));
+  const facts = readable.filter((f) => !withheld.keys.has(`${f.memoryId}#${f.index}`));
+  return { asOf, facts, ...readNotes(readable.length - facts.length, withheld) };
 }
 
-export async function graphSummary(ctx: OpContext, opts: { limit?: number; asOf?: string } = {}) {
+export async function graphSummary(
+  ctx: OpContext,
+  opts: { limit?: number; asOf?: string } & GraphReadOptions = {},
+) {
   const asOf = opts.asOf ?? isoNow(ctx);
-  const { memories, withheld } = await agentGraph(ctx);
+  const { memories, withheld } = await agentGraph(ctx, opts);
   // Dropped from the lists before counting: a summary names no index, and its examples quote facts.
   const readable = memories.map((m) => ({
     ...m,
-    triples: m.triples.filter((_, i) => !withheld.keys.has(`${m.memoryId}#${i}`)),
+    triples: m.triples.filter(
+      (_, i) => !withheld.keys.has(`${m.memoryId}#${i}`) && !withheld.unchecked.has(`${m.memoryId}#${i}`),
+    ),
   }));
   return {
     asOf,
     entities: topEntities(readable, { asOf, limit: opts.limit ?? 10 }),
-    ...withheldCount(withheld.keys.size, withheld.notes),
+    ...readNotes(withheld.keys.size, withheld),
   };
 }
 
 /** The graph as agents read it: every memory on main as graph input with its derived status, and
  * the triples the scanner withholds from agents (an injected fact reaches no agent through the
  * graph, as none does through search). */
-async function agentGraph(ctx: OpContext): Promise<{ memories: GraphMemory[]; withheld: WithheldTriples }> {
+async function agentGraph(
+  ctx: OpContext,
+  opts: GraphReadOptions = {},
+): Promise<{ memories: GraphMemory[]; withheld: WithheldTriples }> {
   const records = await loadMemories(ctx.store);
   const memories = records.map((r) => ({
     memoryId: r.id,
     status: r.status,
     triples: r.memory.frontMatter.triples,
   }));
-  return { memories, withheld: await withheldTriples(ctx, records) };
+  return { memories, withheld: await withheldTriples(ctx, records, opts) };
 }
 
-function withheldCount(withheld: number, notes: string[]): { withheld: number; note?: string } {
-  return withheld
-    ? { withheld, note: `Cairn withheld ${withheld} fact(s) that its scanner flags: ${notes.join('; ')}` }
-    : { withheld };
+function readNotes(withheld: number, w: WithheldTriples): GraphReadNotes {
+  const notes: string[] = [];
+  if (withheld)
+    notes.push(`Cairn withheld ${withheld} fact(s) that its scanner flags: ${w.notes.join('; ')}`);
+  const unchecked = w.uncheckedMemories;
+  if (unchecked)
+    notes.push(
+      `This answer is partial: the facts of ${unchecked} memor${unchecked === 1 ? 'y' : 'ies'} are left out ` +
+        'because Cairn has not scanned them yet (a new clone is scanned once). Ask again in a moment.',
+    );
+  return {
+    withheld,
+    ...(unchecked ? { partial: true as const, unchecked } : {}),
+    ...(notes.length ? { note: notes.join(' ') } : {}),
+  };
 }
 
 export interface GraphPictureOptions {

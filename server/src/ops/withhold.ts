@@ -243,6 +243,13 @@ export interface WithheldTriples {
   keys: Set<string>;
   /** One note per memory with a withheld triple: which rules, and how a person allows them. */
   notes: string[];
+  /**
+   * `memoryId#index` of each triple left out because its memory was not scanned within the time
+   * given (`scanMs`): never handed over unchecked, and not counted as withheld.
+   */
+  unchecked: Set<string>;
+  /** How many memories with facts were left unchecked. */
+  uncheckedMemories: number;
 }
 
 /**
@@ -250,6 +257,10 @@ export interface WithheldTriples {
  * lines (allowances apply; a candidate never has any). Only memories with triples are scanned, and
  * only those whose blob was not scanned clean before (clean-scans.ts, the cache search uses): a
  * repeated knowledge_graph call reads and scans just the flagged memories and the changed ones.
+ *
+ * `scanMs`: scanning stops once that much time has passed (a fresh clone of 10,000 memories with
+ * facts takes seconds to scan, about a millisecond each); the facts of memories not scanned by then
+ * are left out as `unchecked`, and the verdicts reached are kept for the next call.
  */
 export async function withheldTriples(
   ctx: OpContext,
@@ -260,16 +271,33 @@ export async function withheldTriples(
     commit: string;
     memory: ParsedMemory;
   }[],
+  opts: { scanMs?: number } = {},
 ): Promise<WithheldTriples> {
-  const out: WithheldTriples = { keys: new Set(), notes: [] };
+  const out: WithheldTriples = { keys: new Set(), notes: [], unchecked: new Set(), uncheckedMemories: 0 };
   const cleanScans = await CleanScans.open(ctx);
   const blobOf = blobIds(ctx);
-  const allowances = allowancesOnce(ctx);
+  const lookUp = allowancesOnce(ctx);
+  let stopAt = opts.scanMs === undefined ? Infinity : performance.now() + opts.scanMs;
+  // The time goes to scanning: the allowances, read from main's history once the first flagged
+  // memory is met (a new process's first read), do not count.
+  const allowances = async () => {
+    const asked = performance.now();
+    try {
+      return await lookUp();
+    } finally {
+      stopAt += performance.now() - asked;
+    }
+  };
   for (const r of records) {
     const { triples } = r.memory.frontMatter;
     if (!triples.length) continue;
     const oid = await blobOf(r.commit, r.path);
     if (oid !== null && cleanScans.isClean(oid)) continue;
+    if (performance.now() >= stopAt && !(oid !== null && cleanScans.flagged(oid))) {
+      triples.forEach((_, i) => out.unchecked.add(`${r.id}#${i}`));
+      out.uncheckedMemories++;
+      continue;
+    }
     // A memory from the parse cache keeps neither its text nor its key ranges: read it again.
     const text =
       r.memory.text ||

@@ -21,7 +21,8 @@ export const knowledgeGraph = defineTool({
     '(add to that memory instead of a new fact memory); the write goes through review rules like memory_store. ' +
     '"close": subject + predicate (optional object), optional until: the fact stops holding (e.g. someone changed ' +
     'teams; then add the new fact). "query": entity (as subject or object) and/or predicate, optional asOf date ' +
-    '(default today). "summary": the entities with the most current facts.',
+    '(default today). "summary": the entities with the most current facts. A read answers from the memories ' +
+    'Cairn has scanned: on a new clone the first reads may be partial (`partial`, `unchecked`) and say so.',
   shape: {
     operation: z
       .enum(['add', 'close', 'query', 'summary'])
@@ -88,10 +89,14 @@ export const knowledgeGraph = defineTool({
           field: 'entity',
         });
       }
-      const r = await queryGraph(env.ctx, { entity: a.entity, predicate: a.predicate, asOf: a.asOf });
+      const r = await queryGraph(
+        env.ctx,
+        { entity: a.entity, predicate: a.predicate, asOf: a.asOf },
+        { scanMs: env.graphScanMs },
+      );
       return { json: { operation: op, ...r, count: r.facts.length }, result: `${r.facts.length} facts` };
     }
-    const r = await graphSummary(env.ctx, { limit: a.limit, asOf: a.asOf });
+    const r = await graphSummary(env.ctx, { limit: a.limit, asOf: a.asOf, scanMs: env.graphScanMs });
     return { json: { operation: op, ...r }, result: `${r.entities.length} entities` };
   },
 });
