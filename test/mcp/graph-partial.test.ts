@@ -60,7 +60,9 @@ describe('cairn mcp: knowledge_graph answers from what is scanned, and says when
     }
     expect(answer.partial).toBe(true);
     expect(answer.unchecked).toBe(1);
-    expect(answer.note).toMatch(/partial: the facts of 1 memory are left out because Cairn has not scanned/);
+    expect(answer.note).toMatch(
+      /^This answer is partial: the facts of 1 memory are left out because Cairn has not scanned/,
+    );
     expect(answer.facts.map((f: { subject: string }) => f.subject).sort()).toEqual(
       Array.from({ length: CLEAN }, (_, i) => `svc-${i}`).sort(),
     );

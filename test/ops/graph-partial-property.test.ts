@@ -73,7 +73,7 @@ describe('knowledge_graph reads with a scanning time: a part of the whole, and w
               const missingMemories = new Set(missing.map((f) => f.memoryId));
               expect(missingMemories.size).toBeLessThanOrEqual(part.unchecked ?? 0);
               expect(part.partial === true).toBe((part.unchecked ?? 0) > 0);
-              if (part.partial) expect(part.note).toMatch(/This answer is partial/);
+              if (part.partial) expect(part.note).toMatch(/^This answer is partial/);
               // A whole answer withholds what the scanner flags; a part never counts more.
               expect(part.withheld).toBeLessThanOrEqual(full.withheld);
             }

@@ -328,14 +328,15 @@ async function agentGraph(
 
 function readNotes(withheld: number, w: WithheldTriples): GraphReadNotes {
   const notes: string[] = [];
-  if (withheld)
-    notes.push(`Cairn withheld ${withheld} fact(s) that its scanner flags: ${w.notes.join('; ')}`);
   const unchecked = w.uncheckedMemories;
+  // First: the withheld list that follows can be long, and an agent must not miss that facts are missing.
   if (unchecked)
     notes.push(
       `This answer is partial: the facts of ${unchecked} memor${unchecked === 1 ? 'y' : 'ies'} are left out ` +
         'because Cairn has not scanned them yet (a new clone is scanned once). Ask again in a moment.',
     );
+  if (withheld)
+    notes.push(`Cairn withheld ${withheld} fact(s) that its scanner flags: ${w.notes.join('; ')}`);
   return {
     withheld,
     ...(unchecked ? { partial: true as const, unchecked } : {}),
