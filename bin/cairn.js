@@ -6,6 +6,8 @@
 const { existsSync } = require('node:fs');
 const path = require('node:path');
 
+/** The V8 flags `cairn search` runs with (cli/commands-search.ts's SEARCH_V8_FLAGS; keep them equal). */
+const SEARCH_FLAGS = ['--interrupt-budget=1048576'];
 /** The V8 flags the language server runs with (lsp/memory.ts sets the same ones; keep them equal). */
 const LSP_FLAGS = ['--semi-space-growth-factor=1', '--expose-gc'];
 
@@ -31,12 +33,12 @@ async function run() {
   const resident = command === 'search' && built ? await askResident() : null;
   // V8 rejects a code cache made under other flags, and writes it again at exit. So a command that
   // changes V8 flags changes them before any code loads, and keeps its own caches (`mode`):
-  // `cairn search` runs without the optimizing compiler (cli/commands-search.ts says why); the
+  // `cairn search` optimizes only code that runs long (cli/commands-search.ts says why); the
   // language server keeps its young generation small and calls gc() (lsp/memory.ts). Set later,
   // the server's flags made every run reject its cache and rewrite it, and the other commands' too.
   const mode = command === 'search' ? 'search' : command === 'lsp' ? 'lsp' : 'default';
   const { setFlagsFromString } = require('node:v8');
-  if (mode === 'search') setFlagsFromString('--no-turbofan');
+  if (mode === 'search') for (const flag of SEARCH_FLAGS) setFlagsFromString(flag);
   if (mode === 'lsp') for (const flag of LSP_FLAGS) setFlagsFromString(flag);
   const { main } = built
     ? require('./load-bundle.cjs').requireBundle(bundle, mode)
