@@ -23,13 +23,9 @@ import { undoLast } from '../../server/src/ops/undo.js';
 import type { OpContext } from '../../server/src/ops/context.js';
 import { git, makeStore, removeDir } from '../helpers/store.js';
 import { wordHashEmbedder } from '../search/helpers.js';
+import { propertyRuns } from '../helpers/property.js';
 
-const RUNS = Number(process.env.CAIRN_PROPERTY_RUNS ?? 12);
-const SEED = process.env.CAIRN_PROPERTY_SEED
-  ? Number(process.env.CAIRN_PROPERTY_SEED)
-  : process.env.CI
-    ? 20261129
-    : undefined;
+const PROPERTY = propertyRuns(12, 20261129);
 
 // A small vocabulary, so that queries hit and memories share words (BM25 statistics interact).
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'cache', 'deploy', 'redis', 'release'];
@@ -253,17 +249,17 @@ async function runSequence(steps: Step[]): Promise<void> {
 }
 
 describe('search equals a fresh rebuild (property)', () => {
-  it(`after random sequences of writes, reviews and hand edits (${RUNS} runs)`, async () => {
+  it(`after random sequences of writes, reviews and hand edits (${PROPERTY.numRuns} runs)`, async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 10, maxLength: 40 }), runSequence),
       // Shrinking replays sequences of real git writes for minutes: on request only. The seed and
       // path printed on failure replay the failing sequence either way.
-      { numRuns: RUNS, seed: SEED, verbose: true, endOnFailure: !process.env.CAIRN_PROPERTY_SHRINK },
+      { ...PROPERTY, verbose: true, endOnFailure: !process.env.CAIRN_PROPERTY_SHRINK },
     );
     // The vocabulary is small enough that searches find things, candidates and superseded ones too.
     expect(seen.nonEmpty).toBeGreaterThan(0);
-    if (RUNS >= 5) expect(seen.withCandidate).toBeGreaterThan(0);
-    console.log(`search property: ${RUNS} runs, ${seen.steps} steps, ${JSON.stringify(seen)}`);
+    if (PROPERTY.numRuns >= 5) expect(seen.withCandidate).toBeGreaterThan(0);
+    console.log(`search property: ${PROPERTY.numRuns} runs, ${seen.steps} steps, ${JSON.stringify(seen)}`);
   }, 600_000);
 
   it('the sequence of issue 8 item 12 (candidate searched, then not, then a new memory)', async () => {
