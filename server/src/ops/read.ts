@@ -72,7 +72,8 @@ export async function readMainMemories(store: Store, tip: string): Promise<Parse
   for (const e of entries) {
     if (e.type !== 'blob' || !e.name.endsWith('.md') || e.name.startsWith('.')) continue;
     const p = `memories/${e.name}`;
-    const parsed = await cache.get(e.oid, p, () => store.repo.readText(tip, repoPath(store, p)));
+    // By its blob id, from the listing: a read by path walked the 10,000-entry folder's tree again.
+    const parsed = await cache.get(e.oid, p, () => store.repo.readBlobText(e.oid));
     if (parsed) out.push(parsed);
   }
   cache.save();
