@@ -1,6 +1,6 @@
 // Scans a store's memories ahead of the answers that withhold from them, in a worker thread at the
-// lowest priority (scan-worker.ts), and adds those found clean to the cache of clean scans
-// (ops/clean-scans.ts). The resident search starts it after its warm-up; `cairn mcp` at start, so
+// lowest priority (scan-worker.ts), and adds what it found to the cache of scans (ops/clean-scans.ts:
+// clean ones to its file, flagged ones with their findings to this process's memory). The resident search starts it after its warm-up; `cairn mcp` at start, so
 // that on a new clone a knowledge_graph read (which scans every memory with facts) soon has
 // nothing left to scan. Only idle processor time is spent, once per scanner and clone: a blob found
 // clean is not scanned again.
@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { buildId } from './build-id.js';
 import type { OpContext } from './ops/context.js';
 import { CleanScans } from './ops/clean-scans.js';
-import type { ScanAheadWork } from './scan-worker.js';
+import type { ScanAheadFound, ScanAheadWork } from './scan-worker.js';
 
 /** Files scanned ahead at most: the cache of clean scans every search reads stays small. */
 const SCAN_AHEAD_FILES = 20_000;
@@ -31,13 +31,14 @@ export async function startScanAhead(ctx: OpContext, url: URL | null): Promise<W
   const worker = new Worker(url, { workerData: work });
   worker.unref();
   worker.on('error', () => {}); // nothing lost: an answer scans what it returns
-  worker.on('message', (clean: string[]) => {
+  worker.on('message', (found: ScanAheadFound) => {
     void CleanScans.open(ctx).then((scans) => {
       // cairn.yaml's scan settings changed since the worker started (it scanned with the old
       // ones): its verdicts are not this scanner's.
       if (scans.scanner !== first.scanner) return void worker.terminate();
-      for (const oid of clean) scans.addClean(oid);
-      scans.save();
+      for (const [oid, findings] of found.flagged) scans.addFlagged(oid, findings);
+      for (const oid of found.clean) scans.addClean(oid);
+      if (found.clean.length) scans.save();
     });
   });
   return worker;

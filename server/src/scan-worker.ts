@@ -2,14 +2,16 @@
 // every answer scans the files it returns that were never scanned clean before (ops/clean-scans.ts),
 // about 1 ms a file and most of an answer's time once the index is warm. This thread scans the
 // store's memories at the lowest priority, so only otherwise idle processor time is spent, and
-// posts the blob ids it found clean; the resident adds them to the cache. A blob id names exact
-// bytes, so a file read from the work tree is as good as one read from git: an edited file's blob
-// is just one no answer asks about yet. Flagged files are left to the answers (they are few).
+// posts what it found (scan-ahead.ts adds it to the cache): the blob ids found clean, and the
+// findings of flagged blobs, which a process keeps in memory only. A blob id names exact bytes, so
+// a file read from the work tree is as good as one read from git: an edited file's blob is just
+// one no answer asks about yet.
 import { readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ScanConfig } from './core/config.js';
+import type { ScanFinding } from './core/scan/index.js';
 import { lowerPriority } from './core/priority.js';
 
 /** What the resident hands over. */
@@ -23,7 +25,13 @@ export interface ScanAheadWork {
   limit: number;
 }
 
-/** Clean blob ids are posted this often (each post rewrites the cache file). */
+/** What the worker posts: blob ids scanned clean, and flagged blobs with their findings. */
+export interface ScanAheadFound {
+  clean: string[];
+  flagged: [oid: string, findings: ScanFinding[]][];
+}
+
+/** What was found is posted this often (each post with clean ids rewrites the cache file). */
 const POST_MS = 1000;
 
 // On Linux a nice value belongs to a thread: the resident's own thread keeps answering at its own.
@@ -51,8 +59,13 @@ async function scanAhead(work: ScanAheadWork): Promise<void> {
   } catch {
     // no memories folder
   }
-  let clean: string[] = [];
+  let found: ScanAheadFound = { clean: [], flagged: [] };
   let posted = Date.now();
+  const post = () => {
+    if (found.clean.length || found.flagged.length) parentPort?.postMessage(found);
+    found = { clean: [], flagged: [] };
+    posted = Date.now();
+  };
   for (const file of ['MEMORY.md', ...files].slice(0, work.limit)) {
     // Never through a link, as every read of the store (a link's target is no memory).
     const entry = readStoreEntry(work.root, file);
@@ -60,12 +73,10 @@ async function scanAhead(work: ScanAheadWork): Promise<void> {
     const oid = hashObject('blob', entry.bytes);
     if (known.has(oid)) continue;
     known.add(oid);
-    if (flaggedScan(entry.bytes.toString('utf8'), detector).length === 0) clean.push(oid);
-    if (clean.length && Date.now() - posted >= POST_MS) {
-      parentPort?.postMessage(clean);
-      clean = [];
-      posted = Date.now();
-    }
+    const findings = flaggedScan(entry.bytes.toString('utf8'), detector);
+    if (findings.length) found.flagged.push([oid, findings]);
+    else found.clean.push(oid);
+    if (Date.now() - posted >= POST_MS) post();
   }
-  if (clean.length) parentPort?.postMessage(clean);
+  post();
 }
