@@ -2,18 +2,11 @@
 // language server: cairn-eglot-ensure starts it for a store file and Eglot receives the server's
 // diagnostics; a markdown file outside a store gets no server.
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { removeDir } from '../helpers/store.js';
 
 const REPO = path.resolve(import.meta.dirname, '../..');
 // Debian's elpa-eglot and elpa-markdown-mode (../shared/lsp-harness/install-editors.sh) live here.
@@ -71,7 +64,8 @@ ${PRELUDE}
 `;
 
 const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+// The server an editor started may still be writing its code cache there as it exits: retried.
+afterAll(() => dirs.forEach(removeDir));
 
 describe.skipIf(!emacsReady || notBuilt)('Emacs client (batch Emacs + Eglot, clients/emacs/cairn.el)', () => {
   it('starts the server for store files only, and Eglot gets its diagnostics', async () => {

@@ -2,18 +2,11 @@
 // server: setup() must start the server for a markdown file inside a store, attach the buffer and
 // show the server's diagnostics, and leave markdown files outside stores alone.
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { removeDir } from '../helpers/store.js';
 
 const REPO = path.resolve(import.meta.dirname, '../..');
 const CLIENT_DIR = path.join(REPO, 'clients/neovim');
@@ -91,7 +84,8 @@ interface NvimView {
 }
 
 const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+// The server an editor started may still be writing its code cache there as it exits: retried.
+afterAll(() => dirs.forEach(removeDir));
 
 describe.skipIf(nvimMissing || notBuilt)('Neovim client (headless nvim, clients/neovim/lua/cairn)', () => {
   it('starts the server for store files, shows its diagnostics, and ignores markdown elsewhere', async () => {
