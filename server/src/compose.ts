@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { OpContext, Root, StoreServices } from './ops/context.js';
+import type { ScanElsewhere } from './ops/workspace/index.js';
 import type { WorkspaceParser } from './ops/workspace/parser-process.js';
 import { packageRoot } from './package-root.js';
 import { resolveAuthor } from './store/identity.js';
@@ -44,6 +45,11 @@ export function createRoot(opts: { env: NodeJS.ProcessEnv; cwd: string }): Root 
       const { startScanAhead } = await import('./scan-ahead.js');
       await startScanAhead(ctx, workerUrl('scan-worker')).catch(() => null);
     },
+    scanElsewhere() {
+      // Without the compiled entry (sources run directly) long files are scanned in this thread.
+      const worker = workerUrl('scan-thread-worker');
+      return worker ? lazyScanThread(worker) : undefined;
+    },
     workspaceParser() {
       // Without the compiled entry (sources run directly) the workspace is parsed in this thread.
       const worker = workerUrl('workspace-worker');
@@ -74,6 +80,15 @@ function lazyProcessParser(worker: URL, launcher?: string): WorkspaceParser {
   return lazy;
 }
 
+/** The scan thread, its module loaded on the first long file: only a language server scans them. */
+function lazyScanThread(worker: URL): ScanElsewhere {
+  let scan: Promise<ScanElsewhere> | null = null;
+  return async (text, settings, token) => {
+    scan ??= import('./scan-thread.js').then((m) => m.scanThread(worker));
+    return (await scan)(text, settings, token);
+  };
+}
+
 /**
  * The launcher that starts a bundle's entry with the code cache (bin/bundle-child.cjs), for an
  * entry of the bundle; undefined for tsc's output or when it is missing.
@@ -89,7 +104,9 @@ export function bundleLauncher(entry: URL): string | undefined {
  * bundle's `name`.cjs, or tsc's `name`.js; from
  * the TypeScript sources (tests), the compiled one in dist/. Null when nothing is built.
  */
-export function workerUrl(name: 'search-child' | 'workspace-worker' | 'scan-worker'): URL | null {
+export function workerUrl(
+  name: 'search-child' | 'workspace-worker' | 'scan-worker' | 'scan-thread-worker',
+): URL | null {
   const here = new URL(import.meta.url);
   const candidates = [new URL(`./${name}.cjs`, here), new URL(`./${name}.js`, here)];
   if (here.pathname.endsWith('.ts')) {

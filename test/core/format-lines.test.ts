@@ -1,7 +1,7 @@
 // LineIndex finds line breaks lazily; any order of queries must answer as a full scan would.
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { LineIndex } from '../../server/src/core/format/lines.js';
+import { LineIndex, lineIndexOf } from '../../server/src/core/format/lines.js';
 
 /** The reference: every line start, by a plain split. */
 function starts(text: string): number[] {
@@ -49,5 +49,27 @@ describe('LineIndex', () => {
       }),
       { numRuns: 5000 },
     );
+  });
+
+  test('line and hasLine give the lines a split gives, in any order of queries', () => {
+    const text = fc.string({ unit: fc.constantFrom('a', 'b', '\n', '\r', '\r\n', ' '), maxLength: 40 });
+    fc.assert(
+      fc.property(text, fc.array(fc.integer({ min: -1, max: 45 }), { maxLength: 8 }), (t, lines) => {
+        const split = t.split(/\r\n|\r|\n/);
+        const index = new LineIndex(t);
+        for (const n of lines) {
+          expect(index.hasLine(n), `${JSON.stringify(t)} hasLine(${n})`).toBe(n >= 0 && n < split.length);
+          expect(index.line(n), `${JSON.stringify(t)} line(${n})`).toBe(split[n] ?? '');
+        }
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  test('lineIndexOf keeps the index of the last text asked about', () => {
+    const text = 'a\nb';
+    expect(lineIndexOf(text)).toBe(lineIndexOf(text));
+    expect(lineIndexOf('c\nd').line(1)).toBe('d');
+    expect(lineIndexOf(text).line(1)).toBe('b');
   });
 });

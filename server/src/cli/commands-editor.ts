@@ -16,6 +16,7 @@ export const lspCommand: Command = {
       openStore: (dir) => root.openStore(dir, (m) => void io.stderr.write(`${m}\n`)),
       store: str(args, 'store'),
       workspaceParser: root.workspaceParser(),
+      scanElsewhere: root.scanElsewhere(),
     });
     // The server runs until stdin closes; it ends the process itself.
     return new Promise<number>(() => {});

@@ -1,5 +1,6 @@
 // What the cursor is in, from the text alone: a `[[` reference, a front-matter key, a key's value
 // (kind, origin, tags, supersedes), or a triple's subject/predicate. No protocol types here.
+import { lineIndexOf, type LineIndex } from '../core/format/index.js';
 import type { Position } from '../core/types.js';
 
 export type CompletionSpot =
@@ -11,23 +12,30 @@ export type CompletionSpot =
 const REF_PREFIX = /^[A-Za-z0-9._-]*$/;
 
 /** Line index of the closing `---` when the text starts with front matter, else -1. */
-export function frontMatterEnd(lines: string[]): number {
-  if (lines[0]?.replace(/^\uFEFF/, '').trimEnd() !== '---') return -1;
-  for (let i = 1; i < lines.length; i++) if (lines[i].trimEnd() === '---') return i;
-  return lines.length;
+export function frontMatterEnd(lines: LineIndex): number {
+  if (
+    lines
+      .line(0)
+      .replace(/^\uFEFF/, '')
+      .trimEnd() !== '---'
+  )
+    return -1;
+  let i = 1;
+  for (; lines.hasLine(i); i++) if (lines.line(i).trimEnd() === '---') return i;
+  return i;
 }
 
-function parentKey(lines: string[], line: number): string | null {
+function parentKey(lines: LineIndex, line: number): string | null {
   for (let i = line - 1; i > 0; i--) {
-    const m = /^([A-Za-z_][\w-]*):/.exec(lines[i]);
+    const m = /^([A-Za-z_][\w-]*):/.exec(lines.line(i));
     if (m) return m[1];
   }
   return null;
 }
 
 export function completionSpot(text: string, pos: Position): CompletionSpot | null {
-  const lines = text.split(/\r\n|\r|\n/);
-  const line = lines[pos.line] ?? '';
+  const lines = lineIndexOf(text);
+  const line = lines.line(pos.line);
   const before = line.slice(0, pos.character);
   const open = before.lastIndexOf('[[');
   if (open >= 0 && !before.slice(open).includes(']]')) {
@@ -78,10 +86,12 @@ export function completionSpot(text: string, pos: Position): CompletionSpot | nu
 
 /** The paragraph around a line (until blank lines): what `[[` completion ranks against. */
 export function paragraphAround(text: string, line: number): string {
-  const lines = text.split(/\r\n|\r|\n/);
+  const lines = lineIndexOf(text);
   let a = line;
   let b = line;
-  while (a > 0 && lines[a - 1].trim() !== '' && lines[a - 1].trim() !== '---') a--;
-  while (b < lines.length - 1 && lines[b + 1].trim() !== '') b++;
-  return lines.slice(a, b + 1).join('\n');
+  while (a > 0 && lines.line(a - 1).trim() !== '' && lines.line(a - 1).trim() !== '---') a--;
+  while (lines.hasLine(b + 1) && lines.line(b + 1).trim() !== '') b++;
+  const out: string[] = [];
+  for (let i = a; i <= b; i++) out.push(lines.line(i));
+  return out.join('\n');
 }

@@ -7,7 +7,7 @@ import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { OpenStore } from '../ops/context.js';
 import type { CancelToken } from '../core/cancel.js';
 import type { ParsedMemory } from '../core/types.js';
-import type { StoreFile, WorkspaceParser } from '../ops/workspace/index.js';
+import type { ScanElsewhere, StoreFile, WorkspaceParser } from '../ops/workspace/index.js';
 import type { StoreHost } from './host.js';
 
 /** A store file a request is about: its store, what the workspace knows and its whole parse. */
@@ -29,6 +29,8 @@ export interface ServerContext {
   openStore: OpenStore;
   /** Parses a store's files in child processes while it is indexed (else this thread does). */
   workspaceParser?: WorkspaceParser;
+  /** Scans long documents in a worker thread, so requests are answered meanwhile (else in this thread). */
+  scanElsewhere?: ScanElsewhere;
   /** Every store served so far (in the order they were found). */
   hosts(): StoreHost[];
   /** The store serving `uri` (found on first sight of a file in a store), or null. */

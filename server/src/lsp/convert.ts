@@ -7,6 +7,7 @@ import {
   type DiagnosticRelatedInformation,
 } from 'vscode-languageserver/node';
 import type { Position, Problem, Range, Severity } from '../core/types.js';
+import { lineIndexOf, type LineIndex } from '../core/format/index.js';
 
 const SEVERITY: Record<Severity, DiagnosticSeverity> = {
   error: DiagnosticSeverity.Error,
@@ -41,33 +42,32 @@ export function toDiagnostic(
   };
 }
 
-/** The length of each line of `text` (line breaks \n, \r\n and \r, as LSP counts them). */
-function lineLengths(text: string): number[] {
-  return text.split(/\r\n|\r|\n/).map((l) => l.length);
-}
+const lineLength = (lines: LineIndex, line: number) => lines.lineEnd(line) - lines.lineStart(line);
 
-function clampPosition(lengths: readonly number[], p: Position): Position {
-  const last = lengths.length - 1;
-  if (p.line > last) return { line: last, character: lengths[last] };
+function clampPosition(lines: LineIndex, p: Position): Position {
+  if (!lines.hasLine(p.line) && p.line > 0) {
+    const last = lines.lineCount - 1;
+    return { line: last, character: lineLength(lines, last) };
+  }
   const line = Math.max(0, p.line);
-  return { line, character: Math.max(0, Math.min(p.character, lengths[line])) };
+  return { line, character: Math.max(0, Math.min(p.character, lineLength(lines, line))) };
 }
 
 /** Clamps ranges to `text`: no line past the last, no character past the end of its line. */
 export function rangeClamp(text: string): (range: Range) => Range {
-  // Split on first use: most edits publish no finding, and the split was a copy of every line.
-  let lengths: number[] | undefined;
+  // Lines found on first use: most edits publish no finding.
+  let lines: LineIndex | undefined;
   return (range) => {
-    lengths ??= lineLengths(text);
-    return { start: clampPosition(lengths, range.start), end: clampPosition(lengths, range.end) };
+    lines ??= lineIndexOf(text);
+    return { start: clampPosition(lines, range.start), end: clampPosition(lines, range.end) };
   };
 }
 
 /** The range of the whole of `text`, from its start to the end of its last line. */
 export function wholeText(text: string): Range {
-  const lengths = lineLengths(text);
+  const lines = lineIndexOf(text);
   return {
     start: { line: 0, character: 0 },
-    end: { line: lengths.length - 1, character: lengths[lengths.length - 1] },
+    end: { line: lines.lineCount - 1, character: lineLength(lines, lines.lineCount - 1) },
   };
 }

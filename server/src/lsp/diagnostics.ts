@@ -5,7 +5,7 @@
 import { CancellationTokenSource } from 'vscode-languageserver/node';
 import { isCancelled } from '../core/cancel.js';
 import type { Problem } from '../core/types.js';
-import { fileProblems } from '../ops/workspace/index.js';
+import { fileProblems, SCAN_ELSEWHERE_CHARS } from '../ops/workspace/index.js';
 import type { ServerContext } from './context.js';
 import { rangeClamp, toDiagnostic } from './convert.js';
 import type { StoreHost } from './host.js';
@@ -36,6 +36,8 @@ export class DiagnosticsPublisher {
   private readonly lastPass = new Map<string, number>();
   /** Rule passes cancelled by a newer change (the tests and the log read it). */
   cancelledPasses = 0;
+  /** Long documents the log has said where they are scanned. */
+  private readonly longNoted = new Set<string>();
 
   constructor(
     private readonly ctx: ServerContext,
@@ -113,10 +115,19 @@ export class DiagnosticsPublisher {
     const text = doc.getText();
     host.clientUris.set(rel, uri);
     host.ws.put(rel, text);
+    if (text.length >= SCAN_ELSEWHERE_CHARS && !this.longNoted.has(uri)) {
+      this.longNoted.add(uri);
+      const where = this.ctx.scanElsewhere
+        ? 'in a worker thread'
+        : 'in this thread (no scanner thread is built)';
+      const size = (text.length / 1024 / 1024).toFixed(1);
+      this.ctx.log(`cairn: ${rel} is long (${size} M characters): it is scanned ${where}`);
+    }
     const partial = !host.indexed;
     const problems = await fileProblems(host.ws, rel, {
       token,
       rules: partial ? ['schema', 'scanner'] : undefined,
+      scanElsewhere: this.ctx.scanElsewhere,
     });
     if (!problems || token.isCancellationRequested) return;
     await this.send(host, uri, version, text, problems);
@@ -152,6 +163,7 @@ export class DiagnosticsPublisher {
   clear(uri: string): void {
     this.cancel(uri);
     this.lastPass.delete(uri);
+    this.longNoted.delete(uri);
     void this.ctx.connection.sendDiagnostics({ uri, diagnostics: [] });
   }
 }

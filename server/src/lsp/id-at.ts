@@ -1,5 +1,6 @@
 // Which memory id is under the cursor: a `[[id]]` reference, the file's own `id:` value, or an id
 // listed in `supersedes` / `superseded_by`. Shared by hover, definition, references and rename.
+import { lineIndexOf } from '../core/format/index.js';
 import type { ParsedMemory, Position, Range } from '../core/types.js';
 
 export interface IdAtPosition {
@@ -17,7 +18,7 @@ function contains(r: Range, p: Position): boolean {
 
 /** The `[[id]]` range minus the brackets, when the parser's range includes them. */
 export function innerRange(text: string, ref: { id: string; range: Range }): Range {
-  const line = text.split(/\r\n|\r|\n/)[ref.range.start.line] ?? '';
+  const line = lineIndexOf(text).line(ref.range.start.line);
   const at = line.indexOf(ref.id, ref.range.start.character);
   if (at < 0 || at > ref.range.start.character + 2) return ref.range;
   return {
@@ -36,7 +37,7 @@ export function idAt(doc: ParsedMemory, selfId: string, pos: Position): IdAtPosi
   for (const key of ['supersedes', 'superseded_by']) {
     const r = keys[key];
     if (!r || !contains(r, pos) || r.start.line !== pos.line) continue;
-    const line = doc.text.split(/\r\n|\r|\n/)[pos.line] ?? '';
+    const line = lineIndexOf(doc.text).line(pos.line);
     const re = /[a-z0-9][a-z0-9._-]*/g;
     for (let m = re.exec(line); m; m = re.exec(line)) {
       if (

@@ -10,6 +10,7 @@ import {
   type SymbolInformation,
 } from 'vscode-languageserver/node';
 import { parseNote } from '../core/format/index.js';
+import { lineIndexOf } from '../core/format/index.js';
 import type { ServerContext } from './context.js';
 import { innerRange } from './id-at.js';
 
@@ -44,7 +45,7 @@ export async function provideDocumentSymbols(
   const symbols: DocumentSymbol[] = [];
   for (const [key, range] of Object.entries(entry.doc.keyRanges)) {
     if (key.includes('.')) continue;
-    const line = entry.doc.text.split(/\r\n|\r|\n/)[range.start.line] ?? '';
+    const line = lineIndexOf(entry.doc.text).line(range.start.line);
     const keyStart = Math.max(0, line.indexOf(`${key}:`));
     const full = { start: { line: range.start.line, character: keyStart }, end: range.end };
     symbols.push({ name: key, kind: SymbolKind.Property, range: full, selectionRange: full });

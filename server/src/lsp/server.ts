@@ -19,7 +19,7 @@ import {
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { OpenStore, StoreServices } from '../ops/context.js';
 import { cacheAbsent } from '../ops/workspace/cache-file.js';
-import type { WorkspaceParser } from '../ops/workspace/index.js';
+import type { ScanElsewhere, WorkspaceParser } from '../ops/workspace/index.js';
 import { COMMANDS, CUSTOM_REQUESTS, type ServerContext } from './context.js';
 import { FrameWriter } from './frame-writer.js';
 import { collectWhenQuiet, keepYoungGenerationSmall } from './memory.js';
@@ -36,6 +36,8 @@ export interface LanguageServerOptions {
   store?: string;
   /** Parses the stores' files in child processes (the composition root's); else in this thread. */
   workspaceParser?: WorkspaceParser;
+  /** Scans long documents in a worker thread (the composition root's); else in this thread. */
+  scanElsewhere?: ScanElsewhere;
   /**
    * The server owns its process (`cairn lsp`): the heap is kept small and collected once each
    * store's load has ended (memory.ts). Not for a server sharing a process with other work.
@@ -75,6 +77,7 @@ function serve(opts: LanguageServerOptions): { connection: Connection; stop: () 
     },
     stopped: false,
     workspaceParser: opts.workspaceParser,
+    scanElsewhere: opts.scanElsewhere,
   };
   // Every store opened gets a search service whose worker starts with the first search (an editor
   // that never searches never pays for the index), reports its builds with $/progress, and stops
@@ -261,6 +264,7 @@ export function runLspStdio(opts: {
   openStore: OpenStore;
   store?: string;
   workspaceParser?: WorkspaceParser;
+  scanElsewhere?: ScanElsewhere;
 }): void {
   // stdout carries the protocol: anything else printed there would corrupt it.
   console.log = console.info = (...args: unknown[]) =>
@@ -271,6 +275,7 @@ export function runLspStdio(opts: {
     openStore: opts.openStore,
     store: opts.store,
     workspaceParser: opts.workspaceParser,
+    scanElsewhere: opts.scanElsewhere,
     ownsProcess: true,
   });
   // A bug must cost one answer, not the editor's session: log it and keep serving.

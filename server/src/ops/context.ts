@@ -3,6 +3,7 @@ import type { Author } from '../store/git/index.js';
 import type { Store } from '../store/store.js';
 import type { SearchService } from './search.js';
 import type { WorkspaceParser } from './workspace/parser-process.js';
+import type { ScanElsewhere } from './workspace/problems.js';
 
 export interface OpContext {
   store: Store;
@@ -45,6 +46,11 @@ export interface Root {
    * the lowest priority, where one can run (scan-ahead.ts); resolves once it started or was not.
    */
   scanAhead(ctx: OpContext): Promise<void>;
+  /**
+   * Runs the scanner of long files in a worker thread (scan-thread.ts), so a language server
+   * answers meanwhile; undefined when none is built.
+   */
+  scanElsewhere(): ScanElsewhere | undefined;
   /** Parses a language server's workspace in child processes; undefined when none is built. */
   workspaceParser(): WorkspaceParser | undefined;
   /** Opens the store at a folder with its search in a child process: a language server does this per store. */

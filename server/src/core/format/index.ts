@@ -11,4 +11,4 @@ export type { FormatProblemCode } from './problems.js';
 export { SECTIONS, sectionForHeading, refIdsInText } from './body.js';
 export { splitFrontMatter } from './split.js';
 export type { FrontMatterBlock } from './split.js';
-export { LineIndex } from './lines.js';
+export { LineIndex, lineIndexOf } from './lines.js';

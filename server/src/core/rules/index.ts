@@ -30,6 +30,7 @@ export {
   headlineRange,
 } from './content.js';
 export { cairnTrackedProblem, symlinkProblem } from './store-files.js';
+export { scanProblems } from './scanner.js';
 export { windowsOverlap } from './conflicts.js';
 export { frontMatterIdRanges, supersedeCycle } from './references.js';
 export { tripleRanges } from './schema.js';

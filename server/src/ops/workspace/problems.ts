@@ -3,23 +3,42 @@
 // group finding (copies of one text, facts that contradict each other) is on every member in the
 // editor and once, on its first file by path, in `cairn check`.
 import { throwIfCancelled, type CancelToken } from '../../core/cancel.js';
+import type { ScanConfig } from '../../core/config.js';
 import {
   byPosition,
   checkMemory,
   groupFilter,
   RULE_NAMES,
+  scanProblems,
   symlinkProblem,
   type CheckOptions,
   type FileProblems,
   type RuleName,
   type WorkspaceView,
 } from '../../core/rules/index.js';
+import type { ScanFinding } from '../../core/scan/index.js';
 import type { ParsedMemory, Problem } from '../../core/types.js';
 import type { StoreWorkspace } from './workspace.js';
 
 const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** A pass for one file gives other work a turn after this long (most passes take a millisecond or two). */
 const FILE_SLICE_MS = 4;
+
+/**
+ * Scans a text in another thread with cairn.yaml's scan settings (the language server's
+ * scan-thread.ts); rejects when it cannot, and the scan runs here instead.
+ */
+export type ScanElsewhere = (
+  text: string,
+  scan: ScanConfig | undefined,
+  token?: CancelToken,
+) => Promise<ScanFinding[]>;
+
+/**
+ * A file this long or longer is scanned elsewhere when the caller can: the scanner reads about
+ * 10 MB a second, so this is about 15 ms of this thread; a pasted log of 20 MB took two seconds.
+ */
+export const SCAN_ELSEWHERE_CHARS = 128 * 1024;
 
 export interface ProblemOptions {
   /** Only these rules (default: all). */
@@ -28,6 +47,8 @@ export interface ProblemOptions {
   token?: CancelToken;
   /** Extra view fields, e.g. semantic neighbours the language server computed. */
   view?: Partial<WorkspaceView>;
+  /** Where the scanner rule of a long file runs (default: here). */
+  scanElsewhere?: ScanElsewhere;
 }
 
 /** The view the rules read: the workspace's model (its methods bound), plus `extra`. */
@@ -59,15 +80,28 @@ export async function fileProblems(
   const doc = ws.doc(rel);
   if (!doc) return null;
   const view = viewOf(ws, opts.view);
+  const rules = opts.rules ?? RULE_NAMES;
+  const scanned =
+    opts.scanElsewhere && rules.includes('scanner') && doc.text.length >= SCAN_ELSEWHERE_CHARS
+      ? opts.scanElsewhere(doc.text, ws.store?.config.scan, opts.token).then(scanProblems, () => null)
+      : null;
   const out: Problem[] = [];
   let slice = performance.now();
-  for (const rule of opts.rules ?? RULE_NAMES) {
+  for (const rule of rules) {
     throwIfCancelled(opts.token);
+    if (rule === 'scanner' && scanned) continue;
     for (const p of checkMemory(doc, view, { rules: [rule], detector: ws.detector() })) out.push(p);
     if (opts.token && performance.now() - slice >= FILE_SLICE_MS) {
       await yieldNow();
       slice = performance.now();
     }
+  }
+  if (scanned) {
+    // Cancelled or failed there: a cancelled pass stops below; a failed scan runs here after all.
+    const elsewhere = await scanned;
+    throwIfCancelled(opts.token);
+    const found = elsewhere ?? checkMemory(doc, view, { rules: ['scanner'], detector: ws.detector() });
+    for (const p of found) out.push(p);
   }
   throwIfCancelled(opts.token);
   return out.sort(byPosition);
