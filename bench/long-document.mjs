@@ -48,7 +48,8 @@ function makeStore() {
 }
 
 async function probe(server, root) {
-  const child = spawn(process.execPath, [...server, '--stdio'], { stdio: ['pipe', 'pipe', 'ignore'] });
+  const prof = process.env.PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROF_DIR}`] : [];
+  const child = spawn(process.execPath, [...prof, ...server, '--stdio'], { stdio: ['pipe', 'pipe', 'ignore'] });
   const conn = createMessageConnection(
     new StreamMessageReader(child.stdout),
     new StreamMessageWriter(child.stdin),
@@ -86,7 +87,7 @@ async function probe(server, root) {
   child.stdin.end();
   await conn.sendRequest('shutdown').catch(() => {});
   await conn.sendNotification('exit').catch(() => {});
-  child.kill();
+  await new Promise((resolve) => child.on('exit', resolve));
   const sorted = [...times].sort((a, b) => a - b);
   const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))].toFixed(1);
   return `completion p50 / p95 / slowest ${at(0.5)} / ${at(0.95)} / ${sorted.at(-1).toFixed(0)} ms (n=${times.length}), diagnostics at ${diagnosticsAt === null ? '-' : (diagnosticsAt / 1000).toFixed(1) + ' s'}`;
