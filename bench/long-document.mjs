@@ -49,7 +49,9 @@ function makeStore() {
 
 async function probe(server, root) {
   const prof = process.env.PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROF_DIR}`] : [];
-  const child = spawn(process.execPath, [...prof, ...server, '--stdio'], { stdio: ['pipe', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, [...prof, ...server, '--stdio'], {
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
   const conn = createMessageConnection(
     new StreamMessageReader(child.stdout),
     new StreamMessageWriter(child.stdin),

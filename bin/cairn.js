@@ -60,6 +60,11 @@ async function askResident() {
     ? await client.ask(where, argv, process.cwd())
     : { code: null, why: 'no store, or no private folder for its socket' };
   if (answered.code !== null) process.exit(answered.code);
+  if (answered.replaced)
+    process.stderr.write(
+      `cairn: the resident search did not answer (${answered.why}): this search runs on its own, ` +
+        'and a new resident is started for the next ones\n',
+    );
   if (process.env.CAIRN_RESIDENT === 'require') {
     process.stderr.write(`cairn: no resident search answered (CAIRN_RESIDENT=require): ${answered.why}\n`);
     process.exit(75);

@@ -112,15 +112,19 @@ function ask(resident, argv, cwd) {
       if (!settled) resolve(value);
       settled = true;
     };
+    const asked = identityOf(resident.socket);
     const socket = net.connect(resident.socket);
     socket.on('error', (err) => done({ code: null, startable: err.code !== 'EACCES', why: err.code }));
     // A resident that does not answer (stuck, or a socket that only accepts) must not hold the
-    // person's search: after this long without a byte, the search runs on its own.
+    // person's search: after this long without a byte, the search runs on its own. Nor the next
+    // searches: its socket is removed (when it is still the one asked), a fresh resident is started
+    // after this search, and the stuck one ends by itself once it sees its socket gone.
     const wait = Number(process.env.CAIRN_RESIDENT_WAIT_MS) || RESIDENT_WAIT_MS;
     socket.setTimeout(wait, () => {
       if (chunks.length) return;
       socket.destroy();
-      done({ code: null, startable: false, why: `no answer within ${wait} ms` });
+      const replaced = asked !== null && identityOf(resident.socket) === asked && unlink(resident.socket);
+      done({ code: null, startable: replaced, why: `no answer within ${wait} ms`, replaced });
     });
     socket.on('data', (c) => chunks.push(c));
     socket.on('end', () => {
@@ -140,6 +144,25 @@ function ask(resident, argv, cwd) {
     });
     socket.write(JSON.stringify({ key: resident.key, argv, cwd }) + '\n');
   });
+}
+
+/** The identity of a file (device and inode), or null when there is none. */
+function identityOf(file) {
+  try {
+    const st = fs.lstatSync(file);
+    return `${st.dev}:${st.ino}`;
+  } catch {
+    return null;
+  }
+}
+
+function unlink(file) {
+  try {
+    fs.unlinkSync(file);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
