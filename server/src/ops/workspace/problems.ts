@@ -81,6 +81,8 @@ export async function fileProblems(
   if (!doc) return null;
   const view = viewOf(ws, opts.view);
   const rules = opts.rules ?? RULE_NAMES;
+  // Once a pass: the detector's threshold comes from cairn.yaml, looked at (a stat) on each read.
+  const detector = ws.detector();
   const scanned =
     opts.scanElsewhere && rules.includes('scanner') && doc.text.length >= SCAN_ELSEWHERE_CHARS
       ? opts.scanElsewhere(doc.text, ws.store?.config.scan, opts.token).then(scanProblems, () => null)
@@ -90,7 +92,7 @@ export async function fileProblems(
   for (const rule of rules) {
     throwIfCancelled(opts.token);
     if (rule === 'scanner' && scanned) continue;
-    for (const p of checkMemory(doc, view, { rules: [rule], detector: ws.detector() })) out.push(p);
+    for (const p of checkMemory(doc, view, { rules: [rule], detector })) out.push(p);
     if (opts.token && performance.now() - slice >= FILE_SLICE_MS) {
       await yieldNow();
       slice = performance.now();
@@ -100,7 +102,7 @@ export async function fileProblems(
     // Cancelled or failed there: a cancelled pass stops below; a failed scan runs here after all.
     const elsewhere = await scanned;
     throwIfCancelled(opts.token);
-    const found = elsewhere ?? checkMemory(doc, view, { rules: ['scanner'], detector: ws.detector() });
+    const found = elsewhere ?? checkMemory(doc, view, { rules: ['scanner'], detector });
     for (const p of found) out.push(p);
   }
   throwIfCancelled(opts.token);
