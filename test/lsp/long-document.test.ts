@@ -1,24 +1,17 @@
 // A long document (a pasted log of megabytes) as editors run the server: a child process on stdio
 // (`npm test` builds dist/ first). Its scanner runs in a worker thread, so the server answers
 // while it runs; the findings are the same as a scan in the server's own thread.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  createMessageConnection,
-  StreamMessageReader,
-  StreamMessageWriter,
-  type Diagnostic,
-} from 'vscode-languageserver/node';
+import { type Diagnostic } from 'vscode-languageserver/node';
 import { makeStore, memoryText, uriOf } from './lsp-helper.js';
+import { killServers, REPO, spawnServer } from './stdio-server.js';
 
-const REPO = path.resolve(import.meta.dirname, '../..');
 const BUILT = existsSync(path.join(REPO, 'dist/bundle/scan-thread-worker.cjs'));
 if (!BUILT) console.warn('skipping long-document tests: dist/bundle is not built (`npm run build`)');
 
-const children: ChildProcess[] = [];
-afterEach(() => children.splice(0).forEach((c) => c.kill()));
+afterEach(killServers);
 
 /** About `mb` million characters of a build log, then an injected instruction on the last line. */
 function pastedLog(mb: number): { body: string; lastLine: string } {
@@ -38,14 +31,7 @@ describe.skipIf(!BUILT)('a long document in cairn lsp --stdio', () => {
     const { body } = pastedLog(4);
     const text = memoryText('pasted-log', body);
     const root = makeStore({ 'memories/small.md': memoryText('small', 'A small memory.') });
-    const child = spawn(process.execPath, [path.join(REPO, 'bin/cairn.js'), 'lsp', '--stdio'], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    const conn = createMessageConnection(
-      new StreamMessageReader(child.stdout!),
-      new StreamMessageWriter(child.stdin!),
-    );
+    const { child, conn } = spawnServer();
     const uri = uriOf(root, 'memories/pasted-log.md');
     let published: Diagnostic[] | null = null;
     conn.onNotification(

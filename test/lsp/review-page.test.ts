@@ -3,25 +3,18 @@
 // open the page's deep link externally (window/showDocument) when .cairn/serve.json names a live
 // loopback server for this store, and says how to start one otherwise (no file, a dead pid, a
 // non-loopback URL, another store).
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  createMessageConnection,
-  StreamMessageReader,
-  StreamMessageWriter,
-  type ClientCapabilities,
-  type MessageConnection,
-} from 'vscode-languageserver/node';
+import { type ClientCapabilities, type MessageConnection } from 'vscode-languageserver/node';
 import { git, makeStore, memoryText, uriOf } from './lsp-helper.js';
+import { killServers, REPO, spawnServer } from './stdio-server.js';
 
-const REPO = path.resolve(import.meta.dirname, '../..');
 const BUILT = existsSync(path.join(REPO, 'dist/lsp/index.js'));
 if (!BUILT) console.warn('skipping review page LSP tests: dist/ is not built (npm run build)');
 
-const children: ChildProcess[] = [];
-afterEach(() => children.splice(0).forEach((c) => c.kill()));
+afterEach(killServers);
 
 const URL_CAPS: ClientCapabilities = {
   window: { showDocument: { support: true } },
@@ -38,14 +31,7 @@ interface Client {
 }
 
 async function startServer(root: string, capabilities: ClientCapabilities): Promise<Client> {
-  const child = spawn(process.execPath, [path.join(REPO, 'bin/cairn.js'), 'lsp', '--stdio'], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  const conn = createMessageConnection(
-    new StreamMessageReader(child.stdout!),
-    new StreamMessageWriter(child.stdin!),
-  );
+  const { conn } = spawnServer();
   const shown: Client['shown'] = [];
   const messages: string[] = [];
   conn.onRequest('window/showDocument', (p: { uri: string; external?: boolean }) => {

@@ -1,35 +1,15 @@
 // The server as editors run it: a child process on stdio (`npm test` builds dist/ first).
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  createMessageConnection,
-  StreamMessageReader,
-  StreamMessageWriter,
-  type CompletionList,
-  type Diagnostic,
-} from 'vscode-languageserver/node';
+import { type CompletionList, type Diagnostic } from 'vscode-languageserver/node';
 import { makeStore, memoryText, uriOf } from './lsp-helper.js';
+import { killServers, REPO, spawnServer } from './stdio-server.js';
 
-const REPO = path.resolve(import.meta.dirname, '../..');
-const SERVER_CMD = [process.execPath, path.join(REPO, 'bin/cairn.js'), 'lsp', '--stdio'];
 const BUILT = existsSync(path.join(REPO, 'dist/lsp/index.js'));
 if (!BUILT) console.warn('skipping stdio tests: dist/lsp is not built (run `npx tsc -p tsconfig.json`)');
 
-const children: ChildProcess[] = [];
-afterEach(() => children.splice(0).forEach((c) => c.kill()));
-
-function spawnServer() {
-  const child = spawn(SERVER_CMD[0], SERVER_CMD.slice(1), { stdio: ['pipe', 'pipe', 'pipe'] });
-  children.push(child);
-  const conn = createMessageConnection(
-    new StreamMessageReader(child.stdout!),
-    new StreamMessageWriter(child.stdin!),
-  );
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, conn, exited };
-}
+afterEach(killServers);
 
 describe.skipIf(!BUILT)('cairn lsp --stdio', () => {
   it('serves diagnostics and completion, then exits when stdin closes', async () => {

@@ -120,7 +120,7 @@ export class DiagnosticsPublisher {
       const where = this.ctx.scanElsewhere
         ? 'in a worker thread'
         : 'in this thread (no scanner thread is built)';
-      const size = (text.length / 1024 / 1024).toFixed(1);
+      const size = (text.length / 1e6).toFixed(1);
       this.ctx.log(`cairn: ${rel} is long (${size} M characters): it is scanned ${where}`);
     }
     const partial = !host.indexed;
