@@ -36,9 +36,12 @@ export class StoreHost {
   semantic: SemanticIndex | null = null;
   /** URIs as the client spelled them for open files (clients compare URIs as strings). */
   readonly clientUris = new Map<string, string>();
-  /** Tripped by stop(): the load and the cache write end at their next step. */
+  /** Tripped by stop(): the load ends at its next step. */
   private readonly stopping = { isCancellationRequested: false };
   private saveTimer: NodeJS.Timeout | null = null;
+  /** The startup cache's write, once indexing ended: run by its timer, or by stop() if sooner. */
+  private saveCache: (() => Promise<void>) | null = null;
+  private saving: Promise<void> | null = null;
   /** The store folder's URI, made once for uriOf. */
   private rootUri?: string;
   private progress: { reporter: WorkDoneProgressServerReporter | null; done: number; total: number } = {
@@ -136,9 +139,11 @@ export class StoreHost {
       await new Promise((resolve) => setImmediate(resolve));
       throwIfCancelled(this.stopping);
     };
-    this.saveTimer = setTimeout(() => {
+    this.saveCache = () => {
+      this.saveCache = null;
       const t1 = performance.now();
-      ws.cacheEntries(cache)
+      return (this.saving = ws
+        .cacheEntries(cache)
         .then((entries) => cache.save(entries, pause))
         .then((saved) => {
           const ms = Math.round(performance.now() - t1);
@@ -147,14 +152,21 @@ export class StoreHost {
         .catch((e: unknown) => {
           if (!isCancelled(e)) ctx.log(`cairn: startup cache not saved: ${(e as Error).message}`);
         })
-        .finally(() => this.settle());
-    }, SAVE_DELAY_MS).unref();
+        .finally(() => this.settle()));
+    };
+    this.saveTimer = setTimeout(() => void this.saveCache?.(), SAVE_DELAY_MS).unref();
   }
 
-  /** The client is going: the load stops at its next slice (its worker with it), no cache is written. */
-  stop(): void {
-    this.stopping.isCancellationRequested = true;
+  /**
+   * The client is going: the load stops at its next slice (its worker with it). A startup cache
+   * that indexing finished is written first, or its write that began is finished: an editor closed
+   * right after opening a store would otherwise parse every file again next time. Nothing writes
+   * into the store once this resolves.
+   */
+  async stop(): Promise<void> {
     if (this.saveTimer) clearTimeout(this.saveTimer);
+    await (this.saveCache?.() ?? this.saving);
+    this.stopping.isCancellationRequested = true;
     this.settle();
   }
 

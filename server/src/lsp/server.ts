@@ -113,8 +113,9 @@ function serve(opts: LanguageServerOptions): { connection: Connection; stop: () 
   };
   if (opts.ownsProcess) keepYoungGenerationSmall();
   /**
-   * `shutdown`, or the client's stream ending: the workspace loads and the startup cache writes are
-   * abandoned between two steps, and the workers stop, so nothing writes into a store afterwards.
+   * `shutdown`, or the client's stream ending: the workspace loads are abandoned between two steps
+   * (a startup cache that is due is written first) and the workers stop, so nothing writes into a
+   * store afterwards.
    */
   /** Parser processes started at `initialize` for a fresh clone: stops those no load took. */
   let spareParsers: Promise<() => void> | undefined;
@@ -124,7 +125,7 @@ function serve(opts: LanguageServerOptions): { connection: Connection; stop: () 
       ctx.stopped = true;
       stopSpareParsers();
       const loaded = await loading?.catch(() => null);
-      loaded?.session.stop();
+      await loaded?.session.stop();
       await Promise.all(opened.splice(0).map((s) => s.close().catch(() => undefined)));
     })());
   connection.onShutdown(() => stop());

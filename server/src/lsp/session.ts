@@ -75,7 +75,7 @@ export class Session {
     let host = this.hosts.get(root);
     if (host) return host;
     host = new StoreHost(root, this.ctx, (h) => this.indexed(h));
-    if (this.ctx.stopped) host.stop();
+    if (this.ctx.stopped) void host.stop();
     this.hosts.set(root, host);
     if (this.initialized) void host.startProgress().catch(() => undefined);
     return host;
@@ -114,9 +114,9 @@ export class Session {
     this.ctx.republishAll();
   }
 
-  /** The client is going: every store's load and cache write stop; no store is served any more. */
-  stop(): void {
-    for (const host of this.hosts.values()) host.stop();
+  /** The client is going: every store's load stops (its due cache written); no store is served any more. */
+  async stop(): Promise<void> {
+    await Promise.all([...this.hosts.values()].map((host) => host.stop()));
   }
 
   /** After `initialized`: progress may be created now (only if the client supports it). */
