@@ -4,7 +4,7 @@
 import path from 'node:path';
 import type { WorkDoneProgressServerReporter } from 'vscode-languageserver/node';
 import { isCancelled, throwIfCancelled } from '../core/cancel.js';
-import { StoreWorkspace, WorkspaceCache } from '../ops/workspace/index.js';
+import { StoreWorkspace, watchRefs, WorkspaceCache } from '../ops/workspace/index.js';
 import type { ServerContext } from './context.js';
 import { openGovernance, type Governance } from './governance.js';
 import { pathToUri, relativeToStore, uriIn, uriToPath } from './paths.js';
@@ -42,6 +42,8 @@ export class StoreHost {
   /** The startup cache's write, once indexing ended: run by its timer, or by stop() if sooner. */
   private saveCache: (() => Promise<void>) | null = null;
   private saving: Promise<void> | null = null;
+  /** Stops watching the store's git refs (started once indexed). */
+  private unwatchRefs: (() => void) | null = null;
   /** The store folder's URI, made once for uriOf. */
   private rootUri?: string;
   private progress: { reporter: WorkDoneProgressServerReporter | null; done: number; total: number } = {
@@ -119,6 +121,13 @@ export class StoreHost {
     await ws.refreshGit();
     throwIfCancelled(this.stopping);
     this.indexed = true;
+    // Proposals, acceptances and rejections made elsewhere (a terminal, an agent, `cairn sync`)
+    // change refs only: read git again when they move, as after the server's own operations.
+    const refresh = () =>
+      void ctx
+        .refresh(this)
+        .catch((e: unknown) => ctx.log(`cairn: git refs changed: ${(e as Error).message}`));
+    if (ws.store) this.unwatchRefs = watchRefs(ws.store, refresh, ctx.log);
     this.progress.reporter?.done();
     this.progress.reporter = null;
     ctx.log(
@@ -164,6 +173,7 @@ export class StoreHost {
    * into the store once this resolves.
    */
   async stop(): Promise<void> {
+    this.unwatchRefs?.();
     if (this.saveTimer) clearTimeout(this.saveTimer);
     await (this.saveCache?.() ?? this.saving);
     this.stopping.isCancellationRequested = true;

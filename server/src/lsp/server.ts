@@ -8,6 +8,8 @@ import {
   createConnection,
   DidChangeWatchedFilesNotification,
   DidChangeWorkspaceFoldersNotification,
+  ErrorCodes,
+  ResponseError,
   StreamMessageReader,
   TextDocuments,
   TextDocumentSyncKind,
@@ -141,17 +143,27 @@ function serve(opts: LanguageServerOptions): { connection: Connection; stop: () 
       void Promise.all(ctx.hosts().map((host) => host.ready)).then(stopSpareParsers);
       return { f, session };
     }));
-  /** Runs `f` once features are loaded; a failure is logged, never left to crash the process. */
+  /**
+   * Runs `f` once features are loaded; a failure is logged, never left to crash the process. After
+   * `shutdown`, notifications do nothing: the server's work has stopped.
+   */
   const later = (f: (l: Loaded) => void): void => {
+    if (stopping) return;
     load()
       .then(f)
       .catch((e: unknown) => ctx.log(`cairn: ${(e as Error).stack ?? String(e)}`));
   };
-  /** Runs a handler once features are loaded; the request's cancellation token comes along. */
+  /**
+   * Runs a handler once features are loaded; the request's cancellation token comes along. After
+   * `shutdown` a request is refused with InvalidRequest, as the protocol says: a command would
+   * otherwise still write into the store.
+   */
   const withFeatures =
     <P, R>(run: (l: Loaded, p: P, token?: CancellationToken) => Promise<R>) =>
-    async (p: P, token?: CancellationToken): Promise<R> =>
-      run(await load(), p, token);
+    async (p: P, token?: CancellationToken): Promise<R> => {
+      if (stopping) throw new ResponseError(ErrorCodes.InvalidRequest, 'cairn: the server is shut down');
+      return run(await load(), p, token);
+    };
 
   connection.onInitialize((params: InitializeParams): InitializeResult => {
     ctx.caps = params.capabilities;
@@ -232,7 +244,11 @@ function serve(opts: LanguageServerOptions): { connection: Connection; stop: () 
       settleLoads();
     }),
   );
-  connection.onDidChangeWatchedFiles(withFeatures(({ session }, p) => session.watchedFilesChanged(p)));
+  connection.onDidChangeWatchedFiles((p) =>
+    later(({ session }) =>
+      session.watchedFilesChanged(p).catch((e: unknown) => ctx.log(`cairn: ${(e as Error).message}`)),
+    ),
+  );
 
   connection.onCompletion(withFeatures(({ f }, p, token) => f.provideCompletion(ctx, p, token)));
   connection.onHover(withFeatures(({ f }, p, token) => f.provideHover(ctx, p, token)));

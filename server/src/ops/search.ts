@@ -5,6 +5,7 @@
 // indexed and says `partial: true` while a build runs. Every answer is agent-facing: flagged
 // passages come back withheld (ops/withhold.ts) and `withheld` counts them.
 import type { SearchConfig } from '../core/config.js';
+import { CairnError } from '../core/errors.js';
 import type { Embedder } from '../search/embedder.js';
 import type { SearchEntry, SearchResultItem } from '../search/search.js';
 import type { OpContext } from './context.js';
@@ -40,10 +41,22 @@ export type ResolvedRequest = Required<Omit<SearchRequest, 'maxTokens'>> & {
   trim: 'results' | 'text';
 };
 
+/**
+ * The longest query any front end may ask: a question or a paragraph, not a document (MCP's own
+ * bound is the same, mcp/bounds.ts). Longer ones cost seconds and gigabytes in the matching.
+ */
+export const MAX_QUERY_CHARS = 4_000;
+
 /** The one place search defaults are applied, from the store's cairn.yaml. */
 export function resolveRequest(config: SearchConfig, req: SearchRequest): ResolvedRequest {
+  const query = String(req.query ?? '');
+  if (query.length > MAX_QUERY_CHARS)
+    throw new CairnError(
+      'INVALID_REQUEST',
+      `query: ${query.length} characters; a search query has at most ${MAX_QUERY_CHARS}`,
+    );
   return {
-    query: String(req.query ?? ''),
+    query,
     maxResults: req.maxResults ?? config.maxResults,
     maxTokens: req.maxTokens === null ? Infinity : (req.maxTokens ?? config.maxTokens),
     trim: typeof req.maxTokens === 'number' ? 'results' : 'text',

@@ -75,6 +75,12 @@ function stopIfCancelled(cancelled?: () => boolean): void {
 /** A title word counts twice (SciFact train folds: +0.004 nDCG@10, docs/search.md). */
 export const DEFAULT_BOOST: Record<KeywordField, number> = { title: 2, tags: 1, heading: 1, text: 1 };
 const FUZZY = 0.2;
+/**
+ * Query terms longer than this are matched exactly only: no word is that long, and the typo
+ * matching of one costs its length squared (a 62,000-character term took 8.7 s and 3.7 GB).
+ */
+const MAX_FUZZY_TERM = 40;
+const fuzzyFor = (term: string): number | false => (term.length > MAX_FUZZY_TERM ? false : FUZZY);
 /** MiniSearch's BM25+ defaults, used by per-field scoring. */
 export const FIELDS_BM25: Bm25Params = { k: 1.2, b: 0.7, d: 0.5 };
 /** Bytes of queried terms' postings kept between queries. */
@@ -238,7 +244,7 @@ export class KeywordIndex {
       prefix,
       boost,
       bm25: fuzzyBm25,
-      fuzzy: FUZZY,
+      fuzzy: fuzzyFor,
     }).slice(0, opts.limit);
   }
 
@@ -348,7 +354,7 @@ export class KeywordIndex {
       prefix: boolean;
       boost: Record<string, number>;
       bm25: { k: number; b: number; d: number };
-      fuzzy?: number;
+      fuzzy?: (term: string) => number | false;
     },
   ): KeywordHit[] {
     for (const term of terms) this.load(term);
@@ -449,7 +455,8 @@ export class KeywordIndex {
     const out = new Set<string>();
     const all = [...this.terms, ...this.delta.keys()];
     for (const q of queryTerms) {
-      const max = Math.round(q.length * FUZZY);
+      const fuzzy = fuzzyFor(q);
+      const max = fuzzy === false ? 0 : Math.round(q.length * fuzzy);
       if (max === 0) continue;
       for (const t of all) if (Math.abs(t.length - q.length) <= max && withinDistance(q, t, max)) out.add(t);
     }

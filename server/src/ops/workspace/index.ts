@@ -13,3 +13,4 @@ export { contentOfText, summaryOf, type FileFacts } from './facts.js';
 export type { FileStamp } from './files.js';
 export type { GitFacts } from './git-facts.js';
 export { processWorkspaceParser, type WorkspaceParser } from './parser-process.js';
+export { watchRefs } from './refs-watch.js';
