@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { memoryIdFromPath, slugify, validateId } from '../../server/src/core/format/index.js';
 
@@ -49,6 +51,8 @@ describe('validateId', () => {
     'a*b',
     'a?b',
     'a|b',
+    'gateway.lock',
+    'a.b.lock',
     '~a',
     '$(rm)',
     42,
@@ -60,6 +64,27 @@ describe('validateId', () => {
     const error = validateId(id);
     expect(error).toEqual(expect.any(String));
     expect(error!.length).toBeGreaterThan(10);
+  });
+
+  // Fails before for ids ending in ".lock": stored as active, then any candidate of them failed
+  // with "candidate/gateway.lock is not a valid git branch name".
+  test('every valid id names a valid candidate branch (git check-ref-format)', () => {
+    const branchOk = (id: string) => {
+      try {
+        execFileSync('git', ['check-ref-format', '--branch', `candidate/${id}`], { stdio: 'ignore' });
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const parts = fc.constantFrom('a', 'z9', '.', '_', '-', 'lock', '.lock', 'x.lock', '0');
+    fc.assert(
+      fc.property(fc.array(parts, { minLength: 1, maxLength: 6 }), (p) => {
+        const id = p.join('');
+        if (validateId(id) === null) expect(branchOk(id)).toBe(true);
+      }),
+      { numRuns: 150 },
+    );
   });
 
   test('messages name the fix', () => {

@@ -10,7 +10,7 @@ const DEVICE_NAMES = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
 /**
  * Checks a memory id. Returns null when valid, else a message naming the problem and the fix.
  * Valid: lowercase a-z, 0-9, `.`, `_`, `-`; starts and ends with a letter or digit; at most 80
- * characters; no `..`; not a Windows device name.
+ * characters; no `..`; not ending in `.lock`; not a Windows device name.
  * @example validateId('redis-caching') === null; validateId('../x') !== null
  */
 export function validateId(id: unknown): string | null {
@@ -28,6 +28,9 @@ export function validateId(id: unknown): string | null {
   if (!ID_PATTERN.test(id)) {
     return `id ${shown} is not a slug: use a-z, 0-9, ".", "_" and "-", starting and ending with a letter or digit (e.g. "${slugify(id)}")`;
   }
+  // The id names its proposal's branch, `candidate/<id>`, and git refuses a ref ending in ".lock".
+  if (id.endsWith('.lock'))
+    return `id ${shown} ends with ".lock", which git refuses in a branch name (candidate/<id>): use another ending`;
   if (DEVICE_NAMES.test(id.split('.')[0]))
     return `id ${shown} is a reserved device name on Windows: add a word`;
   return null;
