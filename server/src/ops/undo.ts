@@ -89,13 +89,7 @@ export async function undoLast(ctx: OpContext, opts: UndoOptions = {}): Promise<
       const after = await store.repo.readFile(target.oid, d.path);
       const same =
         now === null || after === null ? now === after : Buffer.from(now).equals(Buffer.from(after));
-      if (!same) {
-        throw new CairnError(
-          'MERGE_CONFLICT',
-          `${d.path} changed again after "${target.subject}"; undo those later changes first or edit it by hand`,
-          { path: d.path },
-        );
-      }
+      if (!same) throw await changedAgain(ctx, history, target, d.path);
       changes.push({ path: d.path, content: parent ? await store.repo.readFile(parent, d.path) : null });
     }
     const paths = changes.map((c) => c.path.slice(store.prefix.length));
@@ -122,6 +116,41 @@ export async function undoLast(ctx: OpContext, opts: UndoOptions = {}): Promise<
     id: res.undone.memoryId,
   });
   return res;
+}
+
+type LineCommit = Awaited<ReturnType<OpContext['store']['repo']['log']>>[number];
+
+/**
+ * A file the undone commit changed was changed again later: says by which commit, and what takes
+ * it back. A merge of two lines of main (a sync, or a conflict resolved by hand) is not a memory
+ * change `cairn undo` reverts, as that would take back everything the other line brought too.
+ */
+async function changedAgain(
+  ctx: OpContext,
+  history: LineCommit[],
+  target: LineCommit,
+  repoPath: string,
+): Promise<CairnError> {
+  const { store } = ctx;
+  const rel = repoPath.slice(store.prefix.length);
+  let later: LineCommit | undefined;
+  for (const c of history) {
+    if (c.oid === target.oid) break;
+    const diff = await store.repo.diff(c.parents[0] ?? null, c.oid);
+    if (diff.some((d) => d.path === repoPath)) later = c;
+    if (later) break;
+  }
+  const which = later ? ` by "${later.subject}" (${later.oid.slice(0, 8)})` : '';
+  const how =
+    later && later.parents.length > 1
+      ? 'that commit merged two lines of main, which cairn undo does not take back (the other line ' +
+        'would go with it): edit the file by hand and commit'
+      : 'undo that change first, or edit the file by hand';
+  return new CairnError(
+    'MERGE_CONFLICT',
+    `${rel} changed again after "${target.subject}"${which}; ${how}`,
+    { path: repoPath, ...(later ? { oid: later.oid } : {}) },
+  );
 }
 
 /** The commits of main's first-parent line (newest first) that came from the remote (reflog). */
