@@ -146,11 +146,10 @@ async function changedAgain(
       ? 'that commit merged two lines of main, which cairn undo does not take back (the other line ' +
         'would go with it): edit the file by hand and commit'
       : 'undo that change first, or edit the file by hand';
-  return new CairnError(
-    'MERGE_CONFLICT',
-    `${rel} changed again after "${target.subject}"${which}; ${how}`,
-    { path: repoPath, ...(later ? { oid: later.oid } : {}) },
-  );
+  return new CairnError('MERGE_CONFLICT', `${rel} changed again after "${target.subject}"${which}; ${how}`, {
+    path: repoPath,
+    ...(later ? { oid: later.oid } : {}),
+  });
 }
 
 /** The commits of main's first-parent line (newest first) that came from the remote (reflog). */
