@@ -123,6 +123,26 @@ describe('routing', () => {
 });
 
 describe('review', () => {
+  // Fails before: the candidate showed a diff that took main's correction back, with no word that
+  // accepting would refuse (found trying it as a team of two, session 18).
+  it('marks a candidate whose file main changed since as out of date; accept refuses', async () => {
+    const { ctx } = await store();
+    const person = { ...redis, agentName: undefined, origin: 'human', confidence: 1 };
+    const id = (await storeMemory(ctx, person, { channel: 'person' })).metadata.topic_id as string;
+    // An agent's update of a person's memory is a proposal.
+    const proposal = await storeMemory(ctx, {
+      ...redis,
+      context: redis.context + ' Sessions expire after 30 minutes.',
+      metadata: { topicId: id },
+    });
+    expect(proposal.staged, JSON.stringify(proposal)).toBe(true);
+    expect((await reviewCandidates(ctx))[0].outOfDate).toEqual([]);
+    await correct(ctx, id, 'We chose Redis for session caching; Memcached lacked persistence.');
+    const [view] = await reviewCandidates(ctx);
+    expect(view.outOfDate).toEqual([`memories/${id}.md`]);
+    await expect(acceptCandidate(ctx, view.id)).rejects.toMatchObject({ code: 'MERGE_CONFLICT' });
+  });
+
   it('review shows the diff; accept merges with two parents and deletes the branch', async () => {
     const { dir, ctx } = await store();
     await storeMemory(ctx, { ...redis, origin: 'background' });

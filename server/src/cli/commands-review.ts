@@ -57,6 +57,11 @@ export const reviewCommand: Command = {
           io,
           `  ! a person rejected ${r.sameText ? 'this text' : 'this id'} before: ${r.path} (tag ${r.tag}${r.reason ? `: "${r.reason}"` : ''})`,
         );
+      if (v.outOfDate.length)
+        writeLine(
+          io,
+          `  ! out of date: ${v.outOfDate.join(', ')} changed on main since it was proposed; the diff below would take that back, and accepting refuses (merge it by hand: git merge ${v.branch}, or reject it and store it again)`,
+        );
       if (v.decisionClaims.length)
         writeLine(
           io,

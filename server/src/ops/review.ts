@@ -68,6 +68,11 @@ export interface CandidateView {
    * (`sameText`: accepting needs `overrideRejection`), or another text of a rejected id.
    */
   rejectedBefore: RejectedBefore[];
+  /**
+   * Files (store-relative) that main changed too since the candidate was proposed, differently:
+   * the diff below would take main's change back, and `cairn accept` refuses with MERGE_CONFLICT.
+   */
+  outOfDate: string[];
   /** Unified diff of main -> candidate. */
   diff: string;
   /** What the scanner flags in the candidate's files (line numbers in the candidate's version). */
@@ -92,10 +97,14 @@ export async function reviewCandidates(ctx: OpContext): Promise<CandidateView[]>
     );
     let diff = '';
     const findings: FileFinding[] = [];
+    const outOfDate: string[] = [];
     for (const d of changed) {
       const rel = storeRelative(store, d.path);
       const before = await store.repo.readText(tip, d.path);
       const after = d.status === 'deleted' ? null : await store.repo.readText(c.tip, d.path);
+      // As acceptCandidate decides it: main moved this file away from the base, elsewhere.
+      const atBase = base ? await store.repo.readText(base, d.path) : null;
+      if (before !== atBase && before !== after) outOfDate.push(rel);
       diff += unifiedDiff(before, after, { oldName: rel, newName: rel });
       if (after !== null && d.path.startsWith(store.prefix) && rel.endsWith('.md'))
         for (const f of flaggedFindings(after, { detector: injectionDetector(store.config) }))
@@ -138,6 +147,7 @@ export async function reviewCandidates(ctx: OpContext): Promise<CandidateView[]>
       settings,
       decisionClaims,
       rejectedBefore,
+      outOfDate,
       diff,
       findings,
     });

@@ -33,6 +33,8 @@ interface Candidate {
   decisionClaims: string[];
   /** Its memory files a person rejected before; `sameText`: accepting needs a tick. */
   rejectedBefore: { path: string; tag: string; reason: string; sameText: boolean }[];
+  /** Files main changed too since it was proposed: accepting refuses until it is merged by hand. */
+  outOfDate: string[];
   diff: string;
   findings: Finding[];
 }
@@ -245,6 +247,13 @@ function candidateCard(c: Candidate, ctx: ViewContext): HTMLElement {
           c.settings
             .map((x) => `cairn.yaml ${x.key}: ${x.from} → ${x.to}${x.weakens ? ` (${x.weakens})` : ''}`)
             .join('; '),
+        )
+      : null,
+    c.outOfDate.length
+      ? fileNote(
+          'Out of date',
+          'Main changed this since it was proposed',
+          `${c.outOfDate.join(', ')}: the diff below would take main's change back, and accepting refuses. Merge it by hand (git merge ${c.branch}) or reject it and store it again.`,
         )
       : null,
     c.decisionClaims.length

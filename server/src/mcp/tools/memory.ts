@@ -299,6 +299,7 @@ export const memoryReview = defineTool({
         settings: c.settings,
         decisionClaims: c.decisionClaims,
         rejectedBefore: c.rejectedBefore,
+        outOfDate: c.outOfDate,
         ...(a.includeDiff ? { diff: safe.diff } : {}),
       });
     }
