@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { extractFeatures, passageUnits, windowsOf } from '../dist/core/scan/injection-features.js';
+import { extractFeatures, passageUnits, widthIn, windowsOf } from '../dist/core/scan/injection-features.js';
 // mulberry32: a small seeded generator, the same on every machine (shared with the benchmarks).
 import { rng } from '../bench/lib.mjs';
 
@@ -151,7 +151,7 @@ export function featurize(text, cfg) {
   const feats = new Int32Array(total);
   let k = 0;
   for (const f of perUnit) for (const x of f) feats[k++] = x;
-  return { units, unitStart, feats, windows: windowsOf(units, cfg.maxWindow) };
+  return { units, unitStart, feats, windows: windowsOf(units, cfg.maxWindow, widthIn(text)) };
 }
 
 /** Per-unit sums of weights and counts, per group. */

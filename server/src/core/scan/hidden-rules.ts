@@ -1,6 +1,8 @@
-// Invisible characters: zero-width, bidi controls and Unicode tag characters.
+// Invisible characters: zero-width and other default-ignorable characters, bidi controls and
+// Unicode tag characters (what counts as invisible: invisible.ts).
 import type { RuleMatch, ScanRule } from './types.js';
 import { allMatches, codePoints, makeScanInput } from './text-utils.js';
+import { isCombiningMark, isInvisible, mayFold } from './invisible.js';
 import { PHRASE_RULES } from './phrase-rules.js';
 
 const EMOJI_NEIGHBOUR = /\p{Extended_Pictographic}|[\u{1F3FB}-\u{1F3FF}]|\uFE0F|\u20E3/u;
@@ -25,20 +27,117 @@ function runsOf(text: string, re: RegExp): Array<[number, number]> {
   return allMatches(re, text).map((m) => [m.index, m.index + m[0].length]);
 }
 
+/** Zero-width spaces, joiners and marks, word joiners and invisible operators, U+FEFF: flagged
+ * wherever they are, but for a leading byte-order mark and legitimate joiners. */
+const isZeroWidth = (cp: number): boolean =>
+  (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2060 && cp <= 0x2064) || cp === 0xfeff;
+/** Invisible characters other rules report (bidi controls: hidden/bidi; tags: hidden/tag-chars) or
+ * that sit inside words by design (the soft hyphen marks where a word may break). */
+const reportedElsewhere = (cp: number): boolean =>
+  (cp >= 0x202a && cp <= 0x202e) ||
+  (cp >= 0x2066 && cp <= 0x2069) ||
+  (cp >= 0xe0000 && cp <= 0xe007f) ||
+  cp === 0xad;
+
+/** The other invisible characters (U+034F, variation selectors, Hangul fillers, Mongolian and Khmer
+ * format characters, U+061C, ...) have uses in their own scripts and after emoji, none in a Latin
+ * word: flagged when a Latin letter comes before them, or after them at the start of a word. */
+const isContextual = (cp: number): boolean => isInvisible(cp) && !isZeroWidth(cp) && !reportedElsewhere(cp);
+
+const LATIN_LETTER = /^\p{Script=Latin}$/u;
+const WORD_START_BEFORE = /^[\p{Z}\p{P}\s]$/u;
+const WORD_CHAR = /^[\p{L}\p{M}\p{N}]$/u;
+
+/** The code point before `offset` ('' at the start). */
+function charBefore(text: string, offset: number): string {
+  if (offset === 0) return '';
+  const low = text.charCodeAt(offset - 1);
+  const high = offset >= 2 ? text.charCodeAt(offset - 2) : 0;
+  return low >= 0xdc00 && low <= 0xdfff && high >= 0xd800 && high <= 0xdbff
+    ? text.slice(offset - 2, offset)
+    : text.slice(offset - 1, offset);
+}
+
+const charAt = (text: string, offset: number): string =>
+  offset < text.length ? String.fromCodePoint(text.codePointAt(offset)!) : '';
+
+function inLatinWord(text: string, start: number, end: number): boolean {
+  // The letter a run of combining marks sits on is the one before them.
+  let at = start;
+  let before = charBefore(text, at);
+  while (before && isCombiningMark(before.codePointAt(0)!)) {
+    at -= before.length;
+    before = charBefore(text, at);
+  }
+  if (LATIN_LETTER.test(before)) return true;
+  return LATIN_LETTER.test(charAt(text, end)) && (before === '' || WORD_START_BEFORE.test(before));
+}
+
+/** Maximal runs of code points for which `test` holds. */
+function codePointRuns(text: string, test: (cp: number) => boolean): Array<[number, number]> {
+  const runs: Array<[number, number]> = [];
+  let runStart = -1;
+  for (let i = 0; i < text.length;) {
+    const cp = text.codePointAt(i)!;
+    if (test(cp)) {
+      if (runStart < 0) runStart = i;
+    } else if (runStart >= 0) {
+      runs.push([runStart, i]);
+      runStart = -1;
+    }
+    i += cp > 0xffff ? 2 : 1;
+  }
+  if (runStart >= 0) runs.push([runStart, text.length]);
+  return runs;
+}
+
+/** The word a run of invisible characters sits inside, as the agent reads it, or null. */
+function wordAround(text: string, start: number, end: number): string | null {
+  const isWordOrInvisible = (ch: string) => WORD_CHAR.test(ch) || isInvisible(ch.codePointAt(0)!);
+  if (!WORD_CHAR.test(charBefore(text, start)) || !WORD_CHAR.test(charAt(text, end))) return null;
+  let a = start;
+  for (let ch = charBefore(text, a); ch && isWordOrInvisible(ch) && start - a < 60; ch = charBefore(text, a))
+    a -= ch.length;
+  let b = end;
+  for (let ch = charAt(text, b); ch && isWordOrInvisible(ch) && b - end < 60; ch = charAt(text, b))
+    b += ch.length;
+  return makeScanInput(text.slice(a, b)).folded;
+}
+
 export const zeroWidthRule: ScanRule = {
   code: 'hidden/zero-width',
   category: 'hidden',
   severity: 'warning',
-  title: 'Zero-width characters',
+  title: 'Invisible characters',
   why: 'Invisible characters can split words so filters miss them, or carry text a reviewer cannot see.',
   find({ text }) {
-    const matches: RuleMatch[] = [];
-    for (const [start, end] of runsOf(text, /[\u200B-\u200F\u2060-\u2064\uFEFF]+/g)) {
+    if (!mayFold(text)) return [];
+    const runs: Array<[number, number]> = [];
+    for (const [start, end] of codePointRuns(text, isZeroWidth)) {
       if (start === 0 && text.slice(start, end) === '\uFEFF') continue; // byte-order mark
       if (isLegitimateJoiner(text, start, end)) continue;
-      matches.push({ start, end, pattern: 'zero-width', shown: codePoints(text.slice(start, end)) });
+      runs.push([start, end]);
     }
-    return matches;
+    for (const [start, end] of codePointRuns(text, isContextual))
+      if (inLatinWord(text, start, end)) runs.push([start, end]);
+    // One finding for a run that mixes both kinds ("ig\u200B\u034Fnore").
+    runs.sort((x, y) => x[0] - y[0]);
+    const merged: Array<[number, number]> = [];
+    for (const run of runs) {
+      const last = merged[merged.length - 1];
+      if (last && last[1] === run[0]) last[1] = run[1];
+      else merged.push([...run]);
+    }
+    return merged.map(([start, end]) => {
+      const word = wordAround(text, start, end);
+      const points = codePoints(text.slice(start, end));
+      return {
+        start,
+        end,
+        pattern: 'zero-width',
+        shown: word === null ? points : `${points} inside the word "${word}"`,
+      };
+    });
   },
 };
 

@@ -26,7 +26,9 @@
 //   injection/verification-off warning NODE_TLS_REJECT_UNAUTHORIZED=0, http.sslVerify false, StrictHostKeyChecking no
 //   injection/model           warning  a passage the learned detector scores at or above the threshold
 //                                      (docs/injection-model.md), where no injection rule fired
-//   hidden/zero-width         warning  U+200B-200F, U+2060-2064, U+FEFF mid-text (emoji ZWJ and script joiners allowed)
+//   hidden/zero-width         warning  U+200B-200F, U+2060-2064, U+FEFF mid-text (emoji ZWJ and script joiners allowed);
+//                                      other invisible characters (U+034F, variation selectors, Hangul fillers, ...)
+//                                      after a Latin letter (invisible.ts); names the word a run sits inside
 //   hidden/bidi               warning  U+202A-202E, U+2066-2069
 //   hidden/html-comment       warning  <!-- --> whose content addresses the agent or holds an injection
 //   hidden/unrendered         warning  the same inside `[//]: # (...)` or an HTML element styled out of sight

@@ -5,6 +5,7 @@
 // training and inference cannot drift. Pure.
 import { cueTable, isUnspacedScript, unspacedCues } from './injection-cues.js';
 import { isSpace, isWordChar, normalise } from './injection-normalise.js';
+import { visiblePrefix } from './invisible.js';
 
 /** Names the feature spec; the weights file records it and loading refuses another. */
 export const FEATURE_SPEC =
@@ -180,9 +181,11 @@ const SENTENCE_END = /[.!?。！？](?=\s)/g;
 
 /**
  * The units passages are made of: each non-blank line, a line longer than `maxUnit` cut after
- * sentence ends (and at a space when one sentence is longer still). Offsets into `text`.
+ * sentence ends (and at a space when one sentence is longer still). Offsets into `text`; lengths
+ * count the characters a reader sees (invisible ones and marks on ASCII letters do not count:
+ * invisible.ts), as the normalised text the model reads has them.
  */
-export function passageUnits(text: string, maxUnit: number): Span[] {
+export function passageUnits(text: string, maxUnit: number, width: Width = widthIn(text)): Span[] {
   const units: Span[] = [];
   let lineStart = 0;
   while (lineStart <= text.length) {
@@ -193,12 +196,21 @@ export function passageUnits(text: string, maxUnit: number): Span[] {
     let b = lineEnd;
     while (b > a && isSpace(text.charCodeAt(b - 1))) b--;
     if (b > a) {
-      if (b - a <= maxUnit) units.push({ start: a, end: b });
-      else splitStructured(text, a, b, maxUnit, units);
+      if (width(a, b) <= maxUnit) units.push({ start: a, end: b });
+      else splitStructured(text, a, b, maxUnit, units, width);
     }
     lineStart = lineEnd + 1;
   }
   return units;
+}
+
+/** How wide text[a..b) is: its UTF-16 units, or its visible characters (widthIn). */
+export type Width = (a: number, b: number) => number;
+
+/** The visible width of text[a..b) (visiblePrefix), as a function. */
+export function widthIn(text: string): Width {
+  const visible = visiblePrefix(text);
+  return visible ? (a, b) => visible[b] - visible[a] : (a, b) => b - a;
 }
 
 /** Where one quoted value of a JSON or Python literal ends and the next key or value starts
@@ -207,19 +219,26 @@ export function passageUnits(text: string, maxUnit: number): Span[] {
 const FIELD_BREAK = /['"]\s*[:,]\s*(?=['"{[])/g;
 
 /** A long line cut first at field breaks (always), then each piece as splitLongLine does. */
-function splitStructured(text: string, a: number, b: number, maxUnit: number, out: Span[]): void {
+function splitStructured(
+  text: string,
+  a: number,
+  b: number,
+  maxUnit: number,
+  out: Span[],
+  width: Width,
+): void {
   const line = text.slice(a, b);
   let start = a;
   FIELD_BREAK.lastIndex = 0;
   for (let m = FIELD_BREAK.exec(line); m; m = FIELD_BREAK.exec(line)) {
     const cut = a + m.index + m[0].length;
-    if (cut - start > 0) splitLongLine(text, start, cut, maxUnit, out);
+    if (cut - start > 0) splitLongLine(text, start, cut, maxUnit, out, width);
     start = cut;
   }
-  splitLongLine(text, start, b, maxUnit, out);
+  splitLongLine(text, start, b, maxUnit, out, width);
 }
 
-function splitLongLine(text: string, a: number, b: number, maxUnit: number, out: Span[]): void {
+function splitLongLine(text: string, a: number, b: number, maxUnit: number, out: Span[], width: Width): void {
   const line = text.slice(a, b);
   const cuts: number[] = [];
   SENTENCE_END.lastIndex = 0;
@@ -228,14 +247,16 @@ function splitLongLine(text: string, a: number, b: number, maxUnit: number, out:
   let start = a;
   let last = a;
   for (const cut of cuts) {
-    if (cut - start > maxUnit && last > start) {
+    if (width(start, cut) > maxUnit && last > start) {
       pushTrimmed(out, text, start, last);
       start = last;
     }
-    while (cut - start > maxUnit) {
+    while (width(start, cut) > maxUnit) {
       // One sentence longer than a unit: cut at the last space that keeps the piece under it.
-      let at = text.lastIndexOf(' ', start + maxUnit);
-      if (at <= start) at = start + maxUnit;
+      let reach = start + maxUnit;
+      while (reach < cut && width(start, reach + 1) <= maxUnit) reach++;
+      let at = text.lastIndexOf(' ', reach);
+      if (at <= start) at = reach;
       pushTrimmed(out, text, start, at);
       start = at;
     }
@@ -252,14 +273,19 @@ function pushTrimmed(out: Span[], text: string, a: number, b: number): void {
 
 /**
  * The passages scored: one per unit, from that unit as far as `maxWindow` characters reach (at
- * least the unit itself), as [first unit, end unit) pairs.
+ * least the unit itself), as [first unit, end unit) pairs. `width` measures them (widthIn(text)
+ * for visible characters; UTF-16 units without it).
  */
-export function windowsOf(units: readonly Span[], maxWindow: number): Array<[number, number]> {
+export function windowsOf(
+  units: readonly Span[],
+  maxWindow: number,
+  width: Width = (a, b) => b - a,
+): Array<[number, number]> {
   const windows: Array<[number, number]> = [];
   let j = 0;
   for (let i = 0; i < units.length; i++) {
     if (j < i + 1) j = i + 1;
-    while (j < units.length && units[j].end - units[i].start <= maxWindow) j++;
+    while (j < units.length && width(units[i].start, units[j].end) <= maxWindow) j++;
     windows.push([i, j]);
   }
   return windows;

@@ -7,6 +7,7 @@ import {
   FEATURE_SPEC,
   extractFeatures,
   passageUnits,
+  widthIn,
   windowsOf,
   type Span,
 } from './injection-features.js';
@@ -113,6 +114,8 @@ const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
 
 interface UnitSums {
   units: Span[];
+  /** Visible width of a stretch of the text (widthIn). */
+  width: (a: number, b: number) => number;
   sc: Float64Array;
   sw: Float64Array;
   nc: Int32Array;
@@ -121,7 +124,8 @@ interface UnitSums {
 
 /** Per unit: the sum of weights and the count of features, chars and words apart. */
 function unitSums(model: InjectionModel, text: string): UnitSums {
-  const units = passageUnits(text, model.header.maxUnit);
+  const width = widthIn(text);
+  const units = passageUnits(text, model.header.maxUnit, width);
   const { chars, words, charCount, wordCount } = sumUnitWeights(text, units, model.weights, model.bits);
   const scale = model.header.scale;
   const sc = new Float64Array(units.length);
@@ -130,7 +134,7 @@ function unitSums(model: InjectionModel, text: string): UnitSums {
     sc[i] = chars[i] * scale;
     sw[i] = words[i] * scale;
   }
-  return { units, sc, sw, nc: charCount, nw: wordCount };
+  return { units, width, sc, sw, nc: charCount, nw: wordCount };
 }
 
 /** Score (log-odds) of units [a, b): bias + chars/sqrt(#chars) + words/sqrt(#words). */
@@ -156,7 +160,7 @@ function bestScore(model: InjectionModel, s: UnitSums): number {
   // The windows of windowsOf, walked without building them.
   for (let i = 0, j = 0; i < units.length; i++) {
     if (j < i + 1) j = i + 1;
-    while (j < units.length && units[j].end - units[i].start <= maxWindow) j++;
+    while (j < units.length && s.width(units[i].start, units[j].end) <= maxWindow) j++;
     const score = windowScore(model, s, i, j);
     if (score > best) best = score;
   }
@@ -187,7 +191,7 @@ export function findInjectionPassages(
   const cut = threshold <= 0 ? -Infinity : logit(threshold);
   // Almost every memory has no passage near the threshold: decide that before building any.
   if (!s.units.length || bestScore(model, s) < cut) return [];
-  const flagged = windowsOf(s.units, model.header.maxWindow)
+  const flagged = windowsOf(s.units, model.header.maxWindow, s.width)
     .map(([a, b]) => ({ a, b, score: windowScore(model, s, a, b) }))
     .filter((w) => w.score >= cut)
     .sort((x, y) => y.score - x.score || x.a - y.a);

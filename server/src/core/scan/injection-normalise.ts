@@ -1,6 +1,7 @@
 // How the learned injection detector reads text before hashing it (docs/injection-model.md):
 // case, whitespace and the cheap disguises of an instruction are undone, so that "1gn0re",
 // "іgnоre" (Cyrillic і and о), "ｉｇｎｏｒｅ" and "i g n o r e" hash like "ignore". Pure.
+import { isAsciiAlnum, isCombiningMark, isInvisible } from './invisible.js';
 
 /** The normalised text: `norm[0..length)` and, for each of its characters, its offset in the
  * original. Scratch space, valid until the next call: read it, do not keep it. */
@@ -98,18 +99,6 @@ for (const [from, to] of [
 // Digits that stand for letters in leetspeak ("1gn0re", "pr0mpt"), indexed by digit; 0 = none.
 const LEET = [111, 105, 0, 101, 97, 115, 0, 116, 0, 0]; // 0 o, 1 i, 3 e, 4 a, 5 s, 7 t
 
-/** Zero-width and bidi characters: invisible, so they must not split a word the reader sees whole. */
-function isInvisible(c: number): boolean {
-  return (
-    (c >= 0x200b && c <= 0x200f) ||
-    (c >= 0x2060 && c <= 0x2064) ||
-    c === 0xfeff ||
-    (c >= 0x202a && c <= 0x202e) ||
-    (c >= 0x2066 && c <= 0x2069) ||
-    c === 0xad
-  );
-}
-
 /** A compatibility form's plain letter (fullwidth ｉｇｎｏｒｅ, ligatures cut out), cached; 0 = not computed. */
 const compatTable = new Uint16Array(65536);
 function compat(c: number): number {
@@ -126,7 +115,8 @@ const isAsciiLetter = (c: number) => c >= 97 && c <= 122;
 
 /**
  * The text as the model reads it (`norm`, UTF-16 units) and each unit's offset in `text` (`at`). Undoes the cheap disguises of an instruction so that it
- * hashes like the plain one: case; whitespace runs (one space); invisible characters (dropped);
+ * hashes like the plain one: case; whitespace runs (one space); invisible characters and the
+ * combining marks on an ASCII letter or digit (dropped, as the rules' folding does: invisible.ts);
  * Unicode tag characters (read as the ASCII they smuggle); compatibility forms (fullwidth and
  * mathematical letters, NFKC); and, word by word, look-alike Cyrillic and Greek letters in a
  * Latin word, leetspeak digits before a letter in a word of 3 or more letters, and words spelt
@@ -180,12 +170,12 @@ function normaliseOnce(text: string): Normalised {
             c = plain.charCodeAt(0);
             i++;
           }
-        } else if (cp >= 0xe0000 && cp <= 0xe007f) {
-          i++;
+        } else if (isInvisible(cp) || (isCombiningMark(cp) && m > 0 && isAsciiAlnum(norm[m - 1]))) {
+          i++; // invisible, or a mark on an ASCII letter (invisible.ts)
           continue;
         }
       } else {
-        if (isInvisible(c)) continue;
+        if (isInvisible(c) || (isCombiningMark(c) && m > 0 && isAsciiAlnum(norm[m - 1]))) continue;
         c = compat(c);
       }
       if (c >= 128) {

@@ -179,8 +179,9 @@ export function scanText(text: string, opts: ScanOptions = {}): ScanFinding[] {
   const { detector } = opts;
   if (detector) {
     const explained = findings.filter(explainsInjection);
-    // The model reads the text itself: its normalisation drops invisible characters and reads
-    // tag characters as the ASCII they hide, so offsets need no mapping back.
+    // The model reads the text itself: its normalisation drops the characters the rules' folding
+    // drops (invisible.ts) and reads tag characters as the ASCII they hide, so offsets need no
+    // mapping back.
     for (const p of findInjectionPassages(detector.model, text, detector.threshold)) {
       const { start, end } = p;
       const range: Range = {

@@ -1,30 +1,24 @@
 // Small helpers the rules share: running named patterns, folding invisible characters, code spans.
 import type { NamedPattern, RuleMatch, ScanInput } from './types.js';
+import { foldInvisible, mayFold } from './invisible.js';
 
-/** Zero-width and bidi characters plus the Unicode tag block, all invisible when rendered. */
-export const INVISIBLE_CHAR =
-  /[\u200B-\u200F\u2060-\u2064\uFEFF\u202A-\u202E\u2066-\u2069\u00AD]|\uDB40[\uDC00-\uDC7F]/g;
-
-/** Builds the ScanInput for `text`: the folded copy and its offset map back to the original. */
+/**
+ * Builds the ScanInput for `text`: the folded copy (invisible characters and the combining marks
+ * on ASCII letters dropped, invisible.ts) and its offset map back to the original.
+ */
 export function makeScanInput(text: string, depth = 0): ScanInput {
-  INVISIBLE_CHAR.lastIndex = 0;
-  if (!INVISIBLE_CHAR.test(text)) {
+  if (!mayFold(text)) {
     return { text, folded: text, toOriginal: (offset) => offset, depth };
   }
   const keptOffsets: number[] = [];
-  let folded = '';
-  const re = new RegExp(INVISIBLE_CHAR.source, 'g');
-  let last = 0;
-  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-    for (let i = last; i < m.index; i++) keptOffsets.push(i);
-    folded += text.slice(last, m.index);
-    last = m.index + m[0].length;
-  }
-  for (let i = last; i < text.length; i++) keptOffsets.push(i);
-  folded += text.slice(last);
+  const pieces: string[] = [];
+  foldInvisible(text, (start, end) => {
+    for (let i = start; i < end; i++) keptOffsets.push(i);
+    pieces.push(text.slice(start, end));
+  });
   keptOffsets.push(text.length);
   const toOriginal = (offset: number): number => keptOffsets[Math.min(offset, keptOffsets.length - 1)];
-  return { text, folded, toOriginal, depth };
+  return { text, folded: pieces.join(''), toOriginal, depth };
 }
 
 const globalVersions = new WeakMap<RegExp, RegExp>();

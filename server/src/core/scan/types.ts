@@ -29,7 +29,8 @@ export interface RuleMatch {
 /** What a rule sees: the original text and a copy with invisible characters folded away. */
 export interface ScanInput {
   text: string;
-  /** `text` without zero-width, bidi and tag characters, so "ig\u200bnore" still reads "ignore". */
+  /** `text` without invisible characters and the combining marks on ASCII letters and digits
+   * (invisible.ts), so "ig\u200bnore", "ig\u034Fnore" and "ign\u0301ore" read "ignore". */
   folded: string;
   /** Maps an offset in `folded` back to an offset in `text`. */
   toOriginal(offset: number): number;
