@@ -103,27 +103,51 @@ function allowList(allow: unknown): string[] {
   return typeof allow === 'string' ? [allow] : [];
 }
 
+/** A candidate's id (or branch) as a client sent it: a string, else a clear refusal. */
+function idArgument(command: string, id: unknown): string {
+  if (typeof id === 'string' && id) return id;
+  throw new ResponseError(
+    -32602,
+    `${command}: give the candidate's id (or branch) as a string, or { "id": "..." }; got ${id === null ? 'null' : typeof id}`,
+    { code: 'INVALID_REQUEST' },
+  );
+}
+
+/** `cairn.accept` / `cairn.reject` arguments: [id, extra] or [{ id, ... }] as cairn/accept takes. */
+const spread = (a: unknown, b: unknown, key: string): [unknown, unknown] =>
+  typeof a === 'object' && a !== null
+    ? [(a as Record<string, unknown>).id, (a as Record<string, unknown>)[key]]
+    : [a, b];
+
 /**
  * Only the id and the allowed rules come from the client: store files and a rejected text are
  * accepted when the person says so in the editor's question (lsp/accept.ts), never by an argument.
  */
-const accept = async (ctx: ServerContext, id: string, allow?: unknown, token?: CancellationToken) =>
-  guarded(
+const accept = async (ctx: ServerContext, raw: unknown, allow?: unknown, token?: CancellationToken) => {
+  const id = idArgument('cairn.accept', raw);
+  return guarded(
     ctx,
     await hostOf(ctx, { id }),
-    async (ops) => (await import('./accept.js')).acceptAsking(ctx, ops, String(id), allowList(allow), token),
+    async (ops) => (await import('./accept.js')).acceptAsking(ctx, ops, id, allowList(allow), token),
     { changes: true },
   );
-const reject = async (ctx: ServerContext, id: string, why?: string) =>
-  guarded(
+};
+const reject = async (ctx: ServerContext, raw: unknown, why?: unknown) => {
+  const id = idArgument('cairn.reject', raw);
+  return guarded(
     ctx,
     await hostOf(ctx, { id }),
     async (ops) =>
-      (await import('../ops/review.js')).rejectCandidate(ops, String(id), why || 'rejected in the editor'),
+      (await import('../ops/review.js')).rejectCandidate(
+        ops,
+        id,
+        typeof why === 'string' && why ? why : 'rejected in the editor',
+      ),
     {
       changes: true,
     },
   );
+};
 const store = async (ctx: ServerContext, payload: unknown) =>
   guarded(
     ctx,
@@ -193,9 +217,9 @@ export async function executeCommand(
     case 'cairn.review':
       return review(ctx, typeof a === 'object' && a ? (a as { uri?: unknown; store?: unknown }) : undefined);
     case 'cairn.accept':
-      return accept(ctx, a as string, b, token);
+      return accept(ctx, ...spread(a, b, 'allow'), token);
     case 'cairn.reject':
-      return reject(ctx, a as string, b as string | undefined);
+      return reject(ctx, ...spread(a, b, 'why'));
     case 'cairn.openMemory':
       return openMemory(ctx, a as string);
     case 'cairn.openReviewPage': {
