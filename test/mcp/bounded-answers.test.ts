@@ -55,6 +55,14 @@ describe('bounded answers', () => {
     expect(texts.join('\n')).toBe(longNotes().split('\n').slice(0, total).join('\n'));
   });
 
+  // Fails before: "lines 1000000000000000-650 of 650: the end of the file".
+  it('memory_get past the end says so', async () => {
+    const r = await call(conn.client, 'memory_get', { path: 'memories/long-notes.md', fromLine: 1e15 });
+    expect(r.isError).toBe(false);
+    expect(r.json.text).toBe('');
+    expect(r.json.message).toMatch(/^fromLine 1000000000000000 is past the end of the file: it has \d+ line/);
+  });
+
   it('memory_get never answers more than its character budget, even for one long line', async () => {
     const r = await call(conn.client, 'memory_get', { path: 'memories/one-line.md', lines: 5 });
     expect(r.json.text.length).toBe(20_000);

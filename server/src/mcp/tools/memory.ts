@@ -251,10 +251,13 @@ export const memoryGet = defineTool({
       maxChars: GET_MAX_CHARS,
     });
     // A bounded window: the answer says where the rest is, as the arguments to send next.
-    const message = r.next
-      ? `lines ${r.from}-${r.to} of ${r.totalLines}${r.lineCut ? ` (line ${r.from} cut at ${GET_MAX_CHARS} characters)` : ''}; ` +
-        `read on with fromLine ${r.next.fromLine}, lines ${r.next.lines}`
-      : `lines ${r.from}-${r.to} of ${r.totalLines}${r.lineCut ? ` (line ${r.from} cut at ${GET_MAX_CHARS} characters)` : ''}: the end of the file`;
+    const message =
+      r.from > r.totalLines
+        ? `fromLine ${r.from} is past the end of the file: it has ${r.totalLines} line(s); nothing was read`
+        : r.next
+          ? `lines ${r.from}-${r.to} of ${r.totalLines}${r.lineCut ? ` (line ${r.from} cut at ${GET_MAX_CHARS} characters)` : ''}; ` +
+            `read on with fromLine ${r.next.fromLine}, lines ${r.next.lines}`
+          : `lines ${r.from}-${r.to} of ${r.totalLines}${r.lineCut ? ` (line ${r.from} cut at ${GET_MAX_CHARS} characters)` : ''}: the end of the file`;
     return { json: { ...r, message }, result: 'ok' };
   },
 });
