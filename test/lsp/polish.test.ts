@@ -73,6 +73,33 @@ describe('editor polish', () => {
     ]);
   });
 
+  // Fails before: the edit's range ended at character 500 of a 36-character line (a client's stale
+  // position); a negative or malformed position came back as it was sent.
+  it('completion at a position past its line or malformed answers ranges inside the text', async () => {
+    c.open('memories/note.md', NOTE);
+    const ask = (position: unknown) =>
+      c.conn.sendRequest('textDocument/completion', {
+        textDocument: { uri: uriOf(root, 'memories/note.md') },
+        position,
+      }) as Promise<CompletionList | null>;
+    const past = await askUntil(
+      () => ask({ line: 6, character: 500 }),
+      (l) => !!l?.items.some((i) => i.label === 'redis-ttl'),
+    );
+    for (const position of [
+      { line: 6, character: 500 },
+      { line: -1, character: -5 },
+      { line: '6.5', character: 'a' },
+    ]) {
+      const list = position === past ? past : await ask(position);
+      for (const item of list?.items ?? []) {
+        const edit = item.textEdit as { range: Parameters<typeof inside>[1] } | undefined;
+        if (edit) expect(inside(NOTE, edit.range), JSON.stringify([position, edit.range])).toBe(true);
+      }
+    }
+    expect(past!.items.length).toBeGreaterThan(0);
+  });
+
   it('workspace symbols point at the title line', async () => {
     const found = await askUntil(
       () => c.conn.sendRequest('workspace/symbol', { query: 'expiry' }) as Promise<SymbolInformation[]>,

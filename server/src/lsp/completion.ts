@@ -17,6 +17,7 @@ import type { StoreFile, StoreWorkspace } from '../ops/workspace/index.js';
 import { packWords, scoreWords, termNumber } from './completion-words.js';
 import { completionSpot, paragraphAround, type CompletionSpot } from './completion-context.js';
 import type { OpenFile, ServerContext } from './context.js';
+import { positionIn } from './convert.js';
 
 const LIMIT = 100;
 const STATUS_PENALTY: Record<string, number> = { active: 0, candidate: 0.25, superseded: 2, rejected: 3 };
@@ -161,9 +162,9 @@ export async function provideCompletion(
   // Never waits for indexing: a person typing `[[` during a cold start gets what is loaded so far.
   const open = await ctx.fileFor(params.textDocument.uri, token, { waitForIndex: false });
   if (!open) return null;
-  const spot = completionSpot(open.doc.text, params.position);
+  const pos = positionIn(open.doc.text, params.position);
+  const spot = completionSpot(open.doc.text, pos);
   if (!spot) return null;
-  const pos = params.position;
   const ws = open.host.ws;
   if (spot.kind === 'ref') {
     // Always incomplete: the filter texts fit this prefix, and indexing may not have finished.

@@ -53,6 +53,18 @@ function clampPosition(lines: LineIndex, p: Position): Position {
   return { line, character: Math.max(0, Math.min(p.character, lineLength(lines, line))) };
 }
 
+/**
+ * A position a client sent, made one of `text`: whole numbers, clamped to its lines (a client may
+ * send a stale, negative or malformed one; an answer's ranges are built from it).
+ */
+export function positionIn(text: string, p: Position): Position {
+  const whole = (n: unknown) => {
+    const x = Math.floor(Number(n));
+    return Number.isFinite(x) ? x : 0;
+  };
+  return clampPosition(lineIndexOf(text), { line: whole(p?.line), character: whole(p?.character) });
+}
+
 /** Clamps ranges to `text`: no line past the last, no character past the end of its line. */
 export function rangeClamp(text: string): (range: Range) => Range {
   // Lines found on first use: most edits publish no finding.
