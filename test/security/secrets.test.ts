@@ -104,6 +104,27 @@ describe('no secret enters git or the store, on any write path', () => {
     expect(leaks(dir, password)).toEqual([]);
   });
 
+  // Found trying Cairn as an attacker (session 18): a soft hyphen or a zero-width space inside a
+  // token hid it from every secret pattern, and it was committed with the invisible character in it.
+  it('a token with an invisible character inside is redacted whole', async () => {
+    for (const [i, invisible] of ['\u00ad', '\u200b', '\u034f'].entries()) {
+      const token = githubToken();
+      const hidden = token.slice(0, 10) + invisible + token.slice(10);
+      const r = await run([
+        'store',
+        '--topic',
+        `Deploy token ${i}`,
+        '--context',
+        `The deploy token is ${hidden} for now.`,
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      const file = readFileSync(path.join(dir, `memories/deploy-token-${i}.md`), 'utf8');
+      expect(file).toContain('[redacted: github-token]');
+      expect(leaks(dir, hidden)).toEqual([]);
+      expect(leaks(dir, token.slice(10))).toEqual([]);
+    }
+  });
+
   // Found trying Cairn as an attacker (session 11): the access key id was redacted and the secret
   // access key said after it ("with secret ...") was committed in the clear.
   it('an AWS secret access key said after its key id is redacted with it', async () => {

@@ -1,7 +1,7 @@
 // Secrets: credentials that must never sit in a memory (memories are committed, shared and put
 // into prompts). Matched text is redacted in findings so diagnostics, CI logs and SARIF never echo it.
 import type { RuleMatch, ScanInput, ScanRule } from './types.js';
-import { allMatches, globalVersion, shannonEntropy } from './text-utils.js';
+import { allMatches, globalVersion, makeScanInput, shannonEntropy } from './text-utils.js';
 import { PROVIDER_SHAPES } from './secret-providers.js';
 
 /** Values that are obviously not real secrets: documentation placeholders and template variables. */
@@ -47,7 +47,7 @@ export function longestWord(text: string): number {
 const longestWordOf = new WeakMap<ScanInput, number>();
 function longestWordIn(input: ScanInput): number {
   let n = longestWordOf.get(input);
-  if (n === undefined) longestWordOf.set(input, (n = longestWord(input.text)));
+  if (n === undefined) longestWordOf.set(input, (n = longestWord(input.folded)));
   return n;
 }
 
@@ -248,14 +248,17 @@ function secretRule(p: SecretPattern): ScanRule {
     severity: 'error',
     title: p.title,
     why: 'Memories are committed to git, shared with the team and pasted into prompts; a live credential there leaks to everyone who reads them. Remove it and rotate it.',
+    // Read in the folded text (invisible characters dropped, text-utils.ts): a soft hyphen or a
+    // zero-width space inside a token hides it from a pattern, not from whoever copies it.
     find(input: ScanInput): RuleMatch[] {
       const matches: RuleMatch[] = [];
       if (p.minWord && longestWordIn(input) < p.minWord) return matches;
-      if (p.quick && !p.quick.test(input.text)) return matches;
-      for (const m of allMatches(globalVersion(p.re), input.text)) {
+      if (p.quick && !p.quick.test(input.folded)) return matches;
+      for (const m of allMatches(globalVersion(p.re), input.folded)) {
         const value = m[p.group ?? 0] ?? m[0];
         if (p.accept && !p.accept(value)) continue;
-        matches.push({ start: m.index, end: m.index + m[0].length, pattern: p.code, shown: redact(value) });
+        const [start, end] = originalSpan(input, m.index, m.index + m[0].length);
+        matches.push({ start, end, pattern: p.code, shown: redact(value) });
       }
       return matches;
     },
@@ -280,8 +283,21 @@ export function secretRuleGenerality(code: string): number {
 
 const withIndices = new Map<RegExp, RegExp>();
 
-/** Every credential value the secret rules find, sorted and merged where they overlap. */
-export function findSecretValues(text: string): SecretSpan[] {
+/** [start, end) in the folded text, as offsets of the original (what lies between included). */
+function originalSpan(input: ScanInput, start: number, end: number): [number, number] {
+  return input.folded === input.text
+    ? [start, end]
+    : [input.toOriginal(start), input.toOriginal(end - 1) + 1];
+}
+
+/**
+ * Every credential value the secret rules find, sorted and merged where they overlap, as offsets
+ * of `text`; read, as the rules read, in the folded text, so a value with an invisible character
+ * inside is cut whole.
+ */
+export function findSecretValues(original: string): SecretSpan[] {
+  const input = makeScanInput(original);
+  const text = input.folded;
   const spans: SecretSpan[] = [];
   const wordLength = longestWord(text);
   for (const p of SECRET_PATTERNS) {
@@ -298,7 +314,8 @@ export function findSecretValues(text: string): SecretSpan[] {
       const value = m[group] ?? m[0];
       if (p.accept && !p.accept(value)) continue;
       const [start, end] = m.indices?.[group] ?? [m.index, m.index + m[0].length];
-      spans.push({ start, end, code: p.code });
+      const [from, to] = originalSpan(input, start, end);
+      spans.push({ start: from, end: to, code: p.code });
     }
   }
   spans.sort((a, b) => a.start - b.start || b.end - a.end);
