@@ -198,3 +198,65 @@ describe('cairn accept of a flagged candidate', () => {
     expect(await searchText('walrus tuesdays')).toContain(PHRASE);
   });
 });
+
+// Found by a security tester: a memory file edited or added on disk and not committed was searched
+// as it is on disk ("active (uncommitted edit)") but scanned as main has it (or, untracked, not at
+// all), so `cairn search` handed its flagged paragraph over verbatim while memory_get withheld it.
+describe('cairn search withholds flagged passages of uncommitted files as of committed ones', () => {
+  let root: string;
+  let store: string;
+  let storeEnv: NodeJS.ProcessEnv;
+  const injected = (id: string, words: string, extra = '') =>
+    `---\nid: ${id}\ntitle: ${words} tuning\nkind: note\n---\n\n${words} tuning notes for the gateway.\n${extra}`;
+  const search = async (query: string) => {
+    const r = await cairn(['search', query, '--json'], { env: storeEnv });
+    expect(r.code).toBe(0);
+    return { raw: r.stdout, json: JSON.parse(r.stdout) };
+  };
+
+  beforeAll(async () => {
+    root = tempDir();
+    store = path.join(root, 'mem');
+    storeEnv = { CAIRN_MODELS_DIR: path.join(root, 'models'), CAIRN_STORE: store };
+    expect((await cairn(['init', store], { env: storeEnv })).code).toBe(0);
+  });
+  afterAll(() => removeDir(root));
+
+  it('withholds an injection paragraph of an untracked memory file', async () => {
+    writeFileSync(
+      path.join(store, 'memories', 'cache-tuning.md'),
+      injected('cache-tuning', 'Cache', `\n${PHRASE}.\n`),
+    );
+    const { raw, json } = await search('cache tuning gateway');
+    expect(json.entries[0]).toMatchObject({ topicId: 'cache-tuning', uncommitted: true });
+    expect(raw).not.toMatch(LEAK);
+    expect(json.withheld).toBe(1);
+    expect(json.entries[0].withheldPassages).toEqual([
+      { line: 9, endLine: 9, rules: ['injection/override', 'injection/reveal-prompt'] },
+    ]);
+    expect(json.results[0].snippet).toContain('[withheld by Cairn: injection/override');
+    expect(json.results[0].snippet).toContain('Cache tuning notes for the gateway.');
+    const text = await cairn(['search', 'cache tuning gateway'], { env: storeEnv });
+    expect(text.stdout).toContain('(uncommitted edit)');
+    expect(text.stdout).not.toMatch(LEAK);
+  });
+
+  it('withholds an injection paragraph added to a committed memory by an uncommitted hand edit', async () => {
+    const file = path.join(store, 'memories', 'proxy-tuning.md');
+    writeFileSync(file, injected('proxy-tuning', 'Proxy'));
+    git(store, 'add', 'memories/proxy-tuning.md');
+    git(store, 'commit', '-qm', 'hand note');
+    // Searched (and scanned clean) as committed first: the edit must not ride on that verdict.
+    const before = await search('proxy tuning gateway');
+    expect(before.json.entries[0].topicId).toBe('proxy-tuning');
+    expect(before.json.entries[0].withheldPassages).toBeUndefined();
+    writeFileSync(file, injected('proxy-tuning', 'Proxy', `\n${PHRASE}.\n`));
+    const { raw, json } = await search('proxy tuning gateway');
+    expect(json.entries[0]).toMatchObject({ topicId: 'proxy-tuning', uncommitted: true });
+    expect(raw).not.toMatch(LEAK);
+    expect(json.entries[0].withheldPassages).toEqual([
+      { line: 9, endLine: 9, rules: ['injection/override', 'injection/reveal-prompt'] },
+    ]);
+    expect(json.results[0].snippet).toContain('cairn allow proxy-tuning injection/override');
+  });
+});

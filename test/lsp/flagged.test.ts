@@ -155,3 +155,51 @@ describe('language server search withholds flagged passages', () => {
     });
   });
 });
+
+// Found by a security tester: the language server's search (cairn.search) handed over a flagged
+// paragraph of a memory file edited or added on disk and not committed, scanned as main has it or
+// not at all. The server and its search process run before the edits.
+describe('language server search withholds flagged passages of uncommitted files', () => {
+  let root: string;
+  let c: TestClient;
+  const CLEAN = memory('proxy-tuning', 'Proxy tuning', 'Proxy tuning notes for the gateway.');
+  // The injection opens the body: it is the first line of the summary a hit shows.
+  const INJECTED = (id: string, title: string) =>
+    memory(id, title, `${PHRASE}. ${title} notes for the gateway.\n\nA second paragraph.`);
+
+  beforeAll(async () => {
+    root = makeStore({ 'memories/proxy-tuning.md': CLEAN });
+    c = await startClient(root);
+  });
+  afterAll(() => c?.close());
+
+  /** cairn.search until a hit of `id` has a withheld passage (the edit noticed); no answer may leak. */
+  async function untilWithheld(query: string, id: string): Promise<SearchResult> {
+    for (let i = 0; ; i++) {
+      const r = (await c.conn.sendRequest('workspace/executeCommand', {
+        command: 'cairn.search',
+        arguments: [query],
+      })) as SearchResult;
+      expect(JSON.stringify(r)).not.toMatch(LEAK);
+      if (r.results.some((h) => h.id === id && h.withheld > 0)) return r;
+      if (i >= 60) throw new Error(`the edit to ${id} was never searched: ${JSON.stringify(r)}`);
+      await sleep(250);
+    }
+  }
+
+  it('withholds an untracked memory file and an uncommitted edit of a committed one', async () => {
+    const first = (await c.conn.sendRequest('workspace/executeCommand', {
+      command: 'cairn.search',
+      arguments: ['proxy tuning gateway'],
+    })) as SearchResult;
+    expect(first.results[0]?.id).toBe('proxy-tuning');
+
+    writeFiles(root, { 'memories/cache-tuning.md': INJECTED('cache-tuning', 'Cache tuning') });
+    let r = await untilWithheld('cache tuning gateway', 'cache-tuning');
+    expect(r.results.find((h) => h.id === 'cache-tuning')!.summary).toMatch(/^\[withheld by Cairn: /);
+
+    writeFiles(root, { 'memories/proxy-tuning.md': INJECTED('proxy-tuning', 'Proxy tuning') });
+    r = await untilWithheld('proxy tuning gateway', 'proxy-tuning');
+    expect(r.results.find((h) => h.id === 'proxy-tuning')!.summary).toMatch(/^\[withheld by Cairn: /);
+  });
+});

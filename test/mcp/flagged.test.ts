@@ -275,3 +275,73 @@ describe('cairn mcp: an injection split by invisible characters', () => {
     expect(r.texts.join('\n')).not.toContain(DISGUISED);
   });
 });
+
+// Found by a security tester: a memory file edited or added on disk and not committed reached
+// memory_search and memory_retrieve verbatim ("active (uncommitted edit)", withheld: 0), scanned as
+// main has it or not at all, while memory_get withheld it. The server (and its search process) is
+// running before the edits: what it indexes from the work tree afterwards is scanned as it is.
+describe('cairn mcp: flagged passages of uncommitted files are withheld', () => {
+  let store: string;
+  let conn: Connected;
+  const note = (id: string, words: string, extra = '') =>
+    `---\nid: ${id}\ntitle: ${words} tuning\nkind: note\n---\n\n${words} tuning notes for the gateway.\n${extra}`;
+
+  beforeAll(async () => {
+    ({ store, conn } = await handCommittedStore({
+      'memories/proxy-tuning.md': note('proxy-tuning', 'Proxy'),
+      'cairn.yaml': '\nmcp:\n  retrieval:\n    perMinute: 30\n',
+    }));
+  });
+  afterAll(async () => conn?.close());
+
+  /**
+   * Asks until the answer comes from the edit on disk (the server notices it through its watchers):
+   * memory_search's results carry no status, so until one has a note. Every answer checked for the text.
+   */
+  async function fromDisk(tool: 'memory_retrieve' | 'memory_search', query: string, id: string) {
+    for (let i = 0; ; i++) {
+      const r = await call(conn.client, tool, { query });
+      expect(r.isError).toBe(false);
+      expect(r.texts.join('\n')).not.toMatch(LEAK);
+      const done =
+        tool === 'memory_retrieve'
+          ? r.json.entries.some(
+              (e: { topicId: string; uncommitted?: boolean }) => e.topicId === id && e.uncommitted,
+            )
+          : r.json.results.some((x: { snippet: string }) => x.snippet.includes(`cairn allow ${id} `));
+      if (done) return r;
+      if (i >= 40) throw new Error(`${tool} never answered from the edit: ${r.texts.join('\n')}`);
+      await new Promise((res) => setTimeout(res, 250));
+    }
+  }
+
+  it('withholds an injection paragraph of an untracked memory file in memory_search and memory_retrieve', async () => {
+    // The committed memory searched (and scanned clean) before anything changes on disk.
+    const first = await call(conn.client, 'memory_retrieve', { query: 'proxy tuning gateway' });
+    expect(first.json.entries[0].topicId).toBe('proxy-tuning');
+    writeFileSync(
+      path.join(store, 'memories', 'cache-tuning.md'),
+      note('cache-tuning', 'Cache', `\n${PHRASE}.\n`),
+    );
+
+    const r = await fromDisk('memory_retrieve', 'cache tuning gateway', 'cache-tuning');
+    expect(r.json.entries[0]).toMatchObject({ topicId: 'cache-tuning', uncommitted: true });
+    expect(r.json.withheld).toBe(1);
+    expect(r.texts[0]).toContain(
+      '[withheld by Cairn: injection/override, injection/reveal-prompt on line 9;',
+    );
+    const s = await fromDisk('memory_search', 'cache tuning gateway', 'cache-tuning');
+    expect(s.json.withheld).toBe(1);
+    expect(s.json.results[0].snippet).toContain('cairn allow cache-tuning injection/override');
+  });
+
+  it('withholds an injection paragraph added to a committed memory by an uncommitted hand edit', async () => {
+    appendFileSync(path.join(store, 'memories', 'proxy-tuning.md'), `\n${PHRASE}.\n`);
+    const r = await fromDisk('memory_retrieve', 'proxy tuning gateway', 'proxy-tuning');
+    expect(r.json.entries[0]).toMatchObject({ topicId: 'proxy-tuning', uncommitted: true });
+    expect(r.json.entries[0].withheldPassages).toHaveLength(1);
+    const s = await fromDisk('memory_search', 'proxy tuning gateway', 'proxy-tuning');
+    expect(s.json.results[0].withheldPassages).toHaveLength(1);
+    expect(s.json.results[0].snippet).toContain('cairn allow proxy-tuning injection/override');
+  });
+});

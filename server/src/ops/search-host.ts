@@ -154,7 +154,7 @@ export class SearchHost {
       ...(partial ? [this.partialNote()] : []),
       ...(this.worktreeNote ? [this.worktreeNote] : []),
     ];
-    return { ...answer, partial, warnings: [...notes, ...ranked.warnings] };
+    return { ...answer, partial, warnings: [...notes, ...answer.warnings] };
   }
 
   /** Starts bringing the index up to date without waiting (a server's start, a change). */

@@ -8,10 +8,12 @@ import type { MemoryStatus, ParsedMemory } from '../core/types.js';
 import type { WithheldPassage, WithholdResult } from '../core/withhold.js';
 import type { SearchEntry, SearchResponse, SearchResultItem } from '../search/search.js';
 import { repoPath } from '../store/store.js';
+import { WorktreeBlobs } from '../store/worktree-blobs.js';
+import { WORKTREE } from '../store/worktree-changes.js';
 import { CleanScans } from './clean-scans.js';
 import type { OpContext } from './context.js';
 import type { FileLines } from './query.js';
-import { openCandidates, requireMainTip } from './read.js';
+import { requireMainTip } from './read.js';
 
 /**
  * The store's learned injection detector (undefined: rules only), for front ends that mark findings.
@@ -81,10 +83,13 @@ export type AgentEntry = SearchEntry & { withheldPassages?: WithheldPassage[] };
 export type AgentResult = SearchResultItem & { withheldPassages?: WithheldPassage[] };
 
 /** A search answer as agents get it: `withheld` counts the passages replaced by notes. */
-export type WithheldSearch<T extends Pick<SearchResponse, 'entries' | 'results'>> = Omit<
-  T,
-  'entries' | 'results'
-> & { entries: AgentEntry[]; results: AgentResult[]; withheld: number };
+export type WithheldSearch<T extends SearchedAnswer> = Omit<T, 'entries' | 'results' | 'indexedAs'> & {
+  entries: AgentEntry[];
+  results: AgentResult[];
+  withheld: number;
+};
+
+type SearchedAnswer = Pick<SearchResponse, 'entries' | 'results' | 'indexedAs' | 'warnings'>;
 
 const SNIPPET_CHARS = 700;
 
@@ -92,46 +97,70 @@ function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`;
 }
 
+/** A blob id (SHA-1 or SHA-256), as the index keys main's files and work-tree files' content. */
+const OID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
+/**
+ * The text a search entry was cut from, by the content hash the index holds for its file
+ * (search-files.ts): main's blob, read from the work tree when the file there is that blob; a file
+ * edited or added on disk and not committed (`worktree:<blob id>`), read from disk only while it
+ * still holds those bytes; a candidate's file at its branch's tip. Null when that text can no longer
+ * be read (the file changed again since it was indexed): then the entry is not handed out at all.
+ */
+async function indexedText(
+  ctx: OpContext,
+  path: string,
+  hash: string,
+  blobs: WorktreeBlobs,
+): Promise<{ oid: string; text: () => Promise<string | null> } | null> {
+  const { store } = ctx;
+  if (hash.startsWith('candidate:')) {
+    const oid = await store.repo.fileOid(hash.slice('candidate:'.length), repoPath(store, path));
+    return oid === null ? null : { oid, text: () => store.repo.readBlobText(oid) };
+  }
+  if (hash.startsWith(WORKTREE)) {
+    const oid = hash.slice(WORKTREE.length);
+    return OID.test(oid) ? { oid, text: () => blobs.readWorktree(path, oid) } : null;
+  }
+  return OID.test(hash) ? { oid: hash, text: () => blobs.readText(path, hash) } : null;
+}
+
 /**
  * Re-derives every text field of the entries and results whose file holds a withheld passage from
  * the withheld text (title, context, decisions, snippet), so nothing flagged survives in a field the
- * index cut from the original, and a snippet boundary cannot split a passage open.
+ * index cut from the original, and a snippet boundary cannot split a passage open. The text scanned
+ * is the one the index answered from (`indexedAs`): main's blob, a candidate's, or the work tree's
+ * uncommitted file, so an edit on disk is withheld exactly as a commit is.
  */
-export async function withholdSearchAnswer<T extends Pick<SearchResponse, 'entries' | 'results'>>(
+export async function withholdSearchAnswer<T extends SearchedAnswer>(
   ctx: OpContext,
   answer: T,
 ): Promise<WithheldSearch<T>> {
-  const { store } = ctx;
+  const { indexedAs, ...rest } = answer as T & SearchedAnswer;
   const status = new Map(answer.entries.map((e) => [e.path, e.status]));
   const paths = [...new Set([...answer.entries, ...answer.results].map((x) => x.path))];
   const safe = new Map<string, WithholdResult>();
+  /** Files whose indexed text could not be read again: left out, never handed over unscanned. */
+  const gone = new Set<string>();
   if (paths.length) {
-    const tip = await requireMainTip(store);
     // Blobs scanned before are not scanned again (ops/clean-scans.ts: clean ones by any process,
     // flagged ones by this one; allowances are applied afresh).
     const cleanScans = await CleanScans.open(ctx);
     const allowances = allowancesOnce(ctx);
-    let candidates: Map<string, string> | undefined;
-    // The blobs at main, the commit read once (a candidate's are read at its own tip below).
-    const atTip = await store.repo.fileOids(
-      tip,
-      paths.map((p) => repoPath(store, p)),
-    );
-    for (const [i, path] of paths.entries()) {
-      let commit = tip;
-      if (status.get(path) === 'candidate') {
-        candidates ??= new Map((await openCandidates(store, tip)).map((c) => [`memories/${c.id}.md`, c.tip]));
-        commit = candidates.get(path) ?? tip;
+    const blobs = new WorktreeBlobs(ctx.store);
+    for (const path of paths) {
+      const source = await indexedText(ctx, path, indexedAs[path] ?? '', blobs);
+      if (source && cleanScans.isClean(source.oid)) continue;
+      const text = source && (await source.text());
+      if (!source || text === null) {
+        gone.add(path);
+        continue;
       }
-      const oid = commit === tip ? atTip[i] : await store.repo.fileOid(commit, repoPath(store, path));
-      if (oid === null || cleanScans.isClean(oid)) continue;
-      const text = await store.repo.readBlobText(oid);
-      if (text === null) continue;
       const w = await withholdScanned(
         ctx,
         text,
         { path, status: status.get(path) },
-        { blob: { oid, scans: cleanScans }, allowances },
+        { blob: { oid: source.oid, scans: cleanScans }, allowances },
       );
       if (w.passages.length) safe.set(path, w);
     }
@@ -146,26 +175,36 @@ export async function withholdSearchAnswer<T extends Pick<SearchResponse, 'entri
         .trim(),
       SNIPPET_CHARS,
     );
-  const entries = answer.entries.map((e): AgentEntry => {
-    const w = safe.get(e.path);
-    if (!w) return e;
-    const meta = memoryIdFromPath(e.path)
-      ? chunkMetaFromMemory(parseMemory(w.text, { path: e.path }), { status: e.status })
-      : chunkMetaFromNote(parseNote(w.text, { path: e.path }), { status: e.status });
-    return {
-      ...e,
-      topic: meta.title,
-      summaryText: meta.summary?.trim() || snippet(w, e.lines),
-      decisions: meta.decisions ?? [],
-      withheldPassages: w.passages,
-    };
-  });
-  const results = answer.results.map((r): AgentResult => {
-    const w = safe.get(r.path);
-    return w ? { ...r, snippet: snippet(w, r.lines), withheldPassages: w.passages } : r;
-  });
+  const entries = answer.entries
+    .filter((e) => !gone.has(e.path))
+    .map((e): AgentEntry => {
+      const w = safe.get(e.path);
+      if (!w) return e;
+      const meta = memoryIdFromPath(e.path)
+        ? chunkMetaFromMemory(parseMemory(w.text, { path: e.path }), { status: e.status })
+        : chunkMetaFromNote(parseNote(w.text, { path: e.path }), { status: e.status });
+      return {
+        ...e,
+        topic: meta.title,
+        summaryText: meta.summary?.trim() || snippet(w, e.lines),
+        decisions: meta.decisions ?? [],
+        withheldPassages: w.passages,
+      };
+    });
+  const results = answer.results
+    .filter((r) => !gone.has(r.path))
+    .map((r): AgentResult => {
+      const w = safe.get(r.path);
+      return w ? { ...r, snippet: snippet(w, r.lines), withheldPassages: w.passages } : r;
+    });
   const withheld = [...safe.values()].reduce((n, w) => n + w.passages.length, 0);
-  return { ...answer, entries, results, withheld };
+  const warnings = gone.size
+    ? [
+        ...answer.warnings,
+        `${gone.size} ${gone.size === 1 ? 'file' : 'files'} left out: changed on disk while searching (${[...gone].join(', ')}); search again`,
+      ]
+    : answer.warnings;
+  return { ...(rest as Omit<T, 'entries' | 'results' | 'indexedAs'>), entries, results, withheld, warnings };
 }
 
 export interface AgentLines extends FileLines {

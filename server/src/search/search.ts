@@ -175,6 +175,13 @@ export interface SearchResponse {
   vector_enabled: boolean;
   /** Plain-language notes for stderr (no model, chunks not yet embedded). */
   warnings: string[];
+  /**
+   * The content each returned file was indexed under, by path: a git blob id (main),
+   * `worktree:<blob id>` (an uncommitted file as it was on disk) or `candidate:<tip>`. Read with the
+   * chunks, so it names the very text the entries were cut from: what withholding scans
+   * (ops/withhold.ts), never handed to a caller.
+   */
+  indexedAs: Record<string, string>;
 }
 
 export interface SearchStoreOptions extends RankOptionsInput {
@@ -256,11 +263,15 @@ export async function rankIndex(
   // `limit` of them, not the 200 candidates ranked. A file removed by a refresh while the query
   // was being embedded has no chunk: it is not counted.
   const hits = [...best.values()].filter((hit) => index.fileOf(hit.key) !== undefined);
-  type Candidate = { entry: SearchEntry; result: SearchResultItem };
+  type Candidate = { entry: SearchEntry; result: SearchResultItem; hash: string };
   const made = new Map<RankedKey, Candidate>();
   const candidate = (hit: RankedKey): Candidate => {
     let c = made.get(hit);
-    if (!c) made.set(hit, (c = toCandidate(index.chunk(hit.key) as IndexedChunk, hit)));
+    if (!c) {
+      // The file's content hash with its chunk, in the same turn: the text the entry comes from.
+      const hash = index.fileOf(hit.key)?.hash ?? '';
+      made.set(hit, (c = { ...toCandidate(index.chunk(hit.key) as IndexedChunk, hit), hash }));
+    }
     return c;
   };
   const limit = opts.limit ?? defaults.maxResults;
@@ -290,6 +301,7 @@ export async function rankIndex(
       return {
         entry: { ...k.entry, summaryText: clip(k.entry.summaryText, room) },
         result: { ...k.result, snippet: clip(k.result.snippet, room) },
+        hash: k.hash,
       };
     });
     tokensUsed = kept.reduce((n, k) => n + cost(k), 0);
@@ -307,6 +319,7 @@ export async function rankIndex(
     provider: ranking.provider,
     vector_enabled: ranking.vectorEnabled,
     warnings,
+    indexedAs: Object.fromEntries(kept.map((k) => [k.entry.path, k.hash])),
   };
 }
 

@@ -26,9 +26,22 @@ export class WorktreeBlobs {
     return bytes ? bytes.toString('utf8') : this.store.repo.readBlobText(oid);
   }
 
+  /**
+   * The text of the work tree's file at `rel` while it holds the bytes of blob `oid` (an uncommitted
+   * file, which git's objects may not have), else null: never another text than the one asked for.
+   */
+  readWorktree(rel: string, oid: string): Promise<string | null> {
+    const bytes = this.onDisk(rel, oid);
+    return Promise.resolve(bytes ? bytes.toString('utf8') : null);
+  }
+
   /** The work tree file's bytes when they are blob `oid`, else null (then git is read). */
   private fromWorktree(rel: string, oid: string): Buffer | null {
     if (this.misses > GIVE_UP_MISSES && this.misses > this.hits) return null;
+    return this.onDisk(rel, oid);
+  }
+
+  private onDisk(rel: string, oid: string): Buffer | null {
     const folder = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
     let readable = this.readable.get(folder);
     if (readable === undefined) {

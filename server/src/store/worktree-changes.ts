@@ -2,9 +2,9 @@
 // has not committed yet: search covers what is on disk, not only main's blobs. Read with git's own
 // status (its stat cache makes this cheap at 10,000 files) and through safe-fs, so a symbolic link
 // is never followed; a linked file is left out, as everywhere else.
-import { createHash } from 'node:crypto';
 import { isCairnError } from '../core/errors.js';
 import { runGit } from './git/git-cli.js';
+import { hashObject } from './git/object-id.js';
 import { readStoreFile } from './safe-fs.js';
 import type { Store } from './store.js';
 
@@ -13,9 +13,16 @@ export interface WorktreeChange {
   path: string;
   /** The text on disk; null when the file was deleted. */
   text: string | null;
-  /** Identifies the content (`worktree:<sha256>`), for the index's change detection. */
+  /**
+   * Identifies the content, for the index's change detection: `worktree:<blob id>`, the id git
+   * gives these bytes as a blob. The index keeps it, and withholding reads the file's text back by it
+   * (ops/withhold.ts): the text an answer came from is the text scanned.
+   */
   hash: string;
 }
+
+/** The prefix of a work-tree file's content hash: the blob id follows. */
+export const WORKTREE = 'worktree:';
 
 /** What search reads from the work tree: memories and notes, one level deep, markdown only. */
 const SEARCHED = /^(memories\/[^/]+\.md|MEMORY\.md|daily\/[^/]+\.md)$/;
@@ -69,7 +76,7 @@ export async function worktreeChanges(store: Store): Promise<WorktreeChange[] | 
     }
     if (bytes === null) continue;
     const text = bytes.toString('utf8');
-    changes.push({ path: rel, text, hash: `worktree:${createHash('sha256').update(bytes).digest('hex')}` });
+    changes.push({ path: rel, text, hash: `${WORKTREE}${hashObject('blob', bytes)}` });
   }
   return changes.sort((a, b) => a.path.localeCompare(b.path));
 }
