@@ -243,9 +243,31 @@ async function runCheckSteps(workspace: string) {
 
 const usesSteps = steps.filter((s) => s.uses).map((s) => s.uses!.replace(/@.*/, ''));
 
+// Fails before: the template installed `cairn-memory@0.1.0` from the registry, a name Cairn does
+// not own (npm answers 404 today; whoever registers it would run code in every store's check).
+describe("memory-template's workflow before CAIRN_PACKAGE is set", () => {
+  it('fails at Install Cairn, saying to set it, and installs nothing', async () => {
+    const tmp = tempDir('cairn-wf-unset-');
+    try {
+      const [install] = await runSteps([steps[installAt]], {
+        cwd: tmp,
+        env: { ...process.env, ...workflow.env, RUNNER_TEMP: tmp, npm_config_registry: 'http://127.0.0.1:9' },
+        scriptDir: path.join(tmp, 'scripts'),
+      });
+      expect(install.result).toBe(1);
+      expect(install.stdout).toContain(
+        '::error::Set CAIRN_PACKAGE at the top of .github/workflows/cairn-check.yml',
+      );
+    } finally {
+      removeDir(tmp);
+    }
+  });
+});
+
 describe(`memory-template's workflow, its shell steps run in a fresh checkout (uses: steps skipped: ${usesSteps.join(', ')})`, () => {
   it('sets Cairn source in one place, fetches all history, writes cairn.sarif and uploads it always', () => {
-    expect(workflow.env.CAIRN_PACKAGE).toBe(`cairn-memory@${pkg.version}`);
+    // Empty: Cairn is not on the npm registry, and a package named like it there is someone else's.
+    expect(workflow.env.CAIRN_PACKAGE).toBe('');
     expect(steps.filter((s) => s.run?.includes('CAIRN_PACKAGE'))).toHaveLength(1);
     expect(usesSteps).toEqual([
       'actions/checkout',

@@ -13,6 +13,12 @@ export interface GovernanceConfig {
   reviewFloor: number;
   /** Origins whose writes always become candidates. */
   candidateOrigins: Origin[];
+  /**
+   * Set when cairn.yaml's governance could not be read as written (a YAML error, a wrong value):
+   * what was wrong. Governance then fails closed: commitMode is manual, so every agent write is a
+   * candidate until it is fixed, never routed by defaults the person did not choose.
+   */
+  unreadable?: string;
 }
 
 export interface SearchConfig {
@@ -110,7 +116,17 @@ export function isLoopbackUrl(v: unknown): v is string {
   return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
-/** Merges cairn.yaml over the defaults; wrong values are reported and replaced by the default. */
+/** Governance that could not be read as written: every agent write is reviewed (manual). */
+function failClosed(config: CairnConfig, why: string): CairnConfig {
+  config.governance.commitMode = 'manual';
+  config.governance.unreadable = why.replace(/^cairn\.yaml: /, '').replace(/;.*$/, '');
+  return config;
+}
+
+/**
+ * Merges cairn.yaml over the defaults; wrong values are reported and replaced by the default,
+ * except governance: a wrong value there, or a file that is not YAML, fails closed (failClosed).
+ */
 export function parseConfig(text: string): { config: CairnConfig; problems: Problem[] } {
   const problems: Problem[] = [];
   const config: CairnConfig = structuredClone(DEFAULT_CONFIG);
@@ -124,10 +140,12 @@ export function parseConfig(text: string): { config: CairnConfig; problems: Prob
       range: { start: { line, character: col }, end: { line, character: col + 1 } },
     });
   }
-  if (doc.errors.length > 0) return { config, problems };
+  if (doc.errors.length > 0) return { config: failClosed(config, problems[0].message), problems };
   const raw = (doc.toJS() ?? {}) as Record<string, any>;
-  if (typeof raw !== 'object' || Array.isArray(raw))
-    return { config, problems: [problem('cairn.yaml must be a mapping')] };
+  if (typeof raw !== 'object' || Array.isArray(raw)) {
+    const message = 'cairn.yaml must be a mapping';
+    return { config: failClosed(config, message), problems: [problem(message)] };
+  }
 
   const take = (
     section: Record<string, any> | undefined,
@@ -142,12 +160,18 @@ export function parseConfig(text: string): { config: CairnConfig; problems: Prob
     else
       problems.push(
         problem(
-          `cairn.yaml: ${prefix}${key} must be ${hint}; using the default ${target[key] === null ? '(unset)' : JSON.stringify(target[key])}`,
+          `cairn.yaml: ${prefix}${key} must be ${hint}; ` +
+            (prefix === 'governance.'
+              ? 'every agent write is a candidate until it is fixed'
+              : `using the default ${target[key] === null ? '(unset)' : JSON.stringify(target[key])}`),
         ),
       );
   };
   take(raw, config, 'mainBranch', isString, 'a branch name', '');
   const g = raw.governance;
+  const beforeGovernance = problems.length;
+  if (g !== undefined && g !== null && (typeof g !== 'object' || Array.isArray(g)))
+    problems.push(problem('cairn.yaml: governance must be a mapping'));
   take(
     g,
     config.governance,
@@ -166,6 +190,7 @@ export function parseConfig(text: string): { config: CairnConfig; problems: Prob
     'a list of origins',
     'governance.',
   );
+  if (problems.length > beforeGovernance) failClosed(config, problems[beforeGovernance].message);
   const s = raw.search;
   take(s, config.search, 'model', isString, 'a model id', 'search.');
   take(s, config.search, 'dtype', (v) => v === 'q8' || v === 'fp32', 'q8 or fp32', 'search.');

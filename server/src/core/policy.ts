@@ -47,6 +47,12 @@ export function routeWrite(input: RouteInput): RouteDecision {
     };
   }
   if (input.alwaysReview) return { route: 'candidate', reason: input.alwaysReview };
+  if (g.unreadable && input.origin !== 'human') {
+    return {
+      route: 'candidate',
+      reason: `cairn.yaml's governance cannot be read as written (${g.unreadable}): every agent write is reviewed until it is fixed`,
+    };
+  }
   if (g.commitMode === 'manual' && input.origin !== 'human') {
     return { route: 'candidate', reason: 'commitMode is manual: every agent write is reviewed' };
   }
