@@ -1,10 +1,13 @@
 // Issue 10, "nothing lost": random sequences across two clones of one file:// remote: agents'
 // proposals (often of the same ids in both clones) and active writes, syncs, accepts and rejects
-// of whatever is open, in either clone. After every sync, in that clone: every id proposed
+// of whatever is open, in either clone, and squash merges by hand (a proposal's commit
+// cherry-picked onto main by a person, as a forge's squash or rebase button does). After every sync, in that clone: every id proposed
 // anywhere and already shared is active, a candidate, or rejected with a tag naming it. At the
 // end, after syncing both: both clones agree on every status. A true conflict (both clones
 // accepted different proposals of one id) stops sync with MAIN_DIVERGED, changes nothing, and is
-// resolved the way a person would (git merge, keep ours, commit). In-process operations.
+// resolved the way a person would (git merge, keep ours, commit). And the remote keeps no branch
+// of an accepted or rejected proposal: every candidate branch left on it is open for review.
+// In-process operations.
 // Runs: CAIRN_PROPERTY_RUNS (default 6); seed: CAIRN_PROPERTY_SEED.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -25,7 +28,8 @@ type Step =
   | { kind: 'active'; who: number; n: number }
   | { kind: 'sync'; who: number }
   | { kind: 'accept'; who: number; pick: number }
-  | { kind: 'reject'; who: number; pick: number };
+  | { kind: 'reject'; who: number; pick: number }
+  | { kind: 'squash'; who: number; pick: number };
 
 const who = fc.nat({ max: 1 });
 const step: fc.Arbitrary<Step> = fc.oneof(
@@ -39,6 +43,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('sync' as const), who }), weight: 2 },
   fc.record({ kind: fc.constant('accept' as const), who, pick: fc.nat({ max: 5 }) }),
   fc.record({ kind: fc.constant('reject' as const), who, pick: fc.nat({ max: 5 }) }),
+  fc.record({ kind: fc.constant('squash' as const), who, pick: fc.nat({ max: 5 }) }),
 );
 
 async function statusMap(ctx: OpContext): Promise<Map<string, string[]>> {
@@ -105,6 +110,12 @@ describe('sync across two clones, random sequences', () => {
               const open = await reviewCandidates(ctx);
               if (open.length === 0) continue;
               const c = open[s.pick % open.length];
+              if (s.kind === 'squash') {
+                // Committed by Git Person, authored by the agent: landed, not the agent's own write.
+                const r = await gitAsync(dirs[s.who], 'cherry-pick', c.commit);
+                if (r.code !== 0) await gitOk(dirs[s.who], 'cherry-pick', '--abort');
+                continue;
+              }
               try {
                 if (s.kind === 'accept') await acceptCandidate(ctx, c.pick);
                 else await rejectCandidate(ctx, c.pick, 'not this one');
@@ -119,6 +130,12 @@ describe('sync across two clones, random sequences', () => {
           await sync(0);
           const [sa, sb] = [await statusMap(ctxs[0]), await statusMap(ctxs[1])];
           expect(Object.fromEntries(sb)).toEqual(Object.fromEntries(sa));
+          const open = new Set((await reviewCandidates(ctxs[0])).map((c) => c.commit));
+          const left = (await gitOk(dirs[0], 'ls-remote', '--heads', 'origin', 'candidate/*'))
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => l.split('\t'));
+          for (const [oid, ref] of left) expect(open.has(oid), `${ref} is left on the remote`).toBe(true);
           for (const dir of dirs) expect(await gitOk(dir, 'status', '--porcelain')).toBe('');
         } finally {
           cleanup();

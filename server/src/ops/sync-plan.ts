@@ -8,6 +8,7 @@ import {
   REJECTED_PREFIX,
   candidateRefs,
   isRejectedProposal,
+  landedOnMain,
   rejectedTags,
   syncRemote,
   type CandidateRef,
@@ -76,7 +77,10 @@ export interface PushPlan {
   specs: PushSpec[];
   pushMain: boolean;
   candidates: CandidatePush[];
-  /** Remote candidate branches (candidate/x) to delete: accepted (merged into main) or rejected. */
+  /**
+   * Remote candidate branches (candidate/x) to delete: accepted (merged into main, or landed on it
+   * by a squash or rebase merge) or rejected.
+   */
   deletions: { branch: string; tip: string }[];
   /** Rejection tags the remote lacks (rejected/x). */
   tags: string[];
@@ -96,9 +100,16 @@ export async function planPush(
   opts: { only?: string } = {},
 ): Promise<PushPlan> {
   const onMain = await Promise.all(mainTips.map((m) => store.repo.reachableFrom(m)));
-  const merged = async (tip: string) => onMain.some((set) => set.has(tip));
+  // Accepted, by any means: merged (an ancestor of main), or landed by a squash or rebase merge or
+  // a cherry-pick (the proposal's memory file is on main exactly as this branch's tip has it, as
+  // review and accept decide it; a newer proposal pushed to the branch afterwards differs).
+  const merged = async (r: CandidateRef) => {
+    if (onMain.some((set) => set.has(r.tip))) return true;
+    for (const m of mainTips) if (await landedOnMain(store, r.id, r.tip, m)) return true;
+    return false;
+  };
   const stale = async (r: CandidateRef) =>
-    (await merged(r.tip)) || (await isRejectedProposal(store, s.tags, r.id, r.tip));
+    (await merged(r)) || (await isRejectedProposal(store, s.tags, r.id, r.tip));
   const plan: PushPlan = {
     specs: [],
     pushMain: false,
