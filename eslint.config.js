@@ -149,6 +149,18 @@ export default tseslint.config(
   },
   {
     files: ['server/src/**/*.ts'],
-    rules: { 'max-lines': ['error', { max: 500, skipBlankLines: true, skipComments: true }] },
+    rules: {
+      'max-lines': ['error', { max: 500, skipBlankLines: true, skipComments: true }],
+      // Node's recursive mkdir never returns for a path under /proc or a dangling link (make-dir.ts).
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            'CallExpression[callee.name=/^mkdir(Sync)?$/] Property[key.name="recursive"], ' +
+            'CallExpression[callee.property.name=/^mkdir(Sync)?$/] Property[key.name="recursive"]',
+          message: 'Use makeDir/makeDirSync (store/make-dir.ts): recursive mkdir can loop forever.',
+        },
+      ],
+    },
   },
 );

@@ -18,6 +18,7 @@ const { createRequire } = Module;
 const os = require('node:os');
 const path = require('node:path');
 const vm = require('node:vm');
+const { makeDirSync } = require('./make-dir.cjs');
 
 /**
  * A file that may call import() (the embedder loads transformers.js so) is compiled by Node as
@@ -45,7 +46,7 @@ function cacheFolder(bundleDir) {
     const top = path.join(base, 'cairn');
     const builds = path.join(top, 'code');
     const dir = path.join(builds, id.slice(0, 32));
-    const created = fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const created = makeDirSync(dir, 0o700);
     const st = fs.lstatSync(base);
     const baseSafe =
       typeof process.getuid !== 'function' || st.uid === process.getuid() || (st.mode & 0o022) === 0;

@@ -10,6 +10,7 @@
 const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
+const { makeDirSync } = require('./make-dir.cjs');
 
 /** Environment that can change what a search answers: a resident serves only callers that agree. */
 const SAME_ENV = /^(CAIRN_|GIT_)|^(HOME|PATH|TZ|XDG_CACHE_HOME|XDG_CONFIG_HOME|LANG|LC_ALL)$/;
@@ -51,7 +52,7 @@ function privateFolder(env) {
     const owner = top.uid === process.getuid() || top.uid === 0;
     const shut = (top.mode & 0o022) === 0 || (top.mode & 0o1000) !== 0;
     if (!top.isDirectory() || !owner || !shut) return null;
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeDirSync(dir, 0o700);
     const mine = (p, mask) => {
       const st = fs.lstatSync(p);
       return st.isDirectory() && st.uid === process.getuid() && (st.mode & mask) === 0;

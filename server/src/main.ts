@@ -3,8 +3,8 @@
 // and the MCP server's store openers.
 import { parseArgs } from 'node:util';
 import type { Command, CommandArgs } from './cli/command.js';
-import { EXIT, UsageError, reportError, type CliIO } from './cli/io.js';
-import { findCommand, loadCommands } from './cli/registry.js';
+import { EXIT, UsageError, reportError, writeJson, type CliIO } from './cli/io.js';
+import { COMMANDS, findCommand, loadCommands } from './cli/registry.js';
 import { createRoot, openContext, type Root } from './compose.js';
 import type { OpContext } from './ops/context.js';
 import { packageVersion } from './package-root.js';
@@ -37,6 +37,19 @@ async function helpText(): Promise<string> {
   ].join('\n');
 }
 
+/** One command's help: `cairn help COMMAND`, `cairn COMMAND --help`. */
+function writeCommandHelp(io: CliIO, cmd: Command, json: boolean): number {
+  if (json) writeJson(io, { name: cmd.name, summary: cmd.summary, usage: cmd.usage });
+  else io.stdout.write(`${cmd.summary}\n\nUsage: ${cmd.usage}\n\n`);
+  return EXIT.OK;
+}
+
+function unknownCommand(name: string): UsageError {
+  return new UsageError(
+    `unknown command "${name}"; the commands are: ${COMMANDS.map((c) => c.name).join(', ')}`,
+  );
+}
+
 /** A write interrupted by a crash is finished or undone by the next command, which says so once. */
 export function reportRecoveries(ctx: OpContext, write: (line: string) => void): void {
   ctx.store.repo.onRecovered = (summary) => write(`cairn: recovered from an interrupted write: ${summary}\n`);
@@ -64,18 +77,28 @@ export async function main(
     const { serveResidentSearch } = await import('./resident-search.js');
     return serveResidentSearch(rest[0], rest[1]);
   }
-  const json = rest.includes('--json');
+  const json = argv.includes('--json');
   if (!name || name === 'help' || name === '--help' || name === '-h') {
-    const cmd = await findCommand(rest[0]);
-    io.stdout.write((cmd ? `${cmd.summary}\n\nUsage: ${cmd.usage}\n` : await helpText()) + '\n');
+    const topic = rest.find((a) => !a.startsWith('-'));
+    if (topic !== undefined) {
+      const cmd = await findCommand(topic);
+      return cmd ? writeCommandHelp(io, cmd, json) : reportError(io, unknownCommand(topic), json);
+    }
+    if (json)
+      writeJson(io, {
+        version: version(),
+        commands: (await loadCommands()).map((c) => ({ name: c.name, summary: c.summary, usage: c.usage })),
+      });
+    else io.stdout.write((await helpText()) + '\n');
     return EXIT.OK;
   }
   if (name === '--version' || name === 'version') {
-    io.stdout.write(`${version()}\n`);
+    if (json) writeJson(io, { version: version() });
+    else io.stdout.write(`${version()}\n`);
     return EXIT.OK;
   }
   const command: Command | undefined = await findCommand(name);
-  if (!command) return reportError(io, new UsageError(`unknown command "${name}"`), json);
+  if (!command) return reportError(io, unknownCommand(name), json);
   if (command.rawArgs && !(rest.length === 1 && ['--help', '-h'].includes(rest[0]))) {
     try {
       return await command.run(
@@ -100,10 +123,7 @@ export async function main(
     } catch (e) {
       throw new UsageError(`${(e as Error).message.split('\n')[0]}\nusage: ${command.usage}`);
     }
-    if (parsed.values.help) {
-      io.stdout.write(`${command.summary}\n\nUsage: ${command.usage}\n`);
-      return EXIT.OK;
-    }
+    if (parsed.values.help) return writeCommandHelp(io, command, Boolean(parsed.values.json));
     const args: CommandArgs = {
       positionals: parsed.positionals,
       values: parsed.values,

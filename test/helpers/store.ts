@@ -68,11 +68,14 @@ export interface RunResult {
 /** Runs the built CLI (`npm run build` first) as a real process. */
 export function cairn(
   args: string[],
-  opts: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv } = {},
+  opts: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv; timeout?: number } = {},
 ): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CAIRN_BIN, ...args], {
       cwd: opts.cwd ?? REPO_ROOT,
+      // Killed (SIGKILL, code -1) after `timeout` ms: a command that must finish is asserted to.
+      timeout: opts.timeout,
+      killSignal: 'SIGKILL',
       env: {
         ...process.env,
         ...GIT_ENV,

@@ -1,7 +1,7 @@
 // cairn graph: a static picture of the knowledge graph (mermaid, DOT or SVG) for READMEs, pull
 // requests and docs. The picture comes from ops/graph.ts graphPicture, the same call the review
 // page and the language server use; drawing is core/graph-draw.
-import { writeFile } from 'node:fs/promises';
+import { stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { drawGraph, GRAPH_FORMATS, type GraphFormat } from '../core/graph-draw/index.js';
 import { sampleNote } from '../core/graph-draw/text.js';
@@ -37,6 +37,8 @@ export const graphCommand: Command = {
     if (!GRAPH_FORMATS.includes(format))
       throw new UsageError(`--format ${format} is not a format; use ${GRAPH_FORMATS.join(', ')}`);
     const status = strs(args, 'status').flatMap((s) => s.split(',')) as MemoryStatus[];
+    const out = str(args, 'out');
+    if (out !== undefined) await checkOut(path.resolve(io.cwd, out));
     const ctx = await open();
     // A day, not an instant: a picture drawn twice on one day is the same file.
     const today = ctx.now().toISOString().slice(0, 10);
@@ -49,7 +51,6 @@ export const graphCommand: Command = {
       hideOutside: Boolean(args.values['hide-outside']),
       maxNodes: num(args, 'max-nodes') ?? DEFAULT_MAX_NODES[format],
     });
-    const out = str(args, 'out');
     const drawing = drawGraph(picture, format);
     const summary = {
       sampled: picture.sampled,
@@ -74,3 +75,13 @@ export const graphCommand: Command = {
     return EXIT.OK;
   },
 };
+
+/** `--out FILE` names a file in a folder that exists: checked before any work, as a usage error. */
+async function checkOut(file: string): Promise<void> {
+  if ((await stat(file).catch(() => null))?.isDirectory())
+    throw new UsageError(`--out ${file} is a folder; name a file in it`);
+  const dir = path.dirname(file);
+  const info = await stat(dir).catch(() => null);
+  if (!info) throw new UsageError(`--out ${file}: no such folder ${dir}`);
+  if (!info.isDirectory()) throw new UsageError(`--out ${file}: ${dir} is not a folder`);
+}

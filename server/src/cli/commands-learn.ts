@@ -1,23 +1,31 @@
 // Filling and tidying the store: learn (from agent transcripts), import-prompt and import --source
 // (another assistant's memory), refresh (the generated index of MEMORY.md).
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { escapeForTerminal } from '../core/control-chars.js';
 import { ASSISTANT_SOURCES, importPrompt, type AssistantSource } from '../core/learn/assistant-dump.js';
 import { TRANSCRIPT_FORMATS, type TranscriptFormat } from '../core/learn/transcripts.js';
 import type { Proposal } from '../ops/learn.js';
 import { num, str, type Command } from './command.js';
-import { EXIT, UsageError, readAllStdin, writeJson, writeLine, writeText, type CliIO } from './io.js';
+import {
+  EXIT,
+  UsageError,
+  checkInputFile,
+  readAllStdin,
+  writeJson,
+  writeLine,
+  writeText,
+  type CliIO,
+} from './io.js';
 
 /** Transcripts and dumps are read whole: refuse what cannot be one before reading it. */
 const MAX_INPUT_BYTES = 64 * 1024 * 1024;
 
 async function readInput(io: CliIO, file: string): Promise<string> {
   if (file === '-') return readAllStdin(io);
-  const info = await stat(file).catch(() => null);
-  if (!info?.isFile()) throw new UsageError(`${file}: no such file`);
-  if (info.size > MAX_INPUT_BYTES)
+  const size = await checkInputFile(file);
+  if (size > MAX_INPUT_BYTES)
     throw new UsageError(
-      `${file}: ${info.size} bytes; at most ${MAX_INPUT_BYTES} bytes are read at once: split it`,
+      `${file}: ${size} bytes; at most ${MAX_INPUT_BYTES} bytes are read at once: split it`,
     );
   return readFile(file, 'utf8');
 }
@@ -87,7 +95,9 @@ export const importPromptCommand: Command = {
   usage: `cairn import-prompt --source ${ASSISTANT_SOURCES.join('|')}`,
   options: { source: { type: 'string' } },
   async run(args, io) {
-    writeText(io, `${importPrompt(source(str(args, 'source')))}\n`);
+    const from = source(str(args, 'source'));
+    if (args.json) writeJson(io, { source: from, prompt: importPrompt(from) });
+    else writeText(io, `${importPrompt(from)}\n`);
     return EXIT.OK;
   },
 };

@@ -1,4 +1,6 @@
 // init, get, list, log, status: looking at a store.
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
 import { createStore } from '../ops/init.js';
 import type { MemoryStatus } from '../core/types.js';
 import { flaggedFindings, markFlaggedLines } from '../core/withhold.js';
@@ -15,6 +17,7 @@ export const initCommand: Command = {
   async run(args, io, _open, root) {
     const dir = args.positionals[0];
     if (!dir) throw new UsageError('init needs a folder: cairn init DIR');
+    await checkNewFolder(path.resolve(dir));
     const r = await createStore(dir, await root.author());
     if (args.json) writeJson(io, { success: true, ...r });
     else {
@@ -32,6 +35,20 @@ export const initCommand: Command = {
     return EXIT.OK;
   },
 };
+
+/** DIR is a folder, or can be one: neither it nor a folder above it is a file. */
+async function checkNewFolder(root: string): Promise<void> {
+  for (let p = root; ; p = path.dirname(p)) {
+    const info = await stat(p).catch(() => null);
+    if (info && !info.isDirectory())
+      throw new UsageError(
+        p === root
+          ? `${root} is a file, not a folder; choose a new folder for the store`
+          : `cannot create ${root}: ${p} is a file, not a folder`,
+      );
+    if (info || p === path.dirname(p)) return;
+  }
+}
 
 function looksLikePath(arg: string): boolean {
   return arg.includes('/') || arg.endsWith('.md');

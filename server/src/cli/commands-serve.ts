@@ -35,13 +35,16 @@ export const serveCommand: Command = {
         stores.push(await root.openStore(dir, log));
     }
     for (const s of stores) s.search.refresh();
-    const server = await web.startReviewServer({
-      stores,
-      address,
-      port,
-      assetsDir: path.join(packageRoot(), 'dist', 'web'),
-      log,
-    });
+    const server = await web
+      .startReviewServer({ stores, address, port, assetsDir: path.join(packageRoot(), 'dist', 'web'), log })
+      .catch(async (err: unknown) => {
+        for (const s of stores) await s.close();
+        if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+        throw new UsageError(
+          `port ${port} on ${host} is in use by another program: choose another --port, ` +
+            'or leave --port out (or --port 0) for a free one',
+        );
+      });
     // Listening for Ctrl-C before the address is printed: whoever reads it may stop us at once.
     const stopped = new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);

@@ -5,6 +5,7 @@ import { storeMemory, type StoreResult } from '../ops/store-memory.js';
 import { num, str, strs, type Command } from './command.js';
 import {
   EXIT,
+  checkInputFile,
   UsageError,
   progressBar,
   readAllStdin,
@@ -113,6 +114,7 @@ export const importCommand: Command = {
     if (!file) throw new UsageError('import needs a FILE');
     const format = str(args, 'format') ?? 'jsonl';
     if (format !== 'jsonl') throw new UsageError(`--format ${format} is not supported; use --format jsonl`);
+    await checkInputFile(file);
     const lines = (await readFile(file, 'utf8')).split('\n');
     const ctx = await open();
     const counts = { active: 0, candidate: 0, dropped: 0, unchanged: 0, failed: 0 };

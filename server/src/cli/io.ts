@@ -1,7 +1,8 @@
 // Output and error conventions shared by every command: --json prints one JSON document on stdout;
 // otherwise readable text. Errors go to stderr and map to documented exit codes (docs/cli.md).
+import { stat } from 'node:fs/promises';
 import { escapeForTerminal } from '../core/control-chars.js';
-import { isCairnError, type ErrorCode } from '../core/errors.js';
+import { CairnError, isCairnError, type ErrorCode } from '../core/errors.js';
 
 export interface CliIO {
   stdout: NodeJS.WritableStream;
@@ -67,6 +68,51 @@ const EXIT_BY_CODE: Partial<Record<ErrorCode, number>> = {
 
 export class UsageError extends Error {}
 
+/**
+ * Node's error for a file, folder or port the caller named (a path that is missing, a file where a
+ * folder is needed, a port in use) as the error a person reads, with a documented exit code; null
+ * for any other error, which stays an internal one (a bug: exit 70). Commands check their own
+ * arguments first; this catches the rest (a folder given where a file is read, a read-only disk).
+ */
+export function fromSystemError(err: unknown): UsageError | CairnError | null {
+  if (!(err instanceof Error)) return null;
+  const e = err as NodeJS.ErrnoException & { address?: string; port?: number };
+  if (e.code === 'EADDRINUSE' && e.port !== undefined)
+    return new UsageError(
+      `${e.address ?? 'the address'}:${e.port} is in use by another program; choose another port ` +
+        '(or port 0 for a free one)',
+    );
+  if (typeof e.path !== 'string') return null;
+  const p = e.path;
+  const data = { path: p, errno: e.code };
+  switch (e.code) {
+    case 'ENOENT':
+      return e.syscall === 'mkdir'
+        ? new UsageError(`cannot create the folder ${p}: the folder above it takes no new folders (ENOENT)`)
+        : new CairnError('NOT_FOUND', `${p}: no such file or folder`, data);
+    case 'ENOTDIR':
+      return new UsageError(`${p}: a part of that path is a file, not a folder`);
+    case 'EISDIR':
+      return new UsageError(`${p} is a folder, not a file`);
+    case 'EEXIST':
+      return new CairnError('ALREADY_EXISTS', `${p} already exists`, data);
+    case 'EACCES':
+    case 'EPERM':
+    case 'EROFS':
+      return new CairnError('PERMISSION_DENIED', `${p}: permission denied (${e.code})`, data);
+    default:
+      return null;
+  }
+}
+
+/** A FILE argument names a file that exists (not a folder): else a usage error. Returns its size. */
+export async function checkInputFile(file: string): Promise<number> {
+  const info = await stat(file).catch(() => null);
+  if (!info) throw new UsageError(`${file}: no such file`);
+  if (!info.isFile()) throw new UsageError(`${file} is ${info.isDirectory() ? 'a folder' : 'not a file'}`);
+  return info.size;
+}
+
 export function writeJson(io: CliIO, value: unknown): void {
   io.stdout.write(JSON.stringify(value, null, 2) + '\n');
 }
@@ -85,6 +131,7 @@ export function writeLine(io: CliIO, text = ''): void {
 
 /** Prints an error the way the caller asked for it and returns the exit code. */
 export function reportError(io: CliIO, err: unknown, json: boolean): number {
+  err = fromSystemError(err) ?? err;
   if (err instanceof UsageError) {
     if (json) writeJson(io, { success: false, errorCode: 'USAGE', error: err.message });
     writeText(io, `cairn: ${err.message}\nRun \`cairn help\` for usage.\n`, 'stderr');

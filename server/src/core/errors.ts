@@ -42,6 +42,8 @@ export const ERROR_CODES = [
   'MAIN_DIVERGED',
   /** No git executable on PATH (sync, propose and setup run the git CLI). */
   'GIT_NOT_FOUND',
+  /** The system refused to read or write a file or folder (EACCES, EPERM, EROFS). */
+  'PERMISSION_DENIED',
   'RATE_LIMIT_EXCEEDED',
   'QUEUE_FULL',
   '429_BACKLOG',

@@ -4,7 +4,7 @@
 // can be promoted into a real memory, which goes through governance. A file_path is read only inside
 // the store or a root the MCP client declared, never in .git/ or .cairn/ (safe-fs.ts).
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { CairnError } from '../core/errors.js';
 import { LIMITS } from '../core/payload.js';
@@ -22,6 +22,7 @@ import {
 import type { Origin } from '../core/types.js';
 import { atomicWriteFile } from '../store/atomic.js';
 import { openCairnDir } from '../store/cairn-dir.js';
+import { makeDir } from '../store/make-dir.js';
 import { readConfinedFile, readNoFollow } from '../store/safe-fs.js';
 import type { OpContext } from './context.js';
 import { storeMemory, type StoreResult } from './store-memory.js';
@@ -129,7 +130,7 @@ export async function storeSessionItem(ctx: OpContext, input: StoreItemInput): P
 /** The session's folder, created 0700 (its parent .cairn/sessions too). */
 async function privateDir(ctx: OpContext, session: string): Promise<string> {
   const dir = await sessionDir(ctx, session);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await makeDir(dir, 0o700);
   return dir;
 }
 

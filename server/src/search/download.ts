@@ -3,10 +3,11 @@
 // model is renamed into place only after every file arrived whole and the model loads. Any
 // failure (host unreachable, HTTP error, dropped connection, abort) leaves no model folder behind.
 import { createWriteStream } from 'node:fs';
-import { copyFile, mkdir, rm } from 'node:fs/promises';
+import { copyFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { once } from 'node:events';
 import { CairnError } from '../core/errors.js';
+import { makeDir } from '../store/make-dir.js';
 import {
   createStagingDir,
   DEFAULT_DTYPE,
@@ -67,7 +68,7 @@ async function downloadFile(opts: {
   if (!response.ok || !response.body) throw networkError(opts.url, `HTTP ${response.status}`);
   const header = response.headers.get('content-length');
   const total = header !== null && /^\d+$/.test(header) ? Number(header) : null;
-  await mkdir(dirname(opts.dest), { recursive: true });
+  await makeDir(dirname(opts.dest));
   const out = createWriteStream(opts.dest);
   let loaded = 0;
   try {

@@ -3,8 +3,9 @@
 // open; state.json (replaced by rename) is the single commit point that names the current files.
 import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { makeDir } from '../store/make-dir.js';
 import type { Posting } from './keyword-index.js';
 import type { ChunkMeta } from '../core/search/chunk.js';
 
@@ -364,7 +365,7 @@ export async function readTerms(dir: string, name: string): Promise<{ terms: str
 }
 
 export async function ensureDir(dir: string): Promise<void> {
-  await mkdir(dir, { recursive: true });
+  await makeDir(dir);
 }
 
 /**

@@ -1,10 +1,11 @@
 // Installing a model into the cache (import from a folder, or a staged download): validated, then
 // loaded once as the real check, then renamed into place. Kept apart from models.ts (paths, status)
 // so that the embedder can use those without importing back what loads it.
-import { copyFile, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { chooseModelId, readModelIdentity } from './model-identity.js';
 import { CairnError } from '../core/errors.js';
+import { makeDir } from '../store/make-dir.js';
 import { loadEmbedderFromDir } from './embedder.js';
 import {
   availableDtypes,
@@ -49,7 +50,7 @@ export async function installStaged(opts: {
     await embedder.dispose();
     const marker = { modelId: opts.modelId, source: opts.source, installedAt: new Date().toISOString() };
     await writeFile(join(staged, INSTALL_MARKER), JSON.stringify(marker, null, 2) + '\n');
-    await mkdir(dirname(target), { recursive: true });
+    await makeDir(dirname(target));
     if (await exists(target)) await rename(target, join(opts.stagingRoot, 'previous'));
     await rename(staged, target);
   } finally {
@@ -100,7 +101,7 @@ export async function importModel(opts: {
   const stagingRoot = await createStagingDir(cacheDir);
   try {
     const staged = join(stagingRoot, 'model');
-    await mkdir(join(staged, 'onnx'), { recursive: true });
+    await makeDir(join(staged, 'onnx'));
     const files = [...REQUIRED_FILES, ...OPTIONAL_FILES, ...Object.values(ONNX_FILE)];
     for (const file of files) {
       if (await exists(join(from, file))) await copyFile(join(from, file), join(staged, file));

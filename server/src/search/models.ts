@@ -2,10 +2,11 @@
 //   <cacheDir>/<org>/<name>/{config.json, tokenizer.json, tokenizer_config.json, onnx/model*.onnx}
 // Nothing here touches the network; download.ts does, and only when `cairn model pull` asks.
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CairnError } from '../core/errors.js';
+import { makeDir } from '../store/make-dir.js';
 import { MODEL_CONFIG_FILE } from './model-identity.js';
 
 export type ModelDtype = 'q8' | 'fp32';
@@ -184,9 +185,9 @@ export async function modelStatus(opts: {
 
 /** Creates a private staging folder inside the cache (same file system, so rename is atomic). */
 export async function createStagingDir(cacheDir: string): Promise<string> {
-  await mkdir(cacheDir, { recursive: true });
+  await makeDir(cacheDir);
   const root = join(cacheDir, `.partial-${process.pid}-${randomBytes(4).toString('hex')}`);
-  await mkdir(join(root, 'model'), { recursive: true });
+  await makeDir(join(root, 'model'));
   return root;
 }
 

@@ -10,9 +10,10 @@
 //  20  model id length (u32), then the UTF-8 model id, zero-padded to a multiple of 4 bytes
 //      then count x 32-byte raw SHA-256 keys, then count x dims float32 vectors (L2-normalized)
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
+import { open, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { CairnError } from '../core/errors.js';
+import { makeDir } from '../store/make-dir.js';
 import { VectorMatrix } from './vector-matrix.js';
 
 const MAGIC = 'CAIRNVEC';
@@ -236,7 +237,7 @@ export class VectorCache {
     const data = this.matrix.data;
     const vectors = new Uint8Array(data.buffer, data.byteOffset, count * this.dims * 4);
     buf.set(vectors, keysAt + count * KEY_BYTES);
-    await mkdir(dirname(this.path), { recursive: true });
+    await makeDir(dirname(this.path));
     const temp = `${this.path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
     try {
       await writeFile(temp, buf);

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
+import { makeDir } from './make-dir.js';
 
 export interface AtomicWriteOptions {
   /** File mode for the new file (default 0o666 minus the umask, like a plain write). */
@@ -36,7 +37,7 @@ export async function atomicWriteFile(
   } catch (err) {
     // Create the folder only when missing: one system call saved on the common path.
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || !mkdirs) throw err;
-    await fsp.mkdir(path.dirname(filePath), { recursive: true });
+    await makeDir(path.dirname(filePath));
     handle = await fsp.open(tmp, 'wx', mode ?? 0o666);
   }
   try {

@@ -24,6 +24,7 @@ import { open } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { GitRepo } from './git.js';
+import { makeDirSync } from './make-dir.js';
 import { findLink, openStoreEntry, readStoreEntry } from './safe-fs.js';
 
 export const CAIRN_DIR = '.cairn';
@@ -98,7 +99,7 @@ export class CairnDir {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return null;
     }
     try {
-      mkdirSync(path.dirname(abs), { recursive: true, mode: 0o700 });
+      makeDirSync(path.dirname(abs), 0o700);
     } catch {
       return null; // a read-only store: derived state only costs speed
     }
@@ -110,7 +111,7 @@ export class CairnDir {
     const abs = this.path(rel);
     if (abs) {
       try {
-        mkdirSync(abs, { recursive: true, mode: 0o700 });
+        makeDirSync(abs, 0o700);
         return abs;
       } catch {
         // fall through to scratch
@@ -119,7 +120,7 @@ export class CairnDir {
     // One sub-folder per store: a long-lived process may serve several.
     const store = createHash('sha256').update(this.root).digest('hex').slice(0, 16);
     const scratch = path.join(processScratch(), store, ...rel.split('/'));
-    mkdirSync(scratch, { recursive: true, mode: 0o700 });
+    makeDirSync(scratch, 0o700);
     return scratch;
   }
 

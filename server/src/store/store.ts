@@ -1,12 +1,13 @@
 // Opening and creating stores: finds the folder with cairn.yaml, its git repository and config.
 import { existsSync, lstatSync } from 'node:fs';
-import { cp, mkdir, readdir, readFile, rename } from 'node:fs/promises';
+import { cp, readdir, readFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { parseConfig, type CairnConfig } from '../core/config.js';
 import { CairnError } from '../core/errors.js';
 import type { Problem } from '../core/types.js';
 import { packageRoot } from '../package-root.js';
 import { GitRepo } from './git.js';
+import { makeDir } from './make-dir.js';
 import { readStoreFile } from './safe-fs.js';
 
 export interface Store {
@@ -176,7 +177,7 @@ export async function initStore(
     throw new CairnError('ALREADY_EXISTS', `${root} is not empty; choose a new folder for the store`);
   }
   const templateDir = opts.templateDir ?? defaultTemplateDir();
-  await mkdir(root, { recursive: true });
+  await makeDir(root);
   await cp(templateDir, root, { recursive: true });
   // npm never packs a file named .gitignore, so the template ships it as `gitignore`.
   if (existsSync(path.join(root, 'gitignore')) && !existsSync(path.join(root, '.gitignore'))) {

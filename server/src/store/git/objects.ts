@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { deflateSync, inflateSync, constants as zlibConstants } from 'node:zlib';
 import { CairnError } from '../../core/errors.js';
+import { makeDirSync } from '../make-dir.js';
 import { isoGit } from './iso.js';
 import { hashObject, type GitObject, type ObjectType } from './object-id.js';
 import { PackReader } from './pack.js';
@@ -55,7 +56,7 @@ export class ObjectStore {
       fs.writeFileSync(tmp, deflated, { flag: 'wx', mode: 0o444 });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      fs.mkdirSync(dir, { recursive: true });
+      makeDirSync(dir);
       fs.writeFileSync(tmp, deflated, { flag: 'wx', mode: 0o444 });
     }
     try {

@@ -8,6 +8,7 @@ import type { ReflogEntry } from '../../core/arrivals.js';
 import { readdirSync, readFileSync, promises as fsp, type Dirent } from 'node:fs';
 import * as path from 'node:path';
 import { CairnError } from '../../core/errors.js';
+import { makeDir } from '../make-dir.js';
 import { openGitLockFile } from './lockfile.js';
 import { testDelay } from './test-delay.js';
 
@@ -109,7 +110,7 @@ export class Refs {
   async lock(ref: string, expected?: string | null): Promise<RefLock> {
     const target = this.file(ref);
     const lockPath = target + '.lock';
-    await fsp.mkdir(path.dirname(target), { recursive: true });
+    await makeDir(path.dirname(target));
     const handle = await openGitLockFile(lockPath, ref);
     let done = false;
     const release = async () => {
@@ -178,7 +179,7 @@ export class Refs {
       await fsp.appendFile(file, line);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return;
-      await fsp.mkdir(path.dirname(file), { recursive: true }).catch(() => undefined);
+      await makeDir(path.dirname(file)).catch(() => undefined);
       await fsp.appendFile(file, line).catch(() => undefined);
     }
   }

@@ -3,7 +3,6 @@
 import type { ReflogEntry } from '../../core/arrivals.js';
 import { scheduleGcIfDue } from './maintenance.js';
 import * as fs from 'node:fs';
-import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { CairnError } from '../../core/errors.js';
 import { completeAuthor, parseTag, serializeTag } from './commit-object.js';
@@ -20,6 +19,7 @@ import { operationInProgress, refuseDuringOperation } from './repo-state.js';
 import { isoGit } from './iso.js';
 import { isTreeMode } from './tree.js';
 import { lookupPath } from './tree-edit.js';
+import { makeDir } from '../make-dir.js';
 import type { Author, CommitInfo, CommitOptions, DiffEntry } from './types.js';
 import { readWorktreeFile, uncommittedReason } from './worktree.js';
 import { holdsLock, lockHeld, withFileLock, type LockOptions } from '../lock.js';
@@ -79,7 +79,7 @@ export class GitRepo {
   /** Create an empty repository (like `git init -b <defaultBranch>`) and open it. */
   static async init(dir: string, opts: { defaultBranch: string }): Promise<GitRepo> {
     checkRefName(opts.defaultBranch, 'branch');
-    await fsp.mkdir(dir, { recursive: true });
+    await makeDir(dir);
     await (await isoGit()).init({ fs, dir, defaultBranch: opts.defaultBranch });
     return GitRepo.open(dir);
   }

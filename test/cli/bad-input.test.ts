@@ -1,0 +1,224 @@
+// Ordinary bad input is the caller's mistake, never "internal error (please report it)" with a stack
+// trace (exit 70): a missing file or a folder given to import, a --out in no folder, a port in use,
+// init on a file or under one, a path under /proc (Node's recursive mkdir looped there forever),
+// and --json and unknown names for help. Each case leaves the store and the files as they were.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { reportError, type CliIO } from '../../server/src/cli/io.js';
+import { COMMANDS } from '../../server/src/cli/registry.js';
+import { cairn, cliStores, git, type RunResult } from '../helpers/store.js';
+
+const stores = cliStores();
+
+/** A message for a person: no stack trace, no "please report it". */
+function expectClear(r: RunResult, code: number, message: RegExp): void {
+  expect(r.stderr).toMatch(message);
+  expect(r.stderr).not.toMatch(/please report|internal error|\n\s+at /);
+  expect(r.code).toBe(code);
+}
+
+/** What a command could have changed in a store: its commits, its files, its .cairn folder. */
+function snapshot(dir: string): string {
+  return [
+    git(dir, 'rev-parse', 'HEAD'),
+    git(dir, 'status', '--porcelain', '--ignored', '--untracked-files=all'),
+  ].join('\n');
+}
+
+/** Ends a `cairn` that would otherwise hang; -1 is the code of a killed process. */
+const MUST_FINISH = { timeout: 30_000 };
+const hasProc = existsSync('/proc/self');
+
+describe('bad file arguments are usage errors (exit 2), as import --source says them', () => {
+  it('import FILE --format jsonl with no such file', async () => {
+    const s = await stores.newStore();
+    const before = snapshot(s.dir);
+    const r = await s.run('import', path.join(s.parent, 'nonexistent.jsonl'), '--format', 'jsonl');
+    expectClear(r, 2, /nonexistent\.jsonl: no such file/);
+    expect(snapshot(s.dir)).toBe(before);
+  });
+
+  it('import FOLDER --format jsonl', async () => {
+    const s = await stores.newStore();
+    const before = snapshot(s.dir);
+    const r = await s.run('import', s.parent, '--format', 'jsonl');
+    expectClear(r, 2, /is a folder/);
+    expect(snapshot(s.dir)).toBe(before);
+  });
+
+  it('graph --out in a folder that does not exist', async () => {
+    const s = await stores.newStore();
+    const before = snapshot(s.dir);
+    const out = path.join(s.parent, 'nodir', 'x.svg');
+    const r = await s.run('graph', '--format', 'svg', '--out', out);
+    expectClear(r, 2, /--out .*nodir.*no such folder/);
+    expect(existsSync(path.dirname(out))).toBe(false);
+    expect(snapshot(s.dir)).toBe(before);
+  });
+});
+
+describe('serve', () => {
+  it('on a port in use names the port and suggests another', async () => {
+    const s = await stores.newStore();
+    const before = snapshot(s.dir);
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as net.AddressInfo).port;
+    try {
+      const r = await cairn(['serve', '--port', String(port), '--store', s.dir], MUST_FINISH);
+      expectClear(r, 2, new RegExp(`port ${port} .*in use.*--port 0`));
+    } finally {
+      taken.close();
+    }
+    expect(existsSync(path.join(s.dir, '.cairn', 'serve.json'))).toBe(false);
+    expect(snapshot(s.dir)).toBe(before);
+  });
+});
+
+describe('init', () => {
+  it('on a path that is a file', async () => {
+    const s = await stores.newStore();
+    const file = path.join(s.parent, 'file.svg');
+    writeFileSync(file, '<svg/>');
+    const r = await cairn(['init', file], MUST_FINISH);
+    expectClear(r, 2, /file\.svg is a file, not a folder/);
+    expect(readFileSync(file, 'utf8')).toBe('<svg/>');
+  });
+
+  it('on a path under a file', async () => {
+    const s = await stores.newStore();
+    const file = path.join(s.parent, 'file.svg');
+    writeFileSync(file, '<svg/>');
+    const r = await cairn(['init', path.join(file, 'sub')], MUST_FINISH);
+    expectClear(r, 2, /cannot create .*file\.svg.sub: .*file\.svg is a file, not a folder/);
+    expect(readFileSync(file, 'utf8')).toBe('<svg/>');
+  });
+
+  it.skipIf(!hasProc)('under /proc finishes, with a clear error (Node recursive mkdir looped)', async () => {
+    const r = await cairn(['init', '/proc/cairn-no-such-folder'], MUST_FINISH);
+    expectClear(r, 2, /cannot create the folder \/proc\/cairn-no-such-folder/);
+  });
+});
+
+describe('any command: errors from the system for a named path map to documented exit codes', () => {
+  // model pull stages the download in --models-dir first: the remote (port 9) is never reached.
+  const pull = (dir: string) =>
+    cairn(['model', 'pull', '--models-dir', dir], {
+      ...MUST_FINISH,
+      env: { CAIRN_REMOTE_HOST: 'http://127.0.0.1:9' },
+    });
+
+  it('a folder under a file (ENOTDIR) is a usage error', async () => {
+    const s = await stores.newStore();
+    const file = path.join(s.parent, 'file');
+    writeFileSync(file, 'x');
+    const r = await pull(path.join(file, 'models'));
+    expectClear(r, 2, /file.models: a part of that path is a file, not a folder/);
+  });
+
+  it.skipIf(!hasProc)('a folder under /proc finishes (ENOENT from mkdir)', async () => {
+    const r = await pull('/proc/cairn-no-such-folder');
+    expectClear(r, 2, /cannot create the folder \/proc\/cairn-no-such-folder/);
+  });
+
+  it.skipIf(!hasProc)('the launcher finishes with its code cache under /proc (XDG_CACHE_HOME)', async () => {
+    const r = await cairn(['--version'], { ...MUST_FINISH, env: { XDG_CACHE_HOME: '/proc/cairn-x' } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^\d+\.\d+\.\d+/);
+  });
+});
+
+describe('help and import-prompt answer --json; help names an unknown command', () => {
+  it('import-prompt --json prints {source, prompt}', async () => {
+    const r = await cairn(['import-prompt', '--source', 'chatgpt', '--json']);
+    expect(r.code).toBe(0);
+    const answer = JSON.parse(r.stdout);
+    expect(answer.source).toBe('chatgpt');
+    expect(answer.prompt).toContain('cairn import --source chatgpt');
+  });
+
+  it('help --json lists every command with its summary and usage', async () => {
+    const r = await cairn(['help', '--json']);
+    expect(r.code).toBe(0);
+    const answer = JSON.parse(r.stdout);
+    expect(answer.commands.map((c: { name: string }) => c.name)).toEqual(COMMANDS.map((c) => c.name));
+    for (const c of answer.commands) {
+      expect(c.summary).toEqual(expect.any(String));
+      expect(c.usage).toMatch(/^cairn /);
+    }
+    const one = await cairn(['help', 'init', '--json']);
+    expect(JSON.parse(one.stdout)).toMatchObject({ name: 'init', usage: 'cairn init DIR' });
+    const flag = await cairn(['init', '--help', '--json']);
+    expect(JSON.parse(flag.stdout)).toMatchObject({ name: 'init', usage: 'cairn init DIR' });
+  });
+
+  it('help UNKNOWN exits 2 saying so and listing the commands', async () => {
+    const r = await cairn(['help', 'foo']);
+    expectClear(r, 2, /unknown command "foo".*init, setup, store/);
+    expect(r.stdout).toBe('');
+    const json = await cairn(['help', 'foo', '--json']);
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout)).toMatchObject({ success: false, errorCode: 'USAGE' });
+  });
+});
+
+describe('init still makes the missing folders above DIR', () => {
+  it('two levels of them', async () => {
+    const s = await stores.newStore();
+    const deep = path.join(s.parent, 'a', 'b', 'c');
+    const r = await cairn(['init', deep], MUST_FINISH);
+    expect(r.code).toBe(0);
+    expect(existsSync(path.join(deep, 'cairn.yaml'))).toBe(true);
+  });
+});
+
+describe('the error boundary (reportError)', () => {
+  const io = () => {
+    let err = '';
+    const sink = (add: (t: string) => void) => ({ write: (t: string) => (add(String(t)), true) });
+    return {
+      io: {
+        stdout: sink(() => undefined),
+        stderr: sink((t) => (err += t)),
+        stdin: process.stdin,
+        env: {},
+        cwd: '/',
+        stderrIsTTY: false,
+      } as unknown as CliIO,
+      stderr: () => err,
+    };
+  };
+  const system = (code: string, extra: Record<string, unknown>) =>
+    Object.assign(new Error(`${code}: x`), { code, ...extra });
+
+  it('maps the system errors for a named path or port to documented codes', () => {
+    const cases: [Error, number][] = [
+      [system('ENOENT', { syscall: 'open', path: '/x/y' }), 4],
+      [system('ENOENT', { syscall: 'mkdir', path: '/proc/y' }), 2],
+      [system('ENOTDIR', { syscall: 'mkdir', path: '/x/y' }), 2],
+      [system('EISDIR', { syscall: 'open', path: '/x' }), 2],
+      [system('EEXIST', { syscall: 'mkdir', path: '/x' }), 5],
+      [system('EACCES', { syscall: 'open', path: '/x' }), 1],
+      [system('EADDRINUSE', { syscall: 'listen', address: '127.0.0.1', port: 4 }), 2],
+    ];
+    for (const [err, code] of cases) {
+      const o = io();
+      expect(reportError(o.io, err, false)).toBe(code);
+      expect(o.stderr()).not.toMatch(/please report|\n\s+at /);
+    }
+  });
+
+  it('keeps everything else a bug: exit 70, please report it', () => {
+    for (const err of [
+      new TypeError('x is undefined'),
+      system('ENOENT', {}),
+      system('EPIPE', { path: '/x' }),
+    ]) {
+      const o = io();
+      expect(reportError(o.io, err, false)).toBe(70);
+      expect(o.stderr()).toMatch(/internal error \(please report it\)/);
+    }
+  });
+});
