@@ -30,8 +30,19 @@ export function tempDir(prefix = 'cairn-test-'): string {
 }
 
 export function removeDir(dir: string): void {
-  // A server that was just stopped may still be writing its caches there: retry, as rm -rf would.
-  rmSync(dir, { recursive: true, force: true, maxRetries: 40, retryDelay: 250 });
+  // A server that was just stopped may still be writing its caches there. rmSync's own retries only
+  // retry the last rmdir: one file written after it listed the folder failed them all (205 s, then
+  // ENOTEMPTY). So the whole removal is tried again, as rm -rf run again would.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+      return;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code ?? '';
+      if (attempt >= 40 || !['ENOTEMPTY', 'EBUSY', 'EPERM'].includes(code)) throw e;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 250);
+    }
+  }
 }
 
 /** Runs the git CLI in `dir` and returns its stdout. */
