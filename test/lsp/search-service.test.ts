@@ -368,6 +368,9 @@ describe.skipIf(!BUILT)('the search service behind the language server', () => {
     expect(first.warnings?.join('\n')).toMatch(/partial answer: the search index is still being built/);
     await ended;
     expect(s.buildProgress.map((p) => p.kind)).toContain('begin');
+    // Complete once the builds are done (on a loaded machine another may follow the first: ask
+    // until none runs, as an editor does).
+    await settle(s.conn);
     const after = (await s.conn.sendRequest('cairn/search', { query: 'zeppelin migration' })) as CairnSearch;
     expect(after.partial).toBe(false);
     expect(after.results.length).toBeGreaterThan(0);
