@@ -6,7 +6,7 @@ import { pullRequestUrl, type Forge } from '../core/forge.js';
 import { GitRemote, isRetryable } from '../store/git/remote.js';
 import { pickCandidate } from './candidate-pick.js';
 import type { OpContext } from './context.js';
-import { CANDIDATE_PREFIX, landedOnMain, requireMainTip, syncRemote } from './read.js';
+import { CANDIDATE_PREFIX, acceptedOnMain, requireMainTip, syncRemote } from './read.js';
 import { fetchRefspecs, planPush, readRefState } from './sync-plan.js';
 
 export interface ProposeResult {
@@ -40,10 +40,7 @@ export async function proposeCandidate(
       const main = await requireMainTip(store);
       const state = await readRefState(store, main);
       const warnings: string[] = [];
-      if (
-        (await store.repo.isAncestor(picked.tip, main)) ||
-        (await landedOnMain(store, picked.id, picked.tip, main))
-      ) {
+      if (await acceptedOnMain(store, picked.id, picked.tip, main)) {
         throw new CairnError('NOT_A_CANDIDATE', `${picked.branch} is already merged into ${mainName}`);
       }
       let branch: string | null = null;

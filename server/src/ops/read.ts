@@ -177,6 +177,22 @@ export async function openCandidates(store: Store, tip: string | null): Promise<
 }
 
 /**
+ * A proposal a person accepted by any means: its tip is on main (a merge), or it landed there
+ * (landedOnMain). Lists of many candidates test the first against main's reachable set instead.
+ */
+export async function acceptedOnMain(
+  store: Store,
+  id: string,
+  candidateTip: string,
+  mainTip: string,
+): Promise<boolean> {
+  return (
+    (await store.repo.isAncestor(candidateTip, mainTip)) ||
+    (await landedOnMain(store, id, candidateTip, mainTip))
+  );
+}
+
+/**
  * A proposal whose memory file is on main exactly as proposed: merged by squash or rebase on a
  * forge, or cherry-picked. The branch is not an ancestor of main, but nothing is left to review.
  */

@@ -17,7 +17,7 @@ import { authorFor, isoNow, type OpContext } from './context.js';
 import { pickCandidate, pickHandle } from './candidate-pick.js';
 import { priorRejection } from './rejections.js';
 import { settingsBetween } from './settings-between.js';
-import { REJECTED_PREFIX, landedOnMain, openCandidates, rejectedTags, requireMainTip } from './read.js';
+import { REJECTED_PREFIX, acceptedOnMain, openCandidates, rejectedTags, requireMainTip } from './read.js';
 import { injectionDetector } from '../store/injection-model.js';
 
 export interface RejectedBefore {
@@ -268,7 +268,7 @@ export async function acceptCandidate(
         { branch, expected: opts.candidateTip, found: cand },
       );
     const main = await requireMainTip(store);
-    if ((await store.repo.isAncestor(cand, main)) || (await landedOnMain(store, id, cand, main))) {
+    if (await acceptedOnMain(store, id, cand, main)) {
       if (localBranch) await store.repo.deleteBranch(localBranch);
       return { id, commit: null, alreadyMerged: true, paths: [], allowed: [] };
     }
