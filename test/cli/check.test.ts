@@ -1,5 +1,5 @@
 // `cairn check` as CI runs it: compiler-style lines, JSON, SARIF, exit codes, --changed BASE.
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -37,6 +37,40 @@ describe('cairn check', () => {
     expect(ids).toContain('ref/unknown');
     const json = JSON.parse((await cairn(['check', '--store', store.dir, '--json'])).stdout);
     expect(JSON.stringify(json)).toContain('injection/override');
+    git(store.dir, 'checkout', '-q', 'main');
+  });
+
+  // Fails before: --changed took branch names only ("no branch \"HEAD~1\"", exit 4).
+  it('--changed takes any git revision; a bad one is a usage error, one like an option is refused', async () => {
+    git(store.dir, 'checkout', '-q', '-b', 'candidate/rev');
+    writeFileSync(
+      path.join(store.dir, 'memories/rev.md'),
+      '---\nid: rev\ntitle: Rev memory\nkind: note\n---\nSee [[no-such-memory]].\n',
+    );
+    git(store.dir, 'add', '.');
+    git(store.dir, 'commit', '-qm', 'memory(add): rev');
+    const head = git(store.dir, 'rev-parse', 'HEAD');
+    for (const rev of ['HEAD~1', 'HEAD^', git(store.dir, 'rev-parse', '--short', 'HEAD~1').trim()]) {
+      const r = await cairn(['check', '--store', store.dir, '--changed', rev, '--json']);
+      expect(r.code, rev).toBe(1);
+      const json = JSON.parse(r.stdout);
+      expect(json.summary.files, rev).toBe(1);
+      expect(json.findings.map((f: { path: string; code: string }) => `${f.path} ${f.code}`)).toEqual([
+        'memories/rev.md ref/unknown',
+      ]);
+    }
+    const bad = await cairn(['check', '--store', store.dir, '--changed', 'no-such-branch~2']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--changed no-such-branch~2 is not a branch or revision of this repository/);
+    // Never an option for git: --output would have git write a file.
+    const out = path.join(store.parent, 'leak');
+    for (const rev of [`--output=${out}`, '-h']) {
+      const r = await cairn(['check', '--store', store.dir, `--changed=${rev}`]);
+      expect(r.code, rev).toBe(2);
+      expect(r.stderr, rev).toMatch(/--changed .* starts with "-"/);
+    }
+    expect(existsSync(out)).toBe(false);
+    expect(git(store.dir, 'rev-parse', 'HEAD')).toBe(head);
     git(store.dir, 'checkout', '-q', 'main');
   });
 

@@ -32,6 +32,17 @@ describe('cairn CLI', () => {
     expect(readFileSync(path.join(dir, 'cairn.yaml'), 'utf8')).toContain('autoFloor');
   });
 
+  // Fails before: isomorphic-git's defaults (filemode false, symlinks false, ignorecase true) on a
+  // file system where none holds, so git missed mode changes and read paths case-insensitively.
+  it('init writes the core settings `git init` writes on this file system, and the merge driver', () => {
+    const plain = path.join(parent, 'plain');
+    git(parent, 'init', '-q', plain);
+    const config = (d: string) => git(d, 'config', '--file', '.git/config', '--list').trim().split('\n');
+    const ours = config(dir);
+    expect(ours.filter((l) => !l.startsWith('merge.cairn.'))).toEqual(config(plain));
+    expect(ours).toContain('merge.cairn.name=Cairn memory merge');
+  });
+
   it('store reads JSON on stdin and answers JSON', async () => {
     const r = await cairn(['store', '--json'], { cwd: dir, input: JSON.stringify(payload) });
     expect(r.code).toBe(0);

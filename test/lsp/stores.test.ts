@@ -14,7 +14,7 @@ import {
   type MessageConnection,
   type SymbolInformation,
 } from 'vscode-languageserver/node';
-import { makeStore, memoryText, uriOf } from './lsp-helper.js';
+import { git, makeStore, memoryText, uriOf } from './lsp-helper.js';
 
 const REPO = path.resolve(import.meta.dirname, '../..');
 const BUILT = existsSync(path.join(REPO, 'dist/lsp/index.js'));
@@ -36,9 +36,10 @@ function twoStores() {
   return { a, b };
 }
 
-async function serve(args: string[], folders: string[]) {
+async function serve(args: string[], folders: string[], env?: NodeJS.ProcessEnv) {
   const child = spawn(process.execPath, [path.join(REPO, 'bin/cairn.js'), 'lsp', '--stdio', ...args], {
     stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
   });
   children.push(child);
   const conn: MessageConnection = createMessageConnection(
@@ -46,9 +47,12 @@ async function serve(args: string[], folders: string[]) {
     new StreamMessageWriter(child.stdin!),
   );
   const diagnostics = new Map<string, Diagnostic[]>();
-  conn.onNotification('textDocument/publishDiagnostics', (p: { uri: string; diagnostics: Diagnostic[] }) =>
-    diagnostics.set(p.uri, p.diagnostics),
-  );
+  /** Every publish, in order: its file's URI. */
+  const published: string[] = [];
+  conn.onNotification('textDocument/publishDiagnostics', (p: { uri: string; diagnostics: Diagnostic[] }) => {
+    diagnostics.set(p.uri, p.diagnostics);
+    published.push(p.uri);
+  });
   conn.onRequest('window/workDoneProgress/create', () => null);
   conn.onRequest('client/registerCapability', () => null);
   conn.listen();
@@ -98,7 +102,7 @@ async function serve(args: string[], folders: string[]) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   };
-  return { conn, open, waitDiagnostics, complete, symbols };
+  return { conn, open, waitDiagnostics, complete, symbols, published };
 }
 
 const codes = (d: Diagnostic[]) => d.map((x) => String(x.code)).sort();
@@ -124,6 +128,41 @@ describe.skipIf(!BUILT)('many stores', () => {
     const more = await s.symbols('beta');
     expect(symbols.map((x) => x.location.uri)).toEqual([uriOf(a, 'memories/alpha-cache.md')]);
     expect(more.map((x) => x.location.uri)).toEqual([uriOf(b, 'memories/beta-queue.md')]);
+  });
+
+  // Fails before: removeFolders dropped the store's host without stopping it, so its git refs were
+  // still watched and a branch made there republished every open file until the server exited.
+  it('a folder removed from the window is no longer watched: its ref changes republish nothing', async () => {
+    const { a, b } = twoStores();
+    // No embedding model: a semantic index turning on later would republish at any moment.
+    const s = await serve([], [a, b], { CAIRN_MODELS_DIR: path.join(a, '.cairn', 'no-models') });
+    const note = NEW_NOTE.replace('[[', '[[nowhere]] [[');
+    await s.open(a, 'memories/new-note.md', note);
+    await s.open(b, 'memories/broken.md', BROKEN);
+    // ref/unknown needs the store's model: both stores are indexed, so both watch their refs.
+    await s.waitDiagnostics(a, 'memories/new-note.md', (d) => codes(d).includes('ref/unknown'));
+    await s.waitDiagnostics(b, 'memories/broken.md', (d) => codes(d).includes('ref/unknown'));
+    await s.conn.sendNotification('textDocument/didClose', {
+      textDocument: { uri: uriOf(b, 'memories/broken.md') },
+    });
+    await s.conn.sendNotification('workspace/didChangeWorkspaceFolders', {
+      event: { added: [], removed: [{ uri: uriOf(b, ''), name: path.basename(b) }] },
+    });
+    // Until a second passes with no publish: the removal's clearing and the loads' last publishes.
+    for (let seen = -1; seen !== s.published.length;) {
+      seen = s.published.length;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+    const before = s.published.length;
+    git(b, 'branch', 'made-in-a-terminal');
+    await new Promise((resolve) => setTimeout(resolve, 2000)); // the watch waits 200 ms for quiet
+    expect(s.published.slice(before)).toEqual([]);
+    // The store still in the window follows its refs as before.
+    git(a, 'branch', 'made-in-a-terminal');
+    const deadline = Date.now() + 10_000;
+    while (!s.published.slice(before).includes(uriOf(a, 'memories/new-note.md')) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(s.published.slice(before)).toContain(uriOf(a, 'memories/new-note.md'));
   });
 
   it('--store DIR serves that store only, whatever folder the editor opened', async () => {

@@ -2,7 +2,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDist, call, connect, makeStore, type Connected } from './helpers.js';
+import { buildDist, call, connect, makeStore, personGit, type Connected } from './helpers.js';
 
 describe('cairn mcp: append, graph, session memory', () => {
   let store: string;
@@ -128,6 +128,63 @@ describe('cairn mcp: append, graph, session memory', () => {
       memoryId: 'no-such-memory',
     });
     expect(noFact.json).toMatchObject({ errorCode: 'NOT_FOUND', field: 'memoryId' });
+  });
+
+  // Fails before: close ignored memoryId, so a mistyped id closed the fact wherever it was.
+  it('knowledge_graph close with a memoryId closes the fact in that memory only; a bad id changes nothing', async () => {
+    const fact = { operation: 'add', subject: 'Ops rota', predicate: 'owned-by', confidence: 0.9 };
+    const first = await call(conn.client, 'knowledge_graph', { ...fact, object: 'sre-team' });
+    const second = await call(conn.client, 'knowledge_graph', { ...fact, object: 'platform-team' });
+    const [a, b] = [first.json.metadata.topic_id, second.json.metadata.topic_id];
+    expect(a).not.toBe(b);
+    const owners = async () =>
+      (await call(conn.client, 'knowledge_graph', { operation: 'query', entity: 'Ops rota' })).json.facts
+        .map((f: { object: string; memoryId: string }) => `${f.memoryId}:${f.object}`)
+        .sort();
+    const head = personGit(store, 'rev-parse', 'HEAD');
+    const close = { operation: 'close', subject: 'Ops rota', predicate: 'owned-by' };
+    const unknown = await call(conn.client, 'knowledge_graph', { ...close, memoryId: 'no-such-memory' });
+    expect(unknown.isError).toBe(true);
+    expect(unknown.json).toMatchObject({ errorCode: 'NOT_FOUND', field: 'memoryId' });
+    expect(unknown.json.error).toMatch(/^memoryId: no memory "no-such-memory"/);
+    const outside = await call(conn.client, 'knowledge_graph', { ...close, memoryId: '../tags/x' });
+    expect(outside.json).toMatchObject({ errorCode: 'INVALID_WORKSPACE_PATH', field: 'memoryId' });
+    const elsewhere = await call(conn.client, 'knowledge_graph', {
+      ...close,
+      memoryId: 'cairn-store-conventions',
+    });
+    expect(elsewhere.json).toMatchObject({ errorCode: 'NOT_FOUND', field: 'memoryId' });
+    expect(personGit(store, 'rev-parse', 'HEAD')).toBe(head);
+    expect(await owners()).toEqual([`${a}:sre-team`, `${b}:platform-team`].sort());
+
+    const one = await call(conn.client, 'knowledge_graph', { ...close, memoryId: a });
+    expect(one.json.closed.map((f: { memoryId: string }) => f.memoryId)).toEqual([a]);
+    expect(await owners()).toEqual([`${b}:platform-team`]);
+  });
+
+  // Fails before: a relative filePath was read from the server process's working folder.
+  it('memory_manager reads a relative filePath from the store root, never outside it', async () => {
+    await writeFile(path.join(store, 'report.txt'), 'all 12 suites passed\n');
+    await writeFile(path.join(store, '..', 'outside.txt'), 'not for agents\n');
+    const stored = await call(conn.client, 'memory_manager', {
+      operation: 'store',
+      title: 'test report',
+      filePath: 'report.txt',
+    });
+    expect(stored.isError).toBe(false);
+    const read = await call(conn.client, 'memory_manager', {
+      operation: 'read',
+      memoryId: stored.json.item.id,
+    });
+    expect(read.json.content).toBe('all 12 suites passed\n');
+    for (const filePath of ['../outside.txt', 'memories/../../outside.txt', '.git/config']) {
+      const refused = await call(conn.client, 'memory_manager', { operation: 'store', title: 'x', filePath });
+      expect(refused.json, filePath).toMatchObject({
+        errorCode: 'INVALID_WORKSPACE_PATH',
+        field: 'filePath',
+      });
+    }
+    await call(conn.client, 'memory_manager', { operation: 'cleanup' });
   });
 
   it('memory_manager stores, reads (binary intact), lists, promotes and cleans up', async () => {

@@ -32,8 +32,20 @@ export const checkCommand: Command = {
   async run(args, io, open) {
     const format = (args.json ? 'json' : (str(args, 'format') ?? 'text')) as 'text' | 'json' | 'sarif';
     if (!['text', 'json', 'sarif'].includes(format)) throw new UsageError('--format is text, json or sarif');
-    const { checkStore } = await import('../ops/check.js');
-    const r = await checkStore(await open(), { changed: str(args, 'changed'), format });
+    const { checkStore, resolveRevision } = await import('../ops/check.js');
+    const rev = str(args, 'changed');
+    if (rev?.startsWith('-'))
+      throw new UsageError(
+        `--changed ${rev} starts with "-": give a branch or revision, such as main or HEAD~1`,
+      );
+    const ctx = await open();
+    const base = rev === undefined ? undefined : await resolveRevision(ctx, rev);
+    if (base === null)
+      throw new UsageError(
+        `--changed ${rev} is not a branch or revision of this repository: fetch it first (git fetch), ` +
+          'or pass another, such as main or HEAD~1',
+      );
+    const r = await checkStore(ctx, { changed: base, format });
     writeText(io, r.output);
     return r.exitCode;
   },

@@ -1,6 +1,8 @@
 // init, get, list, log, status: looking at a store.
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
+import { CairnError, isCairnError } from '../core/errors.js';
+import { assertSafeId } from '../core/payload.js';
 import { createStore } from '../ops/init.js';
 import type { MemoryStatus } from '../core/types.js';
 import { flaggedFindings, markFlaggedLines } from '../core/withhold.js';
@@ -57,17 +59,29 @@ function looksLikePath(arg: string): boolean {
 export const getCommand: Command = {
   name: 'get',
   summary: 'Show a memory by id, or exact lines of a file by path',
-  usage: 'cairn get ID | cairn get PATH [--from N] [--lines M]',
+  usage: 'cairn get ID|PATH [--from N] [--lines M]',
   needsStore: true,
   options: { from: { type: 'string' }, lines: { type: 'string' } },
   async run(args, io, open) {
     const target = args.positionals[0];
     if (!target) throw new UsageError(`usage: ${this.usage}`);
     const ctx = await open();
-    if (looksLikePath(target) || str(args, 'from') || str(args, 'lines')) {
+    const isPath = looksLikePath(target);
+    if (isPath || str(args, 'from') || str(args, 'lines')) {
       // Exact lines are what an agent in a shell reads after `cairn search`: the same as MCP
       // memory_get, flagged passages withheld. `cairn get ID` shows a person everything, marked.
-      const r = await readLinesForAgent(ctx, target, num(args, 'from') ?? 1, num(args, 'lines'));
+      // An id with --from/--lines names its file, memories/ID.md (checked first: it is a path then).
+      if (!isPath) assertSafeId(target);
+      const file = isPath ? target : `memories/${target}.md`;
+      const r = await readLinesForAgent(ctx, file, num(args, 'from') ?? 1, num(args, 'lines')).catch(
+        (e: unknown) => {
+          if (isPath || !isCairnError(e) || e.code !== 'NOT_FOUND') throw e;
+          throw new CairnError(
+            'NOT_FOUND',
+            `no memory "${target}" in the work tree (${file}); \`cairn list\` shows the ids`,
+          );
+        },
+      );
       if (args.json) writeJson(io, r);
       else {
         writeText(io, r.text + (r.text ? '\n' : ''));
@@ -135,7 +149,12 @@ export const listCommand: Command = {
       return EXIT.OK;
     }
     if (!list.length)
-      writeLine(io, 'No memories yet. Add one with: cairn store --topic "..." --context "..."');
+      writeLine(
+        io,
+        status
+          ? `No memory has status ${status.join(' or ')}.`
+          : 'No memories yet. Add one with: cairn store --topic "..." --context "..."',
+      );
     const idWidth = Math.min(48, Math.max(0, ...list.map((m) => m.id.length)));
     for (const m of list) {
       const problems = m.problems ? `  (${m.problems} problems)` : '';
@@ -155,11 +174,17 @@ export const logCommand: Command = {
   needsStore: true,
   options: { limit: { type: 'string' } },
   async run(args, io, open) {
-    const entries = await readLog(await open(), { id: args.positionals[0], limit: num(args, 'limit') });
+    const id = args.positionals[0];
+    const ctx = await open();
+    const entries = await readLog(ctx, { id, limit: num(args, 'limit') });
+    // Silence would read as "nothing happened to it": a mistyped id is said, as `get` says it
+    // (showMemory throws NOT_FOUND). A memory from the store's first commit has no entry of its own.
+    if (id && !entries.length) await showMemory(ctx, id);
     if (args.json) {
       writeJson(io, { entries, total: entries.length });
       return EXIT.OK;
     }
+    if (id && !entries.length) writeLine(io, `No log entries for ${id}.`);
     for (const e of entries) {
       const who = e.agentName ?? e.author;
       writeLine(

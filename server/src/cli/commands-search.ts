@@ -66,6 +66,12 @@ export const searchCommand: Command = {
   async run(args, io, open, root) {
     const query = args.positionals.join(' ').trim();
     if (!query) throw new UsageError('search needs a QUERY');
+    // Relevance is relative to the best hit, so within [0, 1]: above 1 would silently drop everything.
+    const minScore = num(args, 'min-score');
+    if (minScore !== undefined && (minScore < 0 || minScore > 1))
+      throw new UsageError(
+        `--min-score is a relevance from 0 to 1, relative to the best hit; got ${minScore}`,
+      );
     if (!io.longLived) optimizeOnlyLongWork();
     const ctx = await open();
     const search = await root.search(ctx, { background: false });
@@ -77,7 +83,7 @@ export const searchCommand: Command = {
           maxResults: num(args, 'limit'),
           maxTokens: num(args, 'max-tokens'),
           halfLifeDays: num(args, 'half-life'),
-          minScore: num(args, 'min-score'),
+          minScore,
           includeSuperseded: Boolean(args.values['include-superseded']),
           includeCandidates: Boolean(args.values['include-candidates']),
         },

@@ -17,6 +17,7 @@ import {
   type Connection,
   type InitializeParams,
   type InitializeResult,
+  type WorkspaceFoldersChangeEvent,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { OpenStore, StoreServices } from '../ops/context.js';
@@ -214,8 +215,21 @@ function serve(opts: LanguageServerOptions): { connection: Connection; stop: () 
     };
   });
 
+  /** Folders added to or removed from the window: their stores are served, or stopped. */
+  const foldersChanged = (event: WorkspaceFoldersChangeEvent) =>
+    later(({ session }) => {
+      const paths = (list: { uri: string }[]) =>
+        list.map((f) => uriToPath(f.uri)).filter((p): p is string => !!p);
+      session.removeFolders(paths(event.removed));
+      session.addFolders(paths(event.added));
+      settleLoads();
+    });
   connection.onInitialized(() => {
     later(({ session }) => session.onInitialized());
+    // A client that declares workspaceFolders has its notifications taken by vscode-languageserver's
+    // own handler (set in its initialize): a handler of ours for the raw notification never ran.
+    if (ctx.caps.workspace?.workspaceFolders)
+      connection.workspace.onDidChangeWorkspaceFolders(foldersChanged);
     if (ctx.caps.workspace?.didChangeWatchedFiles?.dynamicRegistration) {
       void connection.client
         // cairn.yaml too: its settings (read again when it changes, store/store.ts) change findings.
@@ -235,15 +249,8 @@ function serve(opts: LanguageServerOptions): { connection: Connection; stop: () 
   documents.onDidChangeContent((e) => later(({ session }) => session.changed(e.document.uri)));
   documents.onDidSave((e) => later(({ session }) => session.publisher.schedule(e.document.uri)));
   documents.onDidClose((e) => later(({ session }) => session.closed(e.document.uri)));
-  connection.onNotification(DidChangeWorkspaceFoldersNotification.type, ({ event }) =>
-    later(({ session }) => {
-      const paths = (list: { uri: string }[]) =>
-        list.map((f) => uriToPath(f.uri)).filter((p): p is string => !!p);
-      session.removeFolders(paths(event.removed));
-      session.addFolders(paths(event.added));
-      settleLoads();
-    }),
-  );
+  // Clients that send it without declaring workspaceFolders.
+  connection.onNotification(DidChangeWorkspaceFoldersNotification.type, ({ event }) => foldersChanged(event));
   connection.onDidChangeWatchedFiles((p) =>
     later(({ session }) =>
       session.watchedFilesChanged(p).catch((e: unknown) => ctx.log(`cairn: ${(e as Error).message}`)),

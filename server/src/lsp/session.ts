@@ -24,6 +24,8 @@ const OTHERS_AFTER_MS = 300;
 export class Session {
   readonly publisher: DiagnosticsPublisher;
   private readonly hosts = new Map<string, StoreHost>();
+  /** The stops of hosts whose folders left the window, while they run. */
+  private readonly removed = new Set<Promise<void>>();
   private initialized = false;
   /** The store --store names (resolved), or null to find stores from folders and files. */
   private readonly fixedRoot: string | null;
@@ -64,7 +66,16 @@ export class Session {
   removeFolders(folders: string[]): void {
     if (this.opts.store) return;
     for (const root of folders.flatMap(findStoreFolders)) {
-      if (!this.hosts.delete(root)) continue;
+      const host = this.hosts.get(root);
+      if (!host) continue;
+      this.hosts.delete(root);
+      // Stopped, not just forgotten: its refs watch and a due startup cache write would otherwise
+      // last until the server exits. stop() waits for a stop begun here.
+      const stopped: Promise<void> = host
+        .stop()
+        .catch((e: unknown) => this.ctx.log(`cairn: stopping ${root} failed: ${(e as Error).message}`))
+        .finally(() => this.removed.delete(stopped));
+      this.removed.add(stopped);
       for (const d of this.ctx.documents.all())
         if (uriToPath(d.uri)?.startsWith(root + path.sep)) this.publisher.clear(d.uri);
     }
@@ -116,7 +127,7 @@ export class Session {
 
   /** The client is going: every store's load stops (its due cache written); no store is served any more. */
   async stop(): Promise<void> {
-    await Promise.all([...this.hosts.values()].map((host) => host.stop()));
+    await Promise.all([...[...this.hosts.values()].map((host) => host.stop()), ...this.removed]);
   }
 
   /** After `initialized`: progress may be created now (only if the client supports it). */

@@ -15,6 +15,7 @@ import { describeSettingChange, settingRange, settingsChanges } from '../core/se
 import { CONFIG_FILE, repoPath } from '../store/store.js';
 import { readStoreFile } from '../store/safe-fs.js';
 import { ATTRIBUTES_FILE, attributesProblems } from './check-attributes.js';
+import { runGit } from '../store/git/git-cli.js';
 
 export type { CheckFinding, CheckFormat } from './check-format.js';
 
@@ -45,6 +46,21 @@ async function pathFindings(ctx: OpContext, ws: StoreWorkspace): Promise<CheckFi
   if (tracked && !links.some((l) => l.at === tracked))
     out.push(toFinding(tracked, cairnTrackedProblem(tracked)));
   return out;
+}
+
+/**
+ * The commit `--changed` names: a branch, tag or commit id as Cairn's own git layer reads it, else
+ * any revision the git CLI reads (`HEAD~1`, `origin/main^`); null when it names no commit.
+ */
+export async function resolveRevision(ctx: OpContext, rev: string): Promise<string | null> {
+  const oid = await ctx.store.repo.resolve(rev);
+  if (oid) return oid;
+  // A value starting with '-' is never given to git, where it would be an option (--output=FILE).
+  if (rev.startsWith('-')) return null;
+  const r = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], {
+    cwd: ctx.store.root,
+  });
+  return r.code === 0 ? r.stdout.trim() : null;
 }
 
 /** Store-relative files changed on HEAD since the merge base with `base`, and that merge base. */

@@ -182,6 +182,8 @@ export interface CloseFactInput {
   object?: string;
   /** When the fact stopped holding; default now. */
   until?: string;
+  /** Close only the facts in this memory (it must exist on main). */
+  memoryId?: string;
   agentName?: string;
   sessionId?: string;
 }
@@ -195,23 +197,32 @@ export interface CloseResult {
 /** Sets `until` on the current fact(s) with this subject and predicate: one commit on main. */
 export async function closeFact(ctx: OpContext, input: CloseFactInput): Promise<CloseResult> {
   requireDate(input.until, 'until');
+  const { memoryId } = input;
+  if (memoryId !== undefined) assertSafeId(memoryId, 'memoryId');
   const until = input.until ?? isoNow(ctx);
   const { store } = ctx;
   return store.repo.withLock(async () => {
     const tip = await requireMainTip(store);
+    if (memoryId !== undefined && !(await readMainMemory(store, memoryId, tip)))
+      throw new CairnError('NOT_FOUND', `memoryId: no memory "${memoryId}" on the main branch`, {
+        field: 'memoryId',
+      });
     const { memories, withheld } = await agentGraph(ctx);
     const current = queryFacts(memories, {
       subject: input.subject,
       predicate: input.predicate,
       object: input.object,
       asOf: until,
-    });
+    }).filter((f) => memoryId === undefined || f.memoryId === memoryId);
     if (!current.length) {
+      const fact = `${input.subject} ${input.predicate}${input.object ? ` ${input.object}` : ''}`;
       throw new CairnError(
         'NOT_FOUND',
-        `no current fact "${input.subject} ${input.predicate}${input.object ? ` ${input.object}` : ''}" as of ${until}; ` +
-          'knowledge_graph query shows the facts',
-        { field: 'subject' },
+        memoryId === undefined
+          ? `no current fact "${fact}" as of ${until}; knowledge_graph query shows the facts`
+          : `memoryId: memory "${memoryId}" holds no current fact "${fact}" as of ${until}; ` +
+              'knowledge_graph query shows the facts and their memories',
+        { field: memoryId === undefined ? 'subject' : 'memoryId' },
       );
     }
     const changes = [];

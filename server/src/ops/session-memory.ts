@@ -59,7 +59,7 @@ const metaFile = (dir: string, id: string) => path.join(dir, `mem_${id}_metadata
 export interface StoreItemInput {
   session: string;
   title: string;
-  /** Text content; or give `filePath` (any type, binary included). */
+  /** Text content; or give `filePath` (any type, binary included), absolute or store-relative. */
   content?: string;
   filePath?: string;
   /** Folders besides the store where `filePath` may be (the MCP client's declared roots). */
@@ -83,9 +83,11 @@ export async function storeSessionItem(ctx: OpContext, input: StoreItemInput): P
   let fileType = 'txt';
   if (input.filePath !== undefined) {
     const roots = [ctx.store.root, ...(input.roots ?? [])];
-    const read = readConfinedFile(input.filePath, roots, { field: 'filePath', maxBytes: MAX_ITEM_BYTES });
+    // Relative to the store, not to wherever the server process was started; still confined.
+    const file = path.resolve(ctx.store.root, input.filePath);
+    const read = readConfinedFile(file, roots, { field: 'filePath', maxBytes: MAX_ITEM_BYTES });
     bytes = read.bytes;
-    fileType = fileTypeOf(path.resolve(input.filePath));
+    fileType = fileTypeOf(file);
   } else {
     bytes = Buffer.from(input.content!, 'utf8');
     if (bytes.length > MAX_ITEM_BYTES) {

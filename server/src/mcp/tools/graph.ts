@@ -19,8 +19,8 @@ export const knowledgeGraph = defineTool({
     'Facts as (subject, predicate, object) triples with a validity window, kept in memory front matter and ' +
     'committed to git. operation "add": subject, predicate, object, optional validFrom (ISO date) and memoryId ' +
     '(add to that memory instead of a new fact memory); the write goes through review rules like memory_store. ' +
-    '"close": subject + predicate (optional object), optional until: the fact stops holding (e.g. someone changed ' +
-    'teams; then add the new fact). "query": entity (as subject or object) and/or predicate, optional asOf date ' +
+    '"close": subject + predicate (optional object, optional memoryId), optional until: the fact stops holding ' +
+    '(e.g. someone changed teams; then add the new fact). "query": entity (as subject or object) and/or predicate, optional asOf date ' +
     '(default today). "summary": the entities with the most current facts. A read answers from the memories ' +
     'Cairn has scanned: on a new clone the first reads may be partial (`partial`, `unchecked`) and say so.',
   shape: {
@@ -46,7 +46,9 @@ export const knowledgeGraph = defineTool({
       .string()
       .max(BOUNDS.name)
       .optional()
-      .describe('add: the memory to add the fact to (default: a new fact memory)'),
+      .describe(
+        'add: the memory to add the fact to (default: a new fact memory); close: close the fact in that memory only',
+      ),
     limit: z.number().int().min(1).max(50).optional().describe('summary: how many entities (default 10)'),
     origin: z.enum(ORIGINS).optional().describe('add: "conversation" (default) or "background"'),
     confidence: z.number().min(0).max(1).optional().describe('add: how sure you are, 0..1'),
@@ -78,6 +80,7 @@ export const knowledgeGraph = defineTool({
         predicate: need(a.predicate, 'predicate', op),
         object: a.object,
         until: a.until,
+        memoryId: a.memoryId,
         agentName: a.agentName,
         sessionId: env.sessionId,
       });

@@ -35,8 +35,8 @@ export const memoryManager = defineTool({
     '"list" shows this session\'s items; "cleanup" removes one item (memoryId), the whole session, or with ' +
     'expiredOnly the items older than the configured age; "promote" turns a text item into a real memory ' +
     '(reviewed like memory_store). Items are private to this machine (git-ignored) and belong to the MCP ' +
-    'session unless you name another session. filePath must be inside the store or a root your client ' +
-    'declares (roots/list), never in .git/ or .cairn/.',
+    'session unless you name another session. filePath is absolute or relative to the store root, and must be ' +
+    'inside the store or a root your client declares (roots/list), never in .git/ or .cairn/.',
   shape: {
     operation: z
       .enum(['store', 'read', 'list', 'cleanup', 'promote'])
@@ -50,7 +50,10 @@ export const memoryManager = defineTool({
       .string()
       .max(BOUNDS.path)
       .optional()
-      .describe('store: a file inside the store or a root your client declares, instead of content'),
+      .describe(
+        'store: instead of content, a file inside the store or a root your client declares; a relative path is ' +
+          'read from the store root',
+      ),
     memoryId: z.string().max(BOUNDS.name).optional().describe('read/cleanup/promote: the item id'),
     session: z.string().max(BOUNDS.name).optional().describe('Default: this MCP session'),
     offset: z.number().int().min(0).optional().describe('read: first byte (default 0)'),

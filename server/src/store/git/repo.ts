@@ -81,6 +81,7 @@ export class GitRepo {
     checkRefName(opts.defaultBranch, 'branch');
     await makeDir(dir);
     await (await isoGit()).init({ fs, dir, defaultBranch: opts.defaultBranch });
+    writeInitConfig(path.join(dir, '.git'));
     return GitRepo.open(dir);
   }
 
@@ -482,4 +483,44 @@ export class GitRepo {
 /** Bytes as UTF-8 text, decoded in place (Buffer.from(bytes) would copy them first). */
 function utf8(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+}
+
+/**
+ * .git/config as `git init` writes it on this file system. isomorphic-git writes filemode=false,
+ * symlinks=false and ignorecase=true everywhere: on Linux git then ignored mode changes and matched
+ * paths case-insensitively. git probes each (builtin/init-db.c); so does this, the same way.
+ * (macOS's precomposeunicode is left to git's default.)
+ */
+function writeInitConfig(gitdir: string): void {
+  const file = path.join(gitdir, 'config');
+  // The executable bit sticks: flip it on the config file, see it change, put it back.
+  const mode = fs.lstatSync(file).mode;
+  let filemode = false;
+  try {
+    fs.chmodSync(file, mode ^ 0o100);
+    filemode = fs.lstatSync(file).mode !== mode && (mode & 0o100) === 0;
+  } finally {
+    fs.chmodSync(file, mode);
+  }
+  const probe = path.join(gitdir, `t${process.pid}`);
+  let symlinks = false;
+  try {
+    fs.symlinkSync('testing', probe);
+    symlinks = fs.lstatSync(probe).isSymbolicLink();
+  } catch {
+    // no links here: core.symlinks=false
+  } finally {
+    fs.rmSync(probe, { force: true });
+  }
+  const ignorecase = fs.existsSync(path.join(gitdir, 'CoNfIg'));
+  const lines = [
+    '[core]',
+    '\trepositoryformatversion = 0',
+    `\tfilemode = ${filemode}`,
+    '\tbare = false',
+    '\tlogallrefupdates = true',
+    ...(symlinks ? [] : ['\tsymlinks = false']),
+    ...(ignorecase ? ['\tignorecase = true'] : []),
+  ];
+  fs.writeFileSync(file, lines.join('\n') + '\n');
 }
