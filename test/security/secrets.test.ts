@@ -125,6 +125,27 @@ describe('no secret enters git or the store, on any write path', () => {
     }
   });
 
+  // Found trying Cairn as an attacker (session 18): a token wrapped onto a second line, or written
+  // in fullwidth letters, was committed as written (test/scan/secret-views.test.ts has the rules').
+  it('a token wrapped onto two lines or written in fullwidth letters is redacted whole', async () => {
+    const wrapped = githubToken();
+    const wide = githubToken();
+    const fullwidth = [...wide].map((c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0)).join('');
+    const r = await run([
+      'store',
+      '--topic',
+      'Wrapped tokens',
+      '--context',
+      `The CI token is ${wrapped.slice(0, 18)}\n${wrapped.slice(18)} until Friday.\nThe bot uses ${fullwidth} too.`,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const file = readFileSync(path.join(dir, 'memories/wrapped-tokens.md'), 'utf8');
+    expect(file.match(/\[redacted: github-token\]/g)).toHaveLength(2);
+    expect(file).toContain('until Friday.');
+    for (const piece of [wrapped.slice(0, 18), wrapped.slice(18), fullwidth, fullwidth.slice(12)])
+      expect(leaks(dir, piece), piece).toEqual([]);
+  });
+
   // Found trying Cairn as an attacker (session 11): the access key id was redacted and the secret
   // access key said after it ("with secret ...") was committed in the clear.
   it('an AWS secret access key said after its key id is redacted with it', async () => {

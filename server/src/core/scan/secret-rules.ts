@@ -27,6 +27,9 @@ interface SecretPattern {
   accept?: (value: string) => boolean;
   /** Cheap test that must pass before the (slower) pattern runs. */
   quick?: RegExp;
+  /** A free-form value (`password = ...`, "the token is ..."): not read across a wrapped line, where
+   * the next line's first word would join it ("Password: alanturing1112" + "If the user..."). */
+  oneLine?: boolean;
   /** The shortest run of non-space characters a match holds: a text with no run that long skips
    * the pattern (most credentials are one long word; the scanner runs on every edit). */
   minWord?: number;
@@ -183,6 +186,7 @@ const SECRET_PATTERNS: SecretPattern[] = [
     quick: /:\/\/[^\s/@]*@/,
     group: 1,
     accept: (v) => notPlaceholder(v) && !DEV_PASSWORDS.test(v) && !/^[:$%{<[]/.test(v),
+    oneLine: true,
   },
   // Every provider's token is one word of 28 characters or more.
   ...PROVIDER_SHAPES.map(([code, title, re]) => ({ code, title, re, accept: notPlaceholder, minWord: 28 })),
@@ -194,6 +198,7 @@ const SECRET_PATTERNS: SecretPattern[] = [
     group: 1,
     accept: looksRandom,
     quick: /authorization|bearer/i,
+    oneLine: true,
   },
   {
     code: 'secret/command-password',
@@ -203,6 +208,7 @@ const SECRET_PATTERNS: SecretPattern[] = [
     group: 2,
     accept: commandPassword,
     quick: /-p|--pass/,
+    oneLine: true,
   },
   {
     // "auth token 4c3f...", "API key: 8d2e...", "password DXAu...": a name and then a value that
@@ -214,6 +220,7 @@ const SECRET_PATTERNS: SecretPattern[] = [
     accept: (v) => looksLikeKey(v.replace(/[.!,;:]+$/, '')),
     quick: /passw|secret|token|key|credential/i,
     minWord: 16,
+    oneLine: true,
   },
   {
     code: 'secret/generic',
@@ -222,6 +229,7 @@ const SECRET_PATTERNS: SecretPattern[] = [
     group: 2,
     accept: looksRandom,
     quick: /passw|pwd|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key|private[_-]?key/i,
+    oneLine: true,
   },
   {
     // Memories are written from conversations, where a credential is said rather than assigned:
@@ -234,6 +242,7 @@ const SECRET_PATTERNS: SecretPattern[] = [
     group: 1,
     accept: (v) => looksRandom(v.replace(/[.!,;:]+$/, '')),
     quick: /passw|secret|token|api key|access key|private key|credential/i,
+    oneLine: true,
   },
 ];
 
@@ -252,13 +261,16 @@ function secretRule(p: SecretPattern): ScanRule {
     // zero-width space inside a token hides it from a pattern, not from whoever copies it.
     find(input: ScanInput): RuleMatch[] {
       const matches: RuleMatch[] = [];
-      if (p.minWord && longestWordIn(input) < p.minWord) return matches;
-      if (p.quick && !p.quick.test(input.folded)) return matches;
-      for (const m of allMatches(globalVersion(p.re), input.folded)) {
-        const value = m[p.group ?? 0] ?? m[0];
-        if (p.accept && !p.accept(value)) continue;
-        const [start, end] = originalSpan(input, m.index, m.index + m[0].length);
-        matches.push({ start, end, pattern: p.code, shown: redact(value) });
+      for (const read of readingsOf(input)) {
+        if (p.minWord && read.longestWord() < p.minWord) continue;
+        if (p.quick && !p.quick.test(read.text)) continue;
+        for (const m of allMatches(globalVersion(p.re), read.text)) {
+          const value = m[p.group ?? 0] ?? m[0];
+          if (p.accept && !p.accept(value)) continue;
+          if (p.oneLine && read.crossesBreak(m.index, m.index + m[0].length)) continue;
+          const [start, end] = read.span(m.index, m.index + m[0].length);
+          matches.push({ start, end, pattern: p.code, shown: redact(value) });
+        }
       }
       return matches;
     },
@@ -290,32 +302,172 @@ function originalSpan(input: ScanInput, start: number, end: number): [number, nu
     : [input.toOriginal(start), input.toOriginal(end - 1) + 1];
 }
 
+/** A fullwidth form (U+FF01-FF5E) or a mathematical letter or digit (U+1D400-1D7FF, surrogates). */
+const COMPATIBILITY = /[\uFF01-\uFF5E]|\uD835[\uDC00-\uDFFF]/;
+/** What a credential is written with: a character of a token, a key or base64. */
+const isTokenChar = (c: number): boolean =>
+  (c >= 48 && c <= 57) ||
+  (c >= 65 && c <= 90) ||
+  (c >= 97 && c <= 122) ||
+  c === 95 ||
+  c === 45 ||
+  c === 43 ||
+  c === 47 ||
+  c === 61;
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+const isBlank = (c: number): boolean => c === 32 || c === 9;
+/** How far a break's neighbourhood is looked at: a bound, so a long run costs no more than a short one. */
+const REACH = 64;
+
+/**
+ * The token run a line break at `at` interrupts: [from, to) is what to take out (the break with the
+ * spaces around it) when both sides are token characters, together 16 or more, and a digit is
+ * among them (keys and tokens have digits; wrapped prose, "configuration\nmanagement", has none).
+ */
+function wrapAt(text: string, at: number): [number, number] | null {
+  let from = at;
+  while (
+    from > 0 &&
+    at - from < REACH &&
+    (isBlank(text.charCodeAt(from - 1)) || text.charCodeAt(from - 1) === 13)
+  )
+    from--;
+  let to = at + 1;
+  while (to < text.length && to - at < REACH && isBlank(text.charCodeAt(to))) to++;
+  let run = 0;
+  let digit = false;
+  for (let i = from - 1; i >= 0 && from - i <= REACH && isTokenChar(text.charCodeAt(i)); i--, run++)
+    digit ||= isDigit(text.charCodeAt(i));
+  if (run === 0) return null;
+  const before = run;
+  for (let i = to; i < text.length && i - to < REACH && isTokenChar(text.charCodeAt(i)); i++, run++)
+    digit ||= isDigit(text.charCodeAt(i));
+  return run > before && run >= 16 && digit ? [from, to] : null;
+}
+
+/**
+ * A text the secret rules read: `span` maps a match's [start, end) in it to offsets of the
+ * original text.
+ */
+interface Reading {
+  text: string;
+  span(start: number, end: number): [number, number];
+  longestWord(): number;
+  /** True when [start, end) reads across a line break taken out. */
+  crossesBreak(start: number, end: number): boolean;
+}
+
+/**
+ * The folded text a second time, as whoever copies a credential gets it back: fullwidth and
+ * mathematical letters and digits as ASCII (an editor or a terminal converts them on request), and
+ * the line breaks wrapped into a token taken out (the secret rules are one-line patterns). Null
+ * when that is the folded text itself, as it is for most memories.
+ */
+function secretView(input: ScanInput): Reading | null {
+  const text = input.folded;
+  const cuts: [number, number][] = [];
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) {
+    const cut = wrapAt(text, at);
+    if (cut) cuts.push(cut);
+  }
+  if (!cuts.length && !COMPATIBILITY.test(text)) return null;
+  // Per character of the view: where it starts and ends in the folded text.
+  const starts: number[] = [];
+  /** Offsets in the view where a line break was taken out. */
+  const joins: number[] = [];
+  const ends: number[] = [];
+  const pieces: string[] = [];
+  let next = 0;
+  for (let i = 0; i < text.length;) {
+    if (next < cuts.length && i >= cuts[next][0]) {
+      i = Math.max(i, cuts[next++][1]);
+      joins.push(starts.length);
+      continue;
+    }
+    const cp = text.codePointAt(i)!;
+    const size = cp > 0xffff ? 2 : 1;
+    const plain =
+      cp >= 0xff01 && cp <= 0xff5e ? cp - 0xfee0 : cp >= 0x1d400 && cp <= 0x1d7ff ? asciiOf(cp) : 0;
+    if (plain) {
+      pieces.push(String.fromCharCode(plain));
+      starts.push(i);
+      ends.push(i + size);
+    } else {
+      pieces.push(text.slice(i, i + size));
+      for (let k = 0; k < size; k++) {
+        starts.push(i + k);
+        ends.push(i + k + 1);
+      }
+    }
+    i += size;
+  }
+  const view = pieces.join('');
+  return {
+    text: view,
+    span: (start, end) => originalSpan(input, starts[start], ends[end - 1]),
+    longestWord: once(() => longestWord(view)),
+    crossesBreak: (start, end) => joins.some((at) => at > start && at < end),
+  };
+}
+
+const once = (f: () => number): (() => number) => {
+  let value: number | undefined;
+  return () => (value ??= f());
+};
+
+const readings = new WeakMap<ScanInput, Reading[]>();
+
+/** What the secret rules read: the folded text, and its secretView when there is one. */
+function readingsOf(input: ScanInput): Reading[] {
+  let list = readings.get(input);
+  if (!list) {
+    const folded: Reading = {
+      text: input.folded,
+      span: (start, end) => originalSpan(input, start, end),
+      longestWord: () => longestWordIn(input),
+      crossesBreak: () => false,
+    };
+    const view = secretView(input);
+    list = view ? [folded, view] : [folded];
+    readings.set(input, list);
+  }
+  return list;
+}
+
+/** A mathematical letter or digit's ASCII (NFKC), 0 when it has none. */
+function asciiOf(cp: number): number {
+  const plain = String.fromCodePoint(cp).normalize('NFKC');
+  return plain.length === 1 && plain.charCodeAt(0) < 0x7f ? plain.charCodeAt(0) : 0;
+}
+
 /**
  * Every credential value the secret rules find, sorted and merged where they overlap, as offsets
  * of `text`; read, as the rules read, in the folded text, so a value with an invisible character
  * inside is cut whole.
  */
 export function findSecretValues(original: string): SecretSpan[] {
-  const input = makeScanInput(original);
-  const text = input.folded;
   const spans: SecretSpan[] = [];
-  const wordLength = longestWord(text);
-  for (const p of SECRET_PATTERNS) {
-    if (p.minWord && wordLength < p.minWord) continue;
-    if (p.quick && !p.quick.test(text)) continue;
-    let re = withIndices.get(p.re);
-    if (!re) {
-      // The `d` flag gives each group's offsets, so only the value is cut, not the key name.
-      re = new RegExp(p.re.source, p.re.flags.replace(/[gd]/g, '') + 'gd');
-      withIndices.set(p.re, re);
-    }
-    for (const m of allMatches(re, text)) {
-      const group = p.group ?? 0;
-      const value = m[group] ?? m[0];
-      if (p.accept && !p.accept(value)) continue;
-      const [start, end] = m.indices?.[group] ?? [m.index, m.index + m[0].length];
-      const [from, to] = originalSpan(input, start, end);
-      spans.push({ start: from, end: to, code: p.code });
+  for (const read of readingsOf(makeScanInput(original))) {
+    const text = read.text;
+    const wordLength = read.longestWord();
+    for (const p of SECRET_PATTERNS) {
+      if (p.minWord && wordLength < p.minWord) continue;
+      if (p.quick && !p.quick.test(text)) continue;
+      let re = withIndices.get(p.re);
+      if (!re) {
+        // The `d` flag gives each group's offsets, so only the value is cut, not the key name.
+        re = new RegExp(p.re.source, p.re.flags.replace(/[gd]/g, '') + 'gd');
+        withIndices.set(p.re, re);
+      }
+      for (const m of allMatches(re, text)) {
+        const group = p.group ?? 0;
+        const value = m[group] ?? m[0];
+        if (p.accept && !p.accept(value)) continue;
+        if (p.oneLine && read.crossesBreak(m.index, m.index + m[0].length)) continue;
+        const [start, end] = m.indices?.[group] ?? [m.index, m.index + m[0].length];
+        const [from, to] = read.span(start, end);
+        spans.push({ start: from, end: to, code: p.code });
+      }
     }
   }
   spans.sort((a, b) => a.start - b.start || b.end - a.end);
