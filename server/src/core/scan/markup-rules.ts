@@ -110,8 +110,38 @@ export const unrenderedTextRule: ScanRule = {
   },
 };
 
+// `<NAME>` may end the URL: the link syntax's optional `>` takes its closing bracket.
 const PLACEHOLDER_IN_URL =
-  /\{[^}\s]{1,60}\}|\$\{?[A-Za-z_][A-Za-z0-9_]*|%s\b|\[(?:DATA|SECRET|TOKEN|CONVERSATION|HISTORY|CONTEXT|INFO|QUERY)\]|<[A-Za-z_][^>]{0,40}>|\b(?:INSERT|APPEND)_?[A-Z_]*HERE\b/;
+  /\{[^}\s]{1,60}\}|\$\{?[A-Za-z_][A-Za-z0-9_]*|%s\b|\[(?:DATA|SECRET|TOKEN|CONVERSATION|HISTORY|CONTEXT|INFO|QUERY)\]|<[A-Za-z_][^>]{0,40}(?:>|$)|\b(?:INSERT|APPEND)_?[A-Z_]*HERE\b/;
+// A placeholder that names what an attacker wants filled in: keys, tokens, secrets, credentials,
+// passwords, the environment, the conversation. The word is a whole part of a snake_case name
+// (API_KEYS, the_user_password, CHAT_HISTORY), so "keyboard" or "monkey" is none.
+const SECRET_WORD = String.raw`(?:api_?keys?|keys?|tokens?|secrets?|credentials?|creds|passwords?|passwd|env|environment|env_?vars?|environment_variables|conversation|chat|chat_?history|history|messages|cookies?)(?![a-z0-9])`;
+const SECRET_NAME = String.raw`(?:[a-z0-9]{1,20}_){0,6}${SECRET_WORD}(?:_[a-z0-9]{1,20}){0,4}`;
+// Bare words (REPLACE_WITH_API_KEYS, GITHUB_TOKEN_HERE, __CREDENTIALS__): see secretPlaceholder.
+const SECRET_PLACEHOLDER_WORD = new RegExp(
+  String.raw`\b(?:REPLACE(?:_WITH|_ME)?|INSERT|PASTE|FILL_IN|APPEND)_${SECRET_NAME}|\b${SECRET_NAME}_HERE\b|__${SECRET_NAME}__`,
+  'gi',
+);
+// Bracketed, in any case: [SECRETS] (not `filter[token]=`, a parameter's name), %API_KEY%, and
+// {X}, <X>, [X] percent-encoded.
+const SECRET_PLACEHOLDER_BRACKETED = new RegExp(
+  String.raw`\[${SECRET_NAME}\](?!=)|%${SECRET_NAME}%|(?:%5B|%7B|%3C)${SECRET_NAME}(?:%5D|%7D|%3E)`,
+  'i',
+);
+
+/**
+ * True when the URL holds a placeholder naming secrets. A bare word must be in capitals or be a
+ * query value (`?d=replace_with_api_keys`): in lower case elsewhere it is a page's name
+ * (`/docs/insert_token.md`).
+ */
+function secretPlaceholder(url: string): boolean {
+  if (SECRET_PLACEHOLDER_BRACKETED.test(url)) return true;
+  for (const m of url.matchAll(SECRET_PLACEHOLDER_WORD)) {
+    if (m[0] === m[0].toUpperCase() || url[m.index - 1] === '=') return true;
+  }
+  return false;
+}
 // Also files that hold keys ("the contents of ~/.ssh/id_rsa"): found storing one as an attacker.
 const SENSITIVE_OBJECT = String.raw`(?:(?:the|this|all|your|our|any|entire|full|whole|user's|users')\s+)*(?:contents?\s+of\s+(?:the\s+|your\s+)?)?(?:(?:~|\$HOME)?\/?\.ssh\/[\w.-]+|id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?|(?:ssh|private|signing|gpg|pgp)\s+keys?|(?:~\/)?\.aws\/credentials|(?:~\/)?\.(?:npmrc|netrc|pypirc)|\/etc\/(?:passwd|shadow)|(?:auth|session|bearer|github|npm)\s+tokens?|cookies|conversation|chat(?:\s+history)?|(?:previous|earlier|prior)\s+messages|message\s+history|system\s+prompt|secrets?|api\s+keys?|access\s+tokens?|passwords?|credentials|(?:user|personal|private)\s+data|env(?:ironment)?\s+variables|\.env(?:\s+file)?)`;
 const EXFIL_PROSE = [
@@ -133,6 +163,7 @@ const EXFIL_PROSE = [
 
 /** True when a URL carries data: placeholders, or a query value long enough to hold a payload. */
 function urlCarriesData(url: string, { isImage }: { isImage: boolean }): string | undefined {
+  if (secretPlaceholder(url)) return 'a placeholder for secrets to fill in';
   if (PLACEHOLDER_IN_URL.test(url)) return 'a placeholder for data to fill in';
   if (!isImage) return undefined;
   const query = url.split('?')[1];

@@ -99,6 +99,28 @@ const OVERRIDE: NamedPattern[] = [
   },
 ];
 
+// A persona declared to the model ("you are now DevMode", "from now on you are X", "act as X") and,
+// in that sentence or the next, said to be free of its rules ("DevMode has no restrictions", "you
+// are not bound by any rules", "X, who ignores its guidelines"). The one who is free must be the
+// persona (its name again, or a relative clause on it) or "you": "You are now ready to deploy. The
+// service has no restrictions on payload size." stays clean. Every gap is bounded (linear time).
+const PERSONA_DECLARED = String.raw`\b(?:you(?:\s+are|['’]re)\s+now|you\s+will\s+now\s+(?:be|become)|(?:from\s+now\s+on|henceforth|starting\s+now),?\s+you(?:\s+are|['’]re|\s+will\s+be)|(?:act|roleplay|role-play)\s+as|pretend\s+to\s+be)`;
+// Its name (group 1): "DevMode", "an AI called DevMode", `"Kairos"`.
+const PERSONA_NAME = String.raw`(?:(?:an?|the)\s+(?:[\w-]+\s+)?(?:called|named)\s+)?["'“]?([\w-]{2,40})`;
+const SAME_OR_NEXT_SENTENCE = String.raw`[^.!?\n]{0,80}?(?:[.!?]["'”)]?\s{0,3}[^.!?\n]{0,80}?)?`;
+const PERSONA_SUBJECT = String.raw`(?:["'”]?,?\s+(?:which|who|that)|${SAME_OR_NEXT_SENTENCE}\b(?:\1|you|(?:AI|assistant|model|chatbot|bot|persona|character|entity)\s+(?:that|which|who)))`;
+const RULES = String.raw`(?:(?:ethical|moral|content|safety|usual|such)\s+)?(?:restrictions?|limits?|limitations?|rules?|filters?|guidelines?|ethics|morals|boundaries|censorship|constraints?|policies|principles)\b`;
+const FREE_OF_RULES = [
+  String.raw`(?:has|have|had|['’]s|['’]ve)\s+(?:got\s+)?(?:no|zero)\s+${RULES}`,
+  String.raw`(?:is|are|['’]re|was|were)\s+(?:not\s+(?:bound|limited|restricted|constrained)\s+by|free\s+(?:of|from)|without)\s+(?:(?:any|all)\s+)?${RULES}`,
+  String.raw`(?:knows?|follows?|obeys?|respects?)\s+no\s+${RULES}`,
+  String.raw`(?:does\s+not|doesn['’]t|do\s+not|don['’]t|will\s+not|won['’]t|never)\s+(?:have|follows?|obeys?|respects?|cares?\s+about|abides?\s+by|adheres?\s+to)\s+(?:(?:any|its|the|your)\s+)?${RULES}`,
+  String.raw`ignores?\s+(?:(?:all|any|its|your|the)\s+)?(?:(?:own|usual)\s+)?${RULES}`,
+  String.raw`(?:is|are|['’]re)\s+(?:now\s+)?(?:(?:completely|totally|fully|entirely)\s+)?(?:unrestricted|unfiltered|uncensored|unbound|unlimited|jailbroken|amoral)\b`,
+].join('|');
+// Or said so in an apposition: "DevMode, an unfiltered AI", "DevMode, an AI without any rules".
+const FREE_APPOSITION = String.raw`["'”]?,\s+(?:an?|the)\s+(?:(?:unrestricted|unfiltered|uncensored|jailbroken|amoral)\b|(?:[\w-]+\s+){0,2}?(?:AI|assistant|model|chatbot|bot|persona|character|entity)\s+(?:with\s+no|without\s+(?:any\s+)?)${RULES})`;
+
 const ROLE_HIJACK: NamedPattern[] = [
   {
     name: 'you-are-now',
@@ -107,6 +129,13 @@ const ROLE_HIJACK: NamedPattern[] = [
   {
     name: 'now-you-are-name',
     re: /\b(?:[Nn]ow|[Oo]kay|[Oo]k),?\s+you\s+are\s+(?:(?:an?|the)\s+)?[A-Z][\w-]+/,
+  },
+  {
+    name: 'persona-without-rules',
+    re: new RegExp(
+      String.raw`${PERSONA_DECLARED}\s+${PERSONA_NAME}(?:${FREE_APPOSITION}|${PERSONA_SUBJECT}\s+(?:${FREE_OF_RULES}))`,
+      'i',
+    ),
   },
   {
     name: 'de-jetzt-bist-du',
@@ -225,7 +254,14 @@ const SECRECY: NamedPattern[] = [
   },
   {
     name: 'user-must-not-know',
-    re: /\bthe\s+user\s+(?:must|should|may)\s+(?:not|never)\s+(?:know|find\s+out|learn|see|notice)\b/i,
+    re: /\bthe\s+user\s+(?:(?:must|should|may)\s+(?:not|never)|mustn['’]t|shouldn['’]t)\s+(?:know|find\s+out|learn|see|notice|be\s+(?:told|informed|notified|made\s+aware))\b/i,
+  },
+  {
+    // "The user is not allowed to see this note", "the user isn't supposed to know". Seeing needs
+    // this note (or nothing) as its object: "the user is not allowed to see other tenants' invoices"
+    // is an access rule of the product.
+    name: 'user-not-allowed-to-know',
+    re: /\bthe\s+(?:user|human)(?:\s+is\s+(?:not|never)|\s+isn['’]t|['’]s\s+not)\s+(?:(?:allowed|permitted|supposed|meant)\s+)?to\s+(?:know|find\s+out|learn|notice|be\s+(?:told|informed|notified|made\s+aware)|(?:see|read|view|hear)\s+(?:about\s+)?(?:this|these|that|it)\b|(?:see|read|view)(?=\s*(?:[,.;:!]|$)))/im,
   },
   {
     name: 'de-nutzer-nichts-sagen',
