@@ -97,4 +97,27 @@ describe('a language server after shutdown', () => {
     expect(git(root, 'rev-parse', 'main')).toBe(head);
     expect(existsSync(path.join(root, 'memories', 'after-shutdown.md'))).toBe(false);
   }, 30_000);
+
+  // Found in session 18, fixed in 19: a store already running when shutdown came finished after the
+  // answer, and the editor's `exit`, sent on that answer, ends the process (vscode-languageserver
+  // calls process.exit) in the middle of its commit.
+  it('answers shutdown only once the writes already running are done', async () => {
+    const root = makeStore(FILES);
+    const c = (client = await startClient(root));
+    c.open(CHECKLIST, FILES[CHECKLIST]);
+    await c.waitDiagnostics(CHECKLIST, (d) => d.length > 0);
+    const order: string[] = [];
+    const stored = c.conn
+      .sendRequest('cairn/store', { topic: 'In flight', context: 'Stored while the editor closes.' })
+      .then(
+        () => order.push('store answered'),
+        (e: Error) => order.push(`store failed: ${e.message}`),
+      );
+    await c.conn.sendRequest('shutdown');
+    order.push('shutdown answered');
+    await stored;
+    expect(order).toEqual(['store answered', 'shutdown answered']);
+    expect(existsSync(path.join(root, 'memories', 'in-flight.md'))).toBe(true);
+    expect(git(root, 'log', '-1', '--format=%s', 'main')).toMatch(/in-flight/);
+  }, 30_000);
 });

@@ -123,8 +123,15 @@ function serve(opts: LanguageServerOptions): { connection: Connection; stop: () 
   /** Parser processes started at `initialize` for a fresh clone: stops those no load took. */
   let spareParsers: Promise<() => void> | undefined;
   const stopSpareParsers = () => void spareParsers?.then((stopSpare) => stopSpare()).catch(() => {});
+  /** Requests being served: `shutdown` answers once they are done (a store's commit included). */
+  const serving = new Set<Promise<unknown>>();
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {
+      // No new request is taken from here (withFeatures); those already running finish first, or
+      // the `exit` sent on this answer ends the process in the middle of a commit. Bounded: one
+      // stuck request must not keep the editor from closing.
+      const bound = new Promise((resolve) => setTimeout(resolve, STOP_MS).unref());
+      await Promise.race([Promise.allSettled([...serving]), bound]);
       ctx.stopped = true;
       stopSpareParsers();
       const loaded = await loading?.catch(() => null);
@@ -163,7 +170,11 @@ function serve(opts: LanguageServerOptions): { connection: Connection; stop: () 
     <P, R>(run: (l: Loaded, p: P, token?: CancellationToken) => Promise<R>) =>
     async (p: P, token?: CancellationToken): Promise<R> => {
       if (stopping) throw new ResponseError(ErrorCodes.InvalidRequest, 'cairn: the server is shut down');
-      return run(await load(), p, token);
+      const answer = load().then((l) => run(l, p, token));
+      serving.add(answer);
+      const done = () => serving.delete(answer);
+      answer.then(done, done);
+      return answer;
     };
 
   connection.onInitialize((params: InitializeParams): InitializeResult => {
@@ -280,7 +291,8 @@ function serve(opts: LanguageServerOptions): { connection: Connection; stop: () 
   return { connection, stop };
 }
 
-/** How long a closed server waits for its workers before exiting anyway. */
+/** How long a closed server waits for the requests it is serving, and for its workers, before it
+ * answers `shutdown` (or exits) anyway. */
 const STOP_MS = 3000;
 
 /** `cairn lsp --stdio`: serves on stdin/stdout and exits when stdin closes (editors often just kill). */
