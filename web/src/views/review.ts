@@ -103,7 +103,9 @@ function fileNote(label: string, title: string, text: string): HTMLElement {
 }
 
 function candidateCard(c: Candidate, ctx: ViewContext): HTMLElement {
-  const key = c.pick.replace(/[^a-z0-9_-]/gi, '-');
+  // Element ids for this card: one per proposal (`candidate/a.b` and `candidate/a-b` must not share
+  // them, or a label, a message or the busy state would reach the other card).
+  const key = c.pick.replace(/[^a-z0-9-]/gi, (ch) => `_${ch.codePointAt(0)!.toString(16)}_`);
   const draft = draftOf(c.pick);
   const rules = [...new Set(c.findings.map((f) => f.rule))];
   const message = h('p', { class: 'result', role: 'alert', id: `msg-${key}` }, draft.message);
