@@ -253,6 +253,35 @@ describe('cairn learn on hostile input', () => {
     expect(r.code).toBe(1);
     expect(everyObject(s.dir)).not.toContain('\u001b]0;pwned');
   });
+
+  it('keeps a watermark for transcripts whose id names an Object property (__proto__, constructor)', async () => {
+    const s = await stores.newStore();
+    const transcript = (id: string, text: string) =>
+      JSON.stringify({ sessionId: id, messages: [{ id: 'm1', role: 'user', content: text }] });
+    for (const [id, text] of [
+      ['constructor', 'Remember that the staging database is reset on Sundays.'],
+      ['__proto__', 'Remember that releases are cut on Tuesdays.'],
+      ['toString', 'Remember that the build cache lives in /var/cache/ci.'],
+    ]) {
+      const r = await cairnWithInput(
+        s,
+        ['learn', '-', '--format', 'chat-json', '--json'],
+        transcript(id, text),
+      );
+      expect(r.stderr, id).not.toMatch(/internal error/);
+      expect(r.code, id).toBe(0);
+      expect(JSON.parse(r.stdout).counts.active, id).toBe(1);
+      // Read once: the same transcript again is already learned.
+      const again = await cairnWithInput(
+        s,
+        ['learn', '-', '--format', 'chat-json', '--json'],
+        transcript(id, text),
+      );
+      expect(JSON.parse(again.stdout).messages.alreadyLearned, id).toBe(1);
+    }
+    const marks = JSON.parse(readFileSync(path.join(s.dir, '.cairn/learn-watermarks.json'), 'utf8'));
+    expect(Object.keys(marks.transcripts).sort()).toEqual(['__proto__', 'constructor', 'toString']);
+  });
 });
 
 describe('cairn import --source', () => {

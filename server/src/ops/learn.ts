@@ -157,19 +157,29 @@ async function commitItems(
   return { proposals, counts };
 }
 
-type Watermarks = Record<string, string[]>;
+/**
+ * Message ids read, by transcript key. A Map: the key is the transcript's own id, text from the
+ * file, so "__proto__" or "constructor" must name a transcript like any other.
+ */
+type Watermarks = Map<string, string[]>;
 
 function readWatermarks(buf: Buffer | null): Watermarks {
+  const marks: Watermarks = new Map();
   try {
     const data = buf
-      ? (JSON.parse(buf.toString('utf8')) as { version?: number; transcripts?: Watermarks })
+      ? (JSON.parse(buf.toString('utf8')) as { version?: number; transcripts?: unknown })
       : null;
-    return data?.version === 1 && data.transcripts && typeof data.transcripts === 'object'
-      ? data.transcripts
-      : {};
+    if (data?.version !== 1 || !data.transcripts || typeof data.transcripts !== 'object') return marks;
+    for (const [key, ids] of Object.entries(data.transcripts))
+      if (Array.isArray(ids))
+        marks.set(
+          key,
+          ids.filter((id): id is string => typeof id === 'string'),
+        );
   } catch {
-    return {}; // derived state: a damaged file only means duplicates are found again, and skipped
+    // derived state: a damaged file only means duplicates are found again, and skipped
   }
+  return marks;
 }
 
 export async function learnFromTranscripts(
@@ -189,7 +199,7 @@ export async function learnFromTranscripts(
     for (const t of parseTranscripts(input.text, input.format)) {
       transcripts++;
       const key = t.key ? `${t.key}` : input.name;
-      const seen = new Set(marks[key] ?? []);
+      const seen = new Set(marks.get(key) ?? []);
       const fresh = t.messages.filter((m) => !seen.has(m.id));
       messages.read += t.messages.length;
       messages.alreadyLearned += t.messages.length - fresh.length;
@@ -219,8 +229,9 @@ export async function learnFromTranscripts(
   // Written after the run: a run killed midway reads its messages again, and what it had already
   // stored is then skipped as a duplicate.
   if (!dryRun) {
-    for (const [key, ids] of seenNow) marks[key] = [...new Set([...(marks[key] ?? []), ...ids])];
-    dir.write(WATERMARKS, JSON.stringify({ version: 1, transcripts: marks }));
+    for (const [key, ids] of seenNow) marks.set(key, [...new Set([...(marks.get(key) ?? []), ...ids])]);
+    // Object.fromEntries defines each key as its own property ("__proto__" included).
+    dir.write(WATERMARKS, JSON.stringify({ version: 1, transcripts: Object.fromEntries(marks) }));
   }
   return { dryRun, ...(model ? { model } : {}), warnings, transcripts, messages, proposals, counts };
 }

@@ -82,6 +82,11 @@ interface Draft {
 }
 const drafts = new Map<string, Draft>();
 
+/** A branch name in a command to copy into a shell: quoted unless plain (a teammate names branches). */
+function shellArg(value: string): string {
+  return /^[A-Za-z0-9._/@%+=:,-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
 function draftOf(pick: string) {
   let d = drafts.get(pick);
   if (!d)
@@ -103,7 +108,9 @@ function fileNote(label: string, title: string, text: string): HTMLElement {
 }
 
 function candidateCard(c: Candidate, ctx: ViewContext): HTMLElement {
-  const key = c.pick.replace(/[^a-z0-9_-]/gi, '-');
+  // Element ids for this card: one per proposal (`candidate/a.b` and `candidate/a-b` must not share
+  // them, or a label, a message or the busy state would reach the other card).
+  const key = c.pick.replace(/[^a-z0-9-]/gi, (ch) => `_${ch.codePointAt(0)!.toString(16)}_`);
   const draft = draftOf(c.pick);
   const rules = [...new Set(c.findings.map((f) => f.rule))];
   const message = h('p', { class: 'result', role: 'alert', id: `msg-${key}` }, draft.message);
@@ -253,7 +260,7 @@ function candidateCard(c: Candidate, ctx: ViewContext): HTMLElement {
       ? fileNote(
           'Out of date',
           'Main changed this since it was proposed',
-          `${c.outOfDate.join(', ')}: the diff below would take main's change back, and accepting refuses. Merge it by hand (git merge ${c.branch}) or reject it and store it again.`,
+          `${c.outOfDate.join(', ')}: the diff below would take main's change back, and accepting refuses. Merge it by hand (git merge ${shellArg(c.branch)}) or reject it and store it again.`,
         )
       : null,
     c.decisionClaims.length
