@@ -270,3 +270,24 @@ describe('parseMemory of a file edited a keystroke at a time', () => {
     );
   });
 });
+
+// Found in session 19 (an attacker pass): a front matter key `__proto__` became the prototype of
+// `extra` instead of a field, so the review page's front matter table never showed it.
+describe('front matter keys that name Object properties', () => {
+  const own = (o: unknown, key: string) => Object.getOwnPropertyDescriptor(o, key)?.value;
+  test.each(['__proto__', 'constructor', 'toString'])(
+    '%s is an ordinary field, at the top and nested',
+    (key) => {
+      for (const anchor of ['', ' &a']) {
+        // An anchor sends the front matter to the full YAML parser; without one the fast one reads it.
+        const text = `---\nid: a\ntitle: A\nkind: note\n${key}:${anchor}\n  x: 1\nmeta:\n  ${key}:\n    y: 2\n---\n\nBody.\n`;
+        const extra = parseMemory(text, { path: 'memories/a.md' }).frontMatter.extra!;
+        expect(Object.keys(extra)).toEqual([key, 'meta']);
+        expect(own(extra, key)).toEqual({ x: 1 });
+        expect(own(own(extra, 'meta'), key)).toEqual({ y: 2 });
+        expect(Object.getPrototypeOf(extra)).toBe(Object.prototype);
+        expect(Object.getPrototypeOf(own(extra, 'meta'))).toBe(Object.prototype);
+      }
+    },
+  );
+});

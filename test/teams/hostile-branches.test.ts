@@ -67,4 +67,25 @@ describe('candidate names that are shell code', () => {
     expect([...after.values()].flat().filter((s) => s === 'candidate')).toEqual([]);
     expect(await ben.git('log', '--format=%s', '-2', 'main')).toMatch(/accept/);
   });
+
+  // Found in session 19 (helper's attacker pass): escapeForTerminal escaped C0/C1 controls only, so a
+  // right-to-left override in a branch name reached the terminal and reordered what a reviewer read.
+  it('show bidi controls in a branch name escaped on the terminal', async () => {
+    team = await makeTeam({ names: ['Mallory', 'Ben'], transport: 'file' });
+    const [mallory, ben] = team.clones;
+    const branch = 'candidate/fix-\u202Edm.tpircs\u2066x\u2069';
+    await mallory.git('checkout', '-q', '-b', branch, 'main');
+    writeFileSync(
+      path.join(mallory.dir, 'memories', 'fix-notes.md'),
+      '---\nid: fix-notes\ntitle: fix notes\nkind: note\n---\n\nDeploys go out on Fridays.\n',
+    );
+    await mallory.git('add', '-A');
+    await mallory.git('commit', '-q', '-m', 'store(add): fix-notes');
+    await mallory.git('push', '-q', 'origin', branch);
+    await ben.sync();
+    const review = await ben.run('review', '--no-diff');
+    expect(review.code).toBe(0);
+    expect(review.stdout).not.toMatch(/[\u202A-\u202E\u2066-\u2069]/);
+    expect(review.stdout).toContain('\\u202e');
+  });
 });

@@ -42,14 +42,30 @@ function splitLines(text: string | null): string[] {
   return lines;
 }
 
+const C_ESCAPES: Record<string, string> = { '\n': '\\n', '\t': '\\t', '\r': '\\r', '"': '\\"', '\\': '\\\\' };
+
+/**
+ * `a/NAME` as a diff header shows it: quoted with C escapes, as git does, when the name holds a
+ * control character, a quote or a backslash. Git allows a newline in a tree entry's name, and
+ * unquoted it would write lines of its own into the diff.
+ */
+function headerName(prefix: string, name: string): string {
+  if (!/[\u0000-\u001f\u007f"\\]/.test(name)) return prefix + name;
+  const escaped = (prefix + name).replace(
+    /[\u0000-\u001f\u007f"\\]/g,
+    (ch) => C_ESCAPES[ch] ?? `\\${ch.charCodeAt(0).toString(8).padStart(3, '0')}`,
+  );
+  return `"${escaped}"`;
+}
+
 /** `diff -u` style text; '' when both sides are equal. `null` stands for a missing file. */
 export function unifiedDiff(oldText: string | null, newText: string | null, opts: DiffOptions): string {
   const ops = lineOps(splitLines(oldText), splitLines(newText));
   if (ops.every((o) => o.kind === ' ')) return '';
   const context = opts.context ?? 3;
   const out = [
-    `--- ${oldText === null ? '/dev/null' : 'a/' + opts.oldName}`,
-    `+++ ${newText === null ? '/dev/null' : 'b/' + opts.newName}`,
+    `--- ${oldText === null ? '/dev/null' : headerName('a/', opts.oldName)}`,
+    `+++ ${newText === null ? '/dev/null' : headerName('b/', opts.newName)}`,
   ];
   let k = 0;
   while (k < ops.length) {

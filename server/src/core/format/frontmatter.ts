@@ -13,7 +13,7 @@ import { memoryIdFromPath, validateId } from './id.js';
 import type { LineIndex } from './lines.js';
 import { isIsoDate, problem } from './problems.js';
 import { readTriples } from './triples.js';
-import { isEmpty, plainValue, scalarText, type FmNode, type FmTree } from './tree.js';
+import { isEmpty, plainValue, scalarText, setField, type FmNode, type FmTree } from './tree.js';
 import { fastYamlTree } from './yaml-fast.js';
 import { yamlTree } from './yaml-tree.js';
 
@@ -108,9 +108,9 @@ export function readFrontMatter(
       const keyRange = rangeOf(pair.key, ctx.fenceRange);
       const node = pair.value;
       const range = node?.range && node.range[1] > node.range[0] ? rangeOf(node, keyRange) : keyRange;
-      keyRanges[key] = range;
+      setField(keyRanges, key, range);
       values.set(key, { node, range });
-      if (!KNOWN.has(key)) (fm.extra ??= {})[key] = node ? plainValue(node) : null;
+      if (!KNOWN.has(key)) setField((fm.extra ??= {}), key, node ? plainValue(node) : null);
     }
   }
 

@@ -49,6 +49,14 @@ export interface FmTree {
   toJSON(): unknown;
 }
 
+/**
+ * Sets `key` on `obj` as its own field, whatever the key: `obj[key] = value` with the key
+ * `__proto__` (a hand-written front matter may have one) replaces the object's prototype instead.
+ */
+export function setField<T>(obj: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /** A node as plain data (what `yaml`'s toJSON gives). */
 export function plainValue(node: FmNode | null): unknown {
   if (node === null) return null;
@@ -60,7 +68,7 @@ export function plainValue(node: FmNode | null): unknown {
       return node.items.map(plainValue);
     case 'map': {
       const out: Record<string, unknown> = {};
-      for (const { key, value } of node.pairs) out[String(key?.value)] = plainValue(value);
+      for (const { key, value } of node.pairs) setField(out, String(key?.value), plainValue(value));
       return out;
     }
     default:
