@@ -23,12 +23,15 @@ async function run() {
     );
     process.exit(70);
   }
-  // `cairn list | head` closes the pipe early: that is the reader's choice, not an error.
-  process.stdout.on('error', (err) => {
-    if (err.code === 'EPIPE') process.exit(0);
-    throw err;
-  });
   const command = process.argv[2];
+  // `cairn list | head` closes the pipe early: that is the reader's choice, not an error. Not for
+  // the language server: an editor that quits without waiting for the answer to `shutdown` (Neovim
+  // on :qa) closes its stdout too, and the server must still finish a store under way; it exits
+  // once its stdin ends and that work is done (bounded, lsp/server.ts).
+  process.stdout.on('error', (err) => {
+    if (err.code !== 'EPIPE') throw err;
+    if (command !== 'lsp') process.exit(0);
+  });
   // A search is answered by the store's resident search when one runs (bin/resident-client.js).
   const resident = command === 'search' && built ? await askResident() : null;
   // V8 rejects a code cache made under other flags, and writes it again at exit. So a command that

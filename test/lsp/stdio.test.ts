@@ -1,9 +1,9 @@
 // The server as editors run it: a child process on stdio (`npm test` builds dist/ first).
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CompletionList, type Diagnostic } from 'vscode-languageserver/node';
-import { makeStore, memoryText, uriOf } from './lsp-helper.js';
+import { git, makeStore, memoryText, uriOf } from './lsp-helper.js';
 import { killServers, REPO, spawnServer } from './stdio-server.js';
 
 const BUILT = existsSync(path.join(REPO, 'dist/lsp/index.js'));
@@ -58,4 +58,46 @@ describe.skipIf(!BUILT)('cairn lsp --stdio', () => {
     await conn.sendNotification('exit');
     expect(await exited).toBe(0);
   });
+
+  // An editor that quits without waiting for the answer to `shutdown` (Neovim 0.7 on :qa) closes
+  // the server's stdout as well as its stdin. Fails before: the launcher's EPIPE handler (for
+  // `cairn list | head`) ended the process at its next write, so a cairn.store under way was lost.
+  it('finishes a store under way when the editor has closed its stdout', async () => {
+    const root = makeStore({ 'memories/a.md': memoryText('a', 'A memory about build caches.') });
+    const { child, conn, exited } = spawnServer();
+    let exitedYet = false;
+    void exited.then(() => (exitedYet = true));
+    conn.onRequest('window/workDoneProgress/create', () => null);
+    conn.listen();
+    await conn.sendRequest('initialize', {
+      processId: null,
+      rootUri: uriOf(root, ''),
+      capabilities: { window: { workDoneProgress: true } },
+    });
+    await conn.sendNotification('initialized', {});
+    void conn
+      .sendRequest('workspace/executeCommand', {
+        command: 'cairn.store',
+        arguments: [
+          { topic: 'Use Redis for sessions', context: 'We chose Redis over Memcached for sessions.' },
+        ],
+      })
+      .catch(() => undefined);
+    // Answered at once (MethodNotFound, no store needed): the store request before it is taken.
+    await conn.sendRequest('cairn/no-such-request').catch(() => undefined);
+    child.stdout!.destroy(); // the editor is gone: nobody reads what the server writes
+    // Answered at once again, long before the store's commit: this write meets EPIPE.
+    void conn.sendRequest('cairn/no-such-request').catch(() => undefined);
+    const committed = () => git(root, 'log', '--format=%s', 'main').includes('use-redis-for-sessions');
+    for (const deadline = Date.now() + 30_000; !exitedYet && !committed() && Date.now() < deadline;)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(exitedYet, 'the server exited before the store was committed').toBe(false);
+    child.stdin!.end(); // (this connection closed with its reader: no `shutdown` can be sent)
+    expect(await exited).toBe(0);
+    expect(committed()).toBe(true);
+    expect(existsSync(path.join(root, 'memories/use-redis-for-sessions.md'))).toBe(true);
+    const gitFiles = readdirSync(path.join(root, '.git'), { recursive: true, encoding: 'utf8' });
+    expect(gitFiles.filter((f) => f.endsWith('.lock') || f.includes('cairn-journal'))).toEqual([]);
+    expect(git(root, 'status', '--porcelain', '--', 'memories')).toBe('');
+  }, 60_000);
 });

@@ -229,8 +229,12 @@ function serve(opts: LanguageServerOptions): { connection: Connection; stop: () 
   /** Folders added to or removed from the window: their stores are served, or stopped. */
   const foldersChanged = (event: WorkspaceFoldersChangeEvent) =>
     later(({ session }) => {
-      const paths = (list: { uri: string }[]) =>
-        list.map((f) => uriToPath(f.uri)).filter((p): p is string => !!p);
+      // Neovim 0.7 sends the side that did not change as `[[]]`, a list holding an empty list:
+      // entries without a uri are skipped, not allowed to throw away the whole change.
+      const paths = (list: unknown) =>
+        (Array.isArray(list) ? (list as { uri?: unknown }[]) : [])
+          .map((f) => (typeof f?.uri === 'string' ? uriToPath(f.uri) : null))
+          .filter((p): p is string => !!p);
       session.removeFolders(paths(event.removed));
       session.addFolders(paths(event.added));
       settleLoads();
