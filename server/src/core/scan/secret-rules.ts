@@ -250,6 +250,29 @@ function looksRandomKey(value: string): boolean {
   return notPlaceholder(value) && /\d/.test(value) && shannonEntropy(value) >= 3.5;
 }
 
+/**
+ * The matches of one pattern (compiled as `re`, global) that hold a credential, in every reading of
+ * the text (readingsOf), with the reading each was found in and its value.
+ */
+function secretMatches(
+  input: ScanInput,
+  p: SecretPattern,
+  re: RegExp,
+): { read: Reading; m: RegExpExecArray; value: string }[] {
+  const found: { read: Reading; m: RegExpExecArray; value: string }[] = [];
+  for (const read of readingsOf(input)) {
+    if (p.minWord && read.longestWord() < p.minWord) continue;
+    if (p.quick && !p.quick.test(read.text)) continue;
+    for (const m of allMatches(re, read.text)) {
+      const value = m[p.group ?? 0] ?? m[0];
+      if (p.accept && !p.accept(value)) continue;
+      if (p.oneLine && read.crossesBreak(m.index, m.index + m[0].length)) continue;
+      found.push({ read, m, value });
+    }
+  }
+  return found;
+}
+
 function secretRule(p: SecretPattern): ScanRule {
   return {
     code: p.code,
@@ -260,19 +283,10 @@ function secretRule(p: SecretPattern): ScanRule {
     // Read in the folded text (invisible characters dropped, text-utils.ts): a soft hyphen or a
     // zero-width space inside a token hides it from a pattern, not from whoever copies it.
     find(input: ScanInput): RuleMatch[] {
-      const matches: RuleMatch[] = [];
-      for (const read of readingsOf(input)) {
-        if (p.minWord && read.longestWord() < p.minWord) continue;
-        if (p.quick && !p.quick.test(read.text)) continue;
-        for (const m of allMatches(globalVersion(p.re), read.text)) {
-          const value = m[p.group ?? 0] ?? m[0];
-          if (p.accept && !p.accept(value)) continue;
-          if (p.oneLine && read.crossesBreak(m.index, m.index + m[0].length)) continue;
-          const [start, end] = read.span(m.index, m.index + m[0].length);
-          matches.push({ start, end, pattern: p.code, shown: redact(value) });
-        }
-      }
-      return matches;
+      return secretMatches(input, p, globalVersion(p.re)).map(({ read, m, value }) => {
+        const [start, end] = read.span(m.index, m.index + m[0].length);
+        return { start, end, pattern: p.code, shown: redact(value) };
+      });
     },
   };
 }
@@ -447,27 +461,18 @@ function asciiOf(cp: number): number {
  */
 export function findSecretValues(original: string): SecretSpan[] {
   const spans: SecretSpan[] = [];
-  for (const read of readingsOf(makeScanInput(original))) {
-    const text = read.text;
-    const wordLength = read.longestWord();
-    for (const p of SECRET_PATTERNS) {
-      if (p.minWord && wordLength < p.minWord) continue;
-      if (p.quick && !p.quick.test(text)) continue;
-      let re = withIndices.get(p.re);
-      if (!re) {
-        // The `d` flag gives each group's offsets, so only the value is cut, not the key name.
-        re = new RegExp(p.re.source, p.re.flags.replace(/[gd]/g, '') + 'gd');
-        withIndices.set(p.re, re);
-      }
-      for (const m of allMatches(re, text)) {
-        const group = p.group ?? 0;
-        const value = m[group] ?? m[0];
-        if (p.accept && !p.accept(value)) continue;
-        if (p.oneLine && read.crossesBreak(m.index, m.index + m[0].length)) continue;
-        const [start, end] = m.indices?.[group] ?? [m.index, m.index + m[0].length];
-        const [from, to] = read.span(start, end);
-        spans.push({ start: from, end: to, code: p.code });
-      }
+  const input = makeScanInput(original);
+  for (const p of SECRET_PATTERNS) {
+    let re = withIndices.get(p.re);
+    if (!re) {
+      // The `d` flag gives each group's offsets, so only the value is cut, not the key name.
+      re = new RegExp(p.re.source, p.re.flags.replace(/[gd]/g, '') + 'gd');
+      withIndices.set(p.re, re);
+    }
+    for (const { read, m } of secretMatches(input, p, re)) {
+      const [start, end] = m.indices?.[p.group ?? 0] ?? [m.index, m.index + m[0].length];
+      const [from, to] = read.span(start, end);
+      spans.push({ start: from, end: to, code: p.code });
     }
   }
   spans.sort((a, b) => a.start - b.start || b.end - a.end);
