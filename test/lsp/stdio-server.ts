@@ -13,9 +13,10 @@ export const REPO = path.resolve(import.meta.dirname, '../..');
 const children: ChildProcess[] = [];
 
 /** Starts a server; the connection is not listening yet (register handlers, then `listen()`). */
-export function spawnServer() {
+export function spawnServer(env: NodeJS.ProcessEnv = {}) {
   const child = spawn(process.execPath, [path.join(REPO, 'bin/cairn.js'), 'lsp', '--stdio'], {
     stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
   });
   children.push(child);
   const conn = createMessageConnection(

@@ -1,4 +1,5 @@
 // The server as editors run it: a child process on stdio (`npm test` builds dist/ first).
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -98,6 +99,43 @@ describe.skipIf(!BUILT)('cairn lsp --stdio', () => {
     expect(existsSync(path.join(root, 'memories/use-redis-for-sessions.md'))).toBe(true);
     const gitFiles = readdirSync(path.join(root, '.git'), { recursive: true, encoding: 'utf8' });
     expect(gitFiles.filter((f) => f.endsWith('.lock') || f.includes('cairn-journal'))).toEqual([]);
+    expect(git(root, 'status', '--porcelain', '--', 'memories')).toBe('');
+  }, 60_000);
+
+  // The editor's process dies while its pipes stay open a moment longer (or while the server waits
+  // for a store after its stdin ended). Fails before: vscode-languageserver's watchdog, polling the
+  // `processId` from `initialize` every 3 s, called process.exit in the middle of the commit.
+  it('finishes a store under way when the editor process dies', async () => {
+    const root = makeStore({ 'memories/a.md': memoryText('a', 'A memory about build caches.') });
+    const editor = spawn('sleep', ['600']);
+    const { child, conn, exited } = spawnServer({ CAIRN_TEST_DELAY: 'objects:3500' });
+    let exitedYet = false;
+    void exited.then(() => (exitedYet = true));
+    const atObjects = new Promise<void>((resolve) =>
+      child.stderr!.on('data', (d: Buffer) => d.toString().includes('cairn-test-point:objects') && resolve()),
+    );
+    conn.onRequest('window/workDoneProgress/create', () => null);
+    conn.listen();
+    await conn.sendRequest('initialize', {
+      processId: editor.pid,
+      rootUri: uriOf(root, ''),
+      capabilities: { window: { workDoneProgress: true } },
+    });
+    await conn.sendNotification('initialized', {});
+    void conn
+      .sendRequest('workspace/executeCommand', {
+        command: 'cairn.store',
+        arguments: [{ topic: 'Use Redis for sessions', context: 'We chose Redis over Memcached.' }],
+      })
+      .catch(() => undefined);
+    await atObjects; // the commit has begun; it sleeps here 3.5 s, longer than a watchdog poll
+    editor.kill('SIGKILL');
+    const committed = () => git(root, 'log', '--format=%s', 'main').includes('use-redis-for-sessions');
+    for (const deadline = Date.now() + 30_000; !exitedYet && Date.now() < deadline;)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(exitedYet, 'the server outlived its editor').toBe(true);
+    expect(committed(), 'the server exited before the store was committed').toBe(true);
+    expect(existsSync(path.join(root, 'memories/use-redis-for-sessions.md'))).toBe(true);
     expect(git(root, 'status', '--porcelain', '--', 'memories')).toBe('');
   }, 60_000);
 });

@@ -5,7 +5,6 @@ import path from 'node:path';
 import {
   CodeActionKind,
   type CancellationToken,
-  createConnection,
   DidChangeWatchedFilesNotification,
   DidChangeWorkspaceFoldersNotification,
   ErrorCodes,
@@ -19,6 +18,7 @@ import {
   type InitializeResult,
   type WorkspaceFoldersChangeEvent,
 } from 'vscode-languageserver/node';
+import { createConnection, createProtocolConnection } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { OpenStore, StoreServices } from '../ops/context.js';
 import { cacheAbsent } from '../ops/workspace/cache-file.js';
@@ -27,6 +27,7 @@ import { COMMANDS, CUSTOM_REQUESTS, type ServerContext } from './context.js';
 import { FrameWriter } from './frame-writer.js';
 import { collectWhenQuiet, keepYoungGenerationSmall } from './memory.js';
 import { findStoreFolder, findStoreFolders, uriToPath } from './paths.js';
+import { gentleWatchDog, type Leaving } from './watchdog.js';
 
 export interface LanguageServerOptions {
   input: NodeJS.ReadableStream;
@@ -56,8 +57,17 @@ export function startLanguageServer(opts: LanguageServerOptions): Connection {
   return serve(opts).connection;
 }
 
-function serve(opts: LanguageServerOptions): { connection: Connection; stop: () => Promise<void> } {
-  const connection = createConnection(new StreamMessageReader(opts.input), new FrameWriter(opts.output));
+function serve(opts: LanguageServerOptions): {
+  connection: Connection;
+  leave: (code: number, why: Leaving | 'input-ended') => void;
+} {
+  // Not vscode-languageserver/node's createConnection: its watchdog ends the process mid-store.
+  const reader = new StreamMessageReader(opts.input);
+  const writer = new FrameWriter(opts.output);
+  const connection: Connection = createConnection(
+    (logger) => createProtocolConnection(reader, writer, logger),
+    gentleWatchDog((code, why) => leave(code, why)),
+  );
   const documents = new TextDocuments(TextDocument);
   const ctx: ServerContext = {
     connection,
@@ -125,12 +135,12 @@ function serve(opts: LanguageServerOptions): { connection: Connection; stop: () 
   const stopSpareParsers = () => void spareParsers?.then((stopSpare) => stopSpare()).catch(() => {});
   /** Requests being served: `shutdown` answers once they are done (a store's commit included). */
   const serving = new Set<Promise<unknown>>();
-  const stop = (): Promise<void> =>
+  const stop = (patienceMs = STOP_MS): Promise<void> =>
     (stopping ??= (async () => {
       // No new request is taken from here (withFeatures); those already running finish first, or
       // the `exit` sent on this answer ends the process in the middle of a commit. Bounded: one
       // stuck request must not keep the editor from closing.
-      const bound = new Promise((resolve) => setTimeout(resolve, STOP_MS).unref());
+      const bound = new Promise((resolve) => setTimeout(resolve, patienceMs).unref());
       await Promise.race([Promise.allSettled([...serving]), bound]);
       ctx.stopped = true;
       stopSpareParsers();
@@ -140,6 +150,20 @@ function serve(opts: LanguageServerOptions): { connection: Connection; stop: () 
     })());
   connection.onShutdown(() => stop());
   opts.input.on('end', () => void stop());
+  /**
+   * The editor is done with this server (`exit`, its input ended, or its process gone): the
+   * requests under way finish first (bounded), then a server owning its process ends it. Once the
+   * editor's process is gone nobody waits for this one, so a store under way gets longer.
+   */
+  const leave = (code: number, why: Leaving | 'input-ended') => {
+    const patienceMs = why === 'editor-gone' ? EDITOR_GONE_MS : STOP_MS;
+    const bound = new Promise((resolve) => setTimeout(resolve, patienceMs + STOP_MS).unref());
+    void Promise.race([stop(patienceMs), bound]).finally(() => {
+      if (!opts.ownsProcess) return;
+      connection.dispose();
+      process.exit(code);
+    });
+  };
   /** The folders from `initialize`: their stores are served before any request is handled. */
   let folders: string[] = [];
   const load = (): Promise<Loaded> =>
@@ -292,12 +316,14 @@ function serve(opts: LanguageServerOptions): { connection: Connection; stop: () 
 
   documents.listen(connection);
   connection.listen();
-  return { connection, stop };
+  return { connection, leave };
 }
 
 /** How long a closed server waits for the requests it is serving, and for its workers, before it
  * answers `shutdown` (or exits) anyway. */
 const STOP_MS = 3000;
+/** How long a server whose editor's process has gone waits for the requests it is serving. */
+const EDITOR_GONE_MS = 30_000;
 
 /** `cairn lsp --stdio`: serves on stdin/stdout and exits when stdin closes (editors often just kill). */
 export function runLspStdio(opts: {
@@ -309,7 +335,7 @@ export function runLspStdio(opts: {
   // stdout carries the protocol: anything else printed there would corrupt it.
   console.log = console.info = (...args: unknown[]) =>
     process.stderr.write(args.map(String).join(' ') + '\n');
-  const { connection, stop } = serve({
+  const { connection, leave } = serve({
     input: process.stdin,
     output: process.stdout,
     openStore: opts.openStore,
@@ -330,13 +356,7 @@ export function runLspStdio(opts: {
   process.on('unhandledRejection', report);
   process.on('uncaughtException', report);
   // Workers stopped and writes finished (or abandoned) first: the store can be removed at once.
-  const exit = () => {
-    const timeout = new Promise((resolve) => setTimeout(resolve, STOP_MS).unref());
-    void Promise.race([stop(), timeout]).finally(() => {
-      connection.dispose();
-      process.exit(0);
-    });
-  };
+  const exit = () => leave(0, 'input-ended');
   process.stdin.on('end', exit);
   process.stdin.on('close', exit);
 }
