@@ -6,6 +6,7 @@
 // build` first).
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
+import v8 from 'node:v8';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workerUrl } from '../../server/src/compose.js';
@@ -116,6 +117,26 @@ describe.skipIf(!built)('the search process of a server', () => {
       expect(pids).toHaveLength(2);
       expect(again.entries.map((e) => e.topicId)).toEqual(first.entries.map((e) => e.topicId));
       expect(again.partial).toBe(false);
+    } finally {
+      await search.close();
+    }
+  }, 60_000);
+
+  // Workspace symbols show titles: the texts (up to 700 characters a hit, twice) were decoded on
+  // the language server's thread for nothing, ~140 KB a search at 50 hits.
+  it('answers a titles-only search (texts: false) with the same memories and scores, and no texts', async () => {
+    const { search } = service(root);
+    try {
+      const full = await settle(search, 'deploy cache release');
+      const titles = await search.search({ query: 'deploy cache release', texts: false });
+      expect(titles.partial).toBe(false);
+      const summary = (a: typeof full) => a.entries.map((e) => [e.topicId, e.topic, e.score, e.path]);
+      expect(summary(titles)).toEqual(summary(full));
+      expect(full.entries[0]!.summaryText).toContain('warmed');
+      expect(full.results[0]!.snippet).toContain('warmed');
+      expect(titles.entries.map((e) => e.summaryText).join('')).toBe('');
+      expect(titles.results.map((r) => r.snippet).join('')).toBe('');
+      expect(v8.serialize(titles).length).toBeLessThan(v8.serialize(full).length);
     } finally {
       await search.close();
     }

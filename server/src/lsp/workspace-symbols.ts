@@ -71,7 +71,7 @@ async function symbolsOf(
   }
   const state = indexState(search);
   // A symbol list for a person: as many as an editor shows, no agent token budget.
-  const req = { query, maxResults: LIMIT, maxTokens: null };
+  const req = { query, maxResults: LIMIT, maxTokens: null, texts: false };
   if (indexReady(state)) {
     hayCaches.delete(host);
     return indexSymbols(host, await searchMemories(ctx, host, req, token));

@@ -27,6 +27,15 @@ import {
 } from './search-files.js';
 import { withholdSearchAnswer } from './withhold.js';
 
+/** An answer without its texts (`texts: false`): titles, paths, scores and what was withheld. */
+function titlesOnly<T extends Pick<SearchAnswer, 'entries' | 'results'>>(answer: T): T {
+  return {
+    ...answer,
+    entries: answer.entries.map((e) => ({ ...e, summaryText: '', decisions: [] })),
+    results: answer.results.map((r) => ({ ...r, snippet: '' })),
+  };
+}
+
 /** A server indexes this many changed files before answering (a commit or two); more go to the background. */
 export const SMALL_REFRESH = 200;
 /** A background build gives queued searches a turn this often. */
@@ -148,8 +157,9 @@ export class SearchHost {
     if (!this.opts.background) await index.save();
     const note = index.takeRepairNote();
     if (note) ranked.warnings.unshift(note);
-    const answer = await withholdSearchAnswer(this.ctx, ranked);
+    const withheld = await withholdSearchAnswer(this.ctx, ranked);
     checkCancelled(o.cancelled);
+    const answer = req.texts ? withheld : titlesOnly(withheld);
     const notes = [
       ...(partial ? [this.partialNote()] : []),
       ...(this.worktreeNote ? [this.worktreeNote] : []),

@@ -32,6 +32,12 @@ export interface SearchRequest {
    * count to cairn.yaml, none when it asked for a count (`--limit 10` answers 10 when 10 match).
    */
   minScore?: number;
+  /**
+   * False: a list of titles (workspace symbols). Entries come without their text (summaryText
+   * empty, no decisions) and results without snippets: a tenth of the answer's bytes, which the
+   * language server would otherwise decode on the thread that answers the next keystroke.
+   */
+  texts?: boolean;
 }
 
 /** A request with every default applied: what the index is asked. */
@@ -64,6 +70,7 @@ export function resolveRequest(config: SearchConfig, req: SearchRequest): Resolv
     includeCandidates: req.includeCandidates ?? false,
     halfLifeDays: req.halfLifeDays ?? config.halfLifeDays,
     minScore: req.minScore ?? (req.maxResults !== undefined ? 0 : config.minScore),
+    texts: req.texts ?? true,
   };
 }
 
