@@ -6,6 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { findSecretValues, redactSecrets, scanText } from '../../server/src/core/scan/index.js';
+import { secretView } from '../../server/src/core/scan/secret-rules.js';
+import { makeScanInput } from '../../server/src/core/scan/text-utils.js';
 import { propertyRuns } from '../helpers/property.js';
 
 const GITHUB = 'ghp_K8zQ2mX9vL4pT7nR1wS5yH3jF6dG0cB2aZ4e';
@@ -133,6 +135,36 @@ describe('secrets in disguise', () => {
         },
       ),
       propertyRuns(300, 19),
+    );
+  });
+
+  // Invariant of the second reading (kept as segments since session 20, not a map per character):
+  // each character of the view comes from the text it maps to (itself, or a compatibility form of
+  // it), in order, and only what a wrapped token's break consists of is left out between two.
+  it('maps every character of the view back to the text it was read from', () => {
+    const piece = fc.oneof(
+      fc.constantFrom('ab', 'Q7', 'x9K2', ' ', '\n', '\r\n', '  \n  ', 'é', '😀', 'the key '),
+      fc.constantFrom(GITHUB, AWS).map((v) => v.slice(0, 9)),
+      fc.constantFrom(GITHUB, AWS).map((v) => fullwidth(v.slice(0, 6))),
+      fc.constantFrom(GITHUB, AWS).map((v) => mathBold(v.slice(0, 6))),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 30 }), (pieces) => {
+        const text = pieces.join('');
+        const view = secretView(makeScanInput(text));
+        if (!view) return;
+        let previousEnd = 0;
+        for (let v = 0; v < view.text.length; v++) {
+          const [start, end] = view.span(v, v + 1);
+          const from = text.slice(start, end);
+          expect([from, from.normalize('NFKC')]).toContain(view.text[v]);
+          // What lies between two characters was taken out: a break and the blanks around it.
+          expect(text.slice(previousEnd, start)).toMatch(/^[ \t\r]*(?:\n[ \t]*)?$/);
+          previousEnd = end;
+        }
+        expect(text.slice(previousEnd)).toBe('');
+      }),
+      propertyRuns(500, 20),
     );
   });
 });

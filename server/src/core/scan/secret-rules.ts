@@ -363,7 +363,7 @@ function wrapAt(text: string, at: number): [number, number] | null {
  * A text the secret rules read: `span` maps a match's [start, end) in it to offsets of the
  * original text.
  */
-interface Reading {
+export interface Reading {
   text: string;
   span(start: number, end: number): [number, number];
   longestWord(): number;
@@ -377,7 +377,7 @@ interface Reading {
  * the line breaks wrapped into a token taken out (the secret rules are one-line patterns). Null
  * when that is the folded text itself, as it is for most memories.
  */
-function secretView(input: ScanInput): Reading | null {
+export function secretView(input: ScanInput): Reading | null {
   const text = input.folded;
   const cuts: [number, number][] = [];
   for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) {
@@ -385,40 +385,81 @@ function secretView(input: ScanInput): Reading | null {
     if (cut) cuts.push(cut);
   }
   if (!cuts.length && !COMPATIBILITY.test(text)) return null;
-  // Per character of the view: where it starts and ends in the folded text.
-  const starts: number[] = [];
+  // The view as segments, not a map per character: every text with a wrapped token (hard-wrapped
+  // docs) got one, and on each keystroke in such a memory the two arrays of offsets were a third of
+  // what the language server allocated. A segment is either a copy of the folded text
+  // ([fromFolded, +length) at [fromView, +length)) or one ASCII character standing for a
+  // compatibility character of `width` code units.
+  const fromView: number[] = [];
+  const fromFolded: number[] = [];
+  const width: number[] = []; // 0 for a copy
+  const pieces: string[] = [];
   /** Offsets in the view where a line break was taken out. */
   const joins: number[] = [];
-  const ends: number[] = [];
-  const pieces: string[] = [];
+  let length = 0;
+  const copy = (from: number, to: number) => {
+    if (to <= from) return;
+    fromView.push(length);
+    fromFolded.push(from);
+    width.push(0);
+    pieces.push(text.slice(from, to));
+    length += to - from;
+  };
+  const compatible = new RegExp(COMPATIBILITY.source, 'g');
+  // The next compatibility character at or after `i` (text.length: none), each part of the text
+  // searched once however many cuts there are.
+  let compat = -1;
   let next = 0;
   for (let i = 0; i < text.length;) {
-    if (next < cuts.length && i >= cuts[next][0]) {
-      i = Math.max(i, cuts[next++][1]);
-      joins.push(starts.length);
+    if (compat < i) {
+      compatible.lastIndex = i;
+      compat = compatible.exec(text)?.index ?? text.length;
+    }
+    if (next < cuts.length && cuts[next][0] <= compat) {
+      const [from, to] = cuts[next++];
+      copy(i, from);
+      i = Math.max(i, to);
+      joins.push(length);
       continue;
     }
-    const cp = text.codePointAt(i)!;
+    copy(i, compat);
+    if (compat === text.length) break;
+    const cp = text.codePointAt(compat)!;
     const size = cp > 0xffff ? 2 : 1;
-    const plain =
-      cp >= 0xff01 && cp <= 0xff5e ? cp - 0xfee0 : cp >= 0x1d400 && cp <= 0x1d7ff ? asciiOf(cp) : 0;
+    const plain = cp >= 0xff01 && cp <= 0xff5e ? cp - 0xfee0 : asciiOf(cp);
     if (plain) {
+      fromView.push(length);
+      fromFolded.push(compat);
+      width.push(size);
       pieces.push(String.fromCharCode(plain));
-      starts.push(i);
-      ends.push(i + size);
-    } else {
-      pieces.push(text.slice(i, i + size));
-      for (let k = 0; k < size; k++) {
-        starts.push(i + k);
-        ends.push(i + k + 1);
-      }
-    }
-    i += size;
+      length += 1;
+    } else copy(compat, compat + size);
+    i = compat + size;
   }
+  /** The segment holding view offset `v` (the last starting at or before it). */
+  const segment = (v: number): number => {
+    let lo = 0;
+    let hi = fromView.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (fromView[mid] <= v) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  /** Where the view's character at `v` starts and ends in the folded text. */
+  const startOf = (v: number) => {
+    const k = segment(v);
+    return width[k] ? fromFolded[k] : fromFolded[k] + v - fromView[k];
+  };
+  const endOf = (v: number) => {
+    const k = segment(v);
+    return width[k] ? fromFolded[k] + width[k] : fromFolded[k] + v - fromView[k] + 1;
+  };
   const view = pieces.join('');
   return {
     text: view,
-    span: (start, end) => originalSpan(input, starts[start], ends[end - 1]),
+    span: (start, end) => originalSpan(input, startOf(start), endOf(end - 1)),
     longestWord: once(() => longestWord(view)),
     crossesBreak: (start, end) => joins.some((at) => at > start && at < end),
   };
