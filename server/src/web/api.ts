@@ -3,7 +3,9 @@
 // chosen store's services, the query string and (for POST) the parsed JSON body, and returns what
 // is sent back as JSON. Expected failures are CairnErrors; server.ts turns them into a status and
 // `{ error: { code, message, data } }`. Inputs are checked here before they reach an operation.
+import { codePointName } from '../core/control-chars.js';
 import { CairnError } from '../core/errors.js';
+import { isHiddenChar, shownShellArg } from '../core/shell-arg.js';
 import { layout } from '../core/graph-draw/layout.js';
 import { graphPicture } from '../ops/graph.js';
 import { readLog } from '../ops/log.js';
@@ -24,10 +26,65 @@ export type Route = (call: ApiCall) => Promise<unknown>;
 /** A memory id or a candidate branch (`candidate/x`, `origin/candidate/x`): no path can leave the store. */
 const NAME = /^[a-z0-9][a-z0-9._-]*(\/[a-z0-9][a-z0-9._-]*){0,3}$/i;
 
-function name(value: unknown, field: string): string {
-  if (typeof value !== 'string' || value.length > 200 || !NAME.test(value) || value.includes('..'))
+/** A character named for a person: `"$" (U+0024)`, or the code point alone when it does not show. */
+function described(ch: string): string {
+  return isHiddenChar(ch)
+    ? `${codePointName(ch)} (a character that does not show)`
+    : `"${ch}" (${codePointName(ch)})`;
+}
+
+/**
+ * Why the page refuses `value` as a name, or null when it takes it. A branch a teammate pushed can
+ * hold `$(...)`, a leading "-" or a bidi control: the page still lists it (the person should see
+ * it), so it says which rule the name breaks rather than failing with no reason.
+ */
+function nameProblem(value: string): string | null {
+  if (!value) return 'no name was given';
+  if (value.length > 200) return 'its name is longer than 200 characters';
+  const bad = [...value].find((ch) => !/^[a-z0-9._/-]$/i.test(ch));
+  if (bad)
+    return `its name holds ${described(bad)}, and the page takes only the letters a-z, digits, ".", "_", "-" and "/"`;
+  if (value.includes('..')) return 'its name holds "..", which could name a path outside the store';
+  const parts = value.split('/');
+  if (parts.length > 4) return 'its name has more than four parts between "/"';
+  const part = parts.find((p) => !/^[a-z0-9]/i.test(p));
+  if (part !== undefined)
+    return part
+      ? `its part "${part}" starts with "${part[0]}": each part between "/" starts with a letter or digit`
+      : 'its name has an empty part between "/"';
+  return NAME.test(value) ? null : 'it is not a memory id or candidate branch';
+}
+
+/** The CLI commands that act on a candidate the page refuses, for the person to paste. */
+function terminalCommands(root: string, name: string): { accept: string; reject: string } {
+  // After "--" a name starting with "-" is an argument, not options; the options go before it.
+  const arg = `${name.startsWith('-') ? '-- ' : ''}${shownShellArg(name)}`;
+  const store = `--store ${shownShellArg(root)}`;
+  return { accept: `cairn accept ${store} ${arg}`, reject: `cairn reject ${store} --why "..." ${arg}` };
+}
+
+function name(value: unknown, field: string, instead?: (name: string) => string): string {
+  if (typeof value !== 'string')
     throw new CairnError('INVALID_ID', `${field}: not a memory id or candidate branch`, { field });
+  const reason = nameProblem(value);
+  if (reason) {
+    const command = instead?.(value);
+    throw new CairnError(
+      'INVALID_ID',
+      `${field}: the review page refuses this name: ${reason}${command ? `; ${command}` : ''}`,
+      { field, reason },
+    );
+  }
   return value;
+}
+
+/** The id or branch an accept or reject names; a refused one is answered with the command to use. */
+function candidate(services: StoreServices, value: unknown, action: 'accept' | 'reject'): string {
+  return name(
+    value,
+    'id',
+    (v) => `${action} it in a terminal: ${terminalCommands(services.ctx.store.root, v)[action]}`,
+  );
 }
 
 function text(value: unknown, field: string, max: number): string {
@@ -58,11 +115,21 @@ function rules(value: unknown): string[] {
 
 export const ROUTES: Record<string, Route> = {
   // Candidates with why, agent, findings and the diff against main (`cairn review`).
-  'GET /api/review': async ({ services }) => ({ candidates: await reviewCandidates(services.ctx) }),
+  // `refused`: why the page will not send a candidate's name back (its accept and reject would be
+  // refused below) and the commands that act on it, so the card says so instead of offering buttons.
+  'GET /api/review': async ({ services }) => ({
+    candidates: (await reviewCandidates(services.ctx)).map((c) => {
+      const reason = nameProblem(c.pick);
+      return {
+        ...c,
+        refused: reason ? { reason, ...terminalCommands(services.ctx.store.root, c.pick) } : null,
+      };
+    }),
+  }),
   // `cairn accept ID --allow RULE...`: flagged content only with the explicit allowance.
   // `candidateTip`: the commit the page showed; a branch that moved since is not accepted (REF_MOVED).
   'POST /api/accept': async ({ services, body }) =>
-    acceptCandidate(services.ctx, name(body.id, 'id'), {
+    acceptCandidate(services.ctx, candidate(services, body.id, 'accept'), {
       allow: rules(body.allow),
       allowStoreFiles: body.allowStoreFiles === true,
       overrideRejection: body.overrideRejection === true,
@@ -70,7 +137,7 @@ export const ROUTES: Record<string, Route> = {
     }),
   // `cairn reject ID --why TEXT`.
   'POST /api/reject': async ({ services, body }) =>
-    rejectCandidate(services.ctx, name(body.id, 'id'), text(body.why, 'why', 2000)),
+    rejectCandidate(services.ctx, candidate(services, body.id, 'reject'), text(body.why, 'why', 2000)),
   // `cairn list` (candidates and rejected included; the page filters).
   'GET /api/memories': async ({ services }) => ({
     memories: await listMemories(services.ctx, { includeRejected: true }),

@@ -37,6 +37,11 @@ interface Candidate {
   outOfDate: string[];
   diff: string;
   findings: Finding[];
+  /**
+   * Set when the page's API refuses this candidate's name (a teammate's `candidate/evil$(...)`):
+   * why, and the CLI commands that act on it, quoted for the shell by the server.
+   */
+  refused: { reason: string; accept: string; reject: string } | null;
 }
 
 export const reviewView: View = {
@@ -194,6 +199,62 @@ function candidateCard(c: Candidate, ctx: ViewContext): HTMLElement {
     }
   }
 
+  /** The decisions: accept (with the boxes it may need) and reject with a reason. */
+  const actions = () =>
+    h(
+      'form',
+      { class: 'actions', onsubmit: (e: Event) => e.preventDefault(), 'aria-label': `Decide on ${c.id}` },
+      rules.length
+        ? h(
+            'fieldset',
+            { class: 'allow' },
+            h('legend', null, 'Accepting lets agents read the flagged text verbatim. Allow:'),
+            rules.map((rule, i) =>
+              h('div', null, allowBoxes[i], ' ', h('label', { for: allowBoxes[i].id }, rule)),
+            ),
+          )
+        : null,
+      c.storeFiles.length
+        ? h(
+            'div',
+            { class: 'allow' },
+            storeBox,
+            ' ',
+            h('label', { for: storeBox.id }, `Also accept the store files (${c.storeFiles.join(', ')})`),
+          )
+        : null,
+      rejectedText
+        ? h(
+            'div',
+            { class: 'allow' },
+            overrideBox,
+            ' ',
+            h('label', { for: overrideBox.id }, 'Accept although a person rejected this text'),
+          )
+        : null,
+      h(
+        'div',
+        { class: 'buttons' },
+        h(
+          'button',
+          { type: 'button', class: 'accept', onclick: () => void accept(), 'aria-label': `Accept ${c.id}` },
+          'Accept',
+        ),
+      ),
+      h('label', { for: reason.id }, `Reason for rejecting ${c.id}`),
+      reason,
+      h(
+        'div',
+        { class: 'buttons' },
+        h(
+          'button',
+          { type: 'button', class: 'reject', onclick: () => void reject(), 'aria-label': `Reject ${c.id}` },
+          'Reject',
+        ),
+      ),
+      message,
+    );
+
   return h(
     'article',
     { class: 'candidate', id: `candidate-${key}`, 'aria-labelledby': `title-${key}`, 'data-id': c.id },
@@ -280,58 +341,28 @@ function candidateCard(c: Candidate, ctx: ViewContext): HTMLElement {
         )
       : null,
     renderDiff(c.diff, c.findings),
+    c.refused ? refusedNote(c.refused) : actions(),
+  );
+}
+
+/**
+ * In place of the buttons for a candidate whose name the page's API refuses: an accept or reject
+ * from here would fail, so the person is told why and given the commands that work, shown as text.
+ */
+function refusedNote(refused: NonNullable<Candidate['refused']>): HTMLElement {
+  return h(
+    'div',
+    { class: 'findings refused', role: 'note', 'aria-label': 'Accept or reject it in a terminal' },
+    h('h3', null, 'Accept or reject it in a terminal'),
     h(
-      'form',
-      { class: 'actions', onsubmit: (e: Event) => e.preventDefault(), 'aria-label': `Decide on ${c.id}` },
-      rules.length
-        ? h(
-            'fieldset',
-            { class: 'allow' },
-            h('legend', null, 'Accepting lets agents read the flagged text verbatim. Allow:'),
-            rules.map((rule, i) =>
-              h('div', null, allowBoxes[i], ' ', h('label', { for: allowBoxes[i].id }, rule)),
-            ),
-          )
-        : null,
-      c.storeFiles.length
-        ? h(
-            'div',
-            { class: 'allow' },
-            storeBox,
-            ' ',
-            h('label', { for: storeBox.id }, `Also accept the store files (${c.storeFiles.join(', ')})`),
-          )
-        : null,
-      rejectedText
-        ? h(
-            'div',
-            { class: 'allow' },
-            overrideBox,
-            ' ',
-            h('label', { for: overrideBox.id }, 'Accept although a person rejected this text'),
-          )
-        : null,
-      h(
-        'div',
-        { class: 'buttons' },
-        h(
-          'button',
-          { type: 'button', class: 'accept', onclick: () => void accept(), 'aria-label': `Accept ${c.id}` },
-          'Accept',
-        ),
-      ),
-      h('label', { for: reason.id }, `Reason for rejecting ${c.id}`),
-      reason,
-      h(
-        'div',
-        { class: 'buttons' },
-        h(
-          'button',
-          { type: 'button', class: 'reject', onclick: () => void reject(), 'aria-label': `Reject ${c.id}` },
-          'Reject',
-        ),
-      ),
-      message,
+      'p',
+      null,
+      `This page does not accept or reject this candidate: ${refused.reason} (so that no request it ` +
+        "sends can name a file or ref outside the store). Cairn's commands take the name as it is: read " +
+        'the diff above, then run one of these in a terminal. The name is quoted for the shell, so copy ' +
+        'the line as it is (and put your reason in place of ...):',
     ),
+    h('pre', null, h('code', null, refused.accept)),
+    h('pre', null, h('code', null, refused.reject)),
   );
 }
