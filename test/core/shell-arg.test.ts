@@ -2,7 +2,7 @@
 // must be exactly the name (nothing run, nothing lost), also for characters that do not show.
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { shellArg, shownShellArg } from '../../server/src/core/shell-arg.js';
+import { cairnCommand, shellArg, shownShellArg } from '../../server/src/core/shell-arg.js';
 
 /** What sh makes of `word`: the one argument it passes on. */
 const readBack = (word: string) => execFileSync('sh', ['-c', `printf '%s' ${word}`], { encoding: 'utf8' });
@@ -31,5 +31,13 @@ describe('shell words for suggested commands', () => {
     expect(shownShellArg('evil$(x)')).toBe(`'evil$(x)'`);
     expect(shownShellArg('notes\u202Etxt.md')).toBe(`"$(printf 'notes\\342\\200\\256txt.md')"`);
     for (const name of NAMES) expect(shownShellArg(name), name).not.toMatch(/[^\x20-\x7e\u00a1-\u00ff]/);
+  });
+
+  it('puts a name that starts with "-" last, after "--", so it is not read as options', () => {
+    expect(cairnCommand('accept', 'deploy-notes', '--allow-store-files')).toBe(
+      'cairn accept deploy-notes --allow-store-files',
+    );
+    expect(cairnCommand('reject', '-rf', '--why TEXT')).toBe('cairn reject --why TEXT -- -rf');
+    expect(cairnCommand('accept', '-x$(id)')).toBe(`cairn accept -- '-x$(id)'`);
   });
 });

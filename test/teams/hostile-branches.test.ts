@@ -27,6 +27,8 @@ describe('candidate names that are shell code', () => {
       [`candidate/evil$(touch\${IFS}${pwned})`, 'evil-one', 'store(add): evil-one'],
       // The Memory-Id trailer names it.
       ['candidate/evil-two', 'evil-two', `store(add): evil-two\n\nMemory-Id: two\`touch \${IFS}${pwned}\``],
+      // Read as options unless it comes after "--" (session 20: `cairn accept -rf` failed).
+      ['candidate/-rf', 'dash-one', 'store(add): dash-one'],
     ];
     for (const [branch, id, message] of hostile) {
       await mallory.git('checkout', '-q', '-b', branch, 'main');
@@ -43,7 +45,7 @@ describe('candidate names that are shell code', () => {
     const review = await ben.run('review', '--no-diff');
     expect(review.code).toBe(0);
     const commands = [...review.stdout.matchAll(/accept: (cairn accept .*?) {4}reject:/g)].map((m) => m[1]);
-    expect(commands).toHaveLength(2);
+    expect(commands).toHaveLength(3);
 
     // A person copies each suggestion into a shell.
     bin = tempDir('cairn-bin-');

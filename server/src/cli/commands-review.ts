@@ -4,7 +4,7 @@ import { acceptCandidate, rejectCandidate, reviewCandidates } from '../ops/revie
 import { correct, feedback, forget, supersede, type EditResult } from '../ops/edit.js';
 import { undoLast } from '../ops/undo.js';
 import { describeSettingChange } from '../core/settings-changes.js';
-import { shellArg } from '../core/shell-arg.js';
+import { cairnCommand, shownShellArg } from '../core/shell-arg.js';
 import { str, strs, type Command } from './command.js';
 import { EXIT, UsageError, writeJson, writeLine } from './io.js';
 
@@ -61,7 +61,7 @@ export const reviewCommand: Command = {
       if (v.outOfDate.length)
         writeLine(
           io,
-          `  ! out of date: ${v.outOfDate.join(', ')} changed on main since it was proposed; the diff below would take that back, and accepting refuses (merge it by hand: git merge ${shellArg(v.branch)}, or reject it and store it again)`,
+          `  ! out of date: ${v.outOfDate.join(', ')} changed on main since it was proposed; the diff below would take that back, and accepting refuses (merge it by hand: git merge ${shownShellArg(v.branch)}, or reject it and store it again)`,
         );
       if (v.decisionClaims.length)
         writeLine(
@@ -79,9 +79,9 @@ export const reviewCommand: Command = {
       const storeFiles = v.storeFiles.length ? ' --allow-store-files' : '';
       const override = v.rejectedBefore.some((r) => r.sameText) ? ' --override-rejection' : '';
       const accept = v.outsideStore.length
-        ? `with git if a person means it (git merge ${shellArg(v.branch)})`
-        : `cairn accept ${shellArg(v.pick)}${allow}${storeFiles}${override}`;
-      writeLine(io, `  accept: ${accept}    reject: cairn reject ${shellArg(v.pick)} --why "..."\n`);
+        ? `with git if a person means it (git merge ${shownShellArg(v.branch)})`
+        : cairnCommand('accept', v.pick, `${allow}${storeFiles}${override}`.trim());
+      writeLine(io, `  accept: ${accept}    reject: ${cairnCommand('reject', v.pick, '--why "..."')}\n`);
     }
     return EXIT.OK;
   },

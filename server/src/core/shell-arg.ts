@@ -36,3 +36,14 @@ export function shownShellArg(value: string): string {
     .join('');
   return `"$(printf ${shellArg(format)})"`;
 }
+
+/**
+ * A command Cairn suggests, `cairn VERB NAME OPTIONS`, to paste into a shell: the name as a word
+ * that shows every character; one starting with "-" goes last, after "--", or `cairn accept -rf`
+ * reads it as options and fails.
+ */
+export function cairnCommand(verb: string, name: string, options = ''): string {
+  const word = shownShellArg(name);
+  const after = options ? ` ${options}` : '';
+  return name.startsWith('-') ? `cairn ${verb}${after} -- ${word}` : `cairn ${verb} ${word}${after}`;
+}

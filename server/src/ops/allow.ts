@@ -4,7 +4,7 @@
 // pull request, a hand commit). ops/history.ts reads them back; a reverted one no longer counts.
 import { CairnError } from '../core/errors.js';
 import { assertSafeId, writableText } from '../core/payload.js';
-import { shellArg } from '../core/shell-arg.js';
+import { cairnCommand } from '../core/shell-arg.js';
 import { formatCommitMessage } from '../core/trailers.js';
 import { flaggedFindings } from '../core/withhold.js';
 import { memoryPath, repoPath } from '../store/store.js';
@@ -47,13 +47,13 @@ export function checkAllowance(
     );
   const missing = flagged.filter((r) => !allow.includes(r));
   if (missing.length) {
-    const command = `cairn accept ${shellArg(id)} --allow ${flagged.join(',')}`;
+    const command = cairnCommand('accept', id, `--allow ${flagged.join(',')}`);
     throw new CairnError(
       'NEEDS_ALLOWANCE',
       `"${id}" holds text the scanner flags; accepting it lets agents read that text verbatim:\n` +
         findingLines(findings).join('\n') +
         `\nIf a person has read it and agents may see it, accept with: ${command}` +
-        `\n(or reject it: cairn reject ${shellArg(id)} --why TEXT)`,
+        `\n(or reject it: ${cairnCommand('reject', id, '--why TEXT')})`,
       { findings: findings.map((f) => ({ ...f })), missing, command },
     );
   }
@@ -108,7 +108,7 @@ export async function allowFindings(
       throw new CairnError(
         'NOT_FOUND',
         cand
-          ? `"${id}" is a candidate: accept it with its allowances (cairn accept ${shellArg(id)} --allow RULE,...)`
+          ? `"${id}" is a candidate: accept it with its allowances (${cairnCommand('accept', id, '--allow RULE,...')})`
           : `no memory "${id}" on ${store.config.mainBranch}; \`cairn list\` shows the ids`,
       );
     }

@@ -3,7 +3,7 @@
 // its branch: its name after `candidate/` (`x--ana`) or the whole branch (`origin/candidate/x`).
 import { CairnError } from '../core/errors.js';
 import { assertSafeId } from '../core/payload.js';
-import { shellArg } from '../core/shell-arg.js';
+import { cairnCommand } from '../core/shell-arg.js';
 import type { Store } from '../store/store.js';
 import {
   CANDIDATE_PREFIX,
@@ -91,7 +91,7 @@ function ambiguous(arg: string, matches: OpenCandidate[], open: OpenCandidate[])
   return new CairnError(
     'AMBIGUOUS_CANDIDATE',
     `${matches.length} proposals await review for "${arg}" (${matches.map((c) => c.branch).join(', ')}); ` +
-      `name one: ${handles.map((h) => `\`cairn accept ${shellArg(h)}\``).join(' or ')} (or \`cairn reject ... --why TEXT\`)`,
+      `name one: ${handles.map((h) => `\`${cairnCommand('accept', h)}\``).join(' or ')} (or \`cairn reject ... --why TEXT\`)`,
     { id: arg, branches: matches.map((c) => c.branch), pick: handles },
   );
 }

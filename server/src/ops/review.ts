@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { classifyCandidateFiles, type CandidateFiles } from '../core/candidate-files.js';
 import { unifiedDiff } from '../core/diff.js';
-import { shellArg } from '../core/shell-arg.js';
+import { cairnCommand, shownShellArg } from '../core/shell-arg.js';
 import { CairnError } from '../core/errors.js';
 import { parseMemory } from '../core/format/index.js';
 import { writableText } from '../core/payload.js';
@@ -224,17 +224,17 @@ function refuseNonMemoryFiles(
 ): CandidateFiles {
   const files = classifyCandidateFiles(repoPaths, store.prefix);
   const { storeFiles, outsideStore } = files;
-  const reject = `cairn reject ${shellArg(id)} --why TEXT`;
+  const reject = cairnCommand('reject', id, '--why TEXT');
   if (outsideStore.length)
     throw new CairnError(
       'INVALID_WORKSPACE_PATH',
       `"${id}" changes files outside the store: ${outsideStore.join(', ')}. Cairn accepts memories, ` +
-        `never changes to the project around the store; a person who means them merges ${shellArg(branch)} with ` +
+        `never changes to the project around the store; a person who means them merges ${shownShellArg(branch)} with ` +
         `git, where they are plainly a code change. Otherwise reject it: ${reject}`,
       { outsideStore },
     );
   if (storeFiles.length && !allowStoreFiles) {
-    const command = `cairn accept ${shellArg(id)} --allow-store-files`;
+    const command = cairnCommand('accept', id, '--allow-store-files');
     throw new CairnError(
       'NEEDS_ALLOWANCE',
       `"${id}" changes store files, not only memories: ${storeFiles.join(', ')}. Accepting merges them ` +
@@ -292,7 +292,7 @@ export async function acceptCandidate(
         throw new CairnError(
           'MERGE_CONFLICT',
           `${d.path} changed on ${store.config.mainBranch} since the candidate was proposed; ` +
-            `merge ${branch} by hand (git merge ${shellArg(branch)}) or reject it and store it again`,
+            `merge ${branch} by hand (git merge ${shownShellArg(branch)}) or reject it and store it again`,
           { path: d.path },
         );
       }
@@ -365,7 +365,7 @@ async function refuseRejected(store: Store, id: string, cand: string, branch: st
     throw new CairnError(
       'ALREADY_REJECTED',
       `${branch} is the proposal a person rejected (tag ${tag.name}); delete the branch ` +
-        `(${branch.startsWith('candidate/') ? `git branch -D ${shellArg(branch)}` : '`cairn sync` removes it from the remote'}), ` +
+        `(${branch.startsWith('candidate/') ? `git branch -D ${shownShellArg(branch)}` : '`cairn sync` removes it from the remote'}), ` +
         'or accept it anyway with --override-rejection',
       { id, tag: tag.name, override: 'overrideRejection' satisfies AcceptOverride, candidateTip: cand },
     );
