@@ -25,12 +25,14 @@ async function run() {
   }
   const command = process.argv[2];
   // `cairn list | head` closes the pipe early: that is the reader's choice, not an error. Not for
-  // the language server: an editor that quits without waiting for the answer to `shutdown` (Neovim
-  // on :qa) closes its stdout too, and the server must still finish a store under way; it exits
-  // once its stdin ends and that work is done (bounded, lsp/server.ts).
+  // the servers: an editor that quits without waiting for the answer to `shutdown` (Neovim on :qa),
+  // or an agent host that quits, closes their stdout too, and a store under way must still be
+  // committed; they exit once their stdin ends and that work is done (bounded, lsp/server.ts,
+  // mcp/server.ts).
+  const server = command === 'lsp' || command === 'mcp';
   process.stdout.on('error', (err) => {
     if (err.code !== 'EPIPE') throw err;
-    if (command !== 'lsp') process.exit(0);
+    if (!server) process.exit(0);
   });
   // A search is answered by the store's resident search when one runs (bin/resident-client.js).
   const resident = command === 'search' && built ? await askResident() : null;
@@ -47,6 +49,9 @@ async function run() {
     ? require('./load-bundle.cjs').requireBundle(bundle, mode)
     : await import(require('node:url').pathToFileURL(unbundled).href);
   process.exitCode = await main(process.argv.slice(2));
+  // `cairn mcp` returns once its input ended and the tool calls under way finished or had their
+  // few seconds: one still stuck must not keep a server nobody talks to alive.
+  if (command === 'mcp') process.exit();
   // The next search in this store is answered by a resident, started now that this one has answered.
   if (resident && process.exitCode === 0) resident();
 }

@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import {
   createMessageConnection,
   StreamMessageReader,
@@ -15,6 +15,7 @@ import {
   type SymbolInformation,
 } from 'vscode-languageserver/node';
 import { git, makeStore, memoryText, uriOf } from './lsp-helper.js';
+import { childrenOf } from './stdio-server.js';
 
 const REPO = path.resolve(import.meta.dirname, '../..');
 const BUILT = existsSync(path.join(REPO, 'dist/lsp/index.js'));
@@ -102,7 +103,31 @@ async function serve(args: string[], folders: string[], env?: NodeJS.ProcessEnv)
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   };
-  return { conn, open, waitDiagnostics, complete, symbols, published };
+  return { child, conn, open, waitDiagnostics, complete, symbols, published };
+}
+
+/** Sends a signal to a process that may have exited since (then nothing happens). */
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    // gone already
+  }
+}
+
+/** The search process the server `serverPid` starts for `store`, stopped (SIGSTOP) as it starts. */
+async function stopSearchProcessAtStart(serverPid: number, store: string): Promise<number> {
+  for (const deadline = Date.now() + 20_000; Date.now() < deadline;) {
+    const found = childrenOf(serverPid).find(
+      (c) => c.argv.some((arg) => arg.includes('search-child')) && c.argv.includes(store),
+    );
+    if (found) {
+      signal(found.pid, 'SIGSTOP');
+      return found.pid;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  throw new Error(`no search process started for ${store}`);
 }
 
 const codes = (d: Diagnostic[]) => d.map((x) => String(x.code)).sort();
@@ -163,6 +188,38 @@ describe.skipIf(!BUILT)('many stores', () => {
     while (!s.published.slice(before).includes(uriOf(a, 'memories/new-note.md')) && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 50));
     expect(s.published.slice(before)).toContain(uriOf(a, 'memories/new-note.md'));
+  });
+
+  // Fails before: removeFolders stopped the store's host but not its search service, whose process
+  // (or, once a keyword index is built, thread) ran until the server exited.
+  it('a folder removed from the window stops its search process; added back, it searches again', async () => {
+    const { a, b } = twoStores();
+    // No embedding model, whatever this machine has installed: keyword search only.
+    const s = await serve([], [a, b], { CAIRN_MODELS_DIR: path.join(a, '.cairn', 'no-models') });
+    // Held as it starts, so that it is still a process when the folder goes: a build that ended
+    // would have it replaced by a thread of the server, which the test cannot see from outside.
+    const caught = stopSearchProcessAtStart(s.child.pid!, b);
+    await s.conn.sendRequest('workspace/symbol', { query: 'beta' });
+    const pid = await caught;
+    onTestFinished(() => signal(pid, 'SIGCONT')); // a stopped process would outlive the server
+    await s.conn.sendNotification('workspace/didChangeWorkspaceFolders', {
+      event: { added: [], removed: [{ uri: uriOf(b, ''), name: path.basename(b) }] },
+    });
+    const alive = () => childrenOf(s.child.pid!).some((c) => c.pid === pid);
+    for (const deadline = Date.now() + 10_000; alive() && Date.now() < deadline;)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(alive(), "the removed store's search process still runs").toBe(false);
+    // Added back: a fresh host with fresh services, whose index answers (the one the stopped
+    // process left half-built is repaired or built again).
+    await s.conn.sendNotification('workspace/didChangeWorkspaceFolders', {
+      event: { added: [{ uri: uriOf(b, ''), name: path.basename(b) }], removed: [] },
+    });
+    expect((await s.symbols('beta')).map((x) => x.location.uri)).toEqual([
+      uriOf(b, 'memories/beta-queue.md'),
+    ]);
+    expect((await s.symbols('alpha')).map((x) => x.location.uri)).toEqual([
+      uriOf(a, 'memories/alpha-cache.md'),
+    ]);
   });
 
   it('--store DIR serves that store only, whatever folder the editor opened', async () => {

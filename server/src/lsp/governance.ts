@@ -10,6 +10,8 @@ export interface Governance {
   ctx: OpContext;
   /** The store's search service (its index lives in a child process). */
   search: SearchService;
+  /** Stops the store's search service and forgets it (the host's store is no longer served). */
+  close(): Promise<void>;
   /** Per-memory history (last commit, feedback, review) from main's log. */
   histories(): Promise<Map<string, MemoryHistory>>;
   trust(input: TrustInput): number;
@@ -35,11 +37,13 @@ export async function openGovernance(root: string, open: OpenStore): Promise<Gov
       import('../ops/history.js'),
       import('../ops/query.js'),
     ]);
-    const { ctx, search } = await open(root);
+    const services = await open(root);
+    const { ctx, search } = services;
     const { store } = ctx;
     return {
       ctx,
       search,
+      close: () => services.close(),
       async histories() {
         const tip = await read.mainTip(store);
         return tip ? history.memoryHistories(store, tip) : new Map();

@@ -94,6 +94,8 @@ export class StoreHost {
     const governance = openGovernance(root, ctx.openStore).then((gov) => {
       if (typeof gov === 'string')
         ctx.log(`cairn: ${root} without git governance (${gov}); statuses come from files only`);
+      // Stopped while it opened (its folder left the window): its search service is not wanted.
+      else if (this.stopping.isCancellationRequested) void gov.close().catch(() => undefined);
       else {
         this.governance = gov;
         ws.store = gov.ctx.store;
@@ -169,8 +171,10 @@ export class StoreHost {
   /**
    * The client is going: the load stops at its next slice (its worker with it). A startup cache
    * that indexing finished is written first, or its write that began is finished: an editor closed
-   * right after opening a store would otherwise parse every file again next time. Nothing writes
-   * into the store once this resolves.
+   * right after opening a store would otherwise parse every file again next time. Its search
+   * service stops too (its process or thread gone when this resolves): a folder removed from the
+   * window must not leave one running until the server exits. Nothing writes into the store once
+   * this resolves.
    */
   async stop(): Promise<void> {
     this.unwatchRefs?.();
@@ -178,6 +182,11 @@ export class StoreHost {
     await (this.saveCache?.() ?? this.saving);
     this.stopping.isCancellationRequested = true;
     this.settle();
+    await this.governance
+      ?.close()
+      .catch((e: unknown) =>
+        this.ctx.log(`cairn: stopping the search of ${this.root}: ${(e as Error).message}`),
+      );
   }
 
   /** Reports indexing as $/progress, when the client supports it (call after `initialized`). */

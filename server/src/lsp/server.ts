@@ -94,8 +94,8 @@ function serve(opts: LanguageServerOptions): {
   };
   // Every store opened gets a search service whose worker starts with the first search (an editor
   // that never searches never pays for the index), reports its builds with $/progress, and stops
-  // when the client goes.
-  const opened: StoreServices[] = [];
+  // when the client goes, or before when its host closes it (its folder left the window).
+  const opened = new Set<StoreServices>();
   const open = opts.openStore;
   let stopping: Promise<void> | null = null;
   ctx.openStore = async (dir) => {
@@ -104,10 +104,14 @@ function serve(opts: LanguageServerOptions): {
       await services.close().catch(() => undefined);
       throw new Error('the server is shutting down');
     }
-    opened.push(services);
+    opened.add(services);
     const { reportSearchProgress } = await import('./search-progress.js');
     reportSearchProgress(ctx, services.search);
-    return services;
+    const close = () => {
+      opened.delete(services);
+      return services.close();
+    };
+    return { ...services, close };
   };
   let loading: Promise<Loaded> | null = null;
   /**
@@ -146,7 +150,9 @@ function serve(opts: LanguageServerOptions): {
       stopSpareParsers();
       const loaded = await loading?.catch(() => null);
       await loaded?.session.stop();
-      await Promise.all(opened.splice(0).map((s) => s.close().catch(() => undefined)));
+      const closing = [...opened].map((s) => s.close().catch(() => undefined));
+      opened.clear();
+      await Promise.all(closing);
     })());
   connection.onShutdown(() => stop());
   opts.input.on('end', () => void stop());

@@ -6,6 +6,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
   CallToolRequestSchema,
   RootsListChangedNotificationSchema,
+  type CallToolRequest,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { fileURLToPath } from 'node:url';
@@ -104,8 +105,14 @@ function clientRoots(server: McpServer): () => Promise<string[]> {
     }));
 }
 
-/** Builds the MCP server with every Cairn tool registered, over the store's search service. */
-export function createCairnMcpServer(ctx: OpContext, opts: Omit<McpOptions, 'ctx'>): McpServer {
+/**
+ * Builds the MCP server with every Cairn tool registered, over the store's search service. `calls`,
+ * when given, holds each tool call while it runs (runMcpStdio waits for them before it ends).
+ */
+export function createCairnMcpServer(
+  ctx: OpContext,
+  opts: Omit<McpOptions, 'ctx'> & { calls?: Set<Promise<unknown>> },
+): McpServer {
   const server = new McpServer(
     { name: 'cairn', version: '0.1.0' },
     {
@@ -140,7 +147,7 @@ export function createCairnMcpServer(ctx: OpContext, opts: Omit<McpOptions, 'ctx
   }
   // The SDK answers schema failures with a plain-text message; agents need a JSON body naming the
   // field (INVALID_PAYLOAD / INVALID_REQUEST), so Cairn checks arguments itself with the same schema.
-  server.server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  const callTool = async (request: CallToolRequest): Promise<CallToolResult> => {
     const tool = tools.get(request.params.name);
     let rawArgs = (request.params.arguments ?? {}) as Record<string, unknown>;
     if (!tool) {
@@ -189,6 +196,13 @@ export function createCairnMcpServer(ctx: OpContext, opts: Omit<McpOptions, 'ctx
       );
       return errorToResult(body);
     }
+  };
+  server.server.setRequestHandler(CallToolRequestSchema, (request): Promise<CallToolResult> => {
+    const call = callTool(request);
+    opts.calls?.add(call);
+    const done = () => opts.calls?.delete(call);
+    call.then(done, done);
+    return call;
   });
   return server;
 }
@@ -204,7 +218,8 @@ export async function runMcpStdio(opts: McpOptions): Promise<number> {
   // Scratch items past sessions.maxAgeDays go at start-up; a failure here must not stop serving.
   await cleanupSessionItems(ctx, { expired: true }).catch(() => undefined);
   const limits = opts.limits ?? (await readLimitsConfig(ctx.store.root));
-  const server = createCairnMcpServer(ctx, { ...opts, search, limits });
+  const calls = new Set<Promise<unknown>>();
+  const server = createCairnMcpServer(ctx, { ...opts, search, limits, calls });
   // Index now, in the search process: the agent's first memory_retrieve finds what is ready (partial if need be).
   search.refresh();
   const stdin = (opts.stdin ?? process.stdin) as Readable;
@@ -229,6 +244,14 @@ export async function runMcpStdio(opts: McpOptions): Promise<number> {
   };
   stderr.write(`cairn mcp: serving ${ctx.store.root} on stdio\n`);
   await closed;
+  // The client is gone, perhaps in the middle of a memory_store: the calls under way finish their
+  // commits before the search process stops and the launcher ends this process (bin/cairn.js).
+  // Bounded, so that one stuck call does not keep a server nobody talks to alive.
+  const bound = new Promise((resolve) => setTimeout(resolve, STOP_MS).unref());
+  await Promise.race([Promise.allSettled([...calls]), bound]);
   await search.close();
   return 0;
 }
+
+/** How long a server whose input has ended waits for the tool calls under way. */
+const STOP_MS = 3000;
