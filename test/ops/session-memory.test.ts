@@ -98,6 +98,52 @@ describe('session memory', () => {
     });
   });
 
+  // Found in session 20: the metadata beside an item was trusted for the item's file name. A planted
+  // (or, .cairn/ being only ignored, committed) `mem_<id>_metadata.json` whose file_type climbs out
+  // of the folder made the expired-items clean-up that `cairn mcp` runs at start delete that file,
+  // and memory_manager read return it.
+  it("never reads or removes a file that an item's metadata names outside its folder", async () => {
+    const { dir, ctx } = await makeTestStore();
+    const victim = path.join(dir, 'victim.md');
+    await writeFile(victim, 'keep me\n');
+    const session = path.join(dir, '.cairn', 'sessions', 's1');
+    const planted = (id: string, meta: object) =>
+      writeFile(path.join(session, `mem_${id}_metadata.json`), JSON.stringify(meta));
+    await storeSessionItem(ctx, { session: 's1', title: 'real', content: 'a real item' });
+    const climbing = 'aaaaaaaaaaaaaaaaaaaa';
+    await planted(climbing, {
+      id: climbing,
+      title: 'old',
+      file_type: '/../../../../victim.md',
+      created_at: '2001-01-01T00:00:00.000Z',
+      size: 8,
+      source_tool: null,
+      summary: '',
+      binary: false,
+    });
+    const real = (await listSessionItems(ctx, 's1')).find((i) => i.title === 'real')!;
+    const borrowing = 'bbbbbbbbbbbbbbbbbbbb';
+    await planted(borrowing, {
+      ...real,
+      id: real.id,
+      file_type: 'txt',
+      created_at: '2001-01-01T00:00:00.000Z',
+    });
+    expect((await listSessionItems(ctx, 's1')).map((i) => i.title)).toEqual(['real']);
+    await expect(readSessionItem(ctx, { session: 's1', id: climbing })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+    await expect(readSessionItem(ctx, { session: 's1', id: borrowing })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+    await cleanupSessionItems(ctx, { expired: true });
+    await expect(cleanupSessionItems(ctx, { session: 's1', id: climbing })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+    expect(await readFile(victim, 'utf8')).toBe('keep me\n');
+    expect((await readSessionItem(ctx, { session: 's1', id: real.id })).content).toBe('a real item');
+  });
+
   it('cleans up one item, a session, or expired items', async () => {
     const { dir, ctx, advance } = await makeTestStore();
     const old = await storeSessionItem(ctx, { session: 'old', title: 'a', content: 'aaa' });

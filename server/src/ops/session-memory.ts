@@ -136,12 +136,27 @@ async function privateDir(ctx: OpContext, session: string): Promise<string> {
   return dir;
 }
 
+/**
+ * An item's metadata, or null when there is none or it is not one Cairn wrote: the file names
+ * taken from it (`mem_<id>.<file_type>`) must name this item in this folder. Anything that can
+ * write `.cairn/` (an agent's file tools, a checkout of a branch that tracks it) could otherwise
+ * point them elsewhere, and the expired-items clean-up `cairn mcp` runs at start removed that file.
+ */
 async function readMeta(dir: string, id: string): Promise<SessionItemMeta | null> {
+  let meta: Partial<SessionItemMeta> | null;
   try {
-    return JSON.parse(readNoFollow(metaFile(dir, id))?.toString('utf8') ?? '') as SessionItemMeta;
+    meta = JSON.parse(readNoFollow(metaFile(dir, id))?.toString('utf8') ?? '') as Partial<SessionItemMeta>;
   } catch {
     return null;
   }
+  const own =
+    typeof meta === 'object' &&
+    meta !== null &&
+    meta.id === id &&
+    typeof meta.file_type === 'string' &&
+    /^[a-z0-9]{1,10}$/.test(meta.file_type) &&
+    typeof meta.created_at === 'string';
+  return own ? (meta as SessionItemMeta) : null;
 }
 
 /** An item's bytes, never through a link. */
