@@ -98,10 +98,10 @@ describe('session memory', () => {
     });
   });
 
-  // Found in session 20: the metadata beside an item was trusted for the item's file name. A planted
-  // (or, .cairn/ being only ignored, committed) `mem_<id>_metadata.json` whose file_type climbs out
-  // of the folder made the expired-items clean-up that `cairn mcp` runs at start delete that file,
-  // and memory_manager read return it.
+  // Found in session 20: the metadata beside an item was trusted for the item's file name. A
+  // `mem_<id>_metadata.json` planted by an agent's file tools, whose file_type climbs out of the
+  // folder, made the expired-items clean-up that `cairn mcp` runs at start delete that file; one
+  // borrowing another item's id removed that item.
   it("never reads or removes a file that an item's metadata names outside its folder", async () => {
     const { dir, ctx } = await makeTestStore();
     const victim = path.join(dir, 'victim.md');

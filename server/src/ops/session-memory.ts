@@ -139,8 +139,9 @@ async function privateDir(ctx: OpContext, session: string): Promise<string> {
 /**
  * An item's metadata, or null when there is none or it is not one Cairn wrote: the file names
  * taken from it (`mem_<id>.<file_type>`) must name this item in this folder. Anything that can
- * write `.cairn/` (an agent's file tools, a checkout of a branch that tracks it) could otherwise
- * point them elsewhere, and the expired-items clean-up `cairn mcp` runs at start removed that file.
+ * write `.cairn/` (an agent's file tools; a tracked .cairn is not used at all, store/cairn-dir.ts)
+ * could otherwise point them elsewhere, and the expired-items clean-up `cairn mcp` runs at start
+ * removed that file.
  */
 async function readMeta(dir: string, id: string): Promise<SessionItemMeta | null> {
   let meta: Partial<SessionItemMeta> | null;
