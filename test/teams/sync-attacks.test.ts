@@ -1,8 +1,9 @@
 // A careless or hostile teammate with push access, and what `cairn sync` in another clone does
 // with what they pushed. Real clones of a file:// remote, the built CLI, real git.
-import { writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CAIRN_BIN } from '../helpers/store.js';
 import { makeTeam, type Team } from './team.js';
 
 let team: Team | null = null;
@@ -43,5 +44,59 @@ describe('a proposal whose Memory-Id trailer names another, existing memory', ()
     expect(again.deletedLocal).toEqual([]);
     expect((await eve.git('rev-parse', 'candidate/hello')).trim()).toBe(tip);
     expect(await eve.git('ls-remote', 'origin', 'refs/heads/candidate/hello')).toContain(tip);
+  });
+});
+
+describe('a sync killed while git merges main', () => {
+  // cairn sync ran `git merge` with its output on a pipe: killed mid-merge, cairn left git to die
+  // of SIGPIPE at its next line ("Auto-merging ..."), after it had written the merged file but
+  // before it committed. The clone was left with the merge as an uncommitted edit, no merge in
+  // progress, and the next sync said WORKTREE_DIRTY: "commit or stash them".
+  it('lets git finish the merge, and the next sync pushes it', async () => {
+    team = await makeTeam({ names: ['Ana', 'Ben'], transport: 'file' });
+    const [ana, ben] = team.clones;
+    for (const c of [ana, ben]) expect((await c.run('setup')).code).toBe(0);
+    await ben.git('pull', '-q', 'origin', 'main');
+    const file = 'memories/cairn-store-conventions.md';
+    const edit = async (c: typeof ana, from: string, to: string) => {
+      const abs = path.join(c.dir, file);
+      writeFileSync(abs, readFileSync(abs, 'utf8').replace(from, to));
+      await c.git('commit', '-q', '-am', `${c.name}: edit`);
+    };
+    // Different sections of one memory: the memory merge driver combines them.
+    await edit(ana, '- One memory per file', '- Exactly one memory per file');
+    await ana.sync();
+    await edit(ben, '- Run `cairn review` regularly', '- Run `cairn review` every morning');
+    // The driver announces itself, then takes a second: time to kill the sync.
+    const mark = path.join(team.bare, '..', 'driver-started');
+    const slow = path.join(team.bare, '..', 'slow-driver.sh');
+    writeFileSync(
+      slow,
+      `#!/bin/sh\ntouch '${mark}'\nsleep 1\nexec '${process.execPath}' '${CAIRN_BIN}' merge-driver "$@"\n`,
+    );
+    chmodSync(slow, 0o755);
+    await ben.git('config', 'merge.cairn.driver', `${slow} %O %A %B %P`);
+
+    const before = await ben.git('rev-parse', 'main');
+    const run = ben.run('sync');
+    while (!existsSync(mark)) await new Promise((r) => setTimeout(r, 20));
+    const holder = JSON.parse(readFileSync(path.join(ben.dir, '.git', 'cairn.lock'), 'utf8')).pid;
+    process.kill(holder, 'SIGKILL');
+    expect((await run).code).not.toBe(0);
+    // git, in a session of its own, outlives cairn and commits the merge.
+    const lock = path.join(ben.dir, '.git', 'index.lock');
+    for (let i = 0; i < 200; i++) {
+      if (!existsSync(lock) && (await ben.git('rev-parse', 'main')) !== before) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(await ben.git('status', '--porcelain')).toBe('');
+    expect((await ben.git('log', '-1', '--format=%P', 'main')).trim().split(' ')).toHaveLength(2);
+
+    const again = await ben.sync();
+    expect(again.pushed).toContain('refs/heads/main');
+    expect(await ben.git('status', '--porcelain')).toBe('');
+    const merged = await ben.git('show', `origin/main:${file}`);
+    expect(merged).toContain('- Exactly one memory per file');
+    expect(merged).toContain('- Run `cairn review` every morning');
   });
 });

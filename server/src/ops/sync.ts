@@ -219,6 +219,7 @@ async function integrateMain(ctx: OpContext, report: SyncReport): Promise<void> 
     const r = checkedOut
       ? await runGit(['merge', '--ff-only', '--quiet', theirs], {
           cwd: root,
+          outlive: true,
           env: { GIT_REFLOG_ACTION: SYNC_REFLOG_ACTION },
         })
       : await runGit(
@@ -257,15 +258,18 @@ async function integrateMain(ctx: OpContext, report: SyncReport): Promise<void> 
     GIT_COMMITTER_DATE: `@${when} +0000`,
   };
   const message = `Merge ${remote}/${mainName} into ${mainName}\n\nMade by cairn sync: both had new commits.\n`;
+  // outlive: killed meanwhile, this sync leaves git to end the merge (committed, or in progress
+  // with its conflicts, as a person's own `git merge` would), never half-written files.
   const r = await runGit(['merge', '--no-ff', '--no-edit', '--quiet', '-m', message, theirs], {
     cwd: root,
+    outlive: true,
     env,
   });
   if (r.code !== 0) {
     const conflicted = await runGit(['diff', '--name-only', '--diff-filter=U'], { cwd: root });
     const paths = conflicted.stdout.split('\n').filter(Boolean);
     if (existsSync(path.join(store.repo.gitdir, 'MERGE_HEAD'))) {
-      await runGit(['merge', '--abort'], { cwd: root });
+      await runGit(['merge', '--abort'], { cwd: root, outlive: true });
     }
     if (paths.length === 0) throw mergeRefused(store, r.stderr, `merge ${remote}/${mainName}`);
     const driver = await runGit(['config', '--get', 'merge.cairn.driver'], { cwd: root });
