@@ -100,3 +100,30 @@ describe('a sync killed while git merges main', () => {
     expect(merged).toContain('- Run `cairn review` every morning');
   });
 });
+
+describe('a teammate pushes a .gitattributes that drops the memory merge', () => {
+  // Pushed straight to main, `memories/*.md merge=union` arrived with a plain "fast-forward": every
+  // later concurrent edit would keep both sides' lines without a conflict, and nothing said so
+  // (the pull-request check names it, store/merge-driver-dropped, but this never was a PR).
+  it('is named by sync and its dry run, like a weakened setting', async () => {
+    team = await makeTeam({ names: ['Eve', 'Ben'], transport: 'file' });
+    const [eve, ben] = team.clones;
+    const attrs = path.join(eve.dir, '.gitattributes');
+    writeFileSync(
+      attrs,
+      readFileSync(attrs, 'utf8').replace('memories/*.md merge=cairn', 'memories/*.md merge=union'),
+    );
+    await eve.git('commit', '-q', '-am', 'attributes');
+    await eve.git('push', '-q', 'origin', 'main');
+
+    const dropped = expect.stringMatching(
+      /^origin's main stops sending memories\/\*\.md to the memory merge driver \(merge=union\): .*git keeps both sides/,
+    );
+    expect((await ben.json('sync', '--dry-run')).warnings).toEqual([dropped]);
+    const synced = await ben.sync();
+    expect(synced.main).toBe('fast-forward');
+    expect(synced.warnings).toEqual([dropped]);
+    // Shown to a person too, and only once: nothing new arrives the next time.
+    expect((await ben.sync()).warnings).toEqual([]);
+  });
+});
