@@ -204,7 +204,12 @@ export async function landedOnMain(
 ): Promise<boolean> {
   const file = repoPath(store, memoryPath(id));
   const proposed = await store.repo.fileOid(candidateTip, file);
-  return proposed !== null && proposed === (await store.repo.fileOid(mainTip, file));
+  if (proposed === null || proposed !== (await store.repo.fileOid(mainTip, file))) return false;
+  // Only a proposal that changes the file can have landed: a branch that leaves it as it was where
+  // it left main (a hand-written Memory-Id trailer naming another, existing memory) proposes
+  // something else, and taking it for accepted hid it from review and let sync delete it.
+  const base = await store.repo.mergeBase(candidateTip, mainTip);
+  return base === null || (await store.repo.fileOid(base, file)) !== proposed;
 }
 
 /**

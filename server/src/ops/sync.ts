@@ -15,6 +15,7 @@ import type { Store } from '../store/store.js';
 import type { OpContext } from './context.js';
 import { REJECTED_PREFIX, openCandidates, requireMainTip, syncRemote } from './read.js';
 import { settingsBetween } from './settings-between.js';
+import { unroutedPatterns } from './merge-driver.js';
 import {
   fetchRefspecs,
   mirrorTagPrefix,
@@ -126,6 +127,7 @@ export async function syncStore(ctx: OpContext, opts: SyncOptions = {}): Promise
       report.mainAfter = state.main;
       report.newCandidates = await arrived(ctx, before, state.main);
       report.settingsChanged = await arrivingSettings(ctx, report);
+      report.warnings.push(...(await arrivingAttributes(ctx, report)));
       return report;
     }
   });
@@ -136,6 +138,31 @@ async function arrivingSettings(ctx: OpContext, report: SyncReport): Promise<Set
   if (!report.mergedFrom) return [];
   const base = await ctx.store.repo.mergeBase(report.mainBefore, report.mergedFrom);
   return base ? settingsBetween(ctx.store, base, report.mergedFrom) : [];
+}
+
+/**
+ * Store files the remote's main stops sending to the memory merge driver (a `.gitattributes` pushed
+ * straight to main: the pull-request check names it, store/merge-driver-dropped, but a direct push
+ * had arrived with nothing said, and every later merge of those files went by its rule).
+ */
+async function arrivingAttributes(ctx: OpContext, report: SyncReport): Promise<string[]> {
+  if (!report.mergedFrom) return [];
+  const { store } = ctx;
+  const base = await store.repo.mergeBase(report.mainBefore, report.mergedFrom);
+  if (!base) return [];
+  const routedBefore = new Set(
+    (await unroutedPatterns(store.repo.root, store.prefix, base)).map((u) => u.pattern),
+  );
+  return (await unroutedPatterns(store.repo.root, store.prefix, report.mergedFrom))
+    .filter((u) => !routedBefore.has(u.pattern))
+    .map(
+      (u) =>
+        `${report.remote}'s main stops sending ${u.pattern} to the memory merge driver (merge=${u.merge}): ` +
+        (u.merge === 'union'
+          ? 'git keeps both sides of a conflicting edit without saying so'
+          : 'concurrent edits of those files no longer merge by key and by section') +
+        `; to keep the memory merge, restore \`${u.pattern} merge=cairn\` in .gitattributes`,
+    );
 }
 
 /** Remote-only proposals whose remote-tracking branch the fetch created or moved. */
@@ -219,6 +246,7 @@ async function integrateMain(ctx: OpContext, report: SyncReport): Promise<void> 
     const r = checkedOut
       ? await runGit(['merge', '--ff-only', '--quiet', theirs], {
           cwd: root,
+          outlive: true,
           env: { GIT_REFLOG_ACTION: SYNC_REFLOG_ACTION },
         })
       : await runGit(
@@ -257,15 +285,18 @@ async function integrateMain(ctx: OpContext, report: SyncReport): Promise<void> 
     GIT_COMMITTER_DATE: `@${when} +0000`,
   };
   const message = `Merge ${remote}/${mainName} into ${mainName}\n\nMade by cairn sync: both had new commits.\n`;
+  // outlive: killed meanwhile, this sync leaves git to end the merge (committed, or in progress
+  // with its conflicts, as a person's own `git merge` would), never half-written files.
   const r = await runGit(['merge', '--no-ff', '--no-edit', '--quiet', '-m', message, theirs], {
     cwd: root,
+    outlive: true,
     env,
   });
   if (r.code !== 0) {
     const conflicted = await runGit(['diff', '--name-only', '--diff-filter=U'], { cwd: root });
     const paths = conflicted.stdout.split('\n').filter(Boolean);
     if (existsSync(path.join(store.repo.gitdir, 'MERGE_HEAD'))) {
-      await runGit(['merge', '--abort'], { cwd: root });
+      await runGit(['merge', '--abort'], { cwd: root, outlive: true });
     }
     if (paths.length === 0) throw mergeRefused(store, r.stderr, `merge ${remote}/${mainName}`);
     const driver = await runGit(['config', '--get', 'merge.cairn.driver'], { cwd: root });
@@ -358,5 +389,6 @@ async function dryRun(ctx: OpContext, report: SyncReport, before: Map<string, st
   }
   report.newCandidates = [...new Set(report.newCandidates)];
   report.settingsChanged = await arrivingSettings(ctx, report);
+  report.warnings.push(...(await arrivingAttributes(ctx, report)));
   return report;
 }

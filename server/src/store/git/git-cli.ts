@@ -3,6 +3,9 @@
 // nothing in them is interpreted, and no credential ever appears in them (remotes are named,
 // never given by URL).
 import { spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { CairnError } from '../../core/errors.js';
 import { redactUrlPasswords } from '../../core/forge.js';
 
@@ -21,6 +24,12 @@ export interface GitRunOptions {
   interactive?: boolean;
   /** Written to git's stdin (e.g. `update-ref --stdin`). */
   input?: string;
+  /**
+   * git's output goes to files, not pipes, so git finishes its work if Cairn is killed meanwhile.
+   * Through a pipe, a killed Cairn left `git merge` to die of SIGPIPE at its next line
+   * ("Auto-merging ..."), between writing the merged files and committing them.
+   */
+  outlive?: boolean;
 }
 
 export interface GitRunResult {
@@ -46,19 +55,31 @@ export function runGit(args: string[], opts: GitRunOptions): Promise<GitRunResul
       : { GIT_TERMINAL_PROMPT: '0', GCM_INTERACTIVE: 'never', SSH_ASKPASS_REQUIRE: 'never' }),
     ...opts.env,
   };
+  const files = opts.outlive ? mkdtempSync(path.join(os.tmpdir(), 'cairn-git-')) : null;
+  const fds = files ? [openSync(path.join(files, 'out'), 'w'), openSync(path.join(files, 'err'), 'w')] : null;
   return new Promise((resolve, reject) => {
     const child = spawn('git', args, {
       cwd: opts.cwd,
       env,
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio: ['pipe', fds ? fds[0] : 'pipe', fds ? fds[1] : 'pipe'],
       // setsid(): no controlling terminal for git and the ssh it starts (see `interactive`).
       detached: !opts.interactive,
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on('data', (d: Buffer) => out.push(d));
-    child.stderr.on('data', (d: Buffer) => err.push(d));
+    child.stdout?.on('data', (d: Buffer) => out.push(d));
+    child.stderr?.on('data', (d: Buffer) => err.push(d));
+    let collected = false;
+    const collect = () => {
+      if (!files || !fds || collected) return;
+      collected = true;
+      for (const fd of fds) closeSync(fd);
+      out.push(readFileSync(path.join(files, 'out')));
+      err.push(readFileSync(path.join(files, 'err')));
+      rmSync(files, { recursive: true, force: true });
+    };
     child.on('error', (e: NodeJS.ErrnoException) => {
+      collect();
       if (e.code === 'ENOENT') {
         reject(
           new CairnError(
@@ -69,15 +90,17 @@ export function runGit(args: string[], opts: GitRunOptions): Promise<GitRunResul
         );
       } else reject(e);
     });
-    child.on('close', (code, signal) =>
+    child.on('close', (code, signal) => {
+      collect();
       resolve({
         code: code ?? (signal ? 128 : 1),
         stdout: Buffer.concat(out).toString('utf8'),
         stderr: redactUrlPasswords(Buffer.concat(err).toString('utf8')),
-      }),
-    );
-    child.stdin.on('error', () => undefined); // git may exit before reading its input
-    child.stdin.end(opts.input ?? '');
+      });
+    });
+    // Always a pipe (stdio[0]); typed as maybe null only because stdio is not a literal.
+    child.stdin?.on('error', () => undefined); // git may exit before reading its input
+    child.stdin?.end(opts.input ?? '');
   });
 }
 
