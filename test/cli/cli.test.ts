@@ -108,6 +108,23 @@ describe('cairn CLI', () => {
     expect(Date.parse(entries[0].timestamp)).not.toBeNaN();
   });
 
+  // Found in session 20 (a teammate's plain `git tag rejected/x`): a lightweight tag rejects as an
+  // annotated one does, but recorded nobody and no reason, and the log listed it as if it had.
+  it('log says when a rejection is a lightweight tag, with no reviewer or reason recorded', async () => {
+    git(dir, 'checkout', '-q', '-b', 'candidate/lw-note', 'main');
+    git(dir, 'commit', '-q', '--allow-empty', '-m', 'memory(add): lw-note');
+    git(dir, 'checkout', '-q', 'main');
+    git(dir, 'tag', 'rejected/lw-note', 'candidate/lw-note');
+    git(dir, 'branch', '-q', '-D', 'candidate/lw-note');
+    const r = await cairn(['log', 'lw-note', '--json', '--store', dir]);
+    const { entries } = JSON.parse(r.stdout);
+    expect(entries[0]).toMatchObject({ result: 'rejected', author: null, reason: '' });
+    expect(entries[0].subject).toMatch(/lightweight tag.*no reviewer, reason or date/);
+    const text = await cairn(['log', 'lw-note', '--store', dir]);
+    expect(text.stdout).toMatch(/rejected +reject +lw-note +\(rejected with a lightweight tag/);
+    git(dir, 'tag', '-d', 'rejected/lw-note');
+  });
+
   it('get shows a memory by id and exact lines by path', async () => {
     let r = await cairn(['get', 'lint-rules', '--store', dir]);
     expect(r.stdout).toContain('# Lint rules');

@@ -192,7 +192,9 @@ export const logCommand: Command = {
         `${e.timestamp.slice(0, 19).replace('T', ' ')}  ${e.result.padEnd(9)} ${e.command.padEnd(9)} ${e.id ?? '-'}` +
           `${who ? `  by ${who}` : ''}${e.proposedBy ? ` (proposed by ${e.proposedBy})` : ''}` +
           `${e.errorCode ? `  [${e.errorCode}]` : ''}` +
-          `${e.reason ? `: ${e.reason}` : ''}`,
+          `${e.reason ? `: ${e.reason}` : ''}` +
+          // A rejection tag without a date is a lightweight one: its subject says what it lacks.
+          `${e.source === 'tag' && !e.timestamp ? `  (${e.subject})` : ''}`,
       );
     }
     return EXIT.OK;

@@ -99,7 +99,11 @@ export async function readLog(
       errorCode: null,
       id: tag.id,
       commit: tag.target,
-      subject: `rejected: ${reason}`,
+      // A lightweight tag (plain `git tag`) rejects as well, but holds no reviewer, reason or date.
+      subject:
+        tag.message === null
+          ? 'rejected with a lightweight tag (plain git): no reviewer, reason or date recorded'
+          : `rejected: ${reason}`,
       author: msg.trailers['Reviewed-By']?.replace(/\s*<[^>]*>$/, '') ?? null,
       proposedBy: msg.agent,
       reason,
