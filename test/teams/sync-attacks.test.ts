@@ -127,3 +127,34 @@ describe('a teammate pushes a .gitattributes that drops the memory merge', () =>
     expect((await ben.sync()).warnings).toEqual([]);
   });
 });
+
+describe("a teammate's force-push that drops commits from main", () => {
+  // Found in session 20: the next sync from a clone that still had them pushed them back, and said
+  // only "ahead": nobody learned that the remote had lost commits, or who else may have synced the
+  // shorter history meanwhile.
+  it('is named by sync and its dry run; the commits are pushed back', async () => {
+    team = await makeTeam({ names: ['Mallory', 'Ben'], transport: 'file' });
+    const [mallory, ben] = team.clones;
+    const before = (await mallory.git('rev-parse', 'main')).trim();
+    const stored = await ben.store({
+      topic: 'Use Redis for sessions',
+      context: 'We chose Redis over Memcached for the session cache, for its pub/sub.',
+      agentName: 'scout',
+      confidence: 0.95,
+    });
+    expect(stored.metadata.status).toBe('active');
+    await ben.sync();
+    await mallory.git('pull', '-q', 'origin', 'main');
+    await mallory.git('push', '-q', '--force', 'origin', `${before}:refs/heads/main`);
+
+    const plan = await ben.json('sync', '--dry-run');
+    expect(plan.warnings.join('\n')).toMatch(/origin's main was rewritten.*no longer holds/);
+    const synced = await ben.sync();
+    expect(synced.warnings.join('\n')).toMatch(/origin's main was rewritten.*no longer holds/);
+    expect(await ben.git('ls-remote', 'origin', 'refs/heads/main')).toContain(
+      (await ben.git('rev-parse', 'main')).trim(),
+    );
+    // Said once: the next sync finds nothing rewritten.
+    expect((await ben.sync()).warnings).toEqual([]);
+  });
+});

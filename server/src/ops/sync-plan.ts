@@ -19,6 +19,14 @@ export function mirrorTagPrefix(remote: string): string {
   return `refs/cairn/${remote}/tags/${REJECTED_PREFIX}`;
 }
 
+/**
+ * The remote's main as this clone's last sync left it: a later fetch that finds a main without it
+ * learned of a force-push (refs/remotes/ cannot tell, a dry run's fetch moves them too).
+ */
+export function seenMainRef(remote: string): string {
+  return `refs/cairn/${remote}/seen-main`;
+}
+
 /** The fetch: every branch into refs/remotes/<remote>/, rejection tags into the mirror. */
 export function fetchRefspecs(remote: string): string[] {
   return [

@@ -18,6 +18,7 @@ import { settingsBetween } from './settings-between.js';
 import { unroutedPatterns } from './merge-driver.js';
 import {
   fetchRefspecs,
+  seenMainRef,
   mirrorTagPrefix,
   planPush,
   readRefState,
@@ -102,6 +103,7 @@ export async function syncStore(ctx: OpContext, opts: SyncOptions = {}): Promise
     };
     for (let attempt = 1; ; attempt++) {
       await remote.fetch(fetchRefspecs(remote.name));
+      if (attempt === 1) report.warnings.push(...(await rewrittenMain(ctx, remote.name, mainBefore)));
       if (opts.dryRun) return dryRun(ctx, report, before);
       await adoptRemoteTags(ctx, report);
       await integrateMain(ctx, report);
@@ -125,12 +127,34 @@ export async function syncStore(ctx: OpContext, opts: SyncOptions = {}): Promise
         report.deletedLocal.push(branch);
       }
       report.mainAfter = state.main;
+      // What the remote's main is now, for the next sync's rewritten-main check.
+      await updateRefs(ctx, [`update ${seenMainRef(remote.name)} ${state.main}`]);
       report.newCandidates = await arrived(ctx, before, state.main);
       report.settingsChanged = await arrivingSettings(ctx, report);
       report.warnings.push(...(await arrivingAttributes(ctx, report)));
       return report;
     }
   });
+}
+
+/**
+ * Said when the remote's main no longer holds what it held at this clone's last sync: a teammate's
+ * force-push dropped commits. A sync from a clone that has them pushes them back, which alone said
+ * only "ahead"; whoever synced the shorter main meanwhile should know.
+ */
+async function rewrittenMain(ctx: OpContext, remote: string, localMain: string): Promise<string[]> {
+  const { repo, config } = ctx.store;
+  const seen = await repo.resolve(seenMainRef(remote));
+  const theirs = await repo.resolve(`refs/remotes/${remote}/${config.mainBranch}`);
+  if (!seen || !theirs || (await repo.isAncestor(seen, theirs))) return [];
+  const short = seen.slice(0, 12);
+  return [
+    `${remote}'s main was rewritten since this clone's last sync: it no longer holds ${short} ` +
+      '(a force-push dropped commits); ' +
+      ((await repo.isAncestor(seen, localMain))
+        ? "this clone's main still has them, and the sync pushes them back"
+        : `\`git log ${short}\` shows what it held`),
+  ];
 }
 
 /** What the remote's main changed in cairn.yaml since this clone's main and it parted. */
