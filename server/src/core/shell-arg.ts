@@ -38,12 +38,18 @@ export function shownShellArg(value: string): string {
 }
 
 /**
- * A command Cairn suggests, `cairn VERB NAME OPTIONS`, to paste into a shell: the name as a word
- * that shows every character; one starting with "-" goes last, after "--", or `cairn accept -rf`
- * reads it as options and fails.
+ * `name` as a command's last argument: a word that shows every character, after "--" when it starts
+ * with "-" (else `cairn accept -rf` reads it as options and fails). Options go before it.
  */
+export function lastOperand(name: string): string {
+  return `${name.startsWith('-') ? '-- ' : ''}${shownShellArg(name)}`;
+}
+
+/** A command Cairn suggests to paste into a shell: `cairn VERB NAME OPTIONS`, or with a name
+ * starting with "-", `cairn VERB OPTIONS -- NAME`. */
 export function cairnCommand(verb: string, name: string, options = ''): string {
-  const word = shownShellArg(name);
   const after = options ? ` ${options}` : '';
-  return name.startsWith('-') ? `cairn ${verb}${after} -- ${word}` : `cairn ${verb} ${word}${after}`;
+  return name.startsWith('-')
+    ? `cairn ${verb}${after} ${lastOperand(name)}`
+    : `cairn ${verb} ${shownShellArg(name)}${after}`;
 }

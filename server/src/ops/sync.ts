@@ -174,11 +174,11 @@ async function arrivingAttributes(ctx: OpContext, report: SyncReport): Promise<s
   const { store } = ctx;
   const base = await store.repo.mergeBase(report.mainBefore, report.mergedFrom);
   if (!base) return [];
-  const routedBefore = new Set(
+  const unroutedBefore = new Set(
     (await unroutedPatterns(store.repo.root, store.prefix, base)).map((u) => u.pattern),
   );
   return (await unroutedPatterns(store.repo.root, store.prefix, report.mergedFrom))
-    .filter((u) => !routedBefore.has(u.pattern))
+    .filter((u) => !unroutedBefore.has(u.pattern))
     .map(
       (u) =>
         `${report.remote}'s main stops sending ${u.pattern} to the memory merge driver (merge=${u.merge}): ` +

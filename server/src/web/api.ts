@@ -5,7 +5,7 @@
 // `{ error: { code, message, data } }`. Inputs are checked here before they reach an operation.
 import { codePointName } from '../core/control-chars.js';
 import { CairnError } from '../core/errors.js';
-import { isHiddenChar, shownShellArg } from '../core/shell-arg.js';
+import { isHiddenChar, lastOperand, shownShellArg } from '../core/shell-arg.js';
 import { layout } from '../core/graph-draw/layout.js';
 import { graphPicture } from '../ops/graph.js';
 import { readLog } from '../ops/log.js';
@@ -57,8 +57,7 @@ function nameProblem(value: string): string | null {
 
 /** The CLI commands that act on a candidate the page refuses, for the person to paste. */
 function terminalCommands(root: string, name: string): { accept: string; reject: string } {
-  // After "--" a name starting with "-" is an argument, not options; the options go before it.
-  const arg = `${name.startsWith('-') ? '-- ' : ''}${shownShellArg(name)}`;
+  const arg = lastOperand(name);
   const store = `--store ${shownShellArg(root)}`;
   return { accept: `cairn accept ${store} ${arg}`, reject: `cairn reject ${store} --why "..." ${arg}` };
 }
