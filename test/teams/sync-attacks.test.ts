@@ -158,3 +158,21 @@ describe("a teammate's force-push that drops commits from main", () => {
     expect((await ben.sync()).warnings).toEqual([]);
   });
 });
+
+describe("a teammate's force-push of an unrelated history to main", () => {
+  // The sync stopped with "refusing to merge unrelated histories", which did not say that the
+  // remote's main had been replaced since this clone's last sync.
+  it('stops the sync, changing nothing, and says the remote main was rewritten', async () => {
+    team = await makeTeam({ names: ['Mallory', 'Ben'], transport: 'file' });
+    const [mallory, ben] = team.clones;
+    await ben.sync();
+    const benMain = (await ben.git('rev-parse', 'main')).trim();
+    await mallory.git('checkout', '-q', '--orphan', 'other');
+    await mallory.git('commit', '-q', '-m', 'a history of its own');
+    await mallory.git('push', '-q', '--force', 'origin', 'other:refs/heads/main');
+    const r = await ben.run('sync');
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/unrelated histories.*origin's main was replaced since this clone's last sync/s);
+    expect((await ben.git('rev-parse', 'main')).trim()).toBe(benMain);
+  });
+});

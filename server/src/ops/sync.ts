@@ -6,7 +6,7 @@
 import { SYNC_REFLOG_ACTION } from '../core/arrivals.js';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { CairnError } from '../core/errors.js';
+import { CairnError, isCairnError } from '../core/errors.js';
 import type { SettingChange } from '../core/settings-changes.js';
 import { parseCommitMessage } from '../core/trailers.js';
 import { gitMessage, runGit } from '../store/git/git-cli.js';
@@ -101,12 +101,24 @@ export async function syncStore(ctx: OpContext, opts: SyncOptions = {}): Promise
       settingsChanged: [],
       warnings: [],
     };
+    let rewritten: string[] = [];
     for (let attempt = 1; ; attempt++) {
       await remote.fetch(fetchRefspecs(remote.name));
-      if (attempt === 1) report.warnings.push(...(await rewrittenMain(ctx, remote.name, mainBefore)));
+      if (attempt === 1) rewritten = await rewrittenMain(ctx, remote.name, mainBefore);
+      if (attempt === 1) report.warnings.push(...rewritten);
       if (opts.dryRun) return dryRun(ctx, report, before);
       await adoptRemoteTags(ctx, report);
-      await integrateMain(ctx, report);
+      await integrateMain(ctx, report).catch((e: unknown) => {
+        // "refusing to merge unrelated histories" alone did not say the remote's main was replaced.
+        if (rewritten.length && isCairnError(e) && e.code === 'MAIN_DIVERGED')
+          throw new CairnError(
+            'MAIN_DIVERGED',
+            `${e.message}. ${remote.name}'s main was replaced since this clone's last sync ` +
+              "(a force-push of another history); this clone's main is kept as it was",
+            e.data,
+          );
+        throw e;
+      });
       const state = await readRefState(store, await requireMainTip(store));
       const plan = await planPush(store, state, [state.main]);
       const results = await remote.push(plan.specs);
