@@ -79,6 +79,8 @@ export const PLAIN_CAPS: ClientCapabilities = { textDocument: { hover: { content
 export interface TestClient {
   conn: MessageConnection;
   diagnostics: Map<string, Diagnostic[]>;
+  /** Every publish, in order, with the document version it is for. */
+  published: { uri: string; version?: number; diagnostics: Diagnostic[] }[];
   progress: unknown[];
   logs: string[];
   open(rel: string, text: string, version?: number): void;
@@ -101,11 +103,13 @@ export async function startClient(
   startLanguageServer({ input: toServer, output: toClient, env, openStore, workspaceParser });
   const conn = createMessageConnection(new StreamMessageReader(toClient), new StreamMessageWriter(toServer));
   const diagnostics = new Map<string, Diagnostic[]>();
+  const published: TestClient['published'] = [];
   const waiters: (() => void)[] = [];
   const progress: unknown[] = [];
   const logs: string[] = [];
-  conn.onNotification('textDocument/publishDiagnostics', (p: { uri: string; diagnostics: Diagnostic[] }) => {
+  conn.onNotification('textDocument/publishDiagnostics', (p: TestClient['published'][number]) => {
     diagnostics.set(p.uri, p.diagnostics);
+    published.push(p);
     waiters.splice(0).forEach((w) => w());
   });
   conn.onNotification('$/progress', (p) => progress.push(p));
@@ -123,6 +127,7 @@ export async function startClient(
   return {
     conn,
     diagnostics,
+    published,
     progress,
     logs,
     open(rel, text, version = 0) {

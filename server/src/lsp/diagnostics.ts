@@ -2,8 +2,16 @@
 // changes that follow each other closely wait a short pause, so a burst of keystrokes costs one rule
 // run; a newer change cancels the pass still running for the older text (the rules stop between
 // rules, see ops/workspace/problems.ts).
+//
+// The scanner was most of an edit's cost, and an edit changes one paragraph: a document typed in is
+// scanned by blocks (core/scan/block-scan.ts), each block's findings remembered, when its last whole
+// scan found the same as its blocks. Once typing pauses it is scanned whole again and republished if
+// that differs, so something the edit made span an empty line (an opened HTML comment) shows up
+// then, and the document is scanned whole on each edit until its blocks agree again.
 import { CancellationTokenSource } from 'vscode-languageserver/node';
 import { isCancelled } from '../core/cancel.js';
+import { BlockScans, sameFindings } from '../core/scan/block-scan.js';
+import { scanText, type InjectionDetector, type ScanFinding } from '../core/scan/index.js';
 import type { Problem } from '../core/types.js';
 import { fileProblems, SCAN_ELSEWHERE_CHARS } from '../ops/workspace/index.js';
 import type { ServerContext } from './context.js';
@@ -27,6 +35,12 @@ function pauseForSize(chars: number): number {
  */
 const PARTIAL_AFTER_MS = 750;
 
+/** How long typing pauses before a document scanned by blocks is scanned whole again. */
+export const WHOLE_SCAN_AFTER_MS = 150;
+
+/** Why a document is checked: it was typed in, typing paused after that, or anything else. */
+type Pass = 'typed' | 'paused' | 'whole';
+
 export class DiagnosticsPublisher {
   /** What is pending for each document: a call that cancels it. */
   private readonly timers = new Map<string, () => void>();
@@ -38,6 +52,14 @@ export class DiagnosticsPublisher {
   cancelledPasses = 0;
   /** Long documents the log has said where they are scanned. */
   private readonly longNoted = new Set<string>();
+  /** Findings of the blocks of open documents, by block text. */
+  private readonly blocks = new BlockScans();
+  /** Documents whose last whole scan found what their blocks found: typing in them reads blocks. */
+  private readonly byBlocks = new Set<string>();
+  /** The whole scan due once typing pauses, for each document last scanned by blocks. */
+  private readonly wholeLater = new Map<string, NodeJS.Timeout>();
+  /** What the last pass found in each document, with its version (see 'paused'). */
+  private readonly lastFound = new Map<string, string>();
 
   constructor(
     private readonly ctx: ServerContext,
@@ -47,8 +69,10 @@ export class DiagnosticsPublisher {
   /**
    * Checks `uri` at once when nothing is pending or running for it and its last pass started more
    * than the pause ago, else after the pause (plus `laterMs`); a newer call replaces this one.
+   * `pass`: 'typed' (the document was edited: its scan may read blocks, see the top of the file),
+   * 'paused' (the whole scan once typing pauses: sent only when it differs) or 'whole'.
    */
-  schedule(uri: string, laterMs = 0): void {
+  schedule(uri: string, { laterMs = 0, pass = 'whole' }: { laterMs?: number; pass?: Pass } = {}): void {
     const quiet =
       !this.timers.has(uri) &&
       !this.running.has(uri) &&
@@ -60,7 +84,7 @@ export class DiagnosticsPublisher {
       this.lastPass.set(uri, performance.now());
       const source = new CancellationTokenSource();
       this.running.set(uri, source);
-      this.publish(uri, source)
+      this.publish(uri, source, pass)
         .catch((e) => {
           if (!isCancelled(e)) this.ctx.log(`cairn: diagnostics failed for ${uri}: ${(e as Error).stack}`);
         })
@@ -84,6 +108,8 @@ export class DiagnosticsPublisher {
   private cancel(uri: string): void {
     this.timers.get(uri)?.();
     this.timers.delete(uri);
+    clearTimeout(this.wholeLater.get(uri));
+    this.wholeLater.delete(uri);
     const running = this.running.get(uri);
     if (running) {
       running.cancel();
@@ -97,7 +123,7 @@ export class DiagnosticsPublisher {
    * injection, secrets) first; the session republishes every open document with all rules when
    * indexing ends.
    */
-  private async publish(uri: string, source: CancellationTokenSource): Promise<void> {
+  private async publish(uri: string, source: CancellationTokenSource, pass: Pass): Promise<void> {
     const token = source.token;
     const host = this.ctx.hostFor(uri);
     const rel = host?.relOf(uri);
@@ -124,13 +150,27 @@ export class DiagnosticsPublisher {
       this.ctx.log(`cairn: ${rel} is long (${size} M characters): it is scanned ${where}`);
     }
     const partial = !host.indexed;
+    const byBlocks = pass === 'typed' && this.byBlocks.has(uri) && text.length < SCAN_ELSEWHERE_CHARS;
+    let whole: { findings: ScanFinding[]; detector?: InjectionDetector } | undefined;
     const problems = await fileProblems(host.ws, rel, {
       token,
       rules: partial ? ['schema', 'scanner'] : undefined,
       scanElsewhere: this.ctx.scanElsewhere,
+      scan: byBlocks
+        ? (t, detector) => this.blocks.scan(t, detector)
+        : (t, detector) => (whole = { findings: scanText(t, { detector }), detector }).findings,
     });
     if (!problems || token.isCancellationRequested) return;
+    // After typing paused, the whole scan usually finds what the blocks did: nothing is sent then.
+    const found = `${version}\0${JSON.stringify(problems)}`;
+    if (pass === 'paused' && this.lastFound.get(uri) === found) return;
+    this.lastFound.set(uri, found);
     await this.send(host, uri, version, text, problems);
+    if (byBlocks) this.scanWholeLater(uri);
+    else if (whole) {
+      if (sameFindings(whole.findings, this.blocks.scan(text, whole.detector))) this.byBlocks.add(uri);
+      else this.byBlocks.delete(uri);
+    } else this.byBlocks.delete(uri);
     // Semantic neighbours need an embedding of the edited text: they follow in a second publish,
     // only when there is something to add.
     const semantic = host.semantic;
@@ -146,6 +186,16 @@ export class DiagnosticsPublisher {
     ).filter((p) => p.code === 'duplicate/semantic');
     if (!extra.length || token.isCancellationRequested) return;
     await this.send(host, uri, version, text, [...problems, ...extra]);
+  }
+
+  /** Scans `uri` whole once typing has paused (a newer edit pushes it back). */
+  private scanWholeLater(uri: string): void {
+    clearTimeout(this.wholeLater.get(uri));
+    const timer = setTimeout(() => {
+      this.wholeLater.delete(uri);
+      this.schedule(uri, { pass: 'paused' });
+    }, WHOLE_SCAN_AFTER_MS);
+    this.wholeLater.set(uri, timer);
   }
 
   private async send(host: StoreHost, uri: string, version: number, text: string, problems: Problem[]) {
@@ -164,6 +214,8 @@ export class DiagnosticsPublisher {
     this.cancel(uri);
     this.lastPass.delete(uri);
     this.longNoted.delete(uri);
+    this.byBlocks.delete(uri);
+    this.lastFound.delete(uri);
     void this.ctx.connection.sendDiagnostics({ uri, diagnostics: [] });
   }
 }

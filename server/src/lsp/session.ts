@@ -196,11 +196,12 @@ export class Session {
    * their findings about other memories (copies, references, facts) may have changed with it.
    */
   changed(uri: string): void {
-    this.publisher.schedule(uri);
+    this.publisher.schedule(uri, { pass: 'typed' });
     const host = this.hostFor(uri);
     if (!host) return;
     for (const d of this.ctx.documents.all())
-      if (d.uri !== uri && this.hostFor(d.uri) === host) this.publisher.schedule(d.uri, OTHERS_AFTER_MS);
+      if (d.uri !== uri && this.hostFor(d.uri) === host)
+        this.publisher.schedule(d.uri, { laterMs: OTHERS_AFTER_MS });
   }
 
   opened(uri: string): void {

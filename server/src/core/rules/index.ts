@@ -76,7 +76,7 @@ export function checkMemory(doc: ParsedMemory, ws: WorkspaceView, opts: CheckOpt
   run('schema', () => schemaProblems(doc, ws));
   run('references', () => referenceProblems(doc, ws));
   run('duplicates', () => duplicateProblems(doc, ws, opts));
-  run('scanner', () => scannerProblems(doc, opts.detector));
+  run('scanner', () => scannerProblems(doc, opts.detector, opts.scan));
   run('conflicts', () => conflictProblems(doc, ws));
   return out.sort(byPosition);
 }

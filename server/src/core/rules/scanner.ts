@@ -3,8 +3,14 @@
 import { scanText, type InjectionDetector, type ScanFinding } from '../scan/index.js';
 import type { ParsedMemory, Problem } from '../types.js';
 
-export function scannerProblems(doc: ParsedMemory, detector?: InjectionDetector): Problem[] {
-  return scanProblems(scanText(doc.text, { detector }));
+const wholeScan = (text: string, detector?: InjectionDetector) => scanText(text, { detector });
+
+export function scannerProblems(
+  doc: ParsedMemory,
+  detector?: InjectionDetector,
+  scan: (text: string, detector?: InjectionDetector) => ScanFinding[] = wholeScan,
+): Problem[] {
+  return scanProblems(scan(doc.text, detector));
 }
 
 /** The scanner's findings as problems (also for a text scanned in another thread). */

@@ -1,7 +1,7 @@
 // Plain-data inputs of the rule engine. The language server and `cairn check` both build a
 // WorkspaceView (see model.ts) and hand it to checkMemory / checkWorkspace; the engine never reads
 // files, git or the protocol.
-import type { InjectionDetector } from '../scan/index.js';
+import type { InjectionDetector, ScanFinding } from '../scan/index.js';
 import type { MemoryStatus, Range, Triple } from '../types.js';
 
 /** What the rules need to know about one memory in the store (not necessarily the one checked). */
@@ -99,6 +99,11 @@ export interface CheckOptions {
   /** The learned injection detector for the scanner rule (injection/model); without it only the
    * named rules run. */
   detector?: InjectionDetector;
+  /**
+   * How the scanner rule reads the text (default: scanText over all of it). The language server
+   * hands in a scan by blocks while someone types (core/scan/block-scan.ts).
+   */
+  scan?: (text: string, detector?: InjectionDetector) => ScanFinding[];
 }
 
 export const DEFAULT_NEAR_THRESHOLD = 0.75;

@@ -49,6 +49,8 @@ export interface ProblemOptions {
   view?: Partial<WorkspaceView>;
   /** Where the scanner rule of a long file runs (default: here). */
   scanElsewhere?: ScanElsewhere;
+  /** How the scanner rule reads a text it scans here (default: whole; see CheckOptions.scan). */
+  scan?: CheckOptions['scan'];
 }
 
 /** The view the rules read: the workspace's model (its methods bound), plus `extra`. */
@@ -92,7 +94,7 @@ export async function fileProblems(
   for (const rule of rules) {
     throwIfCancelled(opts.token);
     if (rule === 'scanner' && scanned) continue;
-    for (const p of checkMemory(doc, view, { rules: [rule], detector })) out.push(p);
+    for (const p of checkMemory(doc, view, { rules: [rule], detector, scan: opts.scan })) out.push(p);
     if (opts.token && performance.now() - slice >= FILE_SLICE_MS) {
       await yieldNow();
       slice = performance.now();
