@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BlockScans, sameFindings, textBlocks } from '../../server/src/core/scan/block-scan.js';
+import { BlockScans, MAX_BLOCKS, sameFindings, textBlocks } from '../../server/src/core/scan/block-scan.js';
 import { parseInjectionModel, scanText, type InjectionDetector } from '../../server/src/core/scan/index.js';
 import { attacks, fixtureLines, unescapeFixture } from './scan-helpers.js';
 
@@ -22,8 +22,8 @@ const PARAGRAPHS = [
   ...fixtureLines('benign-notes.md').map(unescapeFixture),
 ].filter((p) => textBlocks(p).length === 1);
 
-const shown = (findings: ReturnType<typeof scanText>) =>
-  findings.map((f) => `${f.code} ${f.range.start.line}:${f.range.start.character} ${f.message}`);
+const shown = (findings: ReturnType<typeof scanText> | null) =>
+  findings!.map((f) => `${f.code} ${f.range.start.line}:${f.range.start.character} ${f.message}`);
 
 describe('textBlocks', () => {
   it('cuts at empty lines (and CRLF ones), keeping each block at its first line', () => {
@@ -105,5 +105,11 @@ describe('BlockScans', () => {
     expect(blocks.map((f) => f.code)).not.toContain('hidden/html-comment');
     expect(sameFindings(whole, blocks)).toBe(false);
     expect(sameFindings(whole, [...whole].reverse())).toBe(true);
+  });
+
+  it('declines a text of more blocks than it reads faster than whole', () => {
+    const blocks = (n: number) => Array.from({ length: n }, (_, i) => `word${i}`).join('\n\n');
+    expect(new BlockScans().scan(blocks(MAX_BLOCKS), detector)).toEqual([]);
+    expect(new BlockScans().scan(blocks(MAX_BLOCKS + 1), detector)).toBeNull();
   });
 });

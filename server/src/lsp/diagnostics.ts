@@ -156,9 +156,9 @@ export class DiagnosticsPublisher {
       token,
       rules: partial ? ['schema', 'scanner'] : undefined,
       scanElsewhere: this.ctx.scanElsewhere,
-      scan: byBlocks
-        ? (t, detector) => this.blocks.scan(t, detector)
-        : (t, detector) => (whole = { findings: scanText(t, { detector }), detector }).findings,
+      scan: (t, detector) =>
+        (byBlocks && this.blocks.scan(t, detector)) ||
+        (whole = { findings: scanText(t, { detector }), detector }).findings,
     });
     if (!problems || token.isCancellationRequested) return;
     // After typing paused, the whole scan usually finds what the blocks did: nothing is sent then.
@@ -166,11 +166,12 @@ export class DiagnosticsPublisher {
     if (pass === 'paused' && this.lastFound.get(uri) === found) return;
     this.lastFound.set(uri, found);
     await this.send(host, uri, version, text, problems);
-    if (byBlocks) this.scanWholeLater(uri);
-    else if (whole) {
-      if (sameFindings(whole.findings, this.blocks.scan(text, whole.detector))) this.byBlocks.add(uri);
+    if (whole) {
+      const blocks = this.blocks.scan(text, whole.detector);
+      if (blocks && sameFindings(whole.findings, blocks)) this.byBlocks.add(uri);
       else this.byBlocks.delete(uri);
-    } else this.byBlocks.delete(uri);
+    } else if (byBlocks) this.scanWholeLater(uri);
+    else this.byBlocks.delete(uri);
     // Semantic neighbours need an embedding of the edited text: they follow in a second publish,
     // only when there is something to add.
     const semantic = host.semantic;
