@@ -5,7 +5,7 @@
 // file's content as such a process can, keeping any seal line it found (it has no key to make a new
 // one: the key lives in the home folder, docs/agents.md "Derived state under .cairn/"). The built
 // CLI and the MCP server as real processes, plain git beside them.
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -106,6 +106,28 @@ describe('derived state under .cairn/ cannot hide a finding', () => {
     const r = await search('zebra');
     expect(r.raw).not.toMatch(LEAK);
     expect(r.json.withheld).toBe(1);
+  });
+
+  it('text written into the search index is not handed out as a memory’s', async () => {
+    await search('zebra');
+    // Same length, so every offset the index keeps still holds.
+    const injected = `${PHRASE}.`.padEnd(CLEAN_TEXT.length, ' ');
+    let forged = 0;
+    const indexDir = cacheFile('index');
+    for (const name of readdirSync(indexDir)) {
+      const file = path.join(indexDir, name);
+      const text = readFileSync(file, 'latin1');
+      if (!text.includes(CLEAN_TEXT)) continue;
+      writeFileSync(file, text.split(CLEAN_TEXT).join(injected), 'latin1');
+      forged++;
+    }
+    expect(forged).toBeGreaterThan(0);
+    const r = await search('zebra service deploys');
+    expect(r.json.entries.map((e) => e.path)).toContain('memories/zebra-clean.md');
+    expect(r.raw).not.toMatch(LEAK);
+    const entry = r.json.entries.find((e) => e.path === 'memories/zebra-clean.md')!;
+    expect(entry.summaryText).toBe(CLEAN_TEXT);
+    rmSync(indexDir, { recursive: true, force: true });
   });
 
   it('a fact written into the parse cache is not handed to an agent', async () => {
