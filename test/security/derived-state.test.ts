@@ -130,6 +130,31 @@ describe('derived state under .cairn/ cannot hide a finding', () => {
     rmSync(indexDir, { recursive: true, force: true });
   });
 
+  it('an index that names another blob under an allowed memory’s path gets no allowance', async () => {
+    // A person allowed the flagged passage of quokka-allowed; quokka-other says the same and more.
+    commitMemory('quokka-allowed', `The quokka drill. ${PHRASE}. Marker wombat.`);
+    commitMemory('quokka-other', `The quokka drill. ${PHRASE}. Marker numbat.`);
+    await run('allow', 'quokka-allowed', 'injection/override', 'injection/reveal-prompt');
+    const first = await search('quokka drill');
+    expect(first.raw).toMatch(/wombat/);
+    expect(first.raw).not.toMatch(/numbat/);
+    // The index now says quokka-allowed's file is quokka-other's blob, with that text.
+    const indexDir = cacheFile('index');
+    for (const name of readdirSync(indexDir)) {
+      const file = path.join(indexDir, name);
+      const text = readFileSync(file, 'latin1');
+      const forged = text
+        .split('Marker wombat')
+        .join('Marker numbat')
+        .split(blob('quokka-allowed.md'))
+        .join(blob('quokka-other.md'));
+      if (forged !== text) writeFileSync(file, forged, 'latin1');
+    }
+    const r = await search('quokka drill');
+    expect(r.raw).not.toMatch(/numbat/);
+    rmSync(indexDir, { recursive: true, force: true });
+  });
+
   it('a fact written into the parse cache is not handed to an agent', async () => {
     await run('list', '--json'); // writes the parse cache
     forge(cacheFile('cache/parsed-memories.v8'), (body) => {
