@@ -156,15 +156,20 @@ function cutFrom(value: string, text: string): boolean {
   return text.includes(value.endsWith('…') ? value.slice(0, -1) : value);
 }
 
-/** True when every text field of an entry comes from `text` (else they are cut from it again). */
-function entryFromText(e: SearchEntry, text: string): boolean {
-  return (
-    cutFrom(e.topic, text) &&
-    cutFrom(e.summaryText, text) &&
-    e.decisions.every((d) => cutFrom(d, text)) &&
-    (e.topicId === e.path || cutFrom(e.topicId, text)) &&
-    (e.createdAt === null || cutFrom(e.createdAt, text))
-  );
+type EntryFields = Pick<SearchEntry, 'topicId' | 'topic' | 'summaryText' | 'createdAt' | 'decisions'>;
+
+/** An entry's text fields cut from `text` again, as the index cut them (the snippet: its lines). */
+function fieldsOf(e: SearchEntry, text: string, snippet: (lines: [number, number]) => string): EntryFields {
+  const meta = memoryIdFromPath(e.path)
+    ? chunkMetaFromMemory(parseMemory(text, { path: e.path }), { status: e.status })
+    : chunkMetaFromNote(parseNote(text, { path: e.path }), { status: e.status });
+  return {
+    topicId: meta.memoryId ?? e.path,
+    topic: meta.title,
+    summaryText: meta.summary?.trim() || snippet(e.lines),
+    createdAt: meta.created ?? null,
+    decisions: meta.decisions ?? [],
+  };
 }
 
 /**
@@ -228,19 +233,21 @@ export async function withholdSearchAnswer<T extends SearchedAnswer>(
       const source = sources.get(e.path)!;
       const labelled = source.candidate ? { ...e, status: 'candidate' as const } : e;
       const w = safe.get(e.path);
-      if (!w && entryFromText(labelled, source.text)) return labelled;
       const text = w?.text ?? source.text;
-      const fm = memoryIdFromPath(e.path) ? parseMemory(text, { path: e.path }) : null;
-      const meta = fm
-        ? chunkMetaFromMemory(fm, { status: labelled.status })
-        : chunkMetaFromNote(parseNote(text, { path: e.path }), { status: labelled.status });
+      let cut: EntryFields | undefined;
+      const again = () => (cut ??= fieldsOf(labelled, text, (lines) => snippet({ text }, lines)));
+      // A withheld file's fields are all cut from its withheld text again; another's keep what
+      // the index gave where the text scanned holds it (the file is parsed only when one does not).
+      const held = (value: string) => !w && cutFrom(value, text);
+      const { topicId, createdAt } = labelled;
       return {
         ...labelled,
-        topicId: meta.memoryId ?? e.path,
-        topic: meta.title,
-        summaryText: meta.summary?.trim() || snippet({ text }, e.lines),
-        createdAt: meta.created ?? null,
-        decisions: meta.decisions ?? [],
+        topicId: topicId === e.path || held(topicId) ? topicId : again().topicId,
+        topic: held(e.topic) ? e.topic : again().topic,
+        summaryText: held(e.summaryText) ? e.summaryText : again().summaryText,
+        createdAt:
+          createdAt === null || held(createdAt) || e.path.includes(createdAt) ? createdAt : again().createdAt,
+        decisions: e.decisions.every(held) ? e.decisions : again().decisions,
         ...(w ? { withheldPassages: w.passages } : {}),
       };
     });
