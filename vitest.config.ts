@@ -1,3 +1,5 @@
+import os from 'node:os';
+import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -8,6 +10,8 @@ export default defineConfig({
     pool: 'forks',
     // No test leaves a resident search behind (bin/resident-client.js) unless it asks for one:
     // test/cli/resident-search.test.ts turns it on and stops what it started.
-    env: { CAIRN_RESIDENT: '0' },
+    // The key that seals caches under .cairn/ (server/src/store/state-key.ts) is made in a folder of
+    // the tests' own, never in the home folder of whoever runs them; CLIs the tests start inherit it.
+    env: { CAIRN_RESIDENT: '0', XDG_STATE_HOME: path.join(os.tmpdir(), 'cairn-test-state') },
   },
 });

@@ -13,7 +13,7 @@ const path = require('node:path');
 const { makeDirSync } = require('./make-dir.cjs');
 
 /** Environment that can change what a search answers: a resident serves only callers that agree. */
-const SAME_ENV = /^(CAIRN_|GIT_)|^(HOME|PATH|TZ|XDG_CACHE_HOME|XDG_CONFIG_HOME|LANG|LC_ALL)$/;
+const SAME_ENV = /^(CAIRN_|GIT_)|^(HOME|PATH|TZ|XDG_CACHE_HOME|XDG_CONFIG_HOME|XDG_STATE_HOME|LANG|LC_ALL)$/;
 
 /** How long a search waits for the resident's answer before it searches on its own. */
 const RESIDENT_WAIT_MS = 10_000;

@@ -5,7 +5,8 @@ import { readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from '
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTinyBert } from '../fixtures/models/make-tiny-bert.mjs';
-import { cairn, removeDir, tempDir, type RunResult } from '../helpers/store.js';
+import { openCairnDir } from '../../server/src/store/cairn-dir.js';
+import { cairn, removeDir, tempDir, unsealed, type RunResult } from '../helpers/store.js';
 
 let parent: string;
 let dir: string;
@@ -126,9 +127,12 @@ describe('a damaged index is rebuilt from git with one warning', () => {
   it('a damaged supersede-link cache (.cairn/cache/links.json) is re-read from git', async () => {
     await search('alpha');
     const file = path.join(dir, '.cairn', 'cache', 'links.json');
-    const cache = JSON.parse(readFileSync(file, 'utf8'));
+    const cache = JSON.parse(unsealed(file));
     for (const blob of Object.keys(cache.entries)) cache.entries[blob] = 'garbage';
-    writeFileSync(file, JSON.stringify(cache));
+    // Sealed with this user's key, so the entries themselves are what is damaged.
+    (await openCairnDir(dir)).writeSealed('cache/links.json', JSON.stringify(cache));
+    expect((await search('alpha')).entries).toEqual(expected.entries);
+    writeFileSync(file, 'not sealed');
     expect((await search('alpha')).entries).toEqual(expected.entries);
   });
 

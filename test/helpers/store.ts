@@ -1,6 +1,6 @@
 // Test helpers: real stores in temp folders, the real git CLI, and the built `cairn` binary.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,6 +24,14 @@ export const GIT_ENV = {
   GIT_CONFIG_NOSYSTEM: '1',
   HOME: os.tmpdir(),
 };
+
+/**
+ * The body of a file Cairn sealed under .cairn/ (store/cairn-dir.ts: a first line with its MAC),
+ * as text; a file without that line as it is.
+ */
+export function unsealed(file: string): string {
+  return readFileSync(file, 'utf8').replace(/^cairn-sealed-1 [0-9a-f]{64}\n/, '');
+}
 
 export function tempDir(prefix = 'cairn-test-'): string {
   return mkdtempSync(path.join(os.tmpdir(), prefix));

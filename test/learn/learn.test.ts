@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { extractStatements } from '../../server/src/core/learn/extract.js';
 import { parseTranscripts } from '../../server/src/core/learn/transcripts.js';
-import { cairn, cliStores, everyObject, git, REPO_ROOT, type CliStore } from '../helpers/store.js';
+import { cairn, cliStores, everyObject, git, REPO_ROOT, unsealed, type CliStore } from '../helpers/store.js';
 
 const cairnWithInput = (s: CliStore, args: string[], input: string) =>
   cairn([...args, '--store', s.dir], { input });
@@ -279,7 +279,7 @@ describe('cairn learn on hostile input', () => {
       );
       expect(JSON.parse(again.stdout).messages.alreadyLearned, id).toBe(1);
     }
-    const marks = JSON.parse(readFileSync(path.join(s.dir, '.cairn/learn-watermarks.json'), 'utf8'));
+    const marks = JSON.parse(unsealed(path.join(s.dir, '.cairn/learn-watermarks.json')));
     expect(Object.keys(marks.transcripts).sort()).toEqual(['__proto__', 'constructor', 'toString']);
   });
 });

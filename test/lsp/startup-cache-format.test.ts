@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageVersion } from '../../server/src/package-root.js';
 import { StoreWorkspace, WorkspaceCache, fileProblems } from '../../server/src/ops/workspace/index.js';
 import { unpackEntries } from '../../server/src/ops/workspace/packed.js';
+import { openCairnDir, type CairnDir } from '../../server/src/store/cairn-dir.js';
 import { removeDir } from '../helpers/store.js';
 import { makeStore, memoryText } from './lsp-helper.js';
 
@@ -24,9 +25,22 @@ const FILES = {
 const CACHE = ['.cairn', 'cache', 'workspace.v8'];
 
 let root: string;
-beforeAll(() => {
+/** Writes the cache sealed with this user's key, as Cairn does: what a test damages is the format. */
+let cairnDir: CairnDir;
+beforeAll(async () => {
   root = makeStore(FILES);
+  cairnDir = await openCairnDir(root);
 });
+
+/** The cache file's bytes after its seal line (store/cairn-dir.ts). */
+function cacheBytes(file = path.join(root, ...CACHE)): Buffer {
+  const bytes = readFileSync(file);
+  return bytes.subarray(0, 15).toString('latin1') === 'cairn-sealed-1 ' ? bytes.subarray(80) : bytes;
+}
+
+function writeSealed(bytes: Buffer): void {
+  expect(cairnDir.writeSealed('cache/workspace.v8', bytes)).toBe(true);
+}
 afterAll(() => removeDir(root));
 
 /** Loads the store with its cache: files parsed vs reused, and every file's findings. */
@@ -48,7 +62,7 @@ type Entries = [string, { near?: { sig: unknown } }][];
 
 /** The cache file's version and chunks, read frame by frame. */
 function readCache(): { version: string; chunks: Packed[] } {
-  const bytes = readFileSync(path.join(root, ...CACHE));
+  const bytes = cacheBytes();
   const values: unknown[] = [];
   for (let at = 0; at < bytes.length;) {
     const length = bytes.readUInt32LE(at);
@@ -66,12 +80,11 @@ function writeFrames(values: unknown[]): void {
     head.writeUInt32LE(body.length);
     return [head, body];
   });
-  writeFileSync(path.join(root, ...CACHE), Buffer.concat(frames));
+  writeSealed(Buffer.concat(frames));
 }
 
 /** Rewrites the cache file as the workspace-2 format had it: chunks of [path, entry] pairs. */
 function writeOldFormat(): void {
-  const file = path.join(root, ...CACHE);
   const data = readCache();
   const chunks = data.chunks.map((packed) => {
     const chunk = { entries: JSON.parse(packed.json) as Entries, sigs: packed.sigs };
@@ -80,7 +93,7 @@ function writeOldFormat(): void {
       if (e.near) e.near.sig = chunk.sigs.slice(at, (at += e.near.sig as number));
     return v8.serialize(chunk.entries);
   });
-  writeFileSync(file, v8.serialize({ version: `workspace-2/${packageVersion()}`, chunks }));
+  writeSealed(v8.serialize({ version: `workspace-2/${packageVersion()}`, chunks }));
 }
 
 describe('startup cache format', () => {
@@ -108,8 +121,7 @@ describe('startup cache format', () => {
   it('ignores a cache of the workspace-4 layout: one serialization of the whole file', async () => {
     await load();
     const data = readCache();
-    writeFileSync(
-      path.join(root, ...CACHE),
+    writeSealed(
       v8.serialize({ version: data.version.replace('workspace-6', 'workspace-4'), chunks: data.chunks }),
     );
     const old = await load();
@@ -128,9 +140,9 @@ describe('startup cache format', () => {
     expect([cut.parsed, cut.reused]).toEqual([4, 0]);
     const data = readCache();
     writeFrames([data.version, ...data.chunks]);
-    const whole = readFileSync(file);
+    const whole = Buffer.from(cacheBytes());
     whole.writeUInt32LE(whole.length, 0); // the version frame's length runs past the end
-    writeFileSync(file, whole);
+    writeSealed(whole);
     const long = await load();
     expect([long.parsed, long.reused]).toEqual([4, 0]);
     const rebuilt = await load();
@@ -199,7 +211,7 @@ describe('startup cache format', () => {
       const warm = await loadHere();
       expect(warm.parsed).toBe(0);
       expect(warm.findings).toEqual(cold.findings);
-      const bytes = readFileSync(path.join(store, ...CACHE));
+      const bytes = cacheBytes(path.join(store, ...CACHE));
       const chunk = v8.deserialize(bytes.subarray(8 + bytes.readUInt32LE(0))) as Packed;
       const info = new Map(unpackEntries(chunk).map(([rel, e]) => [rel, e?.info]));
       const [one, two, other] = ['cache-one', 'cache-two', 'other'].map((id) =>

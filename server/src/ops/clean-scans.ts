@@ -5,6 +5,8 @@
 // the threshold), and any other scanner starts afresh. Only "clean" is remembered: a flagged file
 // is scanned every time by a new process, so the file can skip work but never hide a finding. A
 // damaged file is dropped and rewritten; without a build id (sources, tsc's output) nothing is cached.
+// An id in the file skips a scan, so the file is sealed with the user's key (store/cairn-dir.ts):
+// one that anything else wrote (an agent that can write .cairn/) is not read, and is rebuilt.
 // A long-lived process (the MCP server's knowledge_graph, which looks at every memory with facts on
 // each call) also keeps the findings of flagged blobs, in memory only, under the same scanner key:
 // the verdict before any allowance, so allowances are applied afresh by the caller every time.
@@ -103,7 +105,7 @@ export class CleanScans {
   /** Writes the file when something was added (atomically; skipped when .cairn cannot be used). */
   save(): void {
     if (!this.dir || !this.added) return;
-    if (this.dir.write(FILE, `${this.header}\n${[...this.clean].join('\n')}\n`))
+    if (this.dir.writeSealed(FILE, `${this.header}\n${[...this.clean].join('\n')}\n`))
       keepWritten(this.dir, this.header, this.clean);
     this.added = false;
   }
@@ -147,7 +149,8 @@ function readEntries(dir: CairnDir, header: string): Set<string> {
     const id = identityOf(fd);
     const memo = kept.get(dir.root);
     if (memo?.id === id && memo.header === header) return memo.clean;
-    const clean = parseEntries(readFileSync(fd).toString('utf8'), header);
+    const body = dir.unseal(FILE, readFileSync(fd));
+    const clean = body ? parseEntries(body.toString('utf8'), header) : new Set<string>();
     kept.set(dir.root, { id, header, clean });
     return clean;
   } catch {

@@ -1,6 +1,9 @@
 // What history says about each memory: feedback votes, review, last change. Read from main's log,
 // incrementally: a cache under .cairn/cache/ remembers the commits already counted, so a new
 // process walks only the commits made since (a store with 10,000 commits costs a few ms, not 1 s).
+// The cache holds allowances and who wrote each memory last, which decide what agents read and
+// what waits for review: it is sealed with the user's key (store/cairn-dir.ts), and one that does
+// not match is counted again from git.
 import v8 from 'node:v8';
 import { decisionCommits } from '../core/decision-commits.js';
 import { parseCommitMessage } from '../core/trailers.js';
@@ -137,7 +140,7 @@ function merge(
 let memo: { root: string; state: HistoryState; map: Map<string, MemoryHistory> } | null = null;
 
 function loadState(dir: CairnDir, version: string): HistoryState | null {
-  const bytes = dir.read(HISTORY_FILE);
+  const bytes = dir.readSealed(HISTORY_FILE);
   if (!bytes) return null;
   try {
     const state = v8.deserialize(bytes) as HistoryState;
@@ -170,7 +173,7 @@ export async function memoryHistories(store: Store, tip: string): Promise<Map<st
     seen = new Set(all.map((c) => c.oid));
   }
   const state: HistoryState = { version, tip, seen: [...seen], map: [...map] };
-  if (cached?.tip !== tip) dir.write(HISTORY_FILE, v8.serialize(state));
+  if (cached?.tip !== tip) dir.writeSealed(HISTORY_FILE, v8.serialize(state));
   memo = { root: store.root, state, map };
   return map;
 }

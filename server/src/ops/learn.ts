@@ -189,7 +189,8 @@ export async function learnFromTranscripts(
 ): Promise<LearnResult> {
   const dryRun = Boolean(opts.dryRun);
   const dir = await openCairnDir(ctx.store.root, ctx.store.repo);
-  const marks = readWatermarks(dir.read(WATERMARKS));
+  // Sealed (store/cairn-dir.ts): marks written by anything else would make learn skip what a person said.
+  const marks = readWatermarks(dir.readSealed(WATERMARKS));
   const messages = { read: 0, alreadyLearned: 0, background: 0 };
   const statements: LearnedStatement[] = [];
   const seenNow: [string, string[]][] = [];
@@ -231,7 +232,7 @@ export async function learnFromTranscripts(
   if (!dryRun) {
     for (const [key, ids] of seenNow) marks.set(key, [...new Set([...(marks.get(key) ?? []), ...ids])]);
     // Object.fromEntries defines each key as its own property ("__proto__" included).
-    dir.write(WATERMARKS, JSON.stringify({ version: 1, transcripts: Object.fromEntries(marks) }));
+    dir.writeSealed(WATERMARKS, JSON.stringify({ version: 1, transcripts: Object.fromEntries(marks) }));
   }
   return { dryRun, ...(model ? { model } : {}), warnings, transcripts, messages, proposals, counts };
 }

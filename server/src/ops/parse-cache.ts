@@ -2,6 +2,8 @@
 // never goes stale; only the parser can, hence the version in the file. With it, `cairn list` on
 // 10,000 memories parses only what changed since the last call instead of every file. Read and
 // written only through the .cairn accessor: a cache git tracks, or behind a link, is never used.
+// Both caches here say what a memory holds (its facts, title, supersede links: statuses), so they
+// are sealed with the user's key (store/cairn-dir.ts): one anything else wrote is not read.
 import v8 from 'node:v8';
 import { parseMemory } from '../core/format/index.js';
 import type { ParsedMemory } from '../core/types.js';
@@ -46,7 +48,7 @@ export class ParseCache {
   static async load(store: Store): Promise<ParseCache> {
     const dir = await openCairnDir(store.root, store.repo);
     const version = `parse-2/${packageVersion()}`;
-    const bytes = dir.read(PARSE_FILE);
+    const bytes = dir.readSealed(PARSE_FILE);
     try {
       const data = bytes && (v8.deserialize(bytes) as CacheFile);
       if (data && data.version === version) return new ParseCache(dir, version, new Map(data.entries));
@@ -83,7 +85,7 @@ export class ParseCache {
   save(): void {
     if (
       this.dirty &&
-      this.dir.write(
+      this.dir.writeSealed(
         PARSE_FILE,
         v8.serialize({ version: this.version, entries: [...this.entries] } satisfies CacheFile),
       )
@@ -124,7 +126,7 @@ export class LinkCache {
   static async load(store: Store): Promise<LinkCache> {
     const dir = await openCairnDir(store.root, store.repo);
     try {
-      const data = JSON.parse(dir.read(LINKS_FILE)?.toString('utf8') ?? '') as {
+      const data = JSON.parse(dir.readSealed(LINKS_FILE)?.toString('utf8') ?? '') as {
         version: string;
         entries: Record<string, BlobLinks | 0>;
       };
@@ -154,7 +156,7 @@ export class LinkCache {
   save(): void {
     if (
       this.dirty &&
-      this.dir.write(
+      this.dir.writeSealed(
         LINKS_FILE,
         JSON.stringify({ version: `links-1/${packageVersion()}`, entries: Object.fromEntries(this.entries) }),
       )

@@ -100,29 +100,76 @@ function clip(text: string, max: number): string {
 /** A blob id (SHA-1 or SHA-256), as the index keys main's files and work-tree files' content. */
 const OID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
+/** The text an entry was cut from, and how it stands to the file at the entry's path. */
+interface IndexedText {
+  oid: string;
+  text: string;
+  /**
+   * The text is the path's file as the store holds it now: on main, or on disk. Only then do a
+   * person's allowances for that memory apply to it: the index (derived state, .cairn/index) names
+   * the blob, and could name another memory's text under an allowed memory's path.
+   */
+  current: boolean;
+  /** Read from a candidate branch: status candidate, whatever the index says. */
+  candidate: boolean;
+}
+
 /**
  * The text a search entry was cut from, by the content hash the index holds for its file
  * (search-files.ts): main's blob, read from the work tree when the file there is that blob; a file
  * edited or added on disk and not committed (`worktree:<blob id>`), read from disk only while it
  * still holds those bytes; a candidate's file at its branch's tip. Null when that text can no longer
- * be read (the file changed again since it was indexed): then the entry is not handed out at all.
+ * be read (the file changed again since it was indexed), or main has no file at that path: then
+ * the entry is not handed out at all.
  */
 async function indexedText(
   ctx: OpContext,
   path: string,
   hash: string,
   blobs: WorktreeBlobs,
-): Promise<{ oid: string; text: () => Promise<string | null> } | null> {
+  mainBlob: (path: string) => Promise<string | null>,
+): Promise<IndexedText | null> {
   const { store } = ctx;
   if (hash.startsWith('candidate:')) {
     const oid = await store.repo.fileOid(hash.slice('candidate:'.length), repoPath(store, path));
-    return oid === null ? null : { oid, text: () => store.repo.readBlobText(oid) };
+    const text = oid === null ? null : await store.repo.readBlobText(oid);
+    return text === null ? null : { oid: oid!, text, current: false, candidate: true };
   }
-  if (hash.startsWith(WORKTREE)) {
-    const oid = hash.slice(WORKTREE.length);
-    return OID.test(oid) ? { oid, text: () => blobs.readWorktree(path, oid) } : null;
-  }
-  return OID.test(hash) ? { oid: hash, text: () => blobs.readText(path, hash) } : null;
+  const worktree = hash.startsWith(WORKTREE);
+  const oid = worktree ? hash.slice(WORKTREE.length) : hash;
+  if (!OID.test(oid)) return null;
+  const onDisk = await blobs.readWorktree(path, oid);
+  if (onDisk !== null) return { oid, text: onDisk, current: true, candidate: false };
+  if (worktree) return null;
+  // Not on disk (another branch checked out, or the index is a build behind): main's own file at
+  // that path, or an older version of it; a path main does not have is no memory's.
+  const onMain = await mainBlob(path);
+  const text = onMain === null ? null : await store.repo.readBlobText(oid);
+  return text === null ? null : { oid, text, current: onMain === oid, candidate: false };
+}
+
+/**
+ * A text field of an answer as the index gave it, when the text scanned holds it (or a shortened
+ * start of it, as budgets cut them with an ellipsis): what is scanned is what is sent.
+ */
+function cutFrom(value: string, text: string): boolean {
+  return text.includes(value.endsWith('…') ? value.slice(0, -1) : value);
+}
+
+type EntryFields = Pick<SearchEntry, 'topicId' | 'topic' | 'summaryText' | 'createdAt' | 'decisions'>;
+
+/** An entry's text fields cut from `text` again, as the index cut them (the snippet: its lines). */
+function fieldsOf(e: SearchEntry, text: string, snippet: (lines: [number, number]) => string): EntryFields {
+  const meta = memoryIdFromPath(e.path)
+    ? chunkMetaFromMemory(parseMemory(text, { path: e.path }), { status: e.status })
+    : chunkMetaFromNote(parseNote(text, { path: e.path }), { status: e.status });
+  return {
+    topicId: meta.memoryId ?? e.path,
+    topic: meta.title,
+    summaryText: meta.summary?.trim() || snippet(e.lines),
+    createdAt: meta.created ?? null,
+    decisions: meta.decisions ?? [],
+  };
 }
 
 /**
@@ -130,7 +177,9 @@ async function indexedText(
  * the withheld text (title, context, decisions, snippet), so nothing flagged survives in a field the
  * index cut from the original, and a snippet boundary cannot split a passage open. The text scanned
  * is the one the index answered from (`indexedAs`): main's blob, a candidate's, or the work tree's
- * uncommitted file, so an edit on disk is withheld exactly as a commit is.
+ * uncommitted file, so an edit on disk is withheld exactly as a commit is. The index is derived
+ * state anything that writes .cairn/ can edit, so the fields of the other entries are checked
+ * against the text scanned too, and cut from it again when it does not hold them.
  */
 export async function withholdSearchAnswer<T extends SearchedAnswer>(
   ctx: OpContext,
@@ -142,31 +191,34 @@ export async function withholdSearchAnswer<T extends SearchedAnswer>(
   const safe = new Map<string, WithholdResult>();
   /** Files whose indexed text could not be read again: left out, never handed over unscanned. */
   const gone = new Set<string>();
+  const sources = new Map<string, IndexedText>();
   if (paths.length) {
     // Blobs scanned before are not scanned again (ops/clean-scans.ts: clean ones by any process,
     // flagged ones by this one; allowances are applied afresh).
     const cleanScans = await CleanScans.open(ctx);
     const allowances = allowancesOnce(ctx);
     const blobs = new WorktreeBlobs(ctx.store);
+    const mainBlob = mainBlobs(ctx);
     for (const path of paths) {
-      const source = await indexedText(ctx, path, indexedAs[path] ?? '', blobs);
-      if (source && cleanScans.isClean(source.oid)) continue;
-      const text = source && (await source.text());
-      if (!source || text === null) {
+      const source = await indexedText(ctx, path, indexedAs[path] ?? '', blobs, mainBlob);
+      if (!source) {
         gone.add(path);
         continue;
       }
+      sources.set(path, source);
+      if (cleanScans.isClean(source.oid)) continue;
       const w = await withholdScanned(
         ctx,
-        text,
-        { path, status: status.get(path) },
+        source.text,
+        // A candidate's text is withheld strictly, as is a text that is not the path's file now.
+        { path, status: source.candidate || !source.current ? 'candidate' : status.get(path) },
         { blob: { oid: source.oid, scans: cleanScans }, allowances },
       );
       if (w.passages.length) safe.set(path, w);
     }
     cleanScans.save();
   }
-  const snippet = (w: WithholdResult, lines: [number, number]) =>
+  const snippet = (w: { text: string }, lines: [number, number]) =>
     clip(
       w.text
         .split('\n')
@@ -178,24 +230,34 @@ export async function withholdSearchAnswer<T extends SearchedAnswer>(
   const entries = answer.entries
     .filter((e) => !gone.has(e.path))
     .map((e): AgentEntry => {
+      const source = sources.get(e.path)!;
+      const labelled = source.candidate ? { ...e, status: 'candidate' as const } : e;
       const w = safe.get(e.path);
-      if (!w) return e;
-      const meta = memoryIdFromPath(e.path)
-        ? chunkMetaFromMemory(parseMemory(w.text, { path: e.path }), { status: e.status })
-        : chunkMetaFromNote(parseNote(w.text, { path: e.path }), { status: e.status });
+      const text = w?.text ?? source.text;
+      let cut: EntryFields | undefined;
+      const again = () => (cut ??= fieldsOf(labelled, text, (lines) => snippet({ text }, lines)));
+      // A withheld file's fields are all cut from its withheld text again; another's keep what
+      // the index gave where the text scanned holds it (the file is parsed only when one does not).
+      const held = (value: string) => !w && cutFrom(value, text);
+      const { topicId, createdAt } = labelled;
       return {
-        ...e,
-        topic: meta.title,
-        summaryText: meta.summary?.trim() || snippet(w, e.lines),
-        decisions: meta.decisions ?? [],
-        withheldPassages: w.passages,
+        ...labelled,
+        topicId: topicId === e.path || held(topicId) ? topicId : again().topicId,
+        topic: held(e.topic) ? e.topic : again().topic,
+        summaryText: held(e.summaryText) ? e.summaryText : again().summaryText,
+        createdAt:
+          createdAt === null || held(createdAt) || e.path.includes(createdAt) ? createdAt : again().createdAt,
+        decisions: e.decisions.every(held) ? e.decisions : again().decisions,
+        ...(w ? { withheldPassages: w.passages } : {}),
       };
     });
   const results = answer.results
     .filter((r) => !gone.has(r.path))
     .map((r): AgentResult => {
       const w = safe.get(r.path);
-      return w ? { ...r, snippet: snippet(w, r.lines), withheldPassages: w.passages } : r;
+      if (w) return { ...r, snippet: snippet(w, r.lines), withheldPassages: w.passages };
+      const { text } = sources.get(r.path)!;
+      return cutFrom(r.snippet, text) ? r : { ...r, snippet: snippet({ text }, r.lines) };
     });
   const withheld = [...safe.values()].reduce((n, w) => n + w.passages.length, 0);
   const warnings = gone.size
@@ -361,6 +423,13 @@ export async function withheldTriples(
   }
   cleanScans.save();
   return out;
+}
+
+/** Main's blob at a store path, main's tip and each folder read once per answer; null when none. */
+function mainBlobs(ctx: OpContext): (path: string) => Promise<string | null> {
+  const blobOf = blobIds(ctx);
+  let tip: Promise<string> | undefined;
+  return async (path) => blobOf(await (tip ??= requireMainTip(ctx.store)), path);
 }
 
 /** A file's blob id at a commit, each folder listed once (a tree walk per file would read the

@@ -6,7 +6,11 @@
 // .cairn is never followed either. Then derived features degrade, with one warning per process:
 // caches and logs are skipped; the search index and session scratch live in a private temporary
 // folder removed at exit. Governance (commits, branches, tags) never depends on .cairn.
-import { createHash } from 'node:crypto';
+// A file that can make Cairn skip a check or tell a governance fact (a cache of clean scans, of
+// history, of parsed memories) is sealed: its first line is a MAC made with the user's key, kept
+// outside every store (state-key.ts), over the store, the file's name and the rest of the file.
+// One that does not match (forged, copied from elsewhere, written before sealing) is not read.
+import { createHash, createHmac, timingSafeEqual, type Hmac } from 'node:crypto';
 import {
   closeSync,
   constants,
@@ -15,10 +19,12 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
+  readSync,
   realpathSync,
   renameSync,
   rmSync,
   writeFileSync,
+  writeSync,
 } from 'node:fs';
 import { open } from 'node:fs/promises';
 import os from 'node:os';
@@ -26,12 +32,17 @@ import path from 'node:path';
 import { GitRepo } from './git.js';
 import { makeDirSync } from './make-dir.js';
 import { findLink, openStoreEntry, readStoreEntry } from './safe-fs.js';
+import { derivedStateKey } from './state-key.js';
 
 export const CAIRN_DIR = '.cairn';
 
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const WRITE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW;
 const APPEND = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | NOFOLLOW;
+
+const SEAL = 'cairn-sealed-1 ';
+/** A sealed file's first line: SEAL, the MAC of what follows (64 hex digits), a newline. */
+const SEAL_BYTES = SEAL.length + 64 + 1;
 
 type Warn = (message: string) => void;
 let warnSink: Warn = (message) => process.stderr.write(`cairn: ${message}\n`);
@@ -161,9 +172,15 @@ export class CairnDir {
    * they come: a large file is never one buffer in memory (a buffer of many megabytes, once freed,
    * leaves the C allocator keeping that much more of the process's memory). False when skipped or
    * the write failed; an error `parts` throws (a cancelled writer) removes the temporary file and
-   * is thrown again.
+   * is thrown again. `sealed`: the file is sealed as writeSealed seals it (false without a key).
    */
-  async writeParts(rel: string, parts: AsyncIterable<Buffer>): Promise<boolean> {
+  async writeParts(
+    rel: string,
+    parts: AsyncIterable<Buffer>,
+    opts: { sealed?: boolean } = {},
+  ): Promise<boolean> {
+    const mac = opts.sealed ? this.sealer(rel) : null;
+    if (opts.sealed && !mac) return false;
     const abs = this.path(rel);
     if (!abs) return false;
     const tmp = `${abs}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
@@ -171,14 +188,18 @@ export class CairnDir {
     let fromParts = false;
     try {
       fd = openSync(tmp, WRITE_NEW, 0o600);
+      // The seal's line is known at the end: its room is kept first, and it is written there last.
+      if (mac) writeFileSync(fd, Buffer.alloc(SEAL_BYTES, ' '));
       const it = parts[Symbol.asyncIterator]();
       for (;;) {
         fromParts = true;
         const next = await it.next();
         fromParts = false;
         if (next.done) break;
+        mac?.update(next.value);
         writeFileSync(fd, next.value);
       }
+      if (mac) writeSync(fd, sealLine(mac), 0, SEAL_BYTES, 0);
       closeSync(fd);
       fd = null;
       renameSync(tmp, abs); // replaces a link at `abs`, never writes through one
@@ -193,13 +214,70 @@ export class CairnDir {
 
   /** Replaces `.cairn/<rel>` atomically (temp file 0600 + rename); false when skipped or failed. */
   write(rel: string, data: Buffer | string): boolean {
+    return this.writePieces(rel, [data]);
+  }
+
+  /**
+   * write, sealed: a first line with the MAC of the store, `rel` and `data`, made with the user's
+   * key (state-key.ts). False without a key: nothing is kept that could not be believed.
+   */
+  writeSealed(rel: string, data: Buffer | string): boolean {
+    const mac = this.sealer(rel);
+    const body = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    return mac !== null && this.writePieces(rel, [sealLine(mac.update(body)), body]);
+  }
+
+  /** The body of a sealed `.cairn/<rel>`; null when missing, unusable, or not sealed by this user for it. */
+  readSealed(rel: string): Buffer | null {
+    const bytes = this.read(rel);
+    return bytes && this.unseal(rel, bytes);
+  }
+
+  /** The body of sealed bytes read from `.cairn/<rel>` (see readSealed), or null. */
+  unseal(rel: string, bytes: Buffer): Buffer | null {
+    if (bytes.length < SEAL_BYTES) return null;
+    const mac = this.sealer(rel);
+    const body = bytes.subarray(SEAL_BYTES);
+    return mac && sealMatches(bytes.subarray(0, SEAL_BYTES), mac.update(body)) ? body : null;
+  }
+
+  /**
+   * A sealed `.cairn/<rel>` opened to read its body a piece at a time, from `body` on: each piece
+   * read goes into `mac`, and `matches()` at the end says whether to believe what was read. Null
+   * when missing, unusable or without a key. The caller closes `fd`.
+   */
+  openSealed(rel: string): { fd: number; body: number; mac: Hmac; matches(): boolean } | null {
+    const mac = this.sealer(rel);
+    const fd = mac && this.open(rel);
+    if (!mac || fd === null) return null;
+    const line = Buffer.alloc(SEAL_BYTES);
+    try {
+      if (readSync(fd, line, 0, SEAL_BYTES, 0) === SEAL_BYTES)
+        return { fd, body: SEAL_BYTES, mac, matches: () => sealMatches(line, mac) };
+    } catch {
+      // unreadable: as missing
+    }
+    closeSync(fd);
+    return null;
+  }
+
+  /** The MAC of a sealed file of this store, before its body; null without a key. */
+  private sealer(rel: string): Hmac | null {
+    const key = derivedStateKey();
+    if (!key) return null;
+    // Bound to this store and this file: a sealed file copied from another store, or to another
+    // name, does not match (a history cache of a store with allowances would carry them over).
+    return createHmac('sha256', key).update(`${SEAL}\0${realOrSelf(this.root)}\0${rel}\0`);
+  }
+
+  private writePieces(rel: string, pieces: (Buffer | string)[]): boolean {
     const abs = this.path(rel);
     if (!abs) return false;
     const tmp = `${abs}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
     try {
       const fd = openSync(tmp, WRITE_NEW, 0o600);
       try {
-        writeFileSync(fd, data);
+        for (const piece of pieces) writeFileSync(fd, piece);
       } finally {
         closeSync(fd);
       }
@@ -242,6 +320,16 @@ async function trackedPath(root: string, repo: GitRepo): Promise<string | null> 
       : null;
   trackedMemo.set(root, { head, tracked });
   return tracked;
+}
+
+/** The first line of a sealed file, from the MAC of the rest. */
+function sealLine(mac: Hmac): Buffer {
+  return Buffer.from(`${SEAL}${mac.digest('hex')}\n`, 'latin1');
+}
+
+function sealMatches(line: Buffer, mac: Hmac): boolean {
+  const expected = sealLine(mac);
+  return line.length === expected.length && timingSafeEqual(line, expected);
 }
 
 function realOrSelf(p: string): string {

@@ -10,8 +10,11 @@
 // serialization: the version, then one per chunk), each read and written on its own, so that the
 // file (11 MB at 10,000 memories) is never one buffer: glibc's allocator, once it has freed a
 // buffer that large, keeps up to twice as much freed memory instead of giving it back (measured:
-// the language server held ~10 MB more after writing the cache in one piece).
-import { createHash } from 'node:crypto';
+// the language server held ~10 MB more after writing the cache in one piece). The entries say what
+// a file holds (titles, supersede links: statuses) without reading it, so the file is sealed with
+// the user's key (store/cairn-dir.ts): the frames read go into its MAC, and entries are kept only
+// when it matches at the end.
+import { createHash, type Hmac } from 'node:crypto';
 import { closeSync, fstatSync, readSync } from 'node:fs';
 import v8 from 'node:v8';
 import type { MemoryInfo, NearSignature } from '../../core/rules/index.js';
@@ -89,19 +92,20 @@ export class WorkspaceCache {
     const entries = new Map<string, CachedFile>();
     try {
       version = `${FORMAT}/${packageVersion()}`;
-      const fd = dir.open(CACHE_FILE);
-      if (fd !== null) {
+      const sealed = dir.openSealed(CACHE_FILE);
+      if (sealed) {
         try {
-          const frames = readFrames(fd);
+          const frames = readFrames(sealed.fd, sealed.body, sealed.mac);
           if (frames.next().value === version) {
             for (const chunk of frames) {
               for (const [rel, entry] of unpackEntries<CachedFile>(chunk as PackedEntries))
                 if (entry) entries.set(rel, entry);
               await pause();
             }
+            if (!sealed.matches()) entries.clear();
           }
         } finally {
-          closeSync(fd);
+          closeSync(sealed.fd);
         }
       }
     } catch {
@@ -194,7 +198,7 @@ export class WorkspaceCache {
         await pause();
       }
     }
-    const ok = await this.dir.writeParts(CACHE_FILE, frames());
+    const ok = await this.dir.writeParts(CACHE_FILE, frames(), { sealed: true });
     return ok ? entries.size : null;
   }
 
@@ -213,17 +217,21 @@ function* frame(value: unknown): Generator<Buffer> {
   yield body;
 }
 
-/** The values of the frames of an open file, one read at a time; damaged frames throw. */
-function* readFrames(fd: number): Generator<unknown> {
+/**
+ * The values of the frames of an open file from `start`, one read at a time, each frame's bytes fed
+ * to `mac` as read; damaged frames throw.
+ */
+function* readFrames(fd: number, start: number, mac: Hmac): Generator<unknown> {
   const size = fstatSync(fd).size;
   const head = Buffer.alloc(4);
-  for (let at = 0; at < size;) {
+  for (let at = start; at < size;) {
     if (readSync(fd, head, 0, 4, at) !== 4) throw new Error('damaged');
     const length = head.readUInt32LE(0);
     at += 4;
     if (length > size - at) throw new Error('damaged');
     const body = Buffer.allocUnsafe(length);
     if (readSync(fd, body, 0, length, at) !== length) throw new Error('damaged');
+    mac.update(head).update(body);
     at += length;
     yield v8.deserialize(body);
   }
