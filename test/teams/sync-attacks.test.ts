@@ -1,9 +1,9 @@
 // A careless or hostile teammate with push access, and what `cairn sync` in another clone does
 // with what they pushed. Real clones of a file:// remote, the built CLI, real git.
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CAIRN_BIN } from '../helpers/store.js';
+import { CAIRN_BIN, cairn } from '../helpers/store.js';
 import { makeTeam, type Team } from './team.js';
 
 let team: Team | null = null;
@@ -78,7 +78,12 @@ describe('a sync killed while git merges main', () => {
     await ben.git('config', 'merge.cairn.driver', `${slow} %O %A %B %P`);
 
     const before = await ben.git('rev-parse', 'main');
-    const run = ben.run('sync');
+    // Its own temporary folder: git's output went to files there, left behind when Cairn was killed.
+    const tmp = path.join(team.bare, '..', 'tmp');
+    mkdirSync(tmp);
+    const run = cairn(['sync', '--store', ben.dir], {
+      env: { CAIRN_AUTHOR_NAME: 'Ben', CAIRN_AUTHOR_EMAIL: 'ben@team.test', TMPDIR: tmp },
+    });
     while (!existsSync(mark)) await new Promise((r) => setTimeout(r, 20));
     const holder = JSON.parse(readFileSync(path.join(ben.dir, '.git', 'cairn.lock'), 'utf8')).pid;
     process.kill(holder, 'SIGKILL');
@@ -91,6 +96,7 @@ describe('a sync killed while git merges main', () => {
     }
     expect(await ben.git('status', '--porcelain')).toBe('');
     expect((await ben.git('log', '-1', '--format=%P', 'main')).trim().split(' ')).toHaveLength(2);
+    expect(readdirSync(tmp)).toEqual([]);
 
     const again = await ben.sync();
     expect(again.pushed).toContain('refs/heads/main');

@@ -3,7 +3,7 @@
 // nothing in them is interpreted, and no credential ever appears in them (remotes are named,
 // never given by URL).
 import { spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CairnError } from '../../core/errors.js';
@@ -55,8 +55,7 @@ export function runGit(args: string[], opts: GitRunOptions): Promise<GitRunResul
       : { GIT_TERMINAL_PROMPT: '0', GCM_INTERACTIVE: 'never', SSH_ASKPASS_REQUIRE: 'never' }),
     ...opts.env,
   };
-  const files = opts.outlive ? mkdtempSync(path.join(os.tmpdir(), 'cairn-git-')) : null;
-  const fds = files ? [openSync(path.join(files, 'out'), 'w'), openSync(path.join(files, 'err'), 'w')] : null;
+  const fds = opts.outlive ? outputFiles() : null;
   return new Promise((resolve, reject) => {
     const child = spawn('git', args, {
       cwd: opts.cwd,
@@ -71,12 +70,11 @@ export function runGit(args: string[], opts: GitRunOptions): Promise<GitRunResul
     child.stderr?.on('data', (d: Buffer) => err.push(d));
     let collected = false;
     const collect = () => {
-      if (!files || !fds || collected) return;
+      if (!fds || collected) return;
       collected = true;
+      out.push(readWhole(fds[0]));
+      err.push(readWhole(fds[1]));
       for (const fd of fds) closeSync(fd);
-      out.push(readFileSync(path.join(files, 'out')));
-      err.push(readFileSync(path.join(files, 'err')));
-      rmSync(files, { recursive: true, force: true });
     };
     child.on('error', (e: NodeJS.ErrnoException) => {
       collect();
@@ -102,6 +100,37 @@ export function runGit(args: string[], opts: GitRunOptions): Promise<GitRunResul
     child.stdin?.on('error', () => undefined); // git may exit before reading its input
     child.stdin?.end(opts.input ?? '');
   });
+}
+
+/**
+ * Two files for git's stdout and stderr, open for reading and writing, whose names are already
+ * gone: git writes through the descriptors it inherits, and a Cairn killed meanwhile leaves nothing
+ * behind in the temporary folder.
+ */
+function outputFiles(): [number, number] {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'cairn-git-'));
+  const opened: number[] = [];
+  try {
+    for (const name of ['out', 'err']) opened.push(openSync(path.join(dir, name), 'w+'));
+    return [opened[0], opened[1]];
+  } catch (e) {
+    for (const fd of opened) closeSync(fd);
+    throw e;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Everything written to an open file, read from its start whatever the shared offset. */
+function readWhole(fd: number): Buffer {
+  const bytes = Buffer.alloc(fstatSync(fd).size);
+  let at = 0;
+  while (at < bytes.length) {
+    const n = readSync(fd, bytes, at, bytes.length - at, at);
+    if (n === 0) break;
+    at += n;
+  }
+  return bytes.subarray(0, at);
 }
 
 /** The last few meaningful lines of git's stderr, for an error message. */
