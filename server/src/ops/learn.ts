@@ -204,8 +204,9 @@ export async function learnFromTranscripts(
       messages.read += t.messages.length;
       messages.alreadyLearned += t.messages.length - fresh.length;
       messages.background += fresh.filter((m) => m.background).length;
-      statements.push(...extractStatements(fresh));
-      userMessages.push(...fresh.filter((m) => m.role === 'user' && !m.background && m.text.trim()));
+      // Loops, not push(...list): a spread of a long chat's messages overflows the call stack.
+      for (const s of extractStatements(fresh)) statements.push(s);
+      for (const m of fresh) if (m.role === 'user' && !m.background && m.text.trim()) userMessages.push(m);
       seenNow.push([key, fresh.map((m) => m.id)]);
     }
   }
@@ -214,7 +215,7 @@ export async function learnFromTranscripts(
   let model: LearnResult['model'];
   if (endpoint) {
     model = { endpoint, name: modelName, answered: 0, failed: 0 };
-    statements.push(...(await askModel(endpoint, modelName, userMessages, model, warnings)));
+    for (const s of await askModel(endpoint, modelName, userMessages, model, warnings)) statements.push(s);
   }
   const items = reconcile(
     statements.map((s) => ({ ...s, tags: ['learned'] })),
