@@ -1,6 +1,6 @@
 // `cairn learn` on inputs a person really hands it: a long chat log, transcripts piped in one after
 // another, several files of which one is damaged, a store that cannot take a write right now.
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cairn, cliStores, git, type CliStore } from '../helpers/store.js';
@@ -23,5 +23,40 @@ describe('cairn learn on large and repeated input', () => {
     const out = JSON.parse(r.stdout);
     expect(out.messages.read).toBe(400_001);
     expect(out.counts.active).toBe(1);
+  });
+});
+
+describe('cairn learn remembers which messages it read, by what they say', () => {
+  it('learns a second transcript piped in after another, and skips only what it read before', async () => {
+    const s = await stores.newStore();
+    const first =
+      'User: Remember that the staging database is reset on Sundays.\n\nAssistant: Noted, Sundays.\n';
+    const second = 'User: Remember that releases are cut on Tuesdays.\n\nAssistant: Noted, Tuesdays.\n';
+    expect(JSON.parse((await learnFrom(s, first)).stdout).counts.active).toBe(1);
+    // Another chat on stdin: its messages sit at the same lines as the first one's.
+    const r = JSON.parse((await learnFrom(s, second)).stdout);
+    expect(r.messages.alreadyLearned).toBe(0);
+    expect(r.counts.active).toBe(1);
+    expect(git(s.dir, 'ls-tree', '--name-only', 'main', 'memories/')).toMatch(/releases-are-cut-on-tuesdays/);
+    // The same chat again, and the first one with a message added, are read only where new.
+    expect(JSON.parse((await learnFrom(s, second)).stdout).messages.alreadyLearned).toBe(2);
+    const grown = `${first}\nUser: Remember that the ledger deploys from the release branch.\n`;
+    const more = JSON.parse((await learnFrom(s, grown)).stdout);
+    expect(more.messages).toMatchObject({ read: 3, alreadyLearned: 2 });
+    expect(more.counts.active).toBe(1);
+  });
+
+  it('learns two files of the same name in different folders', async () => {
+    const s = await stores.newStore();
+    for (const [folder, text] of [
+      ['a', 'User: Remember that the staging database is reset on Sundays.\n'],
+      ['b', 'User: Remember that releases are cut on Tuesdays.\n'],
+    ]) {
+      const dir = path.join(s.parent, folder);
+      mkdirSync(dir);
+      writeFileSync(path.join(dir, 'chat.md'), text);
+      const r = await cairn(['learn', 'chat.md', '--json', '--store', s.dir], { cwd: dir });
+      expect(JSON.parse(r.stdout).counts.active, folder).toBe(1);
+    }
   });
 });
