@@ -60,3 +60,26 @@ describe('cairn learn remembers which messages it read, by what they say', () =>
     }
   });
 });
+
+describe('cairn learn when the store cannot take a write', () => {
+  it('leaves a message unread when its statement could not be stored, so the next run learns it', async () => {
+    const s = await stores.newStore();
+    // A person's `git merge` stopped on a conflict: every write waits until it ends.
+    git(s.dir, 'checkout', '-q', '-b', 'side');
+    writeFileSync(path.join(s.dir, 'MEMORY.md'), 'side\n');
+    git(s.dir, 'commit', '-qam', 'side');
+    git(s.dir, 'checkout', '-q', 'main');
+    writeFileSync(path.join(s.dir, 'MEMORY.md'), 'main\n');
+    git(s.dir, 'commit', '-qam', 'main');
+    expect(() => git(s.dir, 'merge', '-q', 'side')).toThrow();
+    const chat = 'User: Remember that releases are cut on Tuesdays.\n';
+    const busy = await learnFrom(s, chat);
+    expect(busy.code).toBe(1);
+    expect(JSON.parse(busy.stdout).proposals[0].reason).toMatch(/OPERATION_IN_PROGRESS/);
+
+    git(s.dir, 'merge', '--abort');
+    const r = JSON.parse((await learnFrom(s, chat)).stdout);
+    expect(r.messages.alreadyLearned).toBe(0);
+    expect(r.counts.active).toBe(1);
+  });
+});
