@@ -82,4 +82,22 @@ describe('cairn learn when the store cannot take a write', () => {
     expect(r.messages.alreadyLearned).toBe(0);
     expect(r.counts.active).toBe(1);
   });
+
+  it('names the file whose transcript it cannot read', async () => {
+    const s = await stores.newStore();
+    const good = path.join(s.parent, 'good.jsonl');
+    const cut = path.join(s.parent, 'cut.jsonl');
+    const line = (uuid: string, text: string) =>
+      JSON.stringify({ type: 'user', uuid, message: { role: 'user', content: text } });
+    writeFileSync(
+      good,
+      `${line('u1', 'Remember that releases are cut on Tuesdays.')}\n${line('u2', 'Thanks.')}\n`,
+    );
+    writeFileSync(cut, `${line('u1', 'Remember that the ledger deploys on Sundays.')}\n{"type":"user","uu`);
+    const head = git(s.dir, 'rev-parse', 'main');
+    const r = await cairn(['learn', good, cut, '--store', s.dir]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/cut\.jsonl: line 2: not JSON/);
+    expect(git(s.dir, 'rev-parse', 'main')).toBe(head);
+  });
 });

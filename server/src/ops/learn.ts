@@ -6,11 +6,11 @@
 import { parseAssistantDump, type AssistantSource } from '../core/learn/assistant-dump.js';
 import { extractStatements, type LearnedStatement } from '../core/learn/extract.js';
 import { extractionPrompt, parseModelStatements } from '../core/learn/model-prompt.js';
-import type { TranscriptMessage } from '../core/learn/transcripts.js';
+import type { Transcript, TranscriptMessage } from '../core/learn/transcripts.js';
 import { askLocalModel } from '../llm/local-model.js';
 import { reconcile, type KnownMemory, type Verdict } from '../core/learn/reconcile.js';
 import { parseTranscripts, type TranscriptFormat } from '../core/learn/transcripts.js';
-import { isCairnError, type ErrorCode } from '../core/errors.js';
+import { CairnError, isCairnError, type ErrorCode } from '../core/errors.js';
 import { redactSecrets } from '../core/scan/redact.js';
 import type { MemoryKind, Triple } from '../core/types.js';
 import { openCairnDir } from '../store/cairn-dir.js';
@@ -171,6 +171,16 @@ async function commitItems<T extends Item & { verdict: Verdict }>(
   return { proposals, counts, unstored };
 }
 
+/** The transcripts of one input; one that cannot be read says which input it is. */
+function transcriptsOf(input: LearnInput): Transcript[] {
+  try {
+    return parseTranscripts(input.text, input.format);
+  } catch (err) {
+    if (!isCairnError(err)) throw err;
+    throw new CairnError(err.code, `${input.name}: ${err.message}`, err.data);
+  }
+}
+
 /**
  * Message ids read, by transcript key. A Map: the key is the transcript's own id, text from the
  * file, so "__proto__" or "constructor" must name a transcript like any other.
@@ -210,7 +220,7 @@ export async function learnFromTranscripts(
   const userMessages: TranscriptMessage[] = [];
   let transcripts = 0;
   for (const input of inputs) {
-    for (const t of parseTranscripts(input.text, input.format)) {
+    for (const t of transcriptsOf(input)) {
       transcripts++;
       const key = t.key ? `${t.key}` : input.name;
       const seen = new Set(marks.get(key) ?? []);
