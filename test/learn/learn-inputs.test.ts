@@ -100,4 +100,16 @@ describe('cairn learn when the store cannot take a write', () => {
     expect(r.stderr).toMatch(/cut\.jsonl: line 2: not JSON/);
     expect(git(s.dir, 'rev-parse', 'main')).toBe(head);
   });
+
+  it('reads a Claude Code session of one line as one', async () => {
+    const s = await stores.newStore();
+    const session = JSON.stringify({
+      type: 'user',
+      uuid: 'u1',
+      message: { role: 'user', content: 'Remember that releases are cut on Tuesdays.' },
+    });
+    const r = await learnFrom(s, `${session}\n`);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).counts.active).toBe(1);
+  });
 });

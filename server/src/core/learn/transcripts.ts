@@ -211,6 +211,8 @@ export function detectTranscriptFormat(text: string): TranscriptFormat {
       if (Array.isArray(data))
         return data.some((c) => isObj(c) && isObj(c.mapping)) ? 'chatgpt' : 'chat-json';
       if (isObj(data) && Array.isArray(data.requests)) return 'copilot';
+      // A Claude Code session of one line is one JSON object: a row with its `message`.
+      if (isObj(data) && isObj(data.message)) return 'claude-code';
       return 'chat-json';
     } catch {
       if (head.startsWith('{')) return 'claude-code';
