@@ -222,3 +222,19 @@ describe('the error boundary (reportError)', () => {
     }
   });
 });
+
+describe('import FILE --format jsonl says what it will not do, and does nothing', () => {
+  const payload = JSON.stringify({ topic: 'Dry run', context: 'A dry run must not write this.' });
+
+  it('--dry-run, which only --source has, is a usage error, not a write', async () => {
+    const s = await stores.newStore();
+    const file = path.join(s.parent, 'one.jsonl');
+    writeFileSync(file, `${payload}\n`);
+    const before = snapshot(s.dir);
+    const refs = git(s.dir, 'for-each-ref');
+    const r = await s.run('import', file, '--dry-run');
+    expectClear(r, 2, /--dry-run/);
+    expect(snapshot(s.dir)).toBe(before);
+    expect(git(s.dir, 'for-each-ref')).toBe(refs);
+  });
+});

@@ -112,6 +112,11 @@ export const importCommand: Command = {
     }
     const file = args.positionals[0];
     if (!file) throw new UsageError('import needs a FILE');
+    // Accepted for --source only: ignored here, a "dry run" imported every line.
+    if (args.values['dry-run'])
+      throw new UsageError(
+        '--dry-run works with --source only; a JSON-lines import has none (every line becomes a candidate to review)',
+      );
     const format = str(args, 'format') ?? 'jsonl';
     if (format !== 'jsonl') throw new UsageError(`--format ${format} is not supported; use --format jsonl`);
     await checkInputFile(file);
