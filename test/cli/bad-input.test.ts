@@ -2,7 +2,7 @@
 // trace (exit 70): a missing file or a folder given to import, a --out in no folder, a port in use,
 // init on a file or under one, a path under /proc (Node's recursive mkdir looped there forever),
 // and --json and unknown names for help. Each case leaves the store and the files as they were.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -236,5 +236,16 @@ describe('import FILE --format jsonl says what it will not do, and does nothing'
     expectClear(r, 2, /--dry-run/);
     expect(snapshot(s.dir)).toBe(before);
     expect(git(s.dir, 'for-each-ref')).toBe(refs);
+  });
+
+  it('a file larger than a command reads at once', async () => {
+    const s = await stores.newStore();
+    const file = path.join(s.parent, 'huge.jsonl');
+    writeFileSync(file, '');
+    truncateSync(file, 600 * 1024 * 1024); // sparse: no disk used
+    const before = snapshot(s.dir);
+    const r = await s.run('import', file, '--format', 'jsonl');
+    expectClear(r, 2, /huge\.jsonl: \d+ bytes; at most \d+ bytes are read at once/);
+    expect(snapshot(s.dir)).toBe(before);
   });
 });
