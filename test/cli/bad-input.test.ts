@@ -249,3 +249,38 @@ describe('import FILE --format jsonl says what it will not do, and does nothing'
     expect(snapshot(s.dir)).toBe(before);
   });
 });
+
+describe('a word more than a command takes is refused, never dropped', () => {
+  it('forget, undo, feedback, supersede, accept, reject and import with one argument too many change nothing', async () => {
+    const s = await stores.newStore();
+    await s.store({ topic: 'Redis', context: 'Redis is used for everything in the gateway.' });
+    await s.store({ topic: 'Redis sessions', context: 'We use Redis for sessions in the gateway.' });
+    await s.store({
+      topic: 'Nightly',
+      context: 'A nightly finding to review.',
+      agentName: 'bot',
+      origin: 'background',
+    });
+    const file = path.join(s.parent, 'one.jsonl');
+    writeFileSync(file, `${JSON.stringify({ topic: 'One', context: 'One payload to import.' })}\n`);
+    const before = snapshot(s.dir);
+    const refs = git(s.dir, 'for-each-ref');
+    for (const args of [
+      // A title typed without quotes: this forgot `redis`, a memory the person did not mean.
+      ['forget', 'redis', 'sessions'],
+      ['undo', 'redis', 'sessions'],
+      ['feedback', 'redis', 'up', 'sessions'],
+      ['supersede', 'redis', 'redis-sessions', 'extra'],
+      ['accept', 'nightly', 'extra'],
+      // A reason typed without quotes: this rejected with the reason "not".
+      ['reject', 'nightly', '--why', 'not', 'useful'],
+      ['import', file, file],
+      ['import', '--source', 'chatgpt', file, file],
+    ]) {
+      const r = await s.run(...args);
+      expectClear(r, 2, /too many arguments/);
+      expect(snapshot(s.dir), args.join(' ')).toBe(before);
+      expect(git(s.dir, 'for-each-ref'), args.join(' ')).toBe(refs);
+    }
+  });
+});

@@ -4,7 +4,7 @@ import { escapeForTerminal } from '../core/control-chars.js';
 import { ASSISTANT_SOURCES, importPrompt, type AssistantSource } from '../core/learn/assistant-dump.js';
 import { TRANSCRIPT_FORMATS, type TranscriptFormat } from '../core/learn/transcripts.js';
 import type { Proposal } from '../ops/learn.js';
-import { num, str, type Command } from './command.js';
+import { num, positionals, str, type Command } from './command.js';
 import { EXIT, UsageError, readInputFile, writeJson, writeLine, writeText, type CliIO } from './io.js';
 
 function source(value: string | undefined): AssistantSource {
@@ -86,7 +86,7 @@ export async function importFromAssistant(
   open: Parameters<Command['run']>[2],
 ): Promise<number> {
   const from = source(str(args, 'source'));
-  const file = args.positionals[0];
+  const [file] = positionals(args, 'cairn import --source chatgpt|gemini FILE|- [--dry-run]', 0, 1);
   if (!file) throw new UsageError(`import --source ${from} needs a FILE (or - for stdin)`);
   const text = await readInputFile(io, file);
   const { importAssistantMemory } = await import('../ops/learn.js');

@@ -1,7 +1,7 @@
 // store and import: payloads in, governance decides, one commit each.
 import { CairnError, isCairnError } from '../core/errors.js';
 import { storeMemory, type StoreResult } from '../ops/store-memory.js';
-import { num, str, strs, type Command } from './command.js';
+import { num, positionals, str, strs, type Command } from './command.js';
 import {
   EXIT,
   UsageError,
@@ -109,7 +109,7 @@ export const importCommand: Command = {
       const { importFromAssistant } = await import('./commands-learn.js');
       return importFromAssistant(args, io, open);
     }
-    const file = args.positionals[0];
+    const [file] = positionals(args, this.usage, 0, 1);
     if (!file) throw new UsageError('import needs a FILE');
     // Accepted for --source only: ignored here, a "dry run" imported every line.
     if (args.values['dry-run'])
