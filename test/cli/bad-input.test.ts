@@ -2,7 +2,7 @@
 // trace (exit 70): a missing file or a folder given to import, a --out in no folder, a port in use,
 // init on a file or under one, a path under /proc (Node's recursive mkdir looped there forever),
 // and --json and unknown names for help. Each case leaves the store and the files as they were.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -219,6 +219,68 @@ describe('the error boundary (reportError)', () => {
       const o = io();
       expect(reportError(o.io, err, false)).toBe(70);
       expect(o.stderr()).toMatch(/internal error \(please report it\)/);
+    }
+  });
+});
+
+describe('import FILE --format jsonl says what it will not do, and does nothing', () => {
+  const payload = JSON.stringify({ topic: 'Dry run', context: 'A dry run must not write this.' });
+
+  it('--dry-run, which only --source has, is a usage error, not a write', async () => {
+    const s = await stores.newStore();
+    const file = path.join(s.parent, 'one.jsonl');
+    writeFileSync(file, `${payload}\n`);
+    const before = snapshot(s.dir);
+    const refs = git(s.dir, 'for-each-ref');
+    const r = await s.run('import', file, '--dry-run');
+    expectClear(r, 2, /--dry-run/);
+    expect(snapshot(s.dir)).toBe(before);
+    expect(git(s.dir, 'for-each-ref')).toBe(refs);
+  });
+
+  it('a file larger than a command reads at once', async () => {
+    const s = await stores.newStore();
+    const file = path.join(s.parent, 'huge.jsonl');
+    writeFileSync(file, '');
+    truncateSync(file, 600 * 1024 * 1024); // sparse: no disk used
+    const before = snapshot(s.dir);
+    const r = await s.run('import', file, '--format', 'jsonl');
+    expectClear(r, 2, /huge\.jsonl: \d+ bytes; at most \d+ bytes are read at once/);
+    expect(snapshot(s.dir)).toBe(before);
+  });
+});
+
+describe('a word more than a command takes is refused, never dropped', () => {
+  it('forget, undo, feedback, supersede, accept, reject and import with one argument too many change nothing', async () => {
+    const s = await stores.newStore();
+    await s.store({ topic: 'Redis', context: 'Redis is used for everything in the gateway.' });
+    await s.store({ topic: 'Redis sessions', context: 'We use Redis for sessions in the gateway.' });
+    await s.store({
+      topic: 'Nightly',
+      context: 'A nightly finding to review.',
+      agentName: 'bot',
+      origin: 'background',
+    });
+    const file = path.join(s.parent, 'one.jsonl');
+    writeFileSync(file, `${JSON.stringify({ topic: 'One', context: 'One payload to import.' })}\n`);
+    const before = snapshot(s.dir);
+    const refs = git(s.dir, 'for-each-ref');
+    for (const args of [
+      // A title typed without quotes: this forgot `redis`, a memory the person did not mean.
+      ['forget', 'redis', 'sessions'],
+      ['undo', 'redis', 'sessions'],
+      ['feedback', 'redis', 'up', 'sessions'],
+      ['supersede', 'redis', 'redis-sessions', 'extra'],
+      ['accept', 'nightly', 'extra'],
+      // A reason typed without quotes: this rejected with the reason "not".
+      ['reject', 'nightly', '--why', 'not', 'useful'],
+      ['import', file, file],
+      ['import', '--source', 'chatgpt', file, file],
+    ]) {
+      const r = await s.run(...args);
+      expectClear(r, 2, /too many arguments/);
+      expect(snapshot(s.dir), args.join(' ')).toBe(before);
+      expect(git(s.dir, 'for-each-ref'), args.join(' ')).toBe(refs);
     }
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { consolidationProposals } from '../../server/src/core/consolidate.js';
 import { consolidate } from '../../server/src/ops/consolidate.js';
-import { acceptCandidate } from '../../server/src/ops/review.js';
+import { acceptCandidate, rejectCandidate } from '../../server/src/ops/review.js';
 import { storeMemory } from '../../server/src/ops/store-memory.js';
 import { loadMemories } from '../../server/src/ops/read.js';
 import { git, makeStore } from '../helpers/store.js';
@@ -99,5 +99,34 @@ describe('cairn consolidate (ops, real repository)', () => {
     const byId = new Map((await loadMemories(ctx.store)).map((r) => [r.id, r]));
     expect(byId.get('redis-sessions')).toMatchObject({ status: 'superseded', supersededBy: 'session-cache' });
     expect(byId.get('office-coffee')?.status).toBe('active');
+  });
+
+  it('does not make again a proposal a person rejected; a different one is still made', async () => {
+    const { dir, ctx } = await makeStore();
+    const store = (topic: string, context: string) =>
+      storeMemory(ctx, { topic, context }, { channel: 'person' });
+    await store('Redis sessions', 'We use Redis for caching sessions in the gateway.');
+    await store('Session cache', 'We use Redis for caching sessions in the gateway!');
+    const [first] = (await consolidate(ctx)).proposals;
+    expect(first).toMatchObject({ kind: 'duplicate', retire: 'redis-sessions', outcome: 'proposed' });
+    await rejectCandidate(ctx, 'redis-sessions', 'both are needed: one is about the gateway');
+
+    const refs = git(dir, 'for-each-ref', '--format=%(objectname) %(refname)');
+    const again = await consolidate(ctx);
+    expect(again.proposals.map((p) => [p.retire, p.outcome])).toEqual([
+      ['redis-sessions', 'rejected-before'],
+    ]);
+    expect(again.proposals[0].reason).toMatch(/rejected\/redis-sessions/);
+    expect(git(dir, 'for-each-ref', '--format=%(objectname) %(refname)')).toBe(refs);
+    expect((await consolidate(ctx, { dryRun: true })).proposals[0].outcome).toBe('rejected-before');
+
+    // Another pair of copies is still proposed.
+    await store('Office coffee', 'The office coffee machine is on floor two.');
+    await store('Coffee machine', 'The office coffee machine is on floor two!');
+    const later = await consolidate(ctx);
+    expect(later.proposals.map((p) => [p.retire, p.outcome])).toEqual([
+      ['office-coffee', 'proposed'],
+      ['redis-sessions', 'rejected-before'],
+    ]);
   });
 });

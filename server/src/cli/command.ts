@@ -35,6 +35,21 @@ export function strs(args: CommandArgs, name: string): string[] {
   return Array.isArray(v) ? (v as string[]) : typeof v === 'string' ? [v] : [];
 }
 
+/**
+ * The positional arguments, at least `min` and at most `max`. A word more is refused, never
+ * dropped: `cairn forget redis sessions` forgot the memory `redis`, and `--why not useful` recorded
+ * the reason "not".
+ */
+export function positionals(args: CommandArgs, usage: string, min: number, max = min): string[] {
+  const given = args.positionals;
+  if (given.length < min) throw new UsageError(`usage: ${usage}`);
+  if (given.length > max)
+    throw new UsageError(
+      `too many arguments ("${given.slice(max).join(' ')}"): quote a text of several words\nusage: ${usage}`,
+    );
+  return given;
+}
+
 export function num(args: CommandArgs, name: string): number | undefined {
   const v = str(args, name);
   if (v === undefined) return undefined;

@@ -1,34 +1,11 @@
 // Filling and tidying the store: learn (from agent transcripts), import-prompt and import --source
 // (another assistant's memory), refresh (the generated index of MEMORY.md).
-import { readFile } from 'node:fs/promises';
 import { escapeForTerminal } from '../core/control-chars.js';
 import { ASSISTANT_SOURCES, importPrompt, type AssistantSource } from '../core/learn/assistant-dump.js';
 import { TRANSCRIPT_FORMATS, type TranscriptFormat } from '../core/learn/transcripts.js';
 import type { Proposal } from '../ops/learn.js';
-import { num, str, type Command } from './command.js';
-import {
-  EXIT,
-  UsageError,
-  checkInputFile,
-  readAllStdin,
-  writeJson,
-  writeLine,
-  writeText,
-  type CliIO,
-} from './io.js';
-
-/** Transcripts and dumps are read whole: refuse what cannot be one before reading it. */
-const MAX_INPUT_BYTES = 64 * 1024 * 1024;
-
-async function readInput(io: CliIO, file: string): Promise<string> {
-  if (file === '-') return readAllStdin(io);
-  const size = await checkInputFile(file);
-  if (size > MAX_INPUT_BYTES)
-    throw new UsageError(
-      `${file}: ${size} bytes; at most ${MAX_INPUT_BYTES} bytes are read at once: split it`,
-    );
-  return readFile(file, 'utf8');
-}
+import { num, positionals, str, type Command } from './command.js';
+import { EXIT, UsageError, readInputFile, writeJson, writeLine, writeText, type CliIO } from './io.js';
 
 function source(value: string | undefined): AssistantSource {
   if (!value || !(ASSISTANT_SOURCES as readonly string[]).includes(value))
@@ -67,7 +44,7 @@ export const learnCommand: Command = {
     for (const file of args.positionals)
       inputs.push({
         name: file,
-        text: await readInput(io, file),
+        text: await readInputFile(io, file),
         format: format as TranscriptFormat | undefined,
       });
     const { learnFromTranscripts } = await import('../ops/learn.js');
@@ -109,9 +86,9 @@ export async function importFromAssistant(
   open: Parameters<Command['run']>[2],
 ): Promise<number> {
   const from = source(str(args, 'source'));
-  const file = args.positionals[0];
+  const [file] = positionals(args, 'cairn import --source chatgpt|gemini FILE|- [--dry-run]', 0, 1);
   if (!file) throw new UsageError(`import --source ${from} needs a FILE (or - for stdin)`);
-  const text = await readInput(io, file);
+  const text = await readInputFile(io, file);
   const { importAssistantMemory } = await import('../ops/learn.js');
   const dryRun = Boolean(args.values['dry-run']);
   const r = await importAssistantMemory(await open(), from, text, { dryRun });

@@ -5,13 +5,8 @@ import { correct, feedback, forget, supersede, type EditResult } from '../ops/ed
 import { undoLast } from '../ops/undo.js';
 import { describeSettingChange } from '../core/settings-changes.js';
 import { cairnCommand, shownShellArg } from '../core/shell-arg.js';
-import { str, strs, type Command } from './command.js';
+import { positionals, str, strs, type Command } from './command.js';
 import { EXIT, UsageError, writeJson, writeLine } from './io.js';
-
-function need(args: { positionals: string[] }, n: number, usage: string): string[] {
-  if (args.positionals.length < n) throw new UsageError(`usage: ${usage}`);
-  return args.positionals;
-}
 
 export const reviewCommand: Command = {
   name: 'review',
@@ -98,7 +93,7 @@ export const acceptCommand: Command = {
     'override-rejection': { type: 'boolean' },
   },
   async run(args, io, open) {
-    const [id] = need(args, 1, this.usage);
+    const [id] = positionals(args, this.usage, 1);
     const r = await acceptCandidate(await open(), id, {
       allow: strs(args, 'allow'),
       overrideRejection: Boolean(args.values['override-rejection']),
@@ -124,7 +119,7 @@ export const allowCommand: Command = {
   needsStore: true,
   options: { why: { type: 'string' } },
   async run(args, io, open) {
-    const [id, ...rules] = need(args, 2, this.usage);
+    const [id, ...rules] = positionals(args, this.usage, 2, Infinity);
     const r = await allowFindings(await open(), id, rules, str(args, 'why'));
     if (args.json) writeJson(io, { success: true, ...r });
     else if (!r.commit) writeLine(io, `${r.rules.join(', ')} already allowed on ${id}; nothing changed`);
@@ -145,7 +140,7 @@ export const rejectCommand: Command = {
   needsStore: true,
   options: { why: { type: 'string' } },
   async run(args, io, open) {
-    const [id] = need(args, 1, this.usage);
+    const [id] = positionals(args, this.usage, 1);
     const why = str(args, 'why');
     if (!why) throw new UsageError('reject needs a reason: --why "TEXT"');
     const r = await rejectCandidate(await open(), id, why);
@@ -176,7 +171,7 @@ export const supersedeCommand: Command = {
   usage: 'cairn supersede OLD NEW',
   needsStore: true,
   async run(args, io, open) {
-    const [older, newer] = need(args, 2, this.usage);
+    const [older, newer] = positionals(args, this.usage, 2);
     printEdit(
       io,
       args.json,
@@ -193,7 +188,7 @@ export const correctCommand: Command = {
   usage: 'cairn correct ID TEXT',
   needsStore: true,
   async run(args, io, open) {
-    const [id, ...rest] = need(args, 2, this.usage);
+    const [id, ...rest] = positionals(args, this.usage, 2, Infinity);
     printEdit(io, args.json, await correct(await open(), id, rest.join(' ')), `corrected ${id}`);
     return EXIT.OK;
   },
@@ -206,7 +201,7 @@ export const feedbackCommand: Command = {
   needsStore: true,
   options: { note: { type: 'string' } },
   async run(args, io, open) {
-    const [id, vote] = need(args, 2, this.usage);
+    const [id, vote] = positionals(args, this.usage, 2);
     if (vote !== 'up' && vote !== 'down') throw new UsageError('feedback is "up" or "down"');
     printEdit(
       io,
@@ -225,7 +220,7 @@ export const forgetCommand: Command = {
   needsStore: true,
   options: { why: { type: 'string' } },
   async run(args, io, open) {
-    const [id] = need(args, 1, this.usage);
+    const [id] = positionals(args, this.usage, 1);
     printEdit(io, args.json, await forget(await open(), id, str(args, 'why')), `forgot ${id}`);
     return EXIT.OK;
   },
@@ -239,7 +234,8 @@ export const undoCommand: Command = {
   options: { 'dry-run': { type: 'boolean' } },
   async run(args, io, open) {
     const dryRun = Boolean(args.values['dry-run']);
-    const r = await undoLast(await open(), { id: args.positionals[0], dryRun });
+    const [id] = positionals(args, this.usage, 0, 1);
+    const r = await undoLast(await open(), { id, dryRun });
     // Who and when: after a sync the newest change on main may be a teammate's.
     const what = `"${r.undone.subject}" by ${r.undone.author} on ${r.undone.date.slice(0, 10)}`;
     if (args.json) writeJson(io, { success: true, ...r });

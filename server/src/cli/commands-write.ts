@@ -1,14 +1,13 @@
 // store and import: payloads in, governance decides, one commit each.
-import { readFile } from 'node:fs/promises';
 import { CairnError, isCairnError } from '../core/errors.js';
 import { storeMemory, type StoreResult } from '../ops/store-memory.js';
-import { num, str, strs, type Command } from './command.js';
+import { num, positionals, str, strs, type Command } from './command.js';
 import {
   EXIT,
-  checkInputFile,
   UsageError,
   progressBar,
   readAllStdin,
+  readInputFile,
   writeJson,
   writeLine,
   writeText,
@@ -102,7 +101,7 @@ export const storeCommand: Command = {
 export const importCommand: Command = {
   name: 'import',
   summary: "Store many payloads from a JSON-lines file, or another assistant's memory (--source)",
-  usage: 'cairn import FILE --format jsonl | cairn import --source chatgpt|gemini FILE|- [--dry-run]',
+  usage: 'cairn import FILE|- --format jsonl | cairn import --source chatgpt|gemini FILE|- [--dry-run]',
   needsStore: true,
   options: { format: { type: 'string' }, source: { type: 'string' }, 'dry-run': { type: 'boolean' } },
   async run(args, io, open) {
@@ -110,12 +109,16 @@ export const importCommand: Command = {
       const { importFromAssistant } = await import('./commands-learn.js');
       return importFromAssistant(args, io, open);
     }
-    const file = args.positionals[0];
+    const [file] = positionals(args, this.usage, 0, 1);
     if (!file) throw new UsageError('import needs a FILE');
+    // Accepted for --source only: ignored here, a "dry run" imported every line.
+    if (args.values['dry-run'])
+      throw new UsageError(
+        '--dry-run works with --source only; a JSON-lines import has none (every line becomes a candidate to review)',
+      );
     const format = str(args, 'format') ?? 'jsonl';
     if (format !== 'jsonl') throw new UsageError(`--format ${format} is not supported; use --format jsonl`);
-    await checkInputFile(file);
-    const lines = (await readFile(file, 'utf8')).split('\n');
+    const lines = (await readInputFile(io, file)).split('\n');
     const ctx = await open();
     const counts = { active: 0, candidate: 0, dropped: 0, unchanged: 0, failed: 0 };
     const items: unknown[] = [];

@@ -1,6 +1,6 @@
 // Output and error conventions shared by every command: --json prints one JSON document on stdout;
 // otherwise readable text. Errors go to stderr and map to documented exit codes (docs/cli.md).
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { escapeForTerminal } from '../core/control-chars.js';
 import { CairnError, isCairnError, type ErrorCode } from '../core/errors.js';
 
@@ -111,6 +111,20 @@ export async function checkInputFile(file: string): Promise<number> {
   if (!info) throw new UsageError(`${file}: no such file`);
   if (!info.isFile()) throw new UsageError(`${file} is ${info.isDirectory() ? 'a folder' : 'not a file'}`);
   return info.size;
+}
+
+/** Input files are read whole: what cannot be one is refused before it is read. */
+export const MAX_INPUT_BYTES = 64 * 1024 * 1024;
+
+/** The text of a FILE argument (`-`: stdin); a file over MAX_INPUT_BYTES is a usage error. */
+export async function readInputFile(io: CliIO, file: string): Promise<string> {
+  if (file === '-') return readAllStdin(io);
+  const size = await checkInputFile(file);
+  if (size > MAX_INPUT_BYTES)
+    throw new UsageError(
+      `${file}: ${size} bytes; at most ${MAX_INPUT_BYTES} bytes are read at once: split it`,
+    );
+  return readFile(file, 'utf8');
 }
 
 export function writeJson(io: CliIO, value: unknown): void {

@@ -9,12 +9,16 @@ import { authorFor, type OpContext } from './context.js';
 import { commitRouted } from './commit-routed.js';
 import { memoryHistories } from './history.js';
 import { CANDIDATE_PREFIX, candidateRefs, loadMemories, requireMainTip } from './read.js';
+import { priorRejection } from './rejections.js';
 
 const CONSOLIDATE_AGENT = 'cairn-consolidate';
 
 export type ConsolidationOutcome = Proposal & {
-  /** proposed (a branch was made), already-proposed (a proposal for this id awaits review), or would-propose. */
-  outcome: 'proposed' | 'already-proposed' | 'would-propose';
+  /**
+   * proposed (a branch was made), already-proposed (a proposal for this id awaits review),
+   * rejected-before (a person rejected this very change: not made again), or would-propose.
+   */
+  outcome: 'proposed' | 'already-proposed' | 'rejected-before' | 'would-propose';
   branch?: string;
 };
 
@@ -63,10 +67,6 @@ export async function consolidate(
         out.push({ ...p, outcome: 'already-proposed', branch: CANDIDATE_PREFIX + p.retire });
         continue;
       }
-      if (dryRun) {
-        out.push({ ...p, outcome: 'would-propose' });
-        continue;
-      }
       const old = texts.get(p.retire)!;
       const changes =
         p.kind === 'stale'
@@ -95,6 +95,21 @@ export async function consolidate(
                 }),
               },
             ];
+      // A person who rejected this very change has answered it: asking again on every run is noise.
+      const rejected = await priorRejection(store, p.retire, changes[0].content, true);
+      if (rejected?.identical) {
+        const why = rejected.reason ? `: "${rejected.reason}"` : '';
+        out.push({
+          ...p,
+          reason: `${p.reason}; a person rejected this proposal before (tag ${rejected.tag}${why})`,
+          outcome: 'rejected-before',
+        });
+        continue;
+      }
+      if (dryRun) {
+        out.push({ ...p, outcome: 'would-propose' });
+        continue;
+      }
       const { branch } = await commitRouted(store, {
         route: 'candidate',
         id: p.retire,

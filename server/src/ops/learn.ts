@@ -6,11 +6,11 @@
 import { parseAssistantDump, type AssistantSource } from '../core/learn/assistant-dump.js';
 import { extractStatements, type LearnedStatement } from '../core/learn/extract.js';
 import { extractionPrompt, parseModelStatements } from '../core/learn/model-prompt.js';
-import type { TranscriptMessage } from '../core/learn/transcripts.js';
+import type { Transcript, TranscriptMessage } from '../core/learn/transcripts.js';
 import { askLocalModel } from '../llm/local-model.js';
 import { reconcile, type KnownMemory, type Verdict } from '../core/learn/reconcile.js';
 import { parseTranscripts, type TranscriptFormat } from '../core/learn/transcripts.js';
-import { isCairnError } from '../core/errors.js';
+import { CairnError, isCairnError, type ErrorCode } from '../core/errors.js';
 import { redactSecrets } from '../core/scan/redact.js';
 import type { MemoryKind, Triple } from '../core/types.js';
 import { openCairnDir } from '../store/cairn-dir.js';
@@ -92,14 +92,27 @@ function title(text: string): string {
   return words.length <= 10 ? words.join(' ') : `${words.slice(0, 10).join(' ')} ...`;
 }
 
-/** Stores each new statement; duplicates are skipped, the rest routed as `review` says. */
-async function commitItems(
+/** A statement refused for what it says: stored again, it would be refused again. */
+const REFUSED_AS_SAID: ReadonlySet<ErrorCode> = new Set([
+  'INVALID_PAYLOAD',
+  'INVALID_REQUEST',
+  'INVALID_ID',
+  'INVALID_WORKSPACE_PATH',
+]);
+
+/**
+ * Stores each new statement; duplicates are skipped, the rest routed as `review` says. `unstored`
+ * holds the statements the store could not take now (a merge in progress, a busy lock, an edited
+ * file): a later run can store them.
+ */
+async function commitItems<T extends Item & { verdict: Verdict }>(
   ctx: OpContext,
-  items: (Item & { verdict: Verdict })[],
+  items: T[],
   opts: { dryRun: boolean; channel: 'agent' | 'import'; command: string; agentName?: string },
-): Promise<{ proposals: Proposal[]; counts: LearnResult['counts'] }> {
+): Promise<{ proposals: Proposal[]; counts: LearnResult['counts']; unstored: T[] }> {
   const counts = { active: 0, candidate: 0, duplicate: 0, unchanged: 0, dropped: 0, failed: 0 };
   const proposals: Proposal[] = [];
+  const unstored: T[] = [];
   const autoFloor = ctx.store.config.governance.autoFloor;
   for (const it of items) {
     // The answer (and a dry run) show the text as it would be written: secrets already replaced.
@@ -151,10 +164,21 @@ async function commitItems(
     } catch (err) {
       if (!isCairnError(err)) throw err;
       counts.failed++;
+      if (!REFUSED_AS_SAID.has(err.code)) unstored.push(it);
       proposals.push({ ...base, outcome: 'failed', reason: `${err.message} [${err.code}]` });
     }
   }
-  return { proposals, counts };
+  return { proposals, counts, unstored };
+}
+
+/** The transcripts of one input; one that cannot be read says which input it is. */
+function transcriptsOf(input: LearnInput): Transcript[] {
+  try {
+    return parseTranscripts(input.text, input.format);
+  } catch (err) {
+    if (!isCairnError(err)) throw err;
+    throw new CairnError(err.code, `${input.name}: ${err.message}`, err.data);
+  }
 }
 
 /**
@@ -197,7 +221,7 @@ export async function learnFromTranscripts(
   const userMessages: TranscriptMessage[] = [];
   let transcripts = 0;
   for (const input of inputs) {
-    for (const t of parseTranscripts(input.text, input.format)) {
+    for (const t of transcriptsOf(input)) {
       transcripts++;
       const key = t.key ? `${t.key}` : input.name;
       const seen = new Set(marks.get(key) ?? []);
@@ -205,8 +229,9 @@ export async function learnFromTranscripts(
       messages.read += t.messages.length;
       messages.alreadyLearned += t.messages.length - fresh.length;
       messages.background += fresh.filter((m) => m.background).length;
-      statements.push(...extractStatements(fresh));
-      userMessages.push(...fresh.filter((m) => m.role === 'user' && !m.background && m.text.trim()));
+      // Loops, not push(...list): a spread of a long chat's messages overflows the call stack.
+      for (const s of extractStatements(fresh)) statements.push(s);
+      for (const m of fresh) if (m.role === 'user' && !m.background && m.text.trim()) userMessages.push(m);
       seenNow.push([key, fresh.map((m) => m.id)]);
     }
   }
@@ -215,22 +240,27 @@ export async function learnFromTranscripts(
   let model: LearnResult['model'];
   if (endpoint) {
     model = { endpoint, name: modelName, answered: 0, failed: 0 };
-    statements.push(...(await askModel(endpoint, modelName, userMessages, model, warnings)));
+    for (const s of await askModel(endpoint, modelName, userMessages, model, warnings)) statements.push(s);
   }
   const items = reconcile(
     statements.map((s) => ({ ...s, tags: ['learned'] })),
     await knownMemories(ctx),
   );
-  const { proposals, counts } = await commitItems(ctx, items, {
+  const { proposals, counts, unstored } = await commitItems(ctx, items, {
     dryRun,
     channel: 'agent',
     command: 'learn',
     agentName: opts.agentName,
   });
   // Written after the run: a run killed midway reads its messages again, and what it had already
-  // stored is then skipped as a duplicate.
+  // stored is then skipped as a duplicate. A message with a statement the store could not take now
+  // stays unread: marked read, it would never be learned.
   if (!dryRun) {
-    for (const [key, ids] of seenNow) marks.set(key, [...new Set([...(marks.get(key) ?? []), ...ids])]);
+    const unread = new Set(unstored.map((it) => it.messageId));
+    for (const [key, ids] of seenNow) {
+      const read = ids.filter((id) => !unread.has(id));
+      marks.set(key, [...new Set([...(marks.get(key) ?? []), ...read])]);
+    }
     // Object.fromEntries defines each key as its own property ("__proto__" included).
     dir.writeSealed(WATERMARKS, JSON.stringify({ version: 1, transcripts: Object.fromEntries(marks) }));
   }

@@ -13,7 +13,7 @@ import {
 } from '../core/payload.js';
 import { routeWrite, type Route } from '../core/policy.js';
 import { scanText, isFlagged, redactDeep } from '../core/scan/index.js';
-import { formatCommitMessage, topicDigest } from '../core/trailers.js';
+import { formatCommitMessage, parseCommitMessage, topicDigest } from '../core/trailers.js';
 import type { MemoryAction } from '../core/types.js';
 import { memoryPath, repoPath, type Store } from '../store/store.js';
 import { appendAudit } from './audit.js';
@@ -195,6 +195,7 @@ async function storeLocked(
     alwaysReview: review,
   });
   if (decision.route === 'dropped') return droppedResult(id, text, decision.reason, findings);
+  if (decision.route === 'candidate' && (isImport || agentWrite)) await keepPersonsProposal(store, tip, id);
 
   const changes = [{ path: repoPath(store, memoryPath(id)), content: text }];
   for (const old of p.supersedes) {
@@ -246,6 +247,26 @@ function updatedText(existing: string, p: StorePayload, now: string): string {
   if (p.supersedes.length) patch.supersedes = p.supersedes;
   if (p.kind) patch.kind = p.kind;
   return updateSections(updateFrontMatter(existing, patch), bodyOfPayload(p));
+}
+
+/**
+ * A person's own proposal awaiting review (a flagged `cairn correct` or `cairn store`) is theirs: an
+ * agent's or an import's proposal for the same id would replace the branch, and the person's text
+ * would leave review unseen. Refused (nothing written) until the person accepts or rejects theirs.
+ */
+async function keepPersonsProposal(store: Store, tip: string, id: string): Promise<void> {
+  const branch = `${CANDIDATE_PREFIX}${id}`;
+  const open = await store.repo.resolve(`refs/heads/${branch}`);
+  if (!open || (await store.repo.isAncestor(open, tip))) return;
+  const [proposal] = await store.repo.log(open, { limit: 1 });
+  const message = parseCommitMessage(proposal?.message ?? '');
+  if (message.agent !== null || message.trailers['Memory-Origin'] !== 'human') return;
+  throw new CairnError(
+    'ALREADY_EXISTS',
+    `a person's proposal for "${id}" awaits review on ${branch}; it is not replaced: ` +
+      `accept or reject it first (cairn review), or write under another metadata.topicId`,
+    { id, branch },
+  );
 }
 
 /** Whether the newest change of the memory's content was a person's (not an agent's, not accepted from one). */

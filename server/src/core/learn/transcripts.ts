@@ -1,12 +1,13 @@
 // Agent transcripts as one list of messages, whatever tool wrote them. One adapter per format; each
 // keeps a stable id per message (the watermark key) and marks what must not be learned from:
 // tool calls and results, system and meta messages, and an agent's own background runs.
+import { createHash } from 'node:crypto';
 import { CairnError } from '../errors.js';
 
 export type Speaker = 'user' | 'assistant' | 'other';
 
 export interface TranscriptMessage {
-  /** Stable across runs: the tool's own message id, or a hash-free position key when it has none. */
+  /** Stable across runs: the tool's own message id, else its place and a digest of what it says. */
   id: string;
   role: Speaker;
   text: string;
@@ -51,6 +52,16 @@ function textOf(content: unknown): { text: string; tool: boolean } {
   return { text: parts.join('\n'), tool: tool && parts.length === 0 };
 }
 
+/**
+ * The id of a message its format gives none. Its place alone ("line-3") named the messages of every
+ * chat piped in on stdin, or of two files called chat.md, alike: the second chat's messages were
+ * taken as read and never learned. A digest of what it says tells them apart, and a log that grows
+ * keeps the ids of the messages it already had.
+ */
+function placeId(place: string, role: Speaker, text: string): string {
+  return `${place}:${createHash('sha256').update(`${role}\n${text}`).digest('hex').slice(0, 16)}`;
+}
+
 /** Harness-injected text (command wrappers, reminders) is not the user speaking. */
 const INJECTED = /^\s*<(command-[a-z-]+|system-reminder|local-command-stdout|user-prompt-submit-hook)\b/;
 
@@ -73,7 +84,7 @@ function claudeCode(text: string): Transcript {
     const { text: body, tool } = textOf(row.message.content);
     const r = role(row.message.role ?? row.type);
     messages.push({
-      id: str(row.uuid) || `line-${i + 1}`,
+      id: str(row.uuid) || placeId(`line-${i + 1}`, r, body),
       role: r,
       text: body,
       background: Boolean(row.isSidechain || row.isMeta || tool || INJECTED.test(body) || r === 'other'),
@@ -88,8 +99,8 @@ function copilot(data: Json): Transcript {
   const requests = Array.isArray(data.requests) ? data.requests : [];
   requests.forEach((req, i) => {
     if (!isObj(req)) return;
-    const id = str(req.requestId) || `request-${i}`;
     const asked = isObj(req.message) ? str(req.message.text) : '';
+    const id = str(req.requestId) || placeId(`request-${i}`, 'user', asked);
     messages.push({ id: `${id}:user`, role: 'user', text: asked, background: false });
     const answer = (Array.isArray(req.response) ? req.response : [])
       .map((r) => (isObj(r) ? str(r.value) : ''))
@@ -118,7 +129,12 @@ function chatJson(data: Json | unknown[]): Transcript {
     if (!isObj(m)) return;
     const { text, tool } = textOf(m.content);
     const r = role(m.role);
-    messages.push({ id: str(m.id) || `message-${i}`, role: r, text, background: tool || r === 'other' });
+    messages.push({
+      id: str(m.id) || placeId(`message-${i}`, r, text),
+      role: r,
+      text,
+      background: tool || r === 'other',
+    });
   });
   return { key: isObj(data) ? str(data.id) || str(data.sessionId) || undefined : undefined, messages };
 }
@@ -136,10 +152,11 @@ function chatgpt(data: unknown[]): Transcript[] {
       const parts = Array.isArray(content.parts) ? content.parts.filter((p) => typeof p === 'string') : [];
       const r = role(isObj(m.author) ? m.author.role : '');
       const hidden = isObj(m.metadata) && m.metadata.is_visually_hidden_from_conversation === true;
+      const text = parts.join('\n');
       return {
-        id: str(m.id) || `message-${i}`,
+        id: str(m.id) || placeId(`message-${i}`, r, text),
         role: r,
-        text: parts.join('\n'),
+        text,
         background: r === 'other' || hidden || content.content_type !== 'text',
       };
     });
@@ -159,13 +176,14 @@ function markdown(text: string): Transcript {
   const messages: TranscriptMessage[] = [];
   let current: { role: Speaker; start: number; lines: string[] } | null = null;
   const flush = () => {
-    if (current && current.lines.join('').trim())
-      messages.push({
-        id: `line-${current.start}`,
-        role: current.role,
-        text: current.lines.join('\n').trim(),
-        background: current.role === 'other',
-      });
+    if (!current || !current.lines.join('').trim()) return;
+    const said = current.lines.join('\n').trim();
+    messages.push({
+      id: placeId(`line-${current.start}`, current.role, said),
+      role: current.role,
+      text: said,
+      background: current.role === 'other',
+    });
   };
   text.split('\n').forEach((line, i) => {
     const m = SPEAKER_LINE.exec(line);
@@ -193,6 +211,8 @@ export function detectTranscriptFormat(text: string): TranscriptFormat {
       if (Array.isArray(data))
         return data.some((c) => isObj(c) && isObj(c.mapping)) ? 'chatgpt' : 'chat-json';
       if (isObj(data) && Array.isArray(data.requests)) return 'copilot';
+      // A Claude Code session of one line is one JSON object: a row with its `message`.
+      if (isObj(data) && isObj(data.message)) return 'claude-code';
       return 'chat-json';
     } catch {
       if (head.startsWith('{')) return 'claude-code';
