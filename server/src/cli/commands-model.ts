@@ -31,7 +31,8 @@ export const modelCommand: Command = {
   usage:
     'cairn model status | cairn model pull | cairn model import DIR   [--model ID] [--dtype q8|fp32] [--models-dir DIR]\n' +
     '  Models live in --models-dir, else $CAIRN_MODELS_DIR, else ~/.cache/cairn/models.\n' +
-    '  pull downloads from $CAIRN_REMOTE_HOST (default https://huggingface.co); search itself never does.',
+    '  pull downloads from --remote-host URL, else $CAIRN_REMOTE_HOST (default https://huggingface.co);\n' +
+    '  search itself never does.',
   options: {
     model: { type: 'string' },
     dtype: { type: 'string' },
