@@ -126,7 +126,10 @@ describe('cairn graph', () => {
     expect(none.nodes).toEqual([]);
     const small = await s.run('graph', '--max-nodes', '3');
     expect(small.code).toBe(0);
-    expect(small.stdout).toMatch(/%% Sampled: 3 of \d+ nodes shown/);
+    // The whole note, as on stderr: it was cut to a label's length and entity-coded ("#40;around the best-co…").
+    expect(small.stdout).toMatch(
+      /%% Sampled: 3 of \d+ nodes shown \(around the best-connected ones\); narrow it with --entity, --predicate or --status\n/,
+    );
     expect(small.stderr).toMatch(/cairn: Sampled: 3 of \d+ nodes shown \(around the best-connected ones\)/);
   });
 

@@ -71,6 +71,10 @@ describe('cairn mcp over the SDK client: oversize and malformed calls', () => {
       triples: [['api', 'uses', 'o'.repeat(2_001)]],
     });
     expect(longFact.json).toMatchObject({ errorCode: 'INVALID_PAYLOAD', field: 'triples[0][2]' });
+    // docs/agents.md: memory_append's content is memory text too, refused as memory_store's is.
+    const note = await call(conn.client, 'memory_append', { content: 'n'.repeat(4_001) });
+    expect(note.json).toMatchObject({ errorCode: 'INVALID_PAYLOAD', field: 'content' });
+    expect(note.json.error).toBe('content: is over the limit of 4000 characters');
   });
 
   it('treats arguments: null as no arguments, so the tool names the missing field', async () => {

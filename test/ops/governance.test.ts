@@ -357,4 +357,40 @@ describe('bad input loses nothing', () => {
     expect(again.unchanged).toBe(true);
     expect(git(dir, 'rev-parse', 'HEAD')).toBe(head);
   });
+
+  // docs/cli.md: "a slug that exists gets a `-2` suffix, and an identical summary changes nothing".
+  // Fails before: only the bare slug was compared, so a summary stored under `-2` (its slug held
+  // another text) made `-3`, `-4`, ... each time an agent stored it again.
+  it('the same summary twice changes nothing when its slug was taken and it went to -2', async () => {
+    const { dir, ctx } = await store();
+    await storeMemory(ctx, { ...redis, context: 'Another summary under the same topic.' });
+    const first = await storeMemory(ctx, redis);
+    expect(first.metadata.topic_id).toBe('use-redis-for-the-session-cache-2');
+    const head = git(dir, 'rev-parse', 'HEAD');
+    const again = await storeMemory(ctx, redis);
+    expect(again).toMatchObject({
+      unchanged: true,
+      metadata: { topic_id: 'use-redis-for-the-session-cache-2' },
+    });
+    expect(git(dir, 'rev-parse', 'HEAD')).toBe(head);
+  });
+
+  it('the same proposal twice changes nothing when its slug was taken and it went to -2', async () => {
+    const { dir, ctx } = await store();
+    await storeMemory(ctx, { ...redis, context: 'Another summary under the same topic.' });
+    const proposal = { ...redis, origin: 'background' };
+    const first = await storeMemory(ctx, proposal);
+    expect(first.metadata).toMatchObject({
+      status: 'candidate',
+      topic_id: 'use-redis-for-the-session-cache-2',
+    });
+    const again = await storeMemory(ctx, proposal);
+    expect(again).toMatchObject({
+      unchanged: true,
+      metadata: { topic_id: 'use-redis-for-the-session-cache-2' },
+    });
+    expect(git(dir, 'branch', '--list', 'candidate/*').trim()).toBe(
+      'candidate/use-redis-for-the-session-cache-2',
+    );
+  });
 });

@@ -30,8 +30,10 @@ export const modelCommand: Command = {
   summary: 'The local embedding model: status, pull (download once), import DIR (offline)',
   usage:
     'cairn model status | cairn model pull | cairn model import DIR   [--model ID] [--dtype q8|fp32] [--models-dir DIR]\n' +
-    '  Models live in --models-dir, else $CAIRN_MODELS_DIR, else ~/.cache/cairn/models.\n' +
-    '  pull downloads from $CAIRN_REMOTE_HOST (default https://huggingface.co); search itself never does.',
+    '  Models live in --models-dir, else $CAIRN_MODELS_DIR, else $XDG_CACHE_HOME/cairn/models, else\n' +
+    '  ~/.cache/cairn/models.\n' +
+    '  pull downloads from --remote-host URL, else $CAIRN_REMOTE_HOST (default https://huggingface.co);\n' +
+    '  search itself never does.',
   options: {
     model: { type: 'string' },
     dtype: { type: 'string' },

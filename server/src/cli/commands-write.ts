@@ -36,7 +36,8 @@ export const storeCommand: Command = {
   summary: 'Store a conversation summary (JSON on stdin, or flags)',
   usage:
     'cairn store [--topic T --context C] [--decision D]... [--rationale R]... [--question Q]... [--next N]...\n' +
-    '            [--reference R]... [--tag T]... [--kind K] [--id ID] [--origin O] [--confidence X] [--agent NAME]\n' +
+    '            [--reference R]... [--tag T]... [--supersedes ID]... [--kind K] [--id ID] [--origin O]\n' +
+    '            [--confidence X] [--agent NAME] [--session ID]\n' +
     '  Without --topic, reads one JSON payload from stdin (see docs/cli.md).',
   needsStore: true,
   options: {

@@ -146,8 +146,11 @@ async function storeLocked(
     if (sameContent(existingText, text))
       return unchangedResult(id, text, 'the same memory is already stored');
     if (!explicitId) {
-      id = await freeId(store, tip, id);
-      text = renderMemory(draftFromPayload(p, { id, now }));
+      const render = (candidate: string) => renderMemory(draftFromPayload(p, { id: candidate, now }));
+      const free = await freeId(store, tip, id, render);
+      id = free.id;
+      text = render(id);
+      if (free.same) return unchangedResult(id, text, free.same);
     }
   }
   for (const old of p.supersedes) {
@@ -274,12 +277,28 @@ async function lastWrittenByPerson(store: Store, tip: string, id: string): Promi
   return (await memoryHistories(store, tip)).get(id)?.lastWriter === 'person';
 }
 
-async function freeId(store: Store, tip: string, base: string): Promise<string> {
+/**
+ * The id for a summary whose slug holds another text: the first free `base-N`, or the `base-N` that
+ * already holds this very summary, on main or proposed (`same` says which), so that storing it again
+ * changes nothing there either (an agent that stores each session's summary would pile up copies).
+ */
+async function freeId(
+  store: Store,
+  tip: string,
+  base: string,
+  render: (id: string) => string,
+): Promise<{ id: string; same?: string }> {
   for (let n = 2; n < 1000; n++) {
-    const candidate = `${base.slice(0, 75)}-${n}`;
-    const onMain = await store.repo.readText(tip, repoPath(store, memoryPath(candidate)));
-    const branch = await store.repo.resolve(`refs/heads/${CANDIDATE_PREFIX}${candidate}`);
-    if (onMain === null && !branch) return candidate;
+    const id = `${base.slice(0, 75)}-${n}`;
+    const file = repoPath(store, memoryPath(id));
+    const onMain = await store.repo.readText(tip, file);
+    if (onMain !== null && sameContent(onMain, render(id)))
+      return { id, same: 'the same memory is already stored' };
+    const branch = await store.repo.resolve(`refs/heads/${CANDIDATE_PREFIX}${id}`);
+    const proposed = branch ? await store.repo.readText(branch, file) : null;
+    if (proposed !== null && sameContent(proposed, render(id)))
+      return { id, same: `the same proposal already awaits review on ${CANDIDATE_PREFIX}${id}` };
+    if (onMain === null && !branch) return { id };
   }
   throw new CairnError('ALREADY_EXISTS', `too many memories named ${base}; pass metadata.topicId`);
 }

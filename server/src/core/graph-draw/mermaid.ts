@@ -24,7 +24,8 @@ export function toMermaid(p: GraphPicture): string {
   const ids = new Map(p.nodes.map((n, i) => [n.id, `n${i}`]));
   const lines = ['flowchart LR', `  %% Cairn knowledge graph as of ${mermaidText(p.asOf)}`];
   const note = sampleNote(p);
-  if (note) lines.push(`  %% ${mermaidText(note)}`);
+  // Cairn's own sentence on one line, not a label: as it is, not cut to a label's length or coded.
+  if (note) lines.push(`  %% ${note}`);
   for (const n of p.nodes) {
     const label = `"${mermaidText(n.label)}"`;
     lines.push(`  ${ids.get(n.id)}${n.type === 'memory' ? `(${label})` : `[${label}]`}`);
