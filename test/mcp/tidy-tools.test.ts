@@ -29,6 +29,13 @@ describe('cairn mcp: learn, import, consolidate, refresh', () => {
     expect(first.isError).toBe(false);
     expect(first.json.counts.active).toBeGreaterThanOrEqual(3);
     expect(git(store, 'log', '-1', '--format=%an', 'main').trim()).toBe('claude-code (agent)');
+    // The fields docs/agents.md names.
+    expect(Object.keys(first.json).sort()).toEqual(
+      ['counts', 'dryRun', 'messages', 'proposals', 'transcripts', 'warnings'].sort(),
+    );
+    expect(Object.keys(first.json.proposals[0])).toEqual(
+      expect.arrayContaining(['text', 'kind', 'confidence', 'why', 'verdict', 'outcome', 'id', 'reason']),
+    );
     const second = await call(conn.client, 'memory_learn', args);
     expect(second.json.proposals).toEqual([]);
     expect(second.json.messages.alreadyLearned).toBe(second.json.messages.read);
@@ -41,6 +48,8 @@ describe('cairn mcp: learn, import, consolidate, refresh', () => {
       text: fixture('chatgpt-dump.md'),
     });
     expect(r.isError).toBe(false);
+    expect(Object.keys(r.json).sort()).toEqual(['counts', 'dryRun', 'proposals', 'statements'].sort());
+    expect(r.json.statements).toBe(r.json.proposals.length);
     expect(r.json.counts.active).toBe(0);
     expect(r.json.counts.candidate).toBeGreaterThan(3);
     expect(git(store, 'rev-parse', 'main')).toBe(main);
