@@ -163,10 +163,19 @@ export function reportError(io: CliIO, err: unknown, json: boolean): number {
   return EXIT.INTERNAL;
 }
 
+/** All of stdin; more than MAX_INPUT_BYTES is a usage error, as for a file (read no further). */
 export async function readAllStdin(io: CliIO): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of io.stdin)
-    chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
+  let size = 0;
+  for await (const chunk of io.stdin) {
+    const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
+    size += bytes.length;
+    if (size > MAX_INPUT_BYTES)
+      throw new UsageError(
+        `stdin: more than ${MAX_INPUT_BYTES} bytes; at most that is read at once: split it`,
+      );
+    chunks.push(bytes);
+  }
   return Buffer.concat(chunks).toString('utf8');
 }
 
