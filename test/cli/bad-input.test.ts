@@ -2,14 +2,13 @@
 // trace (exit 70): a missing file or a folder given to import, a --out in no folder, a port in use,
 // init on a file or under one, a path under /proc (Node's recursive mkdir looped there forever),
 // and --json and unknown names for help. Each case leaves the store and the files as they were.
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { reportError, type CliIO } from '../../server/src/cli/io.js';
 import { COMMANDS } from '../../server/src/cli/registry.js';
-import { CAIRN_BIN, cairn, cliStores, git, GIT_ENV, type RunResult } from '../helpers/store.js';
+import { cairn, cliStores, git, type RunResult } from '../helpers/store.js';
 
 const stores = cliStores();
 
@@ -257,28 +256,8 @@ describe('stdin larger than a command reads at once', () => {
   it('is a usage error for learn -, read no further than the bound', { timeout: 120_000 }, async () => {
     const s = await stores.newStore();
     const before = snapshot(s.dir);
-    const r = await new Promise<RunResult>((resolve, reject) => {
-      const child = spawn(process.execPath, [CAIRN_BIN, 'learn', '-', '--store', s.dir], {
-        env: { ...process.env, ...GIT_ENV },
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d) => (stdout += d));
-      child.stderr.on('data', (d) => (stderr += d));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-      child.stdin.on('error', () => {}); // it stops reading at the bound
-      const chunk = 'User: Remember that the build uses pnpm.\n'.repeat(25_000); // ~1 MB
-      let left = 70;
-      const more = () => {
-        while (left > 0) {
-          left--;
-          if (!child.stdin.write(chunk)) return void child.stdin.once('drain', more);
-        }
-        child.stdin.end();
-      };
-      more();
-    });
+    const line = 'User: Remember that the build uses pnpm.\n';
+    const r = await cairn(['learn', '-', '--store', s.dir], { input: line.repeat(70 * 25_000) }); // ~70 MB
     expectClear(r, 2, /stdin: more than \d+ bytes/);
     expect(snapshot(s.dir)).toBe(before);
   });

@@ -109,6 +109,8 @@ export function cairn(
     child.stderr.on('data', (d) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    // A command may stop reading its input (a bound, an early refusal): its exit code says so.
+    child.stdin.on('error', () => {});
     child.stdin.end(opts.input ?? '');
   });
 }
