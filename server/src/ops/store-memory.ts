@@ -138,6 +138,9 @@ async function storeLocked(
   const existingText = await store.repo.readText(tip, repoPath(store, memoryPath(id)));
   let text = renderMemory(draftFromPayload(p, { id, now }));
   let action: MemoryAction = isImport ? 'import' : 'add';
+  // A new summary whose slug is taken, on main or by a person's proposal awaiting review, gets an
+  // id of its own (`-2`, ...).
+  let taken = existingText !== null;
   if (existingText !== null) {
     if (explicitId) {
       text = updatedText(existingText, p, now);
@@ -145,13 +148,14 @@ async function storeLocked(
     }
     if (sameContent(existingText, text))
       return unchangedResult(id, text, 'the same memory is already stored');
-    if (!explicitId) {
-      const render = (candidate: string) => renderMemory(draftFromPayload(p, { id: candidate, now }));
-      const free = await freeId(store, tip, id, render);
-      id = free.id;
-      text = render(id);
-      if (free.same) return unchangedResult(id, text, free.same);
-    }
+  } else if (!explicitId && (isImport || agentWrite))
+    taken = (await personsProposal(store, tip, id)) !== null;
+  if (taken && !explicitId) {
+    const render = (candidate: string) => renderMemory(draftFromPayload(p, { id: candidate, now }));
+    const free = await freeId(store, tip, id, render);
+    id = free.id;
+    text = render(id);
+    if (free.same) return unchangedResult(id, text, free.same);
   }
   for (const old of p.supersedes) {
     if ((await store.repo.readText(tip, repoPath(store, memoryPath(old)))) === null) {
@@ -258,18 +262,24 @@ function updatedText(existing: string, p: StorePayload, now: string): string {
  * would leave review unseen. Refused (nothing written) until the person accepts or rejects theirs.
  */
 async function keepPersonsProposal(store: Store, tip: string, id: string): Promise<void> {
-  const branch = `${CANDIDATE_PREFIX}${id}`;
-  const open = await store.repo.resolve(`refs/heads/${branch}`);
-  if (!open || (await store.repo.isAncestor(open, tip))) return;
-  const [proposal] = await store.repo.log(open, { limit: 1 });
-  const message = parseCommitMessage(proposal?.message ?? '');
-  if (message.agent !== null || message.trailers['Memory-Origin'] !== 'human') return;
+  const branch = await personsProposal(store, tip, id);
+  if (!branch) return;
   throw new CairnError(
     'ALREADY_EXISTS',
     `a person's proposal for "${id}" awaits review on ${branch}; it is not replaced: ` +
       `accept or reject it first (cairn review), or write under another metadata.topicId`,
     { id, branch },
   );
+}
+
+/** `candidate/<id>` when it is a person's own proposal, not yet merged into main; else null. */
+async function personsProposal(store: Store, tip: string, id: string): Promise<string | null> {
+  const branch = `${CANDIDATE_PREFIX}${id}`;
+  const open = await store.repo.resolve(`refs/heads/${branch}`);
+  if (!open || (await store.repo.isAncestor(open, tip))) return null;
+  const [proposal] = await store.repo.log(open, { limit: 1 });
+  const message = parseCommitMessage(proposal?.message ?? '');
+  return message.agent === null && message.trailers['Memory-Origin'] === 'human' ? branch : null;
 }
 
 /** Whether the newest change of the memory's content was a person's (not an agent's, not accepted from one). */
