@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { consolidationProposals } from '../../server/src/core/consolidate.js';
 import { consolidate } from '../../server/src/ops/consolidate.js';
-import { acceptCandidate, rejectCandidate } from '../../server/src/ops/review.js';
+import { acceptCandidate, rejectCandidate, reviewCandidates } from '../../server/src/ops/review.js';
 import { storeMemory } from '../../server/src/ops/store-memory.js';
 import { loadMemories } from '../../server/src/ops/read.js';
 import { git, makeStore } from '../helpers/store.js';
@@ -128,5 +128,31 @@ describe('cairn consolidate (ops, real repository)', () => {
       ['office-coffee', 'proposed'],
       ['redis-sessions', 'rejected-before'],
     ]);
+  });
+
+  // Found in session 21: the rejection tag of a retirement holds the memory's whole text, so any
+  // later proposal keeping that text was "a text a person rejected" and needed an override.
+  it('a rejected retirement does not make the memory\'s own text "rejected before"', async () => {
+    const { dir, ctx } = await makeStore();
+    const store = (topic: string, context: string) =>
+      storeMemory(ctx, { topic, context }, { channel: 'person' });
+    await store('Redis sessions', 'We use Redis for caching sessions in the gateway.');
+    await store('Session cache', 'We use Redis for caching sessions in the gateway!');
+    await consolidate(ctx);
+    await rejectCandidate(ctx, 'redis-sessions', 'both are needed: one is about the gateway');
+    // The person rejected retiring the memory, not its text: a later proposal that keeps the text
+    // (an agent's added tag) is reviewed as any other, and accepted without an override.
+    const tagged = await storeMemory(ctx, {
+      topic: 'Redis sessions',
+      context: 'We use Redis for caching sessions in the gateway.',
+      tags: ['gateway'],
+      agentName: 'bot',
+      metadata: { topicId: 'redis-sessions' },
+    });
+    expect(tagged.metadata.status).toBe('candidate');
+    const [review] = await reviewCandidates(ctx);
+    expect(review.rejectedBefore).toEqual([]);
+    await acceptCandidate(ctx, 'redis-sessions');
+    expect(git(dir, 'show', 'main:memories/redis-sessions.md')).toContain('gateway');
   });
 });

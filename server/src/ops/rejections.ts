@@ -3,7 +3,7 @@
 // text comes back: a higher confidence, another id, or a branch pushed by hand.
 import type { Store } from '../store/store.js';
 import { memoryPath, repoPath } from '../store/store.js';
-import { rejectedTags } from './read.js';
+import { rejectedTags, requireMainTip } from './read.js';
 
 export interface PriorRejection {
   tag: string;
@@ -30,19 +30,41 @@ export async function priorRejection(
   const body = bodyOf(text);
   let found: PriorRejection | null = null;
   const rank = (r: PriorRejection) => (r.identical ? 2 : r.sameText ? 1 : 0);
+  let tip: Promise<string> | undefined;
   for (const tag of await rejectedTags(store)) {
-    const old = await store.repo.readText(tag.target, repoPath(store, memoryPath(tag.id)));
+    const file = repoPath(store, memoryPath(tag.id));
+    const old = await store.repo.readText(tag.target, file);
     const sameId = tag.id === id && !onMain;
-    const sameText = old !== null && bodyOf(old) === body;
-    if (!sameId && !sameText) continue;
-    const reason = (tag.message ?? '').split('\n\n')[1]?.trim() ?? '';
     const identical = old !== null && tag.id === id && sameContent(old, text);
+    const sameText =
+      old !== null &&
+      bodyOf(old) === body &&
+      !(await keptMainsBody(store, tag.target, file, body, (tip ??= requireMainTip(store))));
+    if (!sameId && !sameText && !identical) continue;
+    const reason = (tag.message ?? '').split('\n\n')[1]?.trim() ?? '';
     const what = sameId ? `"${id}"` : `the same text (as "${tag.id}")`;
     const candidate = { tag: tag.name, reason, what, sameText, identical };
     if (!found || rank(candidate) > rank(found)) found = candidate;
     if (identical) break;
   }
   return found;
+}
+
+/**
+ * True when a rejected proposal left the body main held where it branched (it changed only front
+ * matter, as `cairn consolidate`'s retirements do): the person rejected that change, not the text,
+ * so the text is not one "a person rejected before".
+ */
+async function keptMainsBody(
+  store: Store,
+  proposal: string,
+  file: string,
+  body: string,
+  tip: Promise<string>,
+): Promise<boolean> {
+  const base = await store.repo.mergeBase(proposal, await tip);
+  const before = base === null ? null : await store.repo.readText(base, file);
+  return before !== null && bodyOf(before) === body;
 }
 
 /** Two texts of one memory that say the same: everything but the dates and trailing blanks. */
