@@ -84,9 +84,11 @@ describe('sealed files under .cairn/', () => {
     const script =
       `import(${JSON.stringify(module)}).then(async (m) => { const d = await m.openCairnDir(${JSON.stringify(dir)}, null);` +
       `process.stdout.write(JSON.stringify([d.writeSealed('cache/x.txt', 'v'), d.readSealed('cache/x.txt')]))})`;
-    const { stdout } = await run(process.execPath, ['-e', script], {
+    const { stdout, stderr } = await run(process.execPath, ['-e', script], {
       env: { ...process.env, XDG_STATE_HOME: blocked },
     });
     expect(JSON.parse(stdout)).toEqual([false, null]);
+    // Degraded, and said so once.
+    expect(stderr.match(/no key to seal caches with/g)).toHaveLength(1);
   });
 });

@@ -32,7 +32,7 @@ import path from 'node:path';
 import { GitRepo } from './git.js';
 import { makeDirSync } from './make-dir.js';
 import { findLink, openStoreEntry, readStoreEntry } from './safe-fs.js';
-import { derivedStateKey } from './state-key.js';
+import { derivedStateKey, stateDir } from './state-key.js';
 
 export const CAIRN_DIR = '.cairn';
 
@@ -264,7 +264,16 @@ export class CairnDir {
   /** The MAC of a sealed file of this store, before its body; null without a key. */
   private sealer(rel: string): Hmac | null {
     const key = derivedStateKey();
-    if (!key) return null;
+    if (!key) {
+      // Degraded, not failed: say so once, since every run then reads the store afresh.
+      warnOnce(
+        this.root,
+        `no key to seal caches with (${stateDir()}/key can be neither read nor made), so caches under ` +
+          '.cairn are not kept: each run reads the store afresh. To fix: make that folder writable, ' +
+          'or set XDG_STATE_HOME to a folder of yours.',
+      );
+      return null;
+    }
     // Bound to this store and this file: a sealed file copied from another store, or to another
     // name, does not match (a history cache of a store with allowances would carry them over).
     return createHmac('sha256', key).update(`${SEAL}\0${realOrSelf(this.root)}\0${rel}\0`);
