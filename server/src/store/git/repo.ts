@@ -17,7 +17,7 @@ import { recoverWrite, sweepTemps } from './recovery.js';
 import { Refs } from './refs.js';
 import { operationInProgress, refuseDuringOperation } from './repo-state.js';
 import { isoGit } from './iso.js';
-import { isTreeMode } from './tree.js';
+import { isTreeMode, SYMLINK_MODE } from './tree.js';
 import { lookupPath } from './tree-edit.js';
 import { makeDir } from '../make-dir.js';
 import type { Author, CommitInfo, CommitOptions, DiffEntry } from './types.js';
@@ -173,11 +173,15 @@ export class GitRepo {
     return bytes === null ? null : utf8(bytes);
   }
 
-  /** Entries of a folder at `commit` ('' = root), in git order; [] when missing. */
+  /**
+   * Entries of a folder at `commit` ('' = root), in git order; [] when missing. A symbolic link is
+   * a `link`, never a `blob`: its blob holds the link's target, not a file's text, and callers that
+   * read files (memories, search, daily notes) take blobs only, as they skip links on disk.
+   */
   async listDir(
     commit: string,
     dirPath: string,
-  ): Promise<{ name: string; oid: string; type: 'blob' | 'tree' }[]> {
+  ): Promise<{ name: string; oid: string; type: 'blob' | 'tree' | 'link' }[]> {
     const tree = await this.treeOf(commit);
     if (!tree) return [];
     const entry = await lookupPath(this.store, tree, dirPath.replace(/\/+$/, ''));
@@ -188,7 +192,11 @@ export class GitRepo {
       .map((e) => ({
         name: e.name,
         oid: e.oid,
-        type: isTreeMode(e.mode) ? ('tree' as const) : ('blob' as const),
+        type: isTreeMode(e.mode)
+          ? ('tree' as const)
+          : e.mode === SYMLINK_MODE
+            ? ('link' as const)
+            : ('blob' as const),
       }));
   }
 

@@ -2,10 +2,9 @@
 // root down to each changed file. Unchanged subtrees are never read, re-serialised or re-hashed.
 import { CairnError } from '../../core/errors.js';
 import type { ObjectStore } from './objects.js';
-import { FILE_MODE, Tree, TREE_MODE, isTreeMode, type TreeEdit } from './tree.js';
+import { FILE_MODE, SYMLINK_MODE, Tree, TREE_MODE, isTreeMode, type TreeEdit } from './tree.js';
 
 const GITLINK_MODE = '160000';
-const SYMLINK_MODE = '120000';
 
 /**
  * The mode of a path Cairn writes: an existing file keeps its mode (executable stays executable),

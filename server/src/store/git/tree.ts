@@ -18,6 +18,9 @@ export interface TreeEdit {
   entry: { mode: string; oid: string } | null;
 }
 
+/** A symbolic link's entry: its blob holds the link's target. */
+export const SYMLINK_MODE = '120000';
+
 export function isTreeMode(mode: string): boolean {
   return mode === TREE_MODE;
 }
