@@ -5,7 +5,7 @@
 // workspace-symbol search, as bench/service.mjs's "index ready" rounds do.
 // --prof-interval sets the profile's sampling interval in microseconds (default 1000).
 // Usage: node bench/edit-driver.mjs --root STORE [--edits 500] [--prof DIR [--prof-interval US]]
-//   [--symbols | --rounds]
+//   [--symbols | --rounds] [--cairn PATH] [--trivial] [--node-flags '--flag ...']
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
@@ -30,6 +30,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'boolean', default: false },
     cairn: { type: 'string', default: new URL('../bin/cairn.js', import.meta.url).pathname },
     trivial: { type: 'boolean', default: false },
+    'node-flags': { type: 'string', default: '' },
   },
 });
 const root = args.root;
@@ -39,7 +40,8 @@ const server = args.trivial
 const profile = args.prof
   ? ['--cpu-prof', `--cpu-prof-dir=${args.prof}`, `--cpu-prof-interval=${args['prof-interval']}`]
   : [];
-const argv = [...profile, ...server];
+const nodeFlags = args['node-flags'].split(' ').filter(Boolean);
+const argv = [...nodeFlags, ...profile, ...server];
 const child = spawn(process.execPath, argv, { stdio: ['pipe', 'pipe', 'inherit'] });
 const conn = createMessageConnection(
   new StreamMessageReader(child.stdout),

@@ -5,6 +5,7 @@
 // thread of this process answers. Real store (git CLI), real child processes and threads (`npm run
 // build` first).
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import v8 from 'node:v8';
 import { pathToFileURL } from 'node:url';
@@ -72,6 +73,20 @@ async function settle(search: SearchService, query: string) {
 }
 
 describe.skipIf(!built)('the search process of a server', () => {
+  it.skipIf(process.platform !== 'linux')(
+    'collects its garbage on its own thread: a background process takes one core at most',
+    async () => {
+      // On 2 cores a search child's parallel collection ran on both at once for 4 ms while the
+      // language server's thread, woken by an edit, waited for a core (perf sched). The flag is
+      // what can be checked here; bench/edit-driver.mjs --rounds measures the effect.
+      const { search, pids } = service(root);
+      await search.search({ query: 'deploy cache' });
+      const argv = readFileSync(`/proc/${pids[0]}/cmdline`, 'utf8').split('\0');
+      await search.close();
+      expect(argv).toContain('--single-threaded-gc');
+    },
+  );
+
   it.skipIf(process.platform !== 'linux')(
     'stays below a server that already runs at a low priority (found running the suite under nice 10)',
     () => {

@@ -13,7 +13,7 @@ import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { CairnError, ERROR_CODES, type ErrorCode } from '../core/errors.js';
-import { reapplyFlags } from './v8-flags.js';
+import { BACKGROUND_GC_FLAGS, reapplyFlags } from './v8-flags.js';
 import type {
   IndexProgress,
   IndexResult,
@@ -60,9 +60,9 @@ export interface ProcessOptions {
 /**
  * Every search child's V8 flags. A young generation kept at 1 MB: the child that answers holds
  * ~15 MB less, and builds measured as fast (a build's garbage goes with the child that made it,
- * see restart).
+ * see restart). Garbage collected on the child's own thread (BACKGROUND_GC_FLAGS).
  */
-const CHILD_FLAGS = ['--max-semi-space-size=1'];
+const CHILD_FLAGS = ['--max-semi-space-size=1', ...BACKGROUND_GC_FLAGS];
 /**
  * The flags of the child that replaces one that built the index (it opens the saved index and
  * answers): V8 favouring size over speed. Measured at 10,000 memories (bench/service.mjs probe,

@@ -15,3 +15,12 @@ export function setProcessFlag(flag: string): void {
 export function reapplyFlags(): void {
   for (const flag of set) v8.setFlagsFromString(flag);
 }
+
+/**
+ * V8 flags for Cairn's background processes (search children, workspace parsers): garbage
+ * collected on the process's own thread. By default V8 collects in parallel on helper threads, one
+ * per core: on 2 cores a niced search child's collection ran on both at once for 4 ms, and the
+ * language server's thread, woken by an edit, waited for a core the whole time (perf sched,
+ * bench/edit-driver.mjs --rounds at 10,000 memories). A background process takes one core at most.
+ */
+export const BACKGROUND_GC_FLAGS = ['--single-threaded-gc'];
