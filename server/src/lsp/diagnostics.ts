@@ -8,10 +8,15 @@
 // scan found the same as its blocks. Once typing pauses it is scanned whole again and republished if
 // that differs, so something the edit made span an empty line (an opened HTML comment) shows up
 // then, and the document is scanned whole on each edit until its blocks agree again.
-import { CancellationTokenSource } from 'vscode-languageserver/node';
+//
+// The duplicate checks compare the whole text with every memory (a MinHash query, a hash, an
+// embedding), and what they find changes with a paragraph, not a keystroke: while a document is
+// typed in they wait for the same pause, and its last findings stay shown meanwhile.
+import { CancellationTokenSource, type CancellationToken } from 'vscode-languageserver/node';
 import { isCancelled } from '../core/cancel.js';
 import { BlockScans, sameFindings } from '../core/scan/block-scan.js';
 import { scanText, type InjectionDetector, type ScanFinding } from '../core/scan/index.js';
+import { byPosition, type RuleName } from '../core/rules/index.js';
 import type { Problem } from '../core/types.js';
 import { fileProblems, SCAN_ELSEWHERE_CHARS } from '../ops/workspace/index.js';
 import type { ServerContext } from './context.js';
@@ -41,6 +46,20 @@ export const WHOLE_SCAN_AFTER_MS = 150;
 /** Why a document is checked: it was typed in, typing paused after that, or anything else. */
 type Pass = 'typed' | 'paused' | 'whole';
 
+/** The rules a typed pass runs: all but the duplicate checks, which wait for the pause. */
+const TYPED_RULES: RuleName[] = ['schema', 'references', 'scanner', 'conflicts'];
+
+/** A document's duplicate findings from its last pass that looked: the rule's, and the model's. */
+interface Duplicates {
+  rule: Problem[];
+  semantic: Problem[];
+}
+
+const isDuplicate = (p: Problem) => p.code.startsWith('duplicate/');
+
+/** What a publish found, in a form two passes compare by (versions apart, problems in order). */
+const foundKey = (version: number, problems: Problem[]) => `${version}\0${JSON.stringify(problems)}`;
+
 export class DiagnosticsPublisher {
   /** What is pending for each document: a call that cancels it. */
   private readonly timers = new Map<string, () => void>();
@@ -60,6 +79,8 @@ export class DiagnosticsPublisher {
   private readonly wholeLater = new Map<string, NodeJS.Timeout>();
   /** What the last pass found in each document, with its version (see 'paused'). */
   private readonly lastFound = new Map<string, string>();
+  /** Each open document's duplicate findings, shown while it is typed in (see the top of the file). */
+  private readonly duplicates = new Map<string, Duplicates>();
 
   constructor(
     private readonly ctx: ServerContext,
@@ -151,42 +172,54 @@ export class DiagnosticsPublisher {
     }
     const partial = !host.indexed;
     const byBlocks = pass === 'typed' && this.byBlocks.has(uri) && text.length < SCAN_ELSEWHERE_CHARS;
+    const carried = pass === 'typed' && !partial ? this.duplicates.get(uri) : undefined;
     let whole: { findings: ScanFinding[]; detector?: InjectionDetector } | undefined;
-    const problems = await fileProblems(host.ws, rel, {
+    const checked = await fileProblems(host.ws, rel, {
       token,
-      rules: partial ? ['schema', 'scanner'] : undefined,
+      rules: partial ? ['schema', 'scanner'] : carried ? TYPED_RULES : undefined,
       scanElsewhere: this.ctx.scanElsewhere,
       scan: (t, detector) =>
         (byBlocks && this.blocks.scan(t, detector)) ||
         (whole = { findings: scanText(t, { detector }), detector }).findings,
     });
-    if (!problems || token.isCancellationRequested) return;
+    if (!checked || token.isCancellationRequested) return;
+    const problems = carried ? [...checked, ...carried.rule].sort(byPosition) : checked;
     // After typing paused, the whole scan usually finds what the blocks did: nothing is sent then.
-    const found = `${version}\0${JSON.stringify(problems)}`;
-    if (pass === 'paused' && this.lastFound.get(uri) === found) return;
+    const found = foundKey(version, problems);
+    const unchanged = pass === 'paused' && this.lastFound.get(uri) === found;
     this.lastFound.set(uri, found);
-    await this.send(host, uri, version, text, problems);
+    if (!unchanged)
+      await this.send(host, uri, version, text, carried ? [...problems, ...carried.semantic] : problems);
     if (whole) {
       const blocks = this.blocks.scan(text, whole.detector);
       if (blocks && sameFindings(whole.findings, blocks)) this.byBlocks.add(uri);
       else this.byBlocks.delete(uri);
-    } else if (byBlocks) this.scanWholeLater(uri);
-    else this.byBlocks.delete(uri);
-    // Semantic neighbours need an embedding of the edited text: they follow in a second publish,
-    // only when there is something to add.
+    } else if (!byBlocks) this.byBlocks.delete(uri);
+    if (byBlocks || carried) this.scanWholeLater(uri);
+    if (carried || partial) return;
+    const shownSemantic = unchanged ? (this.duplicates.get(uri)?.semantic ?? []) : [];
+    const extra = await this.semanticDuplicates(host, rel, token);
+    if (token.isCancellationRequested) return;
+    this.duplicates.set(uri, { rule: problems.filter(isDuplicate), semantic: extra });
+    if (foundKey(version, extra) === foundKey(version, shownSemantic)) return;
+    await this.send(host, uri, version, text, [...problems, ...extra]);
+  }
+
+  /**
+   * Semantic neighbours need an embedding of the text: they follow the rules' publish, in a second
+   * one when there is something to change.
+   */
+  private async semanticDuplicates(host: StoreHost, rel: string, token: CancellationToken) {
     const semantic = host.semantic;
     const parsed = host.ws.doc(rel);
-    if (!semantic || partial || !parsed || host.ws.files.get(rel)?.link) return;
+    if (!semantic || !parsed || host.ws.files.get(rel)?.link) return [];
     const neighbours = await semantic.neighbours(parsed);
-    const extra = (
-      (await fileProblems(host.ws, rel, {
-        token,
-        rules: ['duplicates'],
-        view: { semanticNeighbours: () => neighbours },
-      })) ?? []
-    ).filter((p) => p.code === 'duplicate/semantic');
-    if (!extra.length || token.isCancellationRequested) return;
-    await this.send(host, uri, version, text, [...problems, ...extra]);
+    const found = await fileProblems(host.ws, rel, {
+      token,
+      rules: ['duplicates'],
+      view: { semanticNeighbours: () => neighbours },
+    });
+    return (found ?? []).filter((p) => p.code === 'duplicate/semantic');
   }
 
   /** Scans `uri` whole once typing has paused (a newer edit pushes it back). */
@@ -217,6 +250,7 @@ export class DiagnosticsPublisher {
     this.longNoted.delete(uri);
     this.byBlocks.delete(uri);
     this.lastFound.delete(uri);
+    this.duplicates.delete(uri);
     void this.ctx.connection.sendDiagnostics({ uri, diagnostics: [] });
   }
 }
