@@ -42,6 +42,27 @@ describe.skipIf(!HAVE_MODEL)('duplicate/semantic', () => {
       expect(semantic.relatedInformation?.[0].location.uri).toBe(uriOf(root, 'memories/signed-tags.md'));
       expect(diags.some((d) => d.code === 'duplicate/near' || d.code === 'duplicate/exact')).toBe(false);
       expect(c.logs.some((l) => l.includes('duplicate/semantic is on'))).toBe(true);
+
+      // While typing, the hint stays (the duplicate checks wait for the pause, lsp/diagnostics.ts);
+      // once typing pauses it is looked for again: gone when the text says something else.
+      const uri = uriOf(root, 'memories/release-signing.md');
+      const edit = (version: number, body: string) =>
+        c.conn.sendNotification('textDocument/didChange', {
+          textDocument: { uri, version },
+          contentChanges: [{ text: memoryText('release-signing', body) }],
+        });
+      const ofVersion = (v: number) => c.published.filter((p) => p.uri === uri && p.version === v);
+      const codes = (v: number) => ofVersion(v).map((p) => p.diagnostics.map((d) => d.code));
+      await edit(1, 'The deploy pipeline requires a signed release tag before anything reaches production!');
+      await c.waitDiagnostics('memories/release-signing.md', () => ofVersion(1).length > 0);
+      expect(codes(1)[0]).toContain('duplicate/semantic');
+      await edit(2, 'Standups move to Tuesday mornings; the retro stays on Friday afternoons.');
+      await c.waitDiagnostics(
+        'memories/release-signing.md',
+        () => ofVersion(2).length > 0 && !codes(2).at(-1)!.includes('duplicate/semantic'),
+        10_000,
+      );
+      expect(codes(2)[0]).toContain('duplicate/semantic');
     } finally {
       c.close();
     }
