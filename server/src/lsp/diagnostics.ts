@@ -201,7 +201,7 @@ export class DiagnosticsPublisher {
     const extra = await this.semanticDuplicates(host, rel, token);
     if (token.isCancellationRequested) return;
     this.duplicates.set(uri, { rule: problems.filter(isDuplicate), semantic: extra });
-    if (foundKey(version, extra) === foundKey(version, shownSemantic)) return;
+    if (JSON.stringify(extra) === JSON.stringify(shownSemantic)) return;
     await this.send(host, uri, version, text, [...problems, ...extra]);
   }
 
