@@ -96,6 +96,33 @@ describe('init', () => {
     expect(readFileSync(file, 'utf8')).toBe('<svg/>');
   });
 
+  it('DIR and a --store naming another folder: a usage error, neither created', async () => {
+    const s = await stores.newStore();
+    const [a, b] = [path.join(s.parent, 'init-a'), path.join(s.parent, 'init-b')];
+    const r = await cairn(['init', a, '--store', b], MUST_FINISH);
+    expectClear(r, 2, /init was given two folders: .*init-a and --store .*init-b/);
+    expect(existsSync(a)).toBe(false);
+    expect(existsSync(b)).toBe(false);
+  });
+
+  it('--store DIR alone, or naming DIR too, creates that store', async () => {
+    const s = await stores.newStore();
+    const only = path.join(s.parent, 'init-only-store');
+    expect((await cairn(['init', '--store', only], MUST_FINISH)).code).toBe(0);
+    expect(existsSync(path.join(only, 'cairn.yaml'))).toBe(true);
+    const both = path.join(s.parent, 'init-both');
+    expect((await cairn(['init', both, '--store', both + '/'], MUST_FINISH)).code).toBe(0);
+    expect(existsSync(path.join(both, 'cairn.yaml'))).toBe(true);
+  });
+
+  it('a second folder is an argument too many, not dropped', async () => {
+    const s = await stores.newStore();
+    const [a, b] = [path.join(s.parent, 'init-c'), path.join(s.parent, 'init-d')];
+    const r = await cairn(['init', a, b], MUST_FINISH);
+    expectClear(r, 2, /too many arguments/);
+    expect(existsSync(a)).toBe(false);
+  });
+
   it.skipIf(!hasProc)('under /proc finishes, with a clear error (Node recursive mkdir looped)', async () => {
     const r = await cairn(['init', '/proc/cairn-no-such-folder'], MUST_FINISH);
     expectClear(r, 2, /cannot create the folder \/proc\/cairn-no-such-folder/);
