@@ -324,3 +324,27 @@ describe('a word more than a command takes is refused, never dropped', () => {
     }
   });
 });
+
+// Fails before: JSON.parse refused text that began with a UTF-8 byte order mark (Windows editors
+// write one), and the error named a character nobody sees ("Unexpected token '<U+FEFF>'").
+describe('a byte order mark at the start of the input is no part of it', () => {
+  const BOM = '\uFEFF';
+
+  it('store: a payload on stdin', async () => {
+    const s = await stores.newStore();
+    const payload = JSON.stringify({ topic: 'Payload saved with a BOM', context: 'Notepad wrote this one.' });
+    const r = await cairn(['store', '--store', s.dir, '--json'], { input: BOM + payload });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).metadata.topic_id).toBe('payload-saved-with-a-bom');
+  });
+
+  it('import FILE --format jsonl: the first line', async () => {
+    const s = await stores.newStore();
+    const file = path.join(s.parent, 'bom.jsonl');
+    const line = (topic: string) => JSON.stringify({ topic, context: 'Exported by a Windows tool.' });
+    writeFileSync(file, `${BOM}${line('First line')}\r\n${line('Second line')}\r\n`);
+    const r = await s.run('import', file, '--format', 'jsonl', '--json');
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).counts).toMatchObject({ candidate: 2, failed: 0 });
+  });
+});
