@@ -100,6 +100,24 @@ describe("an agent's update never destroys a person's work", () => {
     expect(stat).toMatch(/^[1-3]\t[1-3]\tmemories\/release\.md$/m);
   });
 
+  // Fails before: no commit but the store's first claimed the template's sample memory, so its
+  // writer was unknown, and an agent's update of the person's text went straight to main.
+  it("an agent's update of a memory that came with the store's first commit (cairn init) is reviewed", async () => {
+    const s = await newStore();
+    const file = path.join(s.dir, 'memories/cairn-store-conventions.md');
+    const before = readFileSync(file, 'utf8');
+    const r = await s.store({
+      topic: 'How this memory store is organised',
+      context: 'Memories are kept in a wiki now.',
+      agentName: 'planner',
+      confidence: 0.95,
+      metadata: { topicId: 'cairn-store-conventions' },
+    });
+    expect(r.metadata).toMatchObject({ status: 'candidate', action: 'update' });
+    expect(r.reason).toMatch(/a person last wrote/);
+    expect(readFileSync(file, 'utf8')).toBe(before);
+  });
+
   it("an agent's update of an agent's memory stays active and keeps the sections it leaves out", async () => {
     const s = await newStore();
     const base = { topic: 'Cache TTL', agentName: 'planner', confidence: 0.95, metadata: { topicId: 'ttl' } };

@@ -282,9 +282,14 @@ async function personsProposal(store: Store, tip: string, id: string): Promise<s
   return message.agent === null && message.trailers['Memory-Origin'] === 'human' ? branch : null;
 }
 
-/** Whether the newest change of the memory's content was a person's (not an agent's, not accepted from one). */
+/**
+ * Whether the newest change of the memory's content was a person's (not an agent's, not accepted
+ * from one). A memory no commit claims came with the store's first commit (the template's sample
+ * that `cairn init` commits for the person, a repository begun by hand, a shallow clone's edge):
+ * its writer is unknown, so it counts as a person's and an agent's update of it is reviewed.
+ */
 async function lastWrittenByPerson(store: Store, tip: string, id: string): Promise<boolean> {
-  return (await memoryHistories(store, tip)).get(id)?.lastWriter === 'person';
+  return (await memoryHistories(store, tip)).get(id)?.lastWriter !== 'agent';
 }
 
 /**
