@@ -2,13 +2,13 @@
 // trace (exit 70): a missing file or a folder given to import, a --out in no folder, a port in use,
 // init on a file or under one, a path under /proc (Node's recursive mkdir looped there forever),
 // and --json and unknown names for help. Each case leaves the store and the files as they were.
-import { existsSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, renameSync, truncateSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { reportError, type CliIO } from '../../server/src/cli/io.js';
 import { COMMANDS } from '../../server/src/cli/registry.js';
-import { cairn, cliStores, git, type RunResult } from '../helpers/store.js';
+import { cairn, cliStores, git, TEMPLATE_DIR, type RunResult } from '../helpers/store.js';
 
 const stores = cliStores();
 
@@ -188,6 +188,45 @@ describe('help and import-prompt answer --json; help names an unknown command', 
     const json = await cairn(['help', 'foo', '--json']);
     expect(json.code).toBe(2);
     expect(JSON.parse(json.stdout)).toMatchObject({ success: false, errorCode: 'USAGE' });
+  });
+});
+
+// Fails before: init killed between copying the template and its first commit left a folder that
+// every command sent back to `cairn init`, and init refused as a store already (only rm -rf ended it).
+describe('init finishes an init that was cut short, and takes over nothing else', () => {
+  /** What a killed init leaves: the template's files and a repository with no commit. */
+  const unfinished = (dir: string) => {
+    cpSync(TEMPLATE_DIR, dir, { recursive: true });
+    renameSync(path.join(dir, 'gitignore'), path.join(dir, '.gitignore'));
+    git(path.dirname(dir), 'init', '-q', '-b', 'main', dir);
+  };
+
+  it('the template copied, no commit: init makes its first commit there', async () => {
+    const s = await stores.newStore();
+    const dir = path.join(s.parent, 'cut-short');
+    unfinished(dir);
+    const r = await cairn(['init', dir], MUST_FINISH);
+    expect(r.code, r.stderr).toBe(0);
+    expect(git(dir, 'log', '--format=%s')).toBe('store(init): new Cairn store from memory-template\n');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    expect(existsSync(path.join(dir, 'gitignore'))).toBe(false);
+  });
+
+  it('a file of the template changed, or one more file: refused, nothing changed', async () => {
+    const s = await stores.newStore();
+    for (const [name, change] of [
+      ['edited', (dir: string) => writeFileSync(path.join(dir, 'MEMORY.md'), '# Mine\n')],
+      ['added', (dir: string) => writeFileSync(path.join(dir, 'memories', 'mine.md'), 'mine\n')],
+    ] as const) {
+      const dir = path.join(s.parent, name);
+      unfinished(dir);
+      change(dir);
+      const before = git(dir, 'status', '--porcelain', '--untracked-files=all');
+      const r = await cairn(['init', dir], MUST_FINISH);
+      expectClear(r, 5, /already a Cairn store/);
+      expect(git(dir, 'status', '--porcelain', '--untracked-files=all')).toBe(before);
+      expect(() => git(dir, 'rev-parse', '-q', '--verify', 'HEAD')).toThrow();
+    }
   });
 });
 
