@@ -2,13 +2,13 @@
 // trace (exit 70): a missing file or a folder given to import, a --out in no folder, a port in use,
 // init on a file or under one, a path under /proc (Node's recursive mkdir looped there forever),
 // and --json and unknown names for help. Each case leaves the store and the files as they were.
-import { existsSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, renameSync, truncateSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { reportError, type CliIO } from '../../server/src/cli/io.js';
 import { COMMANDS } from '../../server/src/cli/registry.js';
-import { cairn, cliStores, git, type RunResult } from '../helpers/store.js';
+import { cairn, cliStores, git, TEMPLATE_DIR, type RunResult } from '../helpers/store.js';
 
 const stores = cliStores();
 
@@ -96,6 +96,33 @@ describe('init', () => {
     expect(readFileSync(file, 'utf8')).toBe('<svg/>');
   });
 
+  it('DIR and a --store naming another folder: a usage error, neither created', async () => {
+    const s = await stores.newStore();
+    const [a, b] = [path.join(s.parent, 'init-a'), path.join(s.parent, 'init-b')];
+    const r = await cairn(['init', a, '--store', b], MUST_FINISH);
+    expectClear(r, 2, /init was given two folders: .*init-a and --store .*init-b/);
+    expect(existsSync(a)).toBe(false);
+    expect(existsSync(b)).toBe(false);
+  });
+
+  it('--store DIR alone, or naming DIR too, creates that store', async () => {
+    const s = await stores.newStore();
+    const only = path.join(s.parent, 'init-only-store');
+    expect((await cairn(['init', '--store', only], MUST_FINISH)).code).toBe(0);
+    expect(existsSync(path.join(only, 'cairn.yaml'))).toBe(true);
+    const both = path.join(s.parent, 'init-both');
+    expect((await cairn(['init', both, '--store', both + '/'], MUST_FINISH)).code).toBe(0);
+    expect(existsSync(path.join(both, 'cairn.yaml'))).toBe(true);
+  });
+
+  it('a second folder is an argument too many, not dropped', async () => {
+    const s = await stores.newStore();
+    const [a, b] = [path.join(s.parent, 'init-c'), path.join(s.parent, 'init-d')];
+    const r = await cairn(['init', a, b], MUST_FINISH);
+    expectClear(r, 2, /too many arguments/);
+    expect(existsSync(a)).toBe(false);
+  });
+
   it.skipIf(!hasProc)('under /proc finishes, with a clear error (Node recursive mkdir looped)', async () => {
     const r = await cairn(['init', '/proc/cairn-no-such-folder'], MUST_FINISH);
     expectClear(r, 2, /cannot create the folder \/proc\/cairn-no-such-folder/);
@@ -161,6 +188,45 @@ describe('help and import-prompt answer --json; help names an unknown command', 
     const json = await cairn(['help', 'foo', '--json']);
     expect(json.code).toBe(2);
     expect(JSON.parse(json.stdout)).toMatchObject({ success: false, errorCode: 'USAGE' });
+  });
+});
+
+// Fails before: init killed between copying the template and its first commit left a folder that
+// every command sent back to `cairn init`, and init refused as a store already (only rm -rf ended it).
+describe('init finishes an init that was cut short, and takes over nothing else', () => {
+  /** What a killed init leaves: the template's files and a repository with no commit. */
+  const unfinished = (dir: string) => {
+    cpSync(TEMPLATE_DIR, dir, { recursive: true });
+    renameSync(path.join(dir, 'gitignore'), path.join(dir, '.gitignore'));
+    git(path.dirname(dir), 'init', '-q', '-b', 'main', dir);
+  };
+
+  it('the template copied, no commit: init makes its first commit there', async () => {
+    const s = await stores.newStore();
+    const dir = path.join(s.parent, 'cut-short');
+    unfinished(dir);
+    const r = await cairn(['init', dir], MUST_FINISH);
+    expect(r.code, r.stderr).toBe(0);
+    expect(git(dir, 'log', '--format=%s')).toBe('store(init): new Cairn store from memory-template\n');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    expect(existsSync(path.join(dir, 'gitignore'))).toBe(false);
+  });
+
+  it('a file of the template changed, or one more file: refused, nothing changed', async () => {
+    const s = await stores.newStore();
+    for (const [name, change] of [
+      ['edited', (dir: string) => writeFileSync(path.join(dir, 'MEMORY.md'), '# Mine\n')],
+      ['added', (dir: string) => writeFileSync(path.join(dir, 'memories', 'mine.md'), 'mine\n')],
+    ] as const) {
+      const dir = path.join(s.parent, name);
+      unfinished(dir);
+      change(dir);
+      const before = git(dir, 'status', '--porcelain', '--untracked-files=all');
+      const r = await cairn(['init', dir], MUST_FINISH);
+      expectClear(r, 5, /already a Cairn store/);
+      expect(git(dir, 'status', '--porcelain', '--untracked-files=all')).toBe(before);
+      expect(() => git(dir, 'rev-parse', '-q', '--verify', 'HEAD')).toThrow();
+    }
   });
 });
 
@@ -295,5 +361,29 @@ describe('a word more than a command takes is refused, never dropped', () => {
       expect(snapshot(s.dir), args.join(' ')).toBe(before);
       expect(git(s.dir, 'for-each-ref'), args.join(' ')).toBe(refs);
     }
+  });
+});
+
+// Fails before: JSON.parse refused text that began with a UTF-8 byte order mark (Windows editors
+// write one), and the error named a character nobody sees ("Unexpected token '<U+FEFF>'").
+describe('a byte order mark at the start of the input is no part of it', () => {
+  const BOM = '\uFEFF';
+
+  it('store: a payload on stdin', async () => {
+    const s = await stores.newStore();
+    const payload = JSON.stringify({ topic: 'Payload saved with a BOM', context: 'Notepad wrote this one.' });
+    const r = await cairn(['store', '--store', s.dir, '--json'], { input: BOM + payload });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).metadata.topic_id).toBe('payload-saved-with-a-bom');
+  });
+
+  it('import FILE --format jsonl: the first line', async () => {
+    const s = await stores.newStore();
+    const file = path.join(s.parent, 'bom.jsonl');
+    const line = (topic: string) => JSON.stringify({ topic, context: 'Exported by a Windows tool.' });
+    writeFileSync(file, `${BOM}${line('First line')}\r\n${line('Second line')}\r\n`);
+    const r = await s.run('import', file, '--format', 'jsonl', '--json');
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).counts).toMatchObject({ candidate: 2, failed: 0 });
   });
 });

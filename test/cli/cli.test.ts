@@ -32,6 +32,19 @@ describe('cairn CLI', () => {
     expect(readFileSync(path.join(dir, 'cairn.yaml'), 'utf8')).toContain('autoFloor');
   });
 
+  // Fails before: the template's MEMORY.md had no generated index, so the first `cairn refresh` on a
+  // new store made a commit that only wrote what init should have.
+  it('refresh right after init is a no-op: init writes MEMORY.md with its index', async () => {
+    const fresh = path.join(parent, 'fresh');
+    expect((await cairn(['init', fresh])).code).toBe(0);
+    const before = git(fresh, 'rev-parse', 'HEAD');
+    const r = await cairn(['refresh', '--json', '--store', fresh]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ success: true, changed: false, commit: null });
+    expect(git(fresh, 'rev-parse', 'HEAD')).toBe(before);
+    expect(readFileSync(path.join(fresh, 'MEMORY.md'), 'utf8')).toContain('<!-- cairn:index end -->');
+  });
+
   // Fails before: isomorphic-git's defaults (filemode false, symlinks false, ignorecase true) on a
   // file system where none holds, so git missed mode changes and read paths case-insensitively.
   it('init writes the core settings `git init` writes on this file system, and the merge driver', () => {

@@ -100,6 +100,55 @@ describe("an agent's update never destroys a person's work", () => {
     expect(stat).toMatch(/^[1-3]\t[1-3]\tmemories\/release\.md$/m);
   });
 
+  // Fails before: no commit but the store's first claimed the template's sample memory, so its
+  // writer was unknown, and an agent's update of the person's text went straight to main.
+  it("an agent's update of a memory that came with the store's first commit (cairn init) is reviewed", async () => {
+    const s = await newStore();
+    const file = path.join(s.dir, 'memories/cairn-store-conventions.md');
+    const before = readFileSync(file, 'utf8');
+    const r = await s.store({
+      topic: 'How this memory store is organised',
+      context: 'Memories are kept in a wiki now.',
+      agentName: 'planner',
+      confidence: 0.95,
+      metadata: { topicId: 'cairn-store-conventions' },
+    });
+    expect(r.metadata).toMatchObject({ status: 'candidate', action: 'update' });
+    expect(r.reason).toMatch(/a person last wrote/);
+    expect(readFileSync(file, 'utf8')).toBe(before);
+  });
+
+  // Fails before: the supersede went straight to main, writing superseded_by into the person's
+  // memory and retiring it from search without anyone's review.
+  it("an agent's supersede of a person's memory is reviewed; of an agent's, it is not", async () => {
+    const s = await newStore();
+    expect(
+      (await s.run('store', '--topic', 'Deploy on Fridays', '--context', 'We deploy on Fridays.')).code,
+    ).toBe(0);
+    const file = path.join(s.dir, 'memories/deploy-on-fridays.md');
+    const before = readFileSync(file, 'utf8');
+    const agent = { agentName: 'planner', confidence: 0.95 };
+    const r = await s.store({
+      ...agent,
+      topic: 'Never deploy on Fridays',
+      context: 'Friday deploys broke twice.',
+      supersedes: ['deploy-on-fridays'],
+    });
+    expect(r.metadata).toMatchObject({ status: 'candidate', action: 'add' });
+    expect(r.reason).toMatch(/supersede of a memory a person last wrote \(deploy-on-fridays\)/);
+    expect(readFileSync(file, 'utf8')).toBe(before);
+    expect((await s.run('list', '--status', 'active')).stdout).toContain('deploy-on-fridays');
+
+    await s.store({ ...agent, topic: 'Cache for ten minutes', context: 'An agent chose ten.' });
+    const own = await s.store({
+      ...agent,
+      topic: 'Cache for five minutes',
+      context: 'An agent chose five.',
+      supersedes: ['cache-for-ten-minutes'],
+    });
+    expect(own.metadata.status).toBe('active');
+  });
+
   it("an agent's update of an agent's memory stays active and keeps the sections it leaves out", async () => {
     const s = await newStore();
     const base = { topic: 'Cache TTL', agentName: 'planner', confidence: 0.95, metadata: { topicId: 'ttl' } };

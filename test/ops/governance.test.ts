@@ -300,6 +300,11 @@ describe('bad input loses nothing', () => {
     [{ ...redis, origin: 'robot' }, 'origin'],
     [{ ...redis, colour: 'blue' }, 'colour'],
     [{ ...redis, triples: [['a', 'b']] }, 'triples[0]'],
+    // Fails before: stored, then `cairn check` failed on it (triple-malformed, an error).
+    [
+      { ...redis, triples: [{ s: 'a', p: 'b', o: 'c', from: '2026-05-01', until: '2026-01-01' }] },
+      'triples[0].until',
+    ],
     [{ ...redis, metadata: { status: 'Done' } }, 'metadata.status'],
     [[1, 2, 3], 'payload'],
   ])('refuses a malformed payload and names the field (%#)', async (payload, field) => {

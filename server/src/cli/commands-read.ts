@@ -9,7 +9,7 @@ import { flaggedFindings, markFlaggedLines } from '../core/withhold.js';
 import { readLog } from '../ops/log.js';
 import { listMemories, showMemory, storeStatus } from '../ops/query.js';
 import { detectorOf, readLinesForAgent } from '../ops/withhold.js';
-import { num, str, type Command } from './command.js';
+import { num, positionals, str, type Command, type CommandArgs } from './command.js';
 import { EXIT, UsageError, writeJson, writeLine, writeText } from './io.js';
 
 export const initCommand: Command = {
@@ -17,10 +17,9 @@ export const initCommand: Command = {
   summary: 'Create a new store (a git repository) from memory-template',
   usage: 'cairn init DIR',
   async run(args, io, _open, root) {
-    const dir = args.positionals[0];
-    if (!dir) throw new UsageError('init needs a folder: cairn init DIR');
-    await checkNewFolder(path.resolve(dir));
-    const r = await createStore(dir, await root.author());
+    const dir = initFolder(args, io.cwd);
+    await checkNewFolder(path.resolve(io.cwd, dir));
+    const r = await createStore(path.resolve(io.cwd, dir), await root.author());
     if (args.json) writeJson(io, { success: true, ...r });
     else {
       writeLine(
@@ -37,6 +36,23 @@ export const initCommand: Command = {
     return EXIT.OK;
   },
 };
+
+/**
+ * The folder of the new store: DIR, or `--store DIR` (every command takes it). Both naming
+ * different folders is a usage error: creating one and ignoring the other left the store where
+ * the person did not look for it. $CAIRN_STORE is not asked: it names an existing store.
+ */
+function initFolder(args: CommandArgs, cwd: string): string {
+  const [dir] = positionals(args, 'cairn init DIR', 0, 1);
+  const store = str(args, 'store');
+  if (dir && store && path.resolve(cwd, dir) !== path.resolve(cwd, store))
+    throw new UsageError(
+      `init was given two folders: ${dir} and --store ${store}; name the new store once: cairn init DIR`,
+    );
+  const folder = dir || store;
+  if (!folder) throw new UsageError('init needs a folder: cairn init DIR');
+  return folder;
+}
 
 /** DIR is a folder, or can be one: neither it nor a folder above it is a file. */
 async function checkNewFolder(root: string): Promise<void> {

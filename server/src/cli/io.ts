@@ -124,7 +124,15 @@ export async function readInputFile(io: CliIO, file: string): Promise<string> {
     throw new UsageError(
       `${file}: ${size} bytes; at most ${MAX_INPUT_BYTES} bytes are read at once: split it`,
     );
-  return readFile(file, 'utf8');
+  return withoutByteOrderMark(await readFile(file, 'utf8'));
+}
+
+/**
+ * A UTF-8 byte order mark (editors on Windows write one) is no part of the text: JSON.parse
+ * refused a payload or the first JSON line that began with it, naming a character nobody sees.
+ */
+function withoutByteOrderMark(text: string): string {
+  return text.startsWith('\uFEFF') ? text.slice(1) : text;
 }
 
 export function writeJson(io: CliIO, value: unknown): void {
@@ -176,7 +184,7 @@ export async function readAllStdin(io: CliIO): Promise<string> {
       );
     chunks.push(bytes);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return withoutByteOrderMark(Buffer.concat(chunks).toString('utf8'));
 }
 
 /** A one-line progress bar on stderr, only on a terminal: pipes and agents get nothing. */

@@ -32,6 +32,17 @@ export function parseMemoryMd(text: string): MemoryMdDoc {
   return { header: marks.length ? text.slice(0, marks[0].index) : text, entries };
 }
 
+/**
+ * The first line of `content` (1-based) that starts like one of the markers MEMORY.md is cut by
+ * (`<!-- cairn:entry ...`, `<!-- cairn:index ...`), else null. An appended entry holding one would
+ * split itself into entries of forged timestamps, or leave two index blocks that `cairn refresh`
+ * then refuses until a person mends the file.
+ */
+export function markerLineIn(content: string): number | null {
+  const at = /^[ \t]*<!--[ \t]*cairn:(?:entry|index)\b/im.exec(content);
+  return at ? content.slice(0, at.index).split('\n').length : null;
+}
+
 /** The text of one entry as it is written to the file. */
 export function entryBlock(timestamp: string, content: string): string {
   return `<!-- cairn:entry ${timestamp} -->\n${content.trim()}\n`;

@@ -145,6 +145,10 @@ function triples(v: unknown): Triple[] {
           throw invalid(`${field}.${k}`, 'must be an ISO 8601 date');
         triple[k] = o[k] as string;
       }
+      // The rule `cairn check` holds every memory to (core/rules/schema.ts): refused here, not
+      // stored for CI to fail on afterwards.
+      if (triple.from && triple.until && Date.parse(triple.until) < Date.parse(triple.from))
+        throw invalid(`${field}.until`, `is ${triple.until}, before from (${triple.from}): swap them`);
       return triple;
     }
     throw invalid(field, 'must be [subject, predicate, object] or {s, p, o}');

@@ -3,7 +3,7 @@
 // oldest entries, which stay readable in git history.
 import { CairnError } from '../core/errors.js';
 import { writableText } from '../core/payload.js';
-import { appendEntry, findDuplicate, parseMemoryMd } from '../core/memory-md.js';
+import { appendEntry, findDuplicate, markerLineIn, parseMemoryMd } from '../core/memory-md.js';
 import { isFlagged, scanText } from '../core/scan/index.js';
 import { formatCommitMessage } from '../core/trailers.js';
 import { repoPath } from '../store/store.js';
@@ -50,6 +50,14 @@ export async function appendMemoryMd(
     throw new CairnError(
       'INVALID_PAYLOAD',
       `content: is ${text.length} characters; an entry holds at most ${APPEND_LIMIT}. Store longer notes with memory_store`,
+      { field: 'content' },
+    );
+  }
+  const marker = markerLineIn(text);
+  if (marker !== null) {
+    throw new CairnError(
+      'INVALID_PAYLOAD',
+      `content: line ${marker} starts like a Cairn marker of MEMORY.md ("<!-- cairn:entry" or "<!-- cairn:index"), which would break the file's entries or its index; reword that line`,
       { field: 'content' },
     );
   }

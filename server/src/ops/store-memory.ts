@@ -183,13 +183,17 @@ async function storeLocked(
   if (rejection?.identical) {
     return droppedResult(id, text, `a person already rejected this memory (tag ${rejection.tag})`, []);
   }
+  const retiresPersons = agentWrite ? await supersedesPersons(store, tip, p.supersedes) : null;
   const review = isImport
     ? 'imports are always reviewed'
     : rejection
       ? `a person rejected ${rejection.what} before (tag ${rejection.tag}${rejection.reason ? `: "${rejection.reason}"` : ''}); a new proposal waits for review`
       : action === 'update' && agentWrite && (await lastWrittenByPerson(store, tip, id))
         ? 'an agent update of a memory a person last wrote is reviewed'
-        : reviewReason;
+        : (reviewReason ??
+          (retiresPersons
+            ? `an agent's supersede of a memory a person last wrote (${retiresPersons}) is reviewed`
+            : undefined));
 
   const scan = scanText(`${p.topic}\n${text}`, { detector: injectionDetector(store.config) });
   const flagged = isFlagged(scan) ? [...new Set(scan.map((f) => f.code))] : [];
@@ -282,9 +286,23 @@ async function personsProposal(store: Store, tip: string, id: string): Promise<s
   return message.agent === null && message.trailers['Memory-Origin'] === 'human' ? branch : null;
 }
 
-/** Whether the newest change of the memory's content was a person's (not an agent's, not accepted from one). */
+/**
+ * The first of `olds` a person last wrote, else null. Superseding one writes `superseded_by` into
+ * it and retires it from search: an update of the person's text, reviewed like one.
+ */
+async function supersedesPersons(store: Store, tip: string, olds: string[]): Promise<string | null> {
+  for (const old of olds) if (await lastWrittenByPerson(store, tip, old)) return old;
+  return null;
+}
+
+/**
+ * Whether the newest change of the memory's content was a person's (not an agent's, not accepted
+ * from one). A memory no commit claims came with the store's first commit (the template's sample
+ * that `cairn init` commits for the person, a repository begun by hand, a shallow clone's edge):
+ * its writer is unknown, so it counts as a person's and an agent's update of it is reviewed.
+ */
 async function lastWrittenByPerson(store: Store, tip: string, id: string): Promise<boolean> {
-  return (await memoryHistories(store, tip)).get(id)?.lastWriter === 'person';
+  return (await memoryHistories(store, tip)).get(id)?.lastWriter !== 'agent';
 }
 
 /**

@@ -9,6 +9,7 @@ import { packageRoot } from '../package-root.js';
 import { GitRepo } from './git.js';
 import { makeDir } from './make-dir.js';
 import { readStoreFile } from './safe-fs.js';
+import { isUnfinishedInit } from './unfinished-init.js';
 
 export interface Store {
   /** Absolute path of the folder holding cairn.yaml. */
@@ -170,17 +171,22 @@ export async function initStore(
   opts: { templateDir?: string; author: { name: string; email: string } },
 ) {
   const root = path.resolve(dir);
-  if (existsSync(path.join(root, CONFIG_FILE))) {
+  const templateDir = opts.templateDir ?? defaultTemplateDir();
+  const unfinished = existsSync(root) && (await isUnfinishedInit(root, templateDir));
+  if (!unfinished && existsSync(path.join(root, CONFIG_FILE))) {
     throw new CairnError('ALREADY_EXISTS', `${root} is already a Cairn store (cairn.yaml exists)`);
   }
-  if (existsSync(root) && (await readdir(root)).some((f) => f !== '.git')) {
+  if (!unfinished && existsSync(root) && (await readdir(root)).some((f) => f !== '.git')) {
     throw new CairnError('ALREADY_EXISTS', `${root} is not empty; choose a new folder for the store`);
   }
-  const templateDir = opts.templateDir ?? defaultTemplateDir();
   await makeDir(root);
   await cp(templateDir, root, { recursive: true });
   // npm never packs a file named .gitignore, so the template ships it as `gitignore`.
-  if (existsSync(path.join(root, 'gitignore')) && !existsSync(path.join(root, '.gitignore'))) {
+  // An unfinished init may have renamed it already: the copy just made replaces that one.
+  if (
+    existsSync(path.join(root, 'gitignore')) &&
+    (unfinished || !existsSync(path.join(root, '.gitignore')))
+  ) {
     await rename(path.join(root, 'gitignore'), path.join(root, '.gitignore'));
   }
   const { config } = parseConfig(await readFile(path.join(root, CONFIG_FILE), 'utf8'));
