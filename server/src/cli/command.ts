@@ -2,6 +2,7 @@
 // the parsed arguments plus a lazily opened store.
 import type { ParseArgsConfig } from 'node:util';
 import type { OpContext, Root } from '../ops/context.js';
+import { REASON_MAX } from '../core/payload.js';
 import { UsageError, type CliIO } from './io.js';
 
 export type Options = NonNullable<ParseArgsConfig['options']>;
@@ -28,6 +29,19 @@ export interface Command {
 export function str(args: CommandArgs, name: string): string | undefined {
   const v = args.values[name];
   return typeof v === 'string' ? v : undefined;
+}
+
+/**
+ * A reason option (`--why`, `--note`): it goes into a commit or tag message kept forever, so one
+ * longer than REASON_MAX characters is a usage error before anything is opened or written.
+ */
+export function reason(args: CommandArgs, name: string): string | undefined {
+  const v = str(args, name);
+  if (v !== undefined && v.trim().length > REASON_MAX)
+    throw new UsageError(
+      `--${name} is ${v.trim().length} characters; the limit is ${REASON_MAX}: say it shortly, the details belong in a memory`,
+    );
+  return v;
 }
 
 export function strs(args: CommandArgs, name: string): string[] {

@@ -5,7 +5,7 @@ import { correct, feedback, forget, supersede, type EditResult } from '../ops/ed
 import { undoLast } from '../ops/undo.js';
 import { describeSettingChange } from '../core/settings-changes.js';
 import { cairnCommand, shownShellArg } from '../core/shell-arg.js';
-import { positionals, str, strs, type Command } from './command.js';
+import { positionals, reason, strs, type Command } from './command.js';
 import { EXIT, UsageError, writeJson, writeLine } from './io.js';
 
 export const reviewCommand: Command = {
@@ -120,7 +120,7 @@ export const allowCommand: Command = {
   options: { why: { type: 'string' } },
   async run(args, io, open) {
     const [id, ...rules] = positionals(args, this.usage, 2, Infinity);
-    const r = await allowFindings(await open(), id, rules, str(args, 'why'));
+    const r = await allowFindings(await open(), id, rules, reason(args, 'why'));
     if (args.json) writeJson(io, { success: true, ...r });
     else if (!r.commit) writeLine(io, `${r.rules.join(', ')} already allowed on ${id}; nothing changed`);
     else
@@ -141,7 +141,7 @@ export const rejectCommand: Command = {
   options: { why: { type: 'string' } },
   async run(args, io, open) {
     const [id] = positionals(args, this.usage, 1);
-    const why = str(args, 'why');
+    const why = reason(args, 'why');
     if (!why) throw new UsageError('reject needs a reason: --why "TEXT"');
     const r = await rejectCandidate(await open(), id, why);
     if (args.json) writeJson(io, { success: true, ...r });
@@ -206,7 +206,7 @@ export const feedbackCommand: Command = {
     printEdit(
       io,
       args.json,
-      await feedback(await open(), id, vote, str(args, 'note')),
+      await feedback(await open(), id, vote, reason(args, 'note')),
       `recorded ${vote} for ${id}`,
     );
     return EXIT.OK;
@@ -221,7 +221,7 @@ export const forgetCommand: Command = {
   options: { why: { type: 'string' } },
   async run(args, io, open) {
     const [id] = positionals(args, this.usage, 1);
-    printEdit(io, args.json, await forget(await open(), id, str(args, 'why')), `forgot ${id}`);
+    printEdit(io, args.json, await forget(await open(), id, reason(args, 'why')), `forgot ${id}`);
     return EXIT.OK;
   },
 };

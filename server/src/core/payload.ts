@@ -74,6 +74,12 @@ const LIST_KEYS = [
 
 export const LIMITS = { topic: 200, context: 20_000, listItems: 50, item: 2_000 };
 
+/**
+ * A reason a person gives (`reject --why`, `forget --why`, `allow --why`, `feedback --note`): it goes
+ * into a commit or tag message kept forever and is printed back, so it is bounded like a list item.
+ */
+export const REASON_MAX = 2_000;
+
 function invalid(field: string, fix: string): CairnError {
   return new CairnError('INVALID_PAYLOAD', `${field}: ${fix}`, { field });
 }
@@ -188,13 +194,18 @@ export function resolveOrigin(
 
 /**
  * Caller text for a write that is not a payload (a correction, a feedback note, a reason): control
- * characters refused, secrets replaced by `[redacted: <rule>]`, like every payload field.
+ * characters refused, secrets replaced by `[redacted: <rule>]`, like every payload field; longer
+ * than `max` (after trimming) refused.
  */
 export function writableText(
   value: string,
   field: string,
+  max?: number,
 ): { text: string; redacted: { field: string; code: string }[] } {
-  const r = redactSecrets(cleanText(value, field));
+  const clean = cleanText(value, field);
+  if (max !== undefined && clean.trim().length > max)
+    throw invalid(field, `is ${clean.trim().length} characters; the limit is ${max}`);
+  const r = redactSecrets(clean);
   return { text: r.text, redacted: r.redactions.map((x) => ({ field, code: x.code })) };
 }
 

@@ -3,7 +3,7 @@
 // or an empty `Memory-Action: allow` commit on main for a memory that became active another way (a
 // pull request, a hand commit). ops/history.ts reads them back; a reverted one no longer counts.
 import { CairnError } from '../core/errors.js';
-import { assertSafeId, writableText } from '../core/payload.js';
+import { assertSafeId, REASON_MAX, writableText } from '../core/payload.js';
 import { cairnCommand } from '../core/shell-arg.js';
 import { formatCommitMessage } from '../core/trailers.js';
 import { flaggedFindings } from '../core/withhold.js';
@@ -90,7 +90,7 @@ export async function allowFindings(
   const { store } = ctx;
   assertSafeId(id);
   // The reason goes into a commit: no control characters, no secrets (as every caller text).
-  if (why !== undefined) why = writableText(why, 'why').text;
+  if (why !== undefined) why = writableText(why, 'why', REASON_MAX).text;
   const wanted = ruleList(rules);
   if (!wanted.length)
     throw new CairnError(

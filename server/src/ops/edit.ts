@@ -1,7 +1,7 @@
 // Changes to active memories: supersede, correct, feedback, forget. Each is one commit on main.
 import { CairnError } from '../core/errors.js';
 import { parseMemory, renderBody, replaceBody, updateFrontMatter } from '../core/format/index.js';
-import { assertSafeId, writableText } from '../core/payload.js';
+import { assertSafeId, REASON_MAX, writableText } from '../core/payload.js';
 import { routeWrite } from '../core/policy.js';
 import { idOf, supersedeCycle } from '../core/rules/index.js';
 import { isFlagged, scanText } from '../core/scan/index.js';
@@ -190,7 +190,7 @@ export async function feedback(
 ): Promise<EditResult> {
   const { store } = ctx;
   if (vote !== 'up' && vote !== 'down') throw new CairnError('INVALID_REQUEST', 'feedback is "up" or "down"');
-  const cleanNote = note === undefined ? undefined : writableText(note, 'note');
+  const cleanNote = note === undefined ? undefined : writableText(note, 'note', REASON_MAX);
   note = cleanNote?.text;
   const res = await store.repo.withLock(async () => {
     const tip = await requireMainTip(store);
@@ -224,7 +224,7 @@ export async function feedback(
 /** Removes a memory from main; it stays in git history (and `cairn undo` brings it back). */
 export async function forget(ctx: OpContext, id: string, why?: string): Promise<EditResult> {
   const { store } = ctx;
-  const cleanWhy = why === undefined ? undefined : writableText(why, 'why');
+  const cleanWhy = why === undefined ? undefined : writableText(why, 'why', REASON_MAX);
   why = cleanWhy?.text;
   const res = await store.repo.withLock(async () => {
     const tip = await requireMainTip(store);

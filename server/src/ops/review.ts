@@ -6,7 +6,7 @@ import { unifiedDiff } from '../core/diff.js';
 import { cairnCommand, shownShellArg } from '../core/shell-arg.js';
 import { CairnError } from '../core/errors.js';
 import { parseMemory } from '../core/format/index.js';
-import { writableText } from '../core/payload.js';
+import { REASON_MAX, writableText } from '../core/payload.js';
 import { formatCommitMessage, parseCommitMessage } from '../core/trailers.js';
 import { flaggedFindings } from '../core/withhold.js';
 import { CONFIG_FILE, memoryPath, repoPath, type Store } from '../store/store.js';
@@ -417,7 +417,7 @@ export async function rejectCandidate(ctx: OpContext, name: string, why: string)
   const { store } = ctx;
   if (!why.trim()) throw new CairnError('INVALID_REQUEST', 'a rejection needs a reason: --why "TEXT"');
   // The reason goes into the tag object, kept forever: no control characters, no secrets.
-  why = writableText(why, 'why').text;
+  why = writableText(why, 'why', REASON_MAX).text;
   const result = await store.repo.withLock(async () => {
     const { id, tip: cand, localBranch } = await pickCandidate(store, name);
     let tag = REJECTED_PREFIX + id;

@@ -1,0 +1,64 @@
+// Free text a person hands a command is bounded like a payload's: a reason goes into a commit or
+// tag message kept forever, a correction replaces a context. Over the bound is a clear error and
+// nothing changes: no commit, no tag, no branch deleted, no file touched.
+import { describe, expect, it } from 'vitest';
+import { cliStores, git, type CliStore, type RunResult } from '../helpers/store.js';
+
+const stores = cliStores();
+
+/** A message for a person: no stack trace, no "please report it". */
+function expectClear(r: RunResult, code: number, message: RegExp): void {
+  expect(r.stderr).toMatch(message);
+  expect(r.stderr).not.toMatch(/please report|internal error|\n\s+at /);
+  expect(r.code).toBe(code);
+}
+
+/** Every ref (branches and tags) and the working tree: what a refused command must leave alone. */
+function snapshot(dir: string): string {
+  return [
+    git(dir, 'for-each-ref', '--format=%(refname) %(objectname)'),
+    git(dir, 'status', '--porcelain', '--ignored', '--untracked-files=all'),
+  ].join('\n');
+}
+
+async function withMemory(): Promise<CliStore> {
+  const s = await stores.newStore();
+  expect((await s.run('store', '--id', 'kept', '--topic', 'Kept', '--context', 'a memory')).code).toBe(0);
+  return s;
+}
+
+describe('a reason is at most 2,000 characters: a longer one is a usage error, nothing changes', () => {
+  const long = 'x'.repeat(2_001);
+
+  it('reject ID --why with 2,001 characters keeps the candidate and makes no tag', async () => {
+    const s = await stores.newStore();
+    const stored = await s.store({
+      topic: 'Shaky idea',
+      context: 'maybe',
+      confidence: 0.6,
+      agentName: 'bot',
+    });
+    expect(stored.metadata.status).toBe('candidate');
+    const before = snapshot(s.dir);
+    const r = await s.run('reject', 'shaky-idea', '--why', long);
+    expectClear(r, 2, /--why is 2001 characters; the limit is 2000/);
+    expect(r.stdout).not.toContain(long);
+    expect(snapshot(s.dir)).toBe(before);
+    // At the bound it is accepted.
+    expect((await s.run('reject', 'shaky-idea', '--why', 'y'.repeat(2_000))).code).toBe(0);
+  });
+
+  for (const [name, args] of [
+    ['forget ID --why', ['forget', 'kept', '--why', long]],
+    ['allow ID RULE --why', ['allow', 'kept', 'prompt-injection', '--why', long]],
+    ['feedback ID down --note', ['feedback', 'kept', 'down', '--note', long]],
+  ] as const) {
+    it(`${name} with 2,001 characters`, async () => {
+      const s = await withMemory();
+      const before = snapshot(s.dir);
+      const r = await s.run(...args);
+      expectClear(r, 2, /is 2001 characters; the limit is 2000/);
+      expect(snapshot(s.dir)).toBe(before);
+    });
+  }
+});
