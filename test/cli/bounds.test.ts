@@ -62,3 +62,14 @@ describe('a reason is at most 2,000 characters: a longer one is a usage error, n
     });
   }
 });
+
+describe('correct ID TEXT is capped at 20,000 characters, as a stored context is', () => {
+  it('30,000 characters are refused naming the limit; the memory is unchanged', async () => {
+    const s = await withMemory();
+    const before = snapshot(s.dir);
+    const r = await s.run('correct', 'kept', 'b'.repeat(30_000));
+    expectClear(r, 3, /text: is 30000 characters; the limit is 20000 \[INVALID_PAYLOAD\]/);
+    expect(snapshot(s.dir)).toBe(before);
+    expect((await s.run('correct', 'kept', 'c'.repeat(20_000))).code).toBe(0);
+  });
+});

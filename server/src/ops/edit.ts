@@ -1,7 +1,7 @@
 // Changes to active memories: supersede, correct, feedback, forget. Each is one commit on main.
 import { CairnError } from '../core/errors.js';
 import { parseMemory, renderBody, replaceBody, updateFrontMatter } from '../core/format/index.js';
-import { assertSafeId, REASON_MAX, writableText } from '../core/payload.js';
+import { assertSafeId, LIMITS, REASON_MAX, writableText } from '../core/payload.js';
 import { routeWrite } from '../core/policy.js';
 import { idOf, supersedeCycle } from '../core/rules/index.js';
 import { isFlagged, scanText } from '../core/scan/index.js';
@@ -137,7 +137,8 @@ export async function supersede(ctx: OpContext, older: string, newer: string): P
 export async function correct(ctx: OpContext, id: string, newContext: string): Promise<EditResult> {
   const { store } = ctx;
   if (!newContext.trim()) throw new CairnError('INVALID_REQUEST', 'the corrected text is empty');
-  const { text: cleanContext, redacted } = writableText(newContext, 'text');
+  // The text becomes the memory's context: capped as a stored payload's context is.
+  const { text: cleanContext, redacted } = writableText(newContext, 'text', LIMITS.context);
   newContext = cleanContext;
   const res = await store.repo.withLock(async () => {
     const tip = await requireMainTip(store);
