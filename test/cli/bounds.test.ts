@@ -73,3 +73,25 @@ describe('correct ID TEXT is capped at 20,000 characters, as a stored context is
     expect((await s.run('correct', 'kept', 'c'.repeat(20_000))).code).toBe(0);
   });
 });
+
+describe('undo ID checks its id as the other write commands do', () => {
+  it('undo ../x is INVALID_WORKSPACE_PATH (exit 3), as forget ../x is; nothing changes', async () => {
+    const s = await withMemory();
+    const before = snapshot(s.dir);
+    for (const args of [
+      ['undo', '../x'],
+      ['undo', '../x', '--dry-run'],
+      ['forget', '../x'],
+    ]) {
+      const r = await s.run(...args);
+      expectClear(
+        r,
+        3,
+        /id: "\.\.\/x" would point outside the store's memories\/ folder.*\[INVALID_WORKSPACE_PATH\]/,
+      );
+    }
+    expect(snapshot(s.dir)).toBe(before);
+    // A plain id still undoes.
+    expect((await s.run('undo', 'kept')).code).toBe(0);
+  });
+});

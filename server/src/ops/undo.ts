@@ -7,6 +7,7 @@
 import { controlCharProblem } from '../core/control-chars.js';
 import { arrivedCommits } from '../core/arrivals.js';
 import { CairnError } from '../core/errors.js';
+import { assertSafeId } from '../core/payload.js';
 import { appendAudit } from './audit.js';
 import { meaningOf, type CommitMeaning } from './commit-meaning.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
@@ -35,6 +36,9 @@ export async function undoLast(ctx: OpContext, opts: UndoOptions = {}): Promise<
   const only = opts.id?.trim() || null;
   const problem = only === null ? null : controlCharProblem('id', only);
   if (problem) throw new CairnError('INVALID_PAYLOAD', problem, { field: 'id' });
+  // The id names a memory file as in every other write: `../x` is INVALID_WORKSPACE_PATH, not
+  // "nothing to undo".
+  if (only !== null) assertSafeId(only);
   const res = await store.repo.withLock(async () => {
     const tip = await requireMainTip(store);
     const history = await store.repo.log(tip, { firstParent: true, limit: UNDO_SCAN_LIMIT });
