@@ -156,7 +156,8 @@ export const importCommand: Command = {
     else
       writeLine(
         io,
-        `imported ${total} payloads: ${counts.active} active, ${counts.candidate} candidates, ` +
+        // Only what is in the store now counts as imported: a failed or dropped line is not.
+        `imported ${counts.active + counts.candidate + counts.unchanged} of ${total} payloads: ${counts.active} active, ${counts.candidate} candidates, ` +
           `${counts.unchanged} unchanged, ${counts.dropped} dropped, ${counts.failed} failed`,
       );
     return counts.failed ? EXIT.FAILED : EXIT.OK;
