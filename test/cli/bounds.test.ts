@@ -21,6 +21,14 @@ function snapshot(dir: string): string {
   ].join('\n');
 }
 
+/** Refs and tracked files only: a refused store is still recorded in the (ignored) audit log. */
+function repoState(dir: string): string {
+  return [
+    git(dir, 'for-each-ref', '--format=%(refname) %(objectname)'),
+    git(dir, 'status', '--porcelain', '--untracked-files=all'),
+  ].join('\n');
+}
+
 async function withMemory(): Promise<CliStore> {
   const s = await stores.newStore();
   expect((await s.run('store', '--id', 'kept', '--topic', 'Kept', '--context', 'a memory')).code).toBe(0);
@@ -93,5 +101,38 @@ describe('undo ID checks its id as the other write commands do', () => {
     expect(snapshot(s.dir)).toBe(before);
     // A plain id still undoes.
     expect((await s.run('undo', 'kept')).code).toBe(0);
+  });
+});
+
+describe('a tag is one line: a line break or tab in one is INVALID_PAYLOAD naming the tag', () => {
+  it('store --tag with a line break is refused; nothing is stored', async () => {
+    const s = await stores.newStore();
+    const before = repoState(s.dir);
+    const r = await s.run(
+      'store',
+      '--id',
+      'm',
+      '--topic',
+      'T',
+      '--context',
+      'c',
+      '--tag',
+      'ok',
+      '--tag',
+      'a\nb',
+    );
+    expectClear(r, 3, /tags\[1\]: contains a line break \(U\+000A\) at offset 1.*\[INVALID_PAYLOAD\]/);
+    expect(repoState(s.dir)).toBe(before);
+  });
+
+  it('a JSON payload with a tab in a tag is refused with field tags[0]; a trailing newline is trimmed', async () => {
+    const s = await stores.newStore();
+    const before = repoState(s.dir);
+    const r = await s.store({ topic: 'T', context: 'c', tags: ['a\tb'] });
+    expect(r.code).toBe(3);
+    expect(JSON.stringify(r)).toMatch(/tags\[0\]: contains a tab \(U\+0009\)/);
+    expect(repoState(s.dir)).toBe(before);
+    const ok = await s.store({ topic: 'T', context: 'c', tags: ['redis\n'] });
+    expect(ok.code).toBe(0);
   });
 });

@@ -1,6 +1,6 @@
 // The store payload: a conversation summary as an agent or the CLI hands it in. Validation names
 // the field and the fix, because agents read these errors and retry.
-import { controlCharProblem, normalizeNewlines } from './control-chars.js';
+import { codePointName, controlCharProblem, normalizeNewlines } from './control-chars.js';
 import { CairnError } from './errors.js';
 import { redactSecrets } from './scan/redact.js';
 import { slugify, validateId } from './format/index.js';
@@ -264,6 +264,17 @@ export function validateStorePayload(input: unknown, opts: { channel: WriteChann
     string[]
   >;
   lists.supersedes.forEach((id, i) => assertSafeId(id, `supersedes[${i}]`));
+  // A tag is one line in the front matter's flow list: a line break or tab inside one (the other
+  // control characters are refused for every field) spread it over lines.
+  lists.tags.forEach((tag, i) => {
+    const m = /[\n\t]/.exec(tag);
+    if (m)
+      throw invalid(
+        `tags[${i}]`,
+        `contains ${m[0] === '\n' ? 'a line break' : 'a tab'} (${codePointName(m[0])}) at offset ${m.index}; ` +
+          'a tag is a word or a short phrase on one line: split it into several tags or use a space',
+      );
+  });
 
   return {
     topic: str(p.topic, 'topic', LIMITS.topic, true)!,
