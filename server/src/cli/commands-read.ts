@@ -10,7 +10,7 @@ import { readLog } from '../ops/log.js';
 import { listMemories, showMemory, storeStatus } from '../ops/query.js';
 import { detectorOf, readLinesForAgent } from '../ops/withhold.js';
 import { num, positionals, str, type Command, type CommandArgs } from './command.js';
-import { EXIT, UsageError, writeJson, writeLine, writeText } from './io.js';
+import { EXIT, UsageError, oneLine, writeJson, writeLine, writeText } from './io.js';
 
 export const initCommand: Command = {
   name: 'init',
@@ -124,7 +124,7 @@ export const getCommand: Command = {
       return EXIT.OK;
     }
     const h = m.history.lastCommit;
-    writeLine(io, `# ${m.title}`);
+    writeLine(io, `# ${oneLine(m.title)}`);
     writeLine(
       io,
       `id ${m.id} · ${m.status}${m.supersededBy ? ` by ${m.supersededBy}` : ''} · trust ${m.trust} · ${m.kind}` +
@@ -176,7 +176,7 @@ export const listCommand: Command = {
       const problems = m.problems ? `  (${m.problems} problems)` : '';
       writeLine(
         io,
-        `${m.status.padEnd(10)} ${m.trust.toFixed(2)}  ${m.id.padEnd(idWidth)}  ${m.title}${problems}`,
+        `${m.status.padEnd(10)} ${m.trust.toFixed(2)}  ${m.id.padEnd(idWidth)}  ${oneLine(m.title)}${problems}`,
       );
     }
     return EXIT.OK;

@@ -6,7 +6,7 @@ import { undoLast } from '../ops/undo.js';
 import { describeSettingChange } from '../core/settings-changes.js';
 import { cairnCommand, shownShellArg } from '../core/shell-arg.js';
 import { positionals, reason, strs, type Command } from './command.js';
-import { EXIT, UsageError, writeJson, writeLine } from './io.js';
+import { EXIT, UsageError, oneLine, writeJson, writeLine } from './io.js';
 
 export const reviewCommand: Command = {
   name: 'review',
@@ -26,7 +26,7 @@ export const reviewCommand: Command = {
     }
     writeLine(io, `${views.length} candidate${views.length === 1 ? '' : 's'} awaiting review:\n`);
     for (const v of views) {
-      writeLine(io, `● ${v.id} — ${v.title}`);
+      writeLine(io, `● ${v.id} — ${oneLine(v.title)}`);
       writeLine(
         io,
         `  branch ${v.branch}${v.remote && v.remote !== v.branch ? ` (pushed as ${v.remote})` : ''}, by ${v.author} on ${v.date.slice(0, 10)}${v.origin ? `, origin ${v.origin}` : ''}`,

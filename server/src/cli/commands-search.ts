@@ -4,7 +4,7 @@
 import { setFlagsFromString } from 'node:v8';
 import type { IndexProgress } from '../ops/search.js';
 import { num, type Command } from './command.js';
-import { EXIT, UsageError, progressBar, writeJson, writeLine, writeText, type CliIO } from './io.js';
+import { EXIT, UsageError, oneLine, progressBar, writeJson, writeLine, writeText, type CliIO } from './io.js';
 
 /** Files to (re)index before a search says so: a commit or two pass silently. */
 const ANNOUNCE_FILES = 200;
@@ -103,7 +103,7 @@ export const searchCommand: Command = {
       `# ${res.entries.length} of ${res.totalResults} memories for "${query}" (${mode}, ${res.tokensUsed} tokens)`,
     );
     for (const e of res.entries) {
-      writeLine(io, `\n## ${e.topic}`);
+      writeLine(io, `\n## ${oneLine(e.topic)}`);
       writeLine(
         io,
         `id ${e.topicId} · ${e.status}${e.uncommitted ? ' (uncommitted edit)' : ''} · score ${e.score.toFixed(3)} · ${e.path}:${e.lines[0]}-${e.lines[1]}`,

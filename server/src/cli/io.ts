@@ -147,6 +147,14 @@ export function writeText(io: CliIO, text: string, stream: 'stdout' | 'stderr' =
   io[stream].write(escapeForTerminal(text));
 }
 
+/**
+ * A title as one line of output: a title written over lines in a hand-made file (`title: |-`)
+ * printed rows of its own, which read as other memories in `cairn list`.
+ */
+export function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n]+\s*/g, ' ');
+}
+
 export function writeLine(io: CliIO, text = ''): void {
   writeText(io, text + '\n');
 }

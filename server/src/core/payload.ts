@@ -108,6 +108,21 @@ function str(v: unknown, field: string, max: number, required: boolean): string 
   return t;
 }
 
+/**
+ * A field written as one line (a title, a tag, an id): a line break or tab inside one (the other
+ * control characters are refused for every field) spread it over lines in the front matter, and a
+ * title over lines printed rows of its own in `cairn list`.
+ */
+function oneLine<T extends string | undefined>(value: T, field: string, fix: string): T {
+  const m = value === undefined ? null : /[\n\t]/.exec(value);
+  if (m)
+    throw invalid(
+      field,
+      `contains ${m[0] === '\n' ? 'a line break' : 'a tab'} (${codePointName(m[0])}) at offset ${m.index}; ${fix}`,
+    );
+  return value;
+}
+
 function list(v: unknown, field: string): string[] {
   if (v === undefined || v === null) return [];
   // A lone string is accepted as a one-item list: agents often send `"decisions": "..."`.
@@ -239,7 +254,8 @@ export function validateStorePayload(input: unknown, opts: { channel: WriteChann
     throw invalid('origin', `must be one of ${ORIGINS.join(', ')}`);
   // An agent write always names its writer: the MCP client's or editor's name when the payload has none.
   const agentName =
-    str(p.agentName, 'agentName', 100, false) || (opts.channel === 'agent' ? 'agent' : undefined);
+    oneLine(str(p.agentName, 'agentName', 100, false), 'agentName', 'a name is one line') ||
+    (opts.channel === 'agent' ? 'agent' : undefined);
   if (agentName && /[<>]/.test(agentName))
     throw invalid('agentName', 'must not contain < or >: it becomes the git author name');
   const origin = resolveOrigin(p.origin as Origin | undefined, agentName, opts.channel);
@@ -264,32 +280,40 @@ export function validateStorePayload(input: unknown, opts: { channel: WriteChann
     string[]
   >;
   lists.supersedes.forEach((id, i) => assertSafeId(id, `supersedes[${i}]`));
-  // A tag is one line in the front matter's flow list: a line break or tab inside one (the other
-  // control characters are refused for every field) spread it over lines.
-  lists.tags.forEach((tag, i) => {
-    const m = /[\n\t]/.exec(tag);
-    if (m)
-      throw invalid(
-        `tags[${i}]`,
-        `contains ${m[0] === '\n' ? 'a line break' : 'a tab'} (${codePointName(m[0])}) at offset ${m.index}; ` +
-          'a tag is a word or a short phrase on one line: split it into several tags or use a space',
-      );
-  });
+  lists.tags.forEach((tag, i) =>
+    oneLine(
+      tag,
+      `tags[${i}]`,
+      'a tag is a word or a short phrase on one line: split it into several tags or use a space',
+    ),
+  );
 
   return {
-    topic: str(p.topic, 'topic', LIMITS.topic, true)!,
+    topic: oneLine(
+      str(p.topic, 'topic', LIMITS.topic, true)!,
+      'topic',
+      "the topic is the memory's title, one line: put the rest in context",
+    ),
     context: str(p.context, 'context', LIMITS.context, true)!,
     ...lists,
     kind: p.kind as MemoryKind | undefined,
-    timeScope: str(p.timeScope, 'timeScope', 200, false),
+    timeScope: oneLine(str(p.timeScope, 'timeScope', 200, false), 'timeScope', 'a time scope is one line'),
     agentName,
     origin,
     confidence: p.confidence as number | undefined,
     triples: triples(p.triples),
     metadata: {
       topicId,
-      sessionId: str(meta.sessionId, 'metadata.sessionId', 200, false),
-      planId: str(meta.planId, 'metadata.planId', 200, false),
+      sessionId: oneLine(
+        str(meta.sessionId, 'metadata.sessionId', 200, false),
+        'metadata.sessionId',
+        'an id is one line',
+      ),
+      planId: oneLine(
+        str(meta.planId, 'metadata.planId', 200, false),
+        'metadata.planId',
+        'an id is one line',
+      ),
       status,
       createdAt: meta.createdAt as string | undefined,
       updatedAt: meta.updatedAt as string | undefined,
