@@ -8,16 +8,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { reportError, type CliIO } from '../../server/src/cli/io.js';
 import { COMMANDS } from '../../server/src/cli/registry.js';
-import { cairn, cliStores, git, TEMPLATE_DIR, type RunResult } from '../helpers/store.js';
+import { cairn, cliStores, expectClear, git, TEMPLATE_DIR } from '../helpers/store.js';
 
 const stores = cliStores();
-
-/** A message for a person: no stack trace, no "please report it". */
-function expectClear(r: RunResult, code: number, message: RegExp): void {
-  expect(r.stderr).toMatch(message);
-  expect(r.stderr).not.toMatch(/please report|internal error|\n\s+at /);
-  expect(r.code).toBe(code);
-}
 
 /** What a command could have changed in a store: its commits, its files, its .cairn folder. */
 function snapshot(dir: string): string {

@@ -4,16 +4,9 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliStores, git, type CliStore, type RunResult } from '../helpers/store.js';
+import { cliStores, expectClear, git, type CliStore } from '../helpers/store.js';
 
 const stores = cliStores();
-
-/** A message for a person: no stack trace, no "please report it". */
-function expectClear(r: RunResult, code: number, message: RegExp): void {
-  expect(r.stderr).toMatch(message);
-  expect(r.stderr).not.toMatch(/please report|internal error|\n\s+at /);
-  expect(r.code).toBe(code);
-}
 
 /** Every ref (branches and tags) and the working tree: what a refused command must leave alone. */
 function snapshot(dir: string): string {

@@ -84,6 +84,13 @@ export interface RunResult {
   stderr: string;
 }
 
+/** A refusal a person can read: the message, no stack trace or "please report it", the exit code. */
+export function expectClear(r: RunResult, code: number, message: RegExp): void {
+  expect(r.stderr).toMatch(message);
+  expect(r.stderr).not.toMatch(/please report|internal error|\n\s+at /);
+  expect(r.code).toBe(code);
+}
+
 /** Runs the built CLI (`npm run build` first) as a real process. */
 export function cairn(
   args: string[],
