@@ -2,7 +2,15 @@
 // trace (exit 70): a missing file or a folder given to import, a --out in no folder, a port in use,
 // init on a file or under one, a path under /proc (Node's recursive mkdir looped there forever),
 // and --json and unknown names for help. Each case leaves the store and the files as they were.
-import { cpSync, existsSync, readFileSync, renameSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  readFileSync,
+  renameSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -205,11 +213,13 @@ describe('init finishes an init that was cut short, and takes over nothing else'
     expect(existsSync(path.join(dir, 'gitignore'))).toBe(false);
   });
 
-  it('a file of the template changed, or one more file: refused, nothing changed', async () => {
+  it('a file of the template changed, one more file, or a link: refused, nothing changed', async () => {
     const s = await stores.newStore();
     for (const [name, change] of [
       ['edited', (dir: string) => writeFileSync(path.join(dir, 'MEMORY.md'), '# Mine\n')],
       ['added', (dir: string) => writeFileSync(path.join(dir, 'memories', 'mine.md'), 'mine\n')],
+      // Found trying it as an attacker: a link ended init with an internal error.
+      ['link', (dir: string) => symlinkSync('/etc/passwd', path.join(dir, 'memories', 'mine.md'))],
     ] as const) {
       const dir = path.join(s.parent, name);
       unfinished(dir);

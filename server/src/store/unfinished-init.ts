@@ -18,7 +18,9 @@ export async function isUnfinishedInit(root: string, templateDir: string): Promi
     );
     if (head) return false;
   }
-  for (const file of await listFiles(root)) {
+  const files = await listFiles(root);
+  if (!files) return false;
+  for (const file of files) {
     // npm never packs a file named .gitignore: the template ships it as `gitignore` (store.ts).
     const source = path.join(templateDir, file === '.gitignore' ? 'gitignore' : file);
     const [mine, template] = await Promise.all([
@@ -30,15 +32,22 @@ export async function isUnfinishedInit(root: string, templateDir: string): Promi
   return true;
 }
 
-/** Every entry under `root` but .git and .cairn; anything not a plain file or folder is never the template's. */
-async function listFiles(root: string, rel = ''): Promise<string[]> {
+/**
+ * Every file under `root` but .git and .cairn; null when something is not a plain file or folder (a
+ * symbolic link): that is never the template's.
+ */
+async function listFiles(root: string, rel = ''): Promise<string[] | null> {
   const out: string[] = [];
   for (const entry of await readdir(path.join(root, rel), { withFileTypes: true })) {
     if (!rel && (entry.name === '.git' || entry.name === '.cairn')) continue;
     const p = rel ? `${rel}/${entry.name}` : entry.name;
-    if (entry.isDirectory()) out.push(...(await listFiles(root, p)));
-    else if (entry.isFile()) out.push(p);
-    else return [`${p}\0not a file`];
+    if (entry.isFile()) out.push(p);
+    else if (!entry.isDirectory()) return null;
+    else {
+      const inside = await listFiles(root, p);
+      if (!inside) return null;
+      out.push(...inside);
+    }
   }
   return out;
 }
