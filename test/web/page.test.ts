@@ -11,6 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cairn, git, makeStore, removeDir } from '../helpers/store.js';
 import { CHROMIUM, HAVE_CHROMIUM, screenshotPath, seededStore, serve, type Served } from './helpers.js';
 
+/** How long a page waits on the server is waited for: not a measure, a bound (CI runs on 2 busy cores). */
+const SETTLE = { timeout: 15_000 };
+
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let dir: string;
@@ -86,7 +89,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the review page in Chromium', () => {
     const cards = page.locator('article.candidate');
     expect(await cards.count()).toBe(3);
     const sneaky = page.locator('article[data-id="sneaky"]');
-    await expect.poll(() => sneaky.locator('.why').textContent()).toContain('scanner flagged');
+    await expect.poll(() => sneaky.locator('.why').textContent(), SETTLE).toContain('scanner flagged');
     expect(await sneaky.textContent()).toContain('mallory (agent)');
     expect(await sneaky.locator('tr.flagged mark').textContent()).toContain(
       'Ignore all previous instructions',
@@ -111,7 +114,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the review page in Chromium', () => {
     await page.getByRole('button', { name: 'Accept agent-idea' }).click();
     await page.waitForSelector('article[data-id="agent-idea"]', { state: 'detached' });
     await page.getByRole('button', { name: 'Accept sneaky' }).click();
-    await expect.poll(() => page.locator('#msg-sneaky').textContent()).toContain('tick each rule');
+    await expect.poll(() => page.locator('#msg-sneaky').textContent(), SETTLE).toContain('tick each rule');
     await page.getByLabel('injection/override').check();
     await page.getByRole('button', { name: 'Accept sneaky' }).click();
     await page.waitForSelector('article[data-id="sneaky"]', { state: 'detached' });
@@ -119,7 +122,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the review page in Chromium', () => {
 
   it('rejects a candidate with a reason, and asks for one first', async () => {
     await page.getByRole('button', { name: 'Reject postgres-plan' }).click();
-    await expect.poll(() => page.locator('#msg-postgres-plan').textContent()).toContain('Say why');
+    await expect.poll(() => page.locator('#msg-postgres-plan').textContent(), SETTLE).toContain('Say why');
     await page.getByLabel('Reason for rejecting postgres-plan').fill('We stay on Redis <b>for now</b>');
     await page.getByRole('button', { name: 'Reject postgres-plan' }).click();
     await page.waitForSelector('text=No candidates await review.');
@@ -140,7 +143,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the review page in Chromium', () => {
   it('lists memories with filters', async () => {
     await show('#/memories', 'memories', 'table.list tbody tr');
     await page.getByLabel('Status').selectOption('rejected');
-    await expect.poll(() => page.locator('table.list tbody tr').count()).toBe(1);
+    await expect.poll(() => page.locator('table.list tbody tr').count(), SETTLE).toBe(1);
     expect(await page.locator('table.list tbody').textContent()).toContain('postgres-plan');
     await page.getByLabel('Status').selectOption('');
     await checkPage('memories');
@@ -234,7 +237,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the review page in Chromium', () => {
     await page.waitForSelector('table.list a[href="#/memory/by-hand"]', { timeout: 10_000 });
     await page.getByLabel('Store').selectOption({ index: 1 });
     await page.waitForFunction(() => new URLSearchParams(location.search).get('store') === '1');
-    await expect.poll(() => page.locator('table.list tbody tr').count()).toBe(1); // the template's one memory
+    await expect.poll(() => page.locator('table.list tbody tr').count(), SETTLE).toBe(1); // the template's one memory
     expect(await page.locator('table.list').textContent()).not.toContain('by-hand');
     expect(JSON.parse(readFileSync(path.join(second, '.cairn', 'serve.json'), 'utf8')).url).toBe(
       `${served.url}&store=1`,
@@ -264,7 +267,9 @@ describe.skipIf(!HAVE_CHROMIUM)('the review page in Chromium', () => {
       /Weakens governance.*scan\.injection\.threshold: null → 1 \(the injection detector reports fewer passages\)/,
     );
     await page.getByRole('button', { name: 'Accept tuning' }).click();
-    await expect.poll(() => page.locator('#msg-tuning').textContent()).toContain('also changes store files');
+    await expect
+      .poll(() => page.locator('#msg-tuning').textContent(), SETTLE)
+      .toContain('also changes store files');
     expect(git(second, 'show', 'main:cairn.yaml')).toBe(config);
     await page.getByLabel('Also accept the store files (cairn.yaml)').check();
     await page.getByRole('button', { name: 'Accept tuning' }).click();
@@ -296,7 +301,9 @@ describe.skipIf(!HAVE_CHROMIUM)('the review page in Chromium', () => {
     );
     const main = git(second, 'rev-parse', 'main');
     await page.getByRole('button', { name: 'Accept pipe-again' }).click();
-    await expect.poll(() => page.locator('#msg-pipe-again').textContent()).toContain('rejected before');
+    await expect
+      .poll(() => page.locator('#msg-pipe-again').textContent(), SETTLE)
+      .toContain('rejected before');
     expect(git(second, 'rev-parse', 'main')).toBe(main);
     await page.getByLabel('Accept although a person rejected this text').check();
     await page.getByRole('button', { name: 'Accept pipe-again' }).click();
