@@ -3,11 +3,13 @@
 // language server does on each didChange) in each tree in turn, a pause between edits so caches are
 // as cold as between keystrokes. Prints process CPU (user + system) and wall time per edit: on a
 // busy machine the CPU figures are the steady ones. Both trees must be built (dist/).
-// Usage: node bench/edit-cpu-ab.mjs TREE_A TREE_B STORE [edits]   (FILE=mem-7, PAUSE=20 ms)
+// TYPED=1 runs the rules of a typed pass (lsp/diagnostics.ts: the duplicate checks wait for the pause).
+// Usage: node bench/edit-cpu-ab.mjs TREE_A TREE_B STORE [edits]   (FILE=mem-7, PAUSE=20 ms, TYPED=1)
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 const [treeA, treeB, root, n = '400'] = process.argv.slice(2);
 const rel = 'memories/' + (process.env.FILE ?? 'mem-7') + '.md';
+const rules = process.env.TYPED ? ['schema', 'references', 'scanner', 'conflicts'] : undefined;
 const text = readFileSync(path.join(root, rel), 'utf8') + '\nSee [[mem-1';
 async function open(tree) {
   const { StoreWorkspace, WorkspaceCache, fileProblems } = await import(
@@ -27,7 +29,7 @@ for (let v = 1; v <= Number(n); v++) {
     const t0 = performance.now();
     const c0 = process.cpuUsage();
     s.ws.put(rel, t);
-    s.out = await s.fileProblems(s.ws, rel, {});
+    s.out = await s.fileProblems(s.ws, rel, { rules });
     const c1 = process.cpuUsage(c0);
     s.t.push(performance.now() - t0);
     s.c.push((c1.user + c1.system) / 1000);

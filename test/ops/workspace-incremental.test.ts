@@ -11,6 +11,7 @@ import { parseStoreFile } from '../../server/src/core/rules/index.js';
 import { scanText } from '../../server/src/core/scan/index.js';
 import { contentHash } from '../../server/src/core/similarity/index.js';
 import { injectionDetector } from '../../server/src/store/injection-model.js';
+import { TYPED_RULES } from '../../server/src/lsp/diagnostics.js';
 import { fileProblems, StoreWorkspace } from '../../server/src/ops/workspace/index.js';
 import { removeDir, tempDir } from '../helpers/store.js';
 
@@ -88,6 +89,8 @@ const edit = fc.record({
   at: fc.double({ min: 0, max: 1, noNaN: true }),
   remove: fc.nat({ max: 40 }),
   insert: fc.oneof(fc.constantFrom(...PIECES), fc.string({ maxLength: 6 })),
+  // A typed pass runs no duplicate rule (lsp/diagnostics.ts): the buffer's upsert stays deferred.
+  typed: fc.boolean(),
 });
 
 function apply(text: string, e: { at: number; remove: number; insert: string }): string {
@@ -113,7 +116,7 @@ describe('diagnostics after edits', () => {
           text = apply(text, e);
           // As the server does on each didChange: the buffer into the model, then its findings.
           live.put(EDITED, text);
-          await fileProblems(live, EDITED, { token });
+          await fileProblems(live, EDITED, { token, rules: e.typed ? TYPED_RULES : undefined });
         }
         const incremental = await allFindings(live);
         writeFileSync(path.join(root, EDITED), text);

@@ -47,7 +47,7 @@ export const WHOLE_SCAN_AFTER_MS = 150;
 type Pass = 'typed' | 'paused' | 'whole';
 
 /** The rules a typed pass runs: all but the duplicate checks, which wait for the pause. */
-const TYPED_RULES: RuleName[] = ['schema', 'references', 'scanner', 'conflicts'];
+export const TYPED_RULES: RuleName[] = ['schema', 'references', 'scanner', 'conflicts'];
 
 /** A document's duplicate findings from its last pass that looked: the rule's, and the model's. */
 interface Duplicates {

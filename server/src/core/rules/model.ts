@@ -81,11 +81,20 @@ export function deriveMemory(
   return { info, near: nearSignature(content, normalized) };
 }
 
+/** The content hash of a memory upserted with `defer` until it is settled. */
+const UNSETTLED = 'unsettled';
+
 export class WorkspaceModel implements WorkspaceView {
   readonly memories = new Map<string, MemoryInfo>();
-  readonly byHash = new Map<string, string[]>();
   readonly facts = new FactIndex();
-  readonly nearDuplicates: MutableNearIndex;
+  private readonly hashes = new Map<string, string[]>();
+  private readonly near: MutableNearIndex;
+  /**
+   * Memories upserted with `defer`, by id: their content hash and near signature (most of an
+   * upsert's cost) wait until something reads byHash, the near index or derivedOf. The language
+   * server's edits are upserted so: an edit's own pass runs no duplicate rule (lsp/diagnostics.ts).
+   */
+  private readonly unsettled = new Map<string, ParsedMemory>();
   semanticNeighbours?: (id: string, content: string) => Neighbour[];
   /**
    * Memory ids (file names) by the id their front matter claims, for `id-duplicate`: the one id
@@ -99,7 +108,30 @@ export class WorkspaceModel implements WorkspaceView {
    * a candidate, so the model keeps no text; without it the near index keeps each normalized text.
    */
   constructor(opts: { nearIndex?: MutableNearIndex; contentOf?: (id: string) => string | null } = {}) {
-    this.nearDuplicates = opts.nearIndex ?? createNearIndex({ textOf: opts.contentOf });
+    this.near = opts.nearIndex ?? createNearIndex({ textOf: opts.contentOf });
+  }
+
+  /** Ids by content hash (every deferred upsert settled first). */
+  get byHash(): ReadonlyMap<string, readonly string[]> {
+    this.settle();
+    return this.hashes;
+  }
+
+  /** The near-duplicate index (every deferred upsert settled first). */
+  get nearDuplicates(): MutableNearIndex {
+    this.settle();
+    return this.near;
+  }
+
+  /** Computes what deferred upserts left out, so no reader ever sees it missing. */
+  private settle(): void {
+    if (this.unsettled.size === 0) return;
+    const docs = [...this.unsettled.values()];
+    this.unsettled.clear();
+    for (const doc of docs) {
+      const info = this.memories.get(idOf(doc));
+      if (info?.contentHash === UNSETTLED && info.path === doc.path) this.upsert(doc, info);
+    }
   }
 
   /** The memory files whose front matter says `id: <id>` (more than one is `id-duplicate`). */
@@ -116,24 +148,33 @@ export class WorkspaceModel implements WorkspaceView {
   /**
    * Adds or replaces a memory (every status: the near-duplicate rule skips those it must not
    * compare, whatever was indexed when). `derived` must come from derivedOf for the same text (the
-   * caller keys it by the file's bytes).
+   * caller keys it by the file's bytes). `defer`: the content hash and near signature are computed
+   * when first needed (see `unsettled`), for a text that may change again before then.
    */
   upsert(
     doc: ParsedMemory,
     status: { status: MemoryStatus; supersededBy?: string },
     derived?: DerivedContent,
+    { defer = false }: { defer?: boolean } = {},
   ): MemoryInfo {
+    if (defer) {
+      const info = memoryInfoOf(doc, status, UNSETTLED);
+      this.insert(info);
+      this.unsettled.set(info.id, doc);
+      return info;
+    }
+    this.unsettled.delete(idOf(doc));
     if (!derived) {
       const fresh = deriveMemory(doc, status);
       this.insert(fresh.info);
-      if (!this.nearDuplicates.addSignature?.(fresh.info.id, fresh.near))
-        this.nearDuplicates.add(fresh.info.id, memoryContent(doc));
+      if (!this.near.addSignature?.(fresh.info.id, fresh.near))
+        this.near.add(fresh.info.id, memoryContent(doc));
       return fresh.info;
     }
     const content = derived.contentHash && derived.near ? '' : memoryContent(doc);
     const info = memoryInfoOf(doc, status, derived.contentHash ?? contentHash(content));
     this.insert(info);
-    const near = this.nearDuplicates;
+    const near = this.near;
     if (!(derived.near && near.addSignature?.(info.id, derived.near)))
       near.add(info.id, content || memoryContent(doc));
     return info;
@@ -146,8 +187,9 @@ export class WorkspaceModel implements WorkspaceView {
    * file and upserts it.
    */
   restore(info: MemoryInfo, near: NearSignature): boolean {
+    this.unsettled.delete(info.id);
     this.insert(info);
-    if (this.nearDuplicates.addSignature?.(info.id, near)) return true;
+    if (this.near.addSignature?.(info.id, near)) return true;
     this.remove(info.id);
     return false;
   }
@@ -156,9 +198,9 @@ export class WorkspaceModel implements WorkspaceView {
     const previous = this.memories.get(info.id);
     if (previous) this.detach(previous);
     this.memories.set(info.id, info);
-    const ids = this.byHash.get(info.contentHash);
+    const ids = this.hashes.get(info.contentHash);
     if (ids) ids.push(info.id);
-    else this.byHash.set(info.contentHash, [info.id]);
+    else this.hashes.set(info.contentHash, [info.id]);
     this.facts.set(info.id, info.triples);
     const claim = info.frontMatterId;
     if (claim) {
@@ -171,13 +213,14 @@ export class WorkspaceModel implements WorkspaceView {
 
   /** Room for `count` memories in all: a load of known size grows the near index once. */
   reserve(count: number): void {
-    this.nearDuplicates.reserve?.(count);
+    this.near.reserve?.(count);
   }
 
   /** What upsert derived for `id`, for a cache to hand back next time (undefined if unknown). */
   derivedOf(id: string): DerivedContent | undefined {
+    this.settle();
     const info = this.memories.get(id);
-    return info && { contentHash: info.contentHash, near: this.nearDuplicates.signatureOf?.(id) };
+    return info && { contentHash: info.contentHash, near: this.near.signatureOf?.(id) };
   }
 
   /** Changes a memory's status without re-reading it (git moved, the file did not). */
@@ -192,6 +235,7 @@ export class WorkspaceModel implements WorkspaceView {
   remove(id: string): void {
     const info = this.memories.get(id);
     if (!info) return;
+    this.unsettled.delete(id);
     this.detach(info);
     this.memories.delete(id);
   }
@@ -204,10 +248,10 @@ export class WorkspaceModel implements WorkspaceView {
       claimed.delete(info.id);
       if (claimed.size === 0) this.claims.delete(claim!);
     }
-    const ids = (this.byHash.get(info.contentHash) ?? []).filter((x) => x !== info.id);
-    if (ids.length) this.byHash.set(info.contentHash, ids);
-    else this.byHash.delete(info.contentHash);
+    const ids = (this.hashes.get(info.contentHash) ?? []).filter((x) => x !== info.id);
+    if (ids.length) this.hashes.set(info.contentHash, ids);
+    else this.hashes.delete(info.contentHash);
     this.facts.delete(info.id);
-    this.nearDuplicates.remove(info.id);
+    this.near.remove(info.id);
   }
 }

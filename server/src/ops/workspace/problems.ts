@@ -53,14 +53,22 @@ export interface ProblemOptions {
   scan?: CheckOptions['scan'];
 }
 
-/** The view the rules read: the workspace's model (its methods bound), plus `extra`. */
+/**
+ * The view the rules read: the workspace's model (its methods bound), plus `extra`. The hash and
+ * near indexes are read through the model's getters when a rule reads them: an edit's deferred
+ * upsert is settled then, and only then (core/rules/model.ts).
+ */
 export function viewOf(ws: StoreWorkspace, extra: Partial<WorkspaceView> = {}): WorkspaceView {
   const m = ws.rules;
   return {
     memories: m.memories,
-    byHash: m.byHash,
+    get byHash() {
+      return m.byHash;
+    },
     facts: m.facts,
-    nearDuplicates: m.nearDuplicates,
+    get nearDuplicates() {
+      return m.nearDuplicates;
+    },
     idClaims: (id) => m.idClaims(id),
     ...extra,
   };

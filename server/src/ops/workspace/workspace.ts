@@ -323,6 +323,9 @@ export class StoreWorkspace {
     },
   ): StoreFile {
     const { doc: parsed, quiet, ...where } = opts;
+    // An editor's buffer changes again at the next keystroke: what only the duplicate rules read
+    // is computed when one runs (core/rules/model.ts, `defer`).
+    const defer = opts.open === true;
     this.parsed.delete(rel);
     if (!isMemoryPath(rel)) {
       const note = fileOf(noteFacts(text), { rel, ...where });
@@ -335,7 +338,7 @@ export class StoreWorkspace {
     const file = fileOf(factsOf(doc), { rel, ...where });
     const previous = this.files.get(rel);
     this.setFile(file);
-    this.rules.upsert(doc, this.statusOf(file));
+    this.rules.upsert(doc, this.statusOf(file), undefined, { defer });
     const linksChanged =
       !previous ||
       previous.supersedes.join() !== file.supersedes.join() ||
@@ -611,8 +614,8 @@ export class StoreWorkspace {
     const { rel: _r, onDisk: _o, branch: _b, link: _l, open: _p, stamp, key, readAt, ...facts } = f;
     const entry: CachedFile = { stamp, key, racy: isRacy(stamp, readAt ?? 0), facts };
     if (!f.id) return entry;
+    const near = this.rules.derivedOf(f.id)?.near; // first: it settles a deferred upsert
     const info = this.rules.memories.get(f.id);
-    const near = this.rules.derivedOf(f.id)?.near;
     return info && near ? { ...entry, info, near } : undefined;
   }
 }
