@@ -45,11 +45,11 @@ describe('updateFrontMatter keeps what a person wrote', () => {
     );
   });
 
-  test('a block list is rewritten in place, the rest stays', () => {
+  test('a block list is changed item by item: kept items and their comments stay', () => {
     const out = updateFrontMatter(text, { tags: ['kafka', 'retention', 'ops'] });
-    expect(out.replace('tags: [kafka, retention, ops]\n', '')).toBe(
-      text.replace('tags:\n  - kafka   # block list with a comment\n  - retention\n', ''),
-    );
+    expect(out).toBe(text.replace('  - retention\n', '  - retention\n  - ops\n'));
+    const fewer = updateFrontMatter(text, { tags: ['kafka'] });
+    expect(fewer).toBe(text.replace('  - retention\n', ''));
   });
 
   test('a flow map is rewritten inline', () => {
@@ -166,4 +166,52 @@ test('tricky values survive an in-place update in both quoting styles', () => {
     expect(m.problems, v).toEqual([]);
     expect([m.frontMatter.title, m.frontMatter.session], v).toEqual([v, v]);
   }
+});
+
+describe("a person's comments in a block list survive an update of the list", () => {
+  const t = [
+    '---',
+    'id: a',
+    'triples: # why: facts from the ADR',
+    '  # the main fact',
+    '  - [app, uses, redis]',
+    "  - [redis, version, '7']  # pinned",
+    '  - {s: app, p: runs-on, o: linux}',
+    '---',
+    'Body.',
+    '',
+  ].join('\n');
+
+  test('a fact added or one changed leaves every other line as it was', () => {
+    const added = updateFrontMatter(t, {
+      triples: [
+        ['app', 'uses', 'redis'],
+        ['redis', 'version', '7'],
+        { s: 'app', p: 'runs-on', o: 'linux' },
+        ['app', 'owned-by', 'ops'],
+      ],
+    });
+    expect(added).toBe(t.replace('linux}\n', 'linux}\n  - [app, owned-by, ops]\n'));
+    const changed = updateFrontMatter(t, {
+      triples: [
+        ['app', 'uses', 'redis'],
+        ['redis', 'version', '7.2'],
+        { s: 'app', p: 'runs-on', o: 'linux', until: '2026-12-01' },
+      ],
+    });
+    expect(changed).toBe(
+      t
+        .replace("[redis, version, '7']  # pinned", '[redis, version, "7.2"]  # pinned')
+        .replace('{s: app, p: runs-on, o: linux}', '{s: app, p: runs-on, o: linux, until: 2026-12-01}'),
+    );
+    expect(parseMemory(changed, { path: 'memories/a.md' }).frontMatter.triples[2].until).toBe('2026-12-01');
+  });
+
+  test('a removed fact takes only its own line; CRLF stays CRLF', () => {
+    const crlf = t.replace(/\n/g, '\r\n');
+    const out = updateFrontMatter(crlf, {
+      triples: [['app', 'uses', 'redis'], { s: 'app', p: 'runs-on', o: 'linux' }],
+    });
+    expect(out).toBe(crlf.replace("  - [redis, version, '7']  # pinned\r\n", ''));
+  });
 });
