@@ -1,0 +1,98 @@
+// "Nothing a person wrote is lost": a memory edited by hand (comments, unknown keys, CRLF, a BOM,
+// sections of their own, a footnote, a last line without a newline) keeps every byte outside what
+// a command changes, through the ops that rewrite an existing memory. Real git, real files.
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { correct } from '../../server/src/ops/edit.js';
+import { storeMemory } from '../../server/src/ops/store-memory.js';
+import { git, makeStore, removeDir } from '../helpers/store.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  while (dirs.length) removeDir(path.dirname(dirs.pop()!));
+});
+
+/** A person's memory, written by hand the way people do. */
+const HAND = [
+  '\ufeff---',
+  '# why: this records the cache choice',
+  'id: redis-cache',
+  "title: 'Use Redis for sessions'",
+  'kind: decision',
+  'owner: ops-team   # unknown key',
+  'updated: 2026-11-01T09:00:00Z',
+  'source: {origin: human}',
+  'triples: # why: facts from the ADR',
+  '  - [app, uses, redis]  # pinned',
+  '---',
+  'We chose Redis über Memcached.\t ',
+  '',
+  '## Decisions',
+  '- Redis 7[^1]',
+  '',
+  '---',
+  '',
+  '## My notes',
+  'Hand-written, keep.  ',
+  '```yaml',
+  '---',
+  '## not a heading',
+  '```',
+  '<!-- a note to myself -->',
+  '',
+  '[^1]: footnote text',
+  'last line without newline',
+].join('\r\n');
+
+async function handWritten() {
+  const s = await makeStore();
+  dirs.push(s.dir);
+  const file = path.join(s.dir, 'memories/redis-cache.md');
+  writeFileSync(file, HAND);
+  git(s.dir, 'add', '-A');
+  git(s.dir, 'commit', '-qm', 'a person writes a memory by hand');
+  return { ...s, file };
+}
+
+/** The text after `marker` in `text` (the part a command should not touch). */
+const after = (text: string, marker: string): string => text.slice(text.indexOf(marker));
+
+describe('a hand-edited memory keeps what the command does not change', () => {
+  it('cairn correct replaces the context only: the sections below, the footnote and the last line stay', async () => {
+    const { ctx, file } = await handWritten();
+    await correct(ctx, 'redis-cache', 'We chose Redis over Memcached for persistence.');
+    const out = readFileSync(file, 'utf8');
+    expect(out).toContain('\r\nWe chose Redis over Memcached for persistence.\r\n');
+    expect(out).not.toContain('über');
+    expect(after(out, '## Decisions')).toBe(after(HAND, '## Decisions'));
+    expect(out.slice(0, out.indexOf('updated:'))).toBe(HAND.slice(0, HAND.indexOf('updated:')));
+    expect(after(out, 'source:')).toContain(HAND.slice(HAND.indexOf('source:'), HAND.indexOf('---\r\nWe')));
+  });
+
+  it('an update by id replaces what it restates: comments, other sections, the footnote and the last line stay', async () => {
+    const { ctx, file } = await handWritten();
+    const r = await storeMemory(
+      ctx,
+      {
+        topic: 'Use Redis for sessions',
+        context: 'We chose Redis over Memcached.',
+        decisions: ['Redis 7.2'],
+        triples: [
+          { s: 'app', p: 'uses', o: 'redis' },
+          { s: 'redis', p: 'version', o: '7.2' },
+        ],
+        origin: 'human',
+        metadata: { topicId: 'redis-cache' },
+      },
+      { channel: 'person' },
+    );
+    expect(r.staged).toBe(false);
+    const out = readFileSync(file, 'utf8');
+    expect(out).toContain('triples: # why: facts from the ADR\r\n  - [app, uses, redis]  # pinned\r\n');
+    // The restated section is replaced whole (the `---` under it was part of it); the rest stays.
+    expect(out).toContain('## Decisions\r\n\r\n- Redis 7.2\r\n\r\n## My notes');
+    expect(after(out, '## My notes')).toBe(after(HAND, '## My notes'));
+    expect(out.startsWith('\ufeff---\r\n# why: this records the cache choice\r\n')).toBe(true);
+  });
+});
