@@ -5,6 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { correct } from '../../server/src/ops/edit.js';
+import { addFact, closeFact } from '../../server/src/ops/graph.js';
 import { storeMemory } from '../../server/src/ops/store-memory.js';
 import { git, makeStore, removeDir } from '../helpers/store.js';
 
@@ -94,5 +95,67 @@ describe('a hand-edited memory keeps what the command does not change', () => {
     expect(out).toContain('## Decisions\r\n\r\n- Redis 7.2\r\n\r\n## My notes');
     expect(after(out, '## My notes')).toBe(after(HAND, '## My notes'));
     expect(out.startsWith('\ufeff---\r\n# why: this records the cache choice\r\n')).toBe(true);
+  });
+});
+
+describe('the knowledge graph changes only the fact it means', () => {
+  const FACTS = [
+    '---',
+    'id: redis-cache',
+    'title: Use Redis',
+    'kind: decision',
+    'source: {origin: human}',
+    'triples:',
+    '  - [app, uses, redis]',
+    "  - {s: redis, p: version, o: '7', note: from ADR-12}  # pinned",
+    '  - [half, written]  # to finish',
+    '---',
+    'Body.',
+    '',
+  ].join('\n');
+
+  async function withFacts() {
+    const s = await makeStore();
+    dirs.push(s.dir);
+    const file = path.join(s.dir, 'memories/redis-cache.md');
+    writeFileSync(file, FACTS);
+    git(s.dir, 'add', '-A');
+    git(s.dir, 'commit', '-qm', 'a person writes facts by hand');
+    return { ...s, file };
+  }
+
+  it('adding a fact keeps a fact with keys of its own and an unfinished one', async () => {
+    const { ctx, file } = await withFacts();
+    await addFact(ctx, { subject: 'app', predicate: 'runs-on', object: 'linux', memoryId: 'redis-cache' });
+    const out = readFileSync(file, 'utf8');
+    expect(out).toContain(
+      FACTS.slice(FACTS.indexOf('triples:'), FACTS.indexOf('---\nBody')).replace(
+        '# to finish\n',
+        '# to finish\n  - [app, runs-on, linux]\n',
+      ),
+    );
+  });
+
+  it('closing a fact keeps its other keys and its comment, and the other items', async () => {
+    const { ctx, file } = await withFacts();
+    await closeFact(ctx, { subject: 'redis', predicate: 'version', until: '2026-12-01' });
+    const out = readFileSync(file, 'utf8');
+    expect(out).toContain(
+      '  - {s: redis, p: version, o: "7", note: from ADR-12, until: 2026-12-01}  # pinned\n' +
+        '  - [half, written]  # to finish\n',
+    );
+  });
+
+  it('a fact added to a memory whose triples is not a list is refused, nothing changed', async () => {
+    const { ctx, dir, file } = await withFacts();
+    const odd = FACTS.replace(/triples:[^]*?---/, 'triples: see the ADR\n---');
+    writeFileSync(file, odd);
+    git(dir, 'commit', '-qam', 'a person writes a note in triples');
+    const head = git(dir, 'rev-parse', 'HEAD');
+    await expect(
+      addFact(ctx, { subject: 'app', predicate: 'runs-on', object: 'linux', memoryId: 'redis-cache' }),
+    ).rejects.toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringMatching(/not a list/) });
+    expect(readFileSync(file, 'utf8')).toBe(odd);
+    expect(git(dir, 'rev-parse', 'HEAD')).toBe(head);
   });
 });

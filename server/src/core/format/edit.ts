@@ -226,14 +226,18 @@ export function replaceBody(text: string, body: string): string {
   return newBody === '' ? head : head + eol + newBody;
 }
 
-/** Triples as Cairn writes them: `[s, p, o]` unless a time window needs the map form. */
+/**
+ * Triples as Cairn writes them: `[s, p, o]` unless a time window needs the map form; a map with
+ * keys of its own (a person's `note:`) keeps them.
+ */
 function canonicalTriples(value: unknown): unknown {
   if (!Array.isArray(value)) return value;
-  return value.map((t: unknown) =>
-    t && typeof t === 'object' && !Array.isArray(t) && 's' in t && 'p' in t && 'o' in t
-      ? tripleToYaml(t as Triple)
-      : t,
-  );
+  return value.map((t: unknown) => {
+    if (!(t && typeof t === 'object' && !Array.isArray(t) && 's' in t && 'p' in t && 'o' in t)) return t;
+    const { s, p, o, from, until, ...own } = t as Triple & Record<string, unknown>;
+    if (Object.keys(own).length === 0) return tripleToYaml({ s, p, o, from, until } as Triple);
+    return Object.fromEntries(Object.entries(t).filter(([, v]) => v !== undefined));
+  });
 }
 
 /** Offset just past the line break ending the line that contains offset-1 (or the text end). */
