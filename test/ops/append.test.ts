@@ -23,6 +23,11 @@ describe('MEMORY.md entries (pure)', () => {
     expect(findDuplicate(doc, 'something else entirely')).toBeNull();
   });
 
+  it('a CRLF MEMORY.md gets its entry in CRLF', () => {
+    const out = appendEntry('# Memory\r\n\r\nmine\r\n', '2026-01-09T00:00:00Z', 'a\nb', 10_000).text;
+    expect(out).toBe('# Memory\r\n\r\nmine\r\n\r\n<!-- cairn:entry 2026-01-09T00:00:00Z -->\r\na\r\nb\r\n');
+  });
+
   it('evicts the oldest entries by timestamp, never the header or the new entry', () => {
     let text = '# Memory\n';
     for (let i = 1; i <= 5; i++)
