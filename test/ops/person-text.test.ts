@@ -98,6 +98,20 @@ describe('a hand-edited memory keeps what the command does not change', () => {
   });
 });
 
+it("the byte order mark of a person's file is no hidden text when an agent updates it", async () => {
+  const { ctx } = await handWritten();
+  const r = await storeMemory(ctx, {
+    topic: 'Use Redis for sessions',
+    context: 'We chose Redis over Memcached.',
+    origin: 'conversation',
+    confidence: 0.9,
+    agentName: 'copilot',
+    metadata: { topicId: 'redis-cache' },
+  });
+  expect(r.findings).toEqual([]);
+  expect(r.reason).toBe('an agent update of a memory a person last wrote is reviewed');
+});
+
 describe('the knowledge graph changes only the fact it means', () => {
   const FACTS = [
     '---',
