@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import {
   parseMemory,
@@ -7,6 +8,7 @@ import {
 } from '../../server/src/core/format/index.js';
 import { isCairnError } from '../../server/src/core/errors.js';
 import { fixture } from './format-helpers.js';
+import { propertyRuns } from '../helpers/property.js';
 
 /** Lines that differ between two texts of the same line count (or all, when counts differ). */
 function changedLines(before: string, after: string): string[] {
@@ -214,4 +216,43 @@ describe("a person's comments in a block list survive an update of the list", ()
     });
     expect(out).toBe(crlf.replace("  - [redis, version, '7']  # pinned\r\n", ''));
   });
+});
+
+test('property: any new list of facts is written exactly, and every comment line stays', () => {
+  const part = fc.constantFrom('a', 'b', 'c', "it's", '7', 'x y');
+  const triple = fc.tuple(part, part, part);
+  const item = fc.record({
+    t: triple,
+    map: fc.boolean(),
+    comment: fc.option(fc.constantFrom('# why', '# pinned')),
+  });
+  fc.assert(
+    fc.property(
+      fc.array(item, { minLength: 1, maxLength: 6 }),
+      fc.array(fc.option(fc.constantFrom('  # between'), { nil: undefined }), { minLength: 6, maxLength: 6 }),
+      fc.array(triple, { minLength: 1, maxLength: 6 }),
+      fc.boolean(),
+      (olds, between, news, crlf) => {
+        const yamlPart = (v: string) => (/^[a-z0-9]+$/.test(v) ? v : `'${v.replace(/'/g, "''")}'`);
+        const lines = ['---', 'id: a', 'triples: # key comment'];
+        olds.forEach((o, i) => {
+          if (between[i]) lines.push(between[i]!);
+          const [s, p, ob] = o.t.map(yamlPart);
+          const text = o.map ? `{s: ${s}, p: ${p}, o: ${ob}}` : `[${s}, ${p}, ${ob}]`;
+          lines.push(`  - ${text}${o.comment ? `  ${o.comment}` : ''}`);
+        });
+        lines.push('---', 'Body.', '');
+        const eol = crlf ? '\r\n' : '\n';
+        const text = lines.join(eol);
+        const out = updateFrontMatter(text, { triples: news });
+        const parsed = parseMemory(out, { path: 'memories/a.md' });
+        expect(parsed.frontMatter.triples.map((t) => [t.s, t.p, t.o])).toEqual(news);
+        expect(out).toContain(`triples: # key comment${eol}`);
+        for (const c of between.slice(0, olds.length).filter(Boolean)) expect(out).toContain(`${c}${eol}`);
+        expect(out.endsWith(`---${eol}Body.${eol}`)).toBe(true);
+        if (crlf) expect(out.replace(/\r\n/g, '')).not.toContain('\n');
+      },
+    ),
+    propertyRuns(300, 7),
+  );
 });
