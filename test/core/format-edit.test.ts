@@ -5,6 +5,7 @@ import {
   renderBody,
   replaceBody,
   updateFrontMatter,
+  updateSections,
 } from '../../server/src/core/format/index.js';
 import { isCairnError } from '../../server/src/core/errors.js';
 import { fixture } from './format-helpers.js';
@@ -254,5 +255,39 @@ test('property: any new list of facts is written exactly, and every comment line
       },
     ),
     propertyRuns(300, 7),
+  );
+});
+
+test('property: an update of one section leaves every other part of the body byte for byte', () => {
+  const line = fc.constantFrom('text', 'text  ', '', '---', '<!-- c -->', '```', '\tx', 'ü é', '[^1]: n');
+  const section = fc.tuple(
+    fc.constantFrom('## Decisions', '## Notes', '## Rationale', '## Mine'),
+    fc.array(line, { maxLength: 4 }),
+  );
+  fc.assert(
+    fc.property(
+      fc.array(line, { maxLength: 3 }),
+      fc.uniqueArray(section, { selector: (s) => s[0], maxLength: 4 }),
+      fc.boolean(),
+      fc.boolean(),
+      (context, sections, crlf, finalBreak) => {
+        const eol = crlf ? '\r\n' : '\n';
+        // Balanced fences, so no heading hides in code.
+        const fenced = (ls: string[]) => (ls.filter((l) => l === '```').length % 2 ? [...ls, '```'] : ls);
+        const parts = sections.map(([h, ls]) => [h, ...fenced(ls)].join(eol) + eol);
+        const body = ['ctx', ...fenced(context)].join(eol) + eol + parts.join('');
+        const text = `---${eol}id: a${eol}---${eol}${finalBreak ? body : body.replace(/\r?\n$/, '')}`;
+        const out = updateSections(text, { decisions: ['new'] });
+        const others = parts.filter((p) => !p.startsWith('## Decisions'));
+        for (const p of others.slice(0, -1)) expect(out).toContain(p);
+        const last = others.at(-1);
+        if (last)
+          expect(out).toContain(finalBreak || !last.endsWith(eol) ? last : last.slice(0, -eol.length));
+        expect(out.startsWith(`---${eol}id: a${eol}---${eol}ctx`)).toBe(true);
+        expect(parseMemory(out, { path: 'memories/a.md' }).body.decisions).toEqual(['new']);
+        if (crlf) expect(out.replace(/\r\n/g, '')).not.toContain('\n');
+      },
+    ),
+    propertyRuns(300, 13),
   );
 });
