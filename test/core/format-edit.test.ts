@@ -291,3 +291,27 @@ test('property: an update of one section leaves every other part of the body byt
     propertyRuns(300, 13),
   );
 });
+
+test('a `## Decisions` a person commented out is no section: an update leaves the comment whole', () => {
+  const text = [
+    '---',
+    'id: a',
+    '---',
+    'Context.',
+    '',
+    '<!--',
+    '## Decisions',
+    '- an idea I dropped',
+    '-->',
+    '',
+    '## Decisions',
+    '- real',
+    '',
+    '## Notes',
+    'mine',
+    '',
+  ].join('\n');
+  const out = updateSections(text, { decisions: ['new'] });
+  expect(out).toBe(text.replace('- real', '- new').replace('## Decisions\n- new', '## Decisions\n\n- new'));
+  expect(parseMemory(out, { path: 'memories/a.md' }).body.decisions).toEqual(['new']);
+});

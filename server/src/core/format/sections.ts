@@ -17,16 +17,22 @@ export interface SectionPart {
 }
 
 /**
- * Splits a body at `## ` headings outside fenced code; the first part is the context. Joining the
+ * Splits a body at `## ` headings outside fenced code and HTML comments (a `## Decisions` a person
+ * commented out is no heading, as markdown reads it); the first part is the context. Joining the
  * parts' texts gives the body back.
  */
 export function splitSections(body: string): SectionPart[] {
   const parts: SectionPart[] = [{ key: null, text: '' }];
   let fence: string | null = null;
+  let comment = false;
   for (const line of body.split(/(?<=\n)/)) {
-    const f = /^ {0,3}(`{3,}|~{3,})/.exec(line);
+    const wasComment: boolean = comment;
+    if (comment) comment = !line.includes('-->');
+    const f: RegExpExecArray | null = wasComment ? null : /^ {0,3}(`{3,}|~{3,})/.exec(line);
     if (f) fence = fence === null ? f[1][0] : line.trimStart().startsWith(fence) ? null : fence;
-    const h = fence === null ? /^ {0,3}## +(.*?)\s*#*\s*$/.exec(line) : null;
+    const open: RegExpExecArray | null = fence === null && !wasComment ? /^ {0,3}<!--/.exec(line) : null;
+    if (open) comment = !line.slice(open[0].length).includes('-->');
+    const h = fence === null && !wasComment && !open ? /^ {0,3}## +(.*?)\s*#*\s*$/.exec(line) : null;
     if (h && !f) parts.push({ key: sectionForHeading(h[1]) ?? `other:${h[1].trim()}`, text: line });
     else parts[parts.length - 1].text += line;
   }
