@@ -1,12 +1,15 @@
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import {
   parseMemory,
   renderBody,
   replaceBody,
   updateFrontMatter,
+  updateSections,
 } from '../../server/src/core/format/index.js';
 import { isCairnError } from '../../server/src/core/errors.js';
 import { fixture } from './format-helpers.js';
+import { propertyRuns } from '../helpers/property.js';
 
 /** Lines that differ between two texts of the same line count (or all, when counts differ). */
 function changedLines(before: string, after: string): string[] {
@@ -45,11 +48,11 @@ describe('updateFrontMatter keeps what a person wrote', () => {
     );
   });
 
-  test('a block list is rewritten in place, the rest stays', () => {
+  test('a block list is changed item by item: kept items and their comments stay', () => {
     const out = updateFrontMatter(text, { tags: ['kafka', 'retention', 'ops'] });
-    expect(out.replace('tags: [kafka, retention, ops]\n', '')).toBe(
-      text.replace('tags:\n  - kafka   # block list with a comment\n  - retention\n', ''),
-    );
+    expect(out).toBe(text.replace('  - retention\n', '  - retention\n  - ops\n'));
+    const fewer = updateFrontMatter(text, { tags: ['kafka'] });
+    expect(fewer).toBe(text.replace('  - retention\n', ''));
   });
 
   test('a flow map is rewritten inline', () => {
@@ -166,4 +169,149 @@ test('tricky values survive an in-place update in both quoting styles', () => {
     expect(m.problems, v).toEqual([]);
     expect([m.frontMatter.title, m.frontMatter.session], v).toEqual([v, v]);
   }
+});
+
+describe("a person's comments in a block list survive an update of the list", () => {
+  const t = [
+    '---',
+    'id: a',
+    'triples: # why: facts from the ADR',
+    '  # the main fact',
+    '  - [app, uses, redis]',
+    "  - [redis, version, '7']  # pinned",
+    '  - {s: app, p: runs-on, o: linux}',
+    '---',
+    'Body.',
+    '',
+  ].join('\n');
+
+  test('a fact added or one changed leaves every other line as it was', () => {
+    const added = updateFrontMatter(t, {
+      triples: [
+        ['app', 'uses', 'redis'],
+        ['redis', 'version', '7'],
+        { s: 'app', p: 'runs-on', o: 'linux' },
+        ['app', 'owned-by', 'ops'],
+      ],
+    });
+    expect(added).toBe(t.replace('linux}\n', 'linux}\n  - [app, owned-by, ops]\n'));
+    const changed = updateFrontMatter(t, {
+      triples: [
+        ['app', 'uses', 'redis'],
+        ['redis', 'version', '7.2'],
+        { s: 'app', p: 'runs-on', o: 'linux', until: '2026-12-01' },
+      ],
+    });
+    expect(changed).toBe(
+      t
+        .replace("[redis, version, '7']  # pinned", '[redis, version, "7.2"]  # pinned')
+        .replace('{s: app, p: runs-on, o: linux}', '{s: app, p: runs-on, o: linux, until: 2026-12-01}'),
+    );
+    expect(parseMemory(changed, { path: 'memories/a.md' }).frontMatter.triples[2].until).toBe('2026-12-01');
+  });
+
+  test('a removed fact takes only its own line; CRLF stays CRLF', () => {
+    const crlf = t.replace(/\n/g, '\r\n');
+    const out = updateFrontMatter(crlf, {
+      triples: [['app', 'uses', 'redis'], { s: 'app', p: 'runs-on', o: 'linux' }],
+    });
+    expect(out).toBe(crlf.replace("  - [redis, version, '7']  # pinned\r\n", ''));
+  });
+});
+
+test('property: any new list of facts is written exactly, and every comment line stays', () => {
+  const part = fc.constantFrom('a', 'b', 'c', "it's", '7', 'x y');
+  const triple = fc.tuple(part, part, part);
+  const item = fc.record({
+    t: triple,
+    map: fc.boolean(),
+    comment: fc.option(fc.constantFrom('# why', '# pinned')),
+  });
+  fc.assert(
+    fc.property(
+      fc.array(item, { minLength: 1, maxLength: 6 }),
+      fc.array(fc.option(fc.constantFrom('  # between'), { nil: undefined }), { minLength: 6, maxLength: 6 }),
+      fc.array(triple, { minLength: 1, maxLength: 6 }),
+      fc.boolean(),
+      (olds, between, news, crlf) => {
+        const yamlPart = (v: string) => (/^[a-z0-9]+$/.test(v) ? v : `'${v.replace(/'/g, "''")}'`);
+        const lines = ['---', 'id: a', 'triples: # key comment'];
+        olds.forEach((o, i) => {
+          if (between[i]) lines.push(between[i]!);
+          const [s, p, ob] = o.t.map(yamlPart);
+          const text = o.map ? `{s: ${s}, p: ${p}, o: ${ob}}` : `[${s}, ${p}, ${ob}]`;
+          lines.push(`  - ${text}${o.comment ? `  ${o.comment}` : ''}`);
+        });
+        lines.push('---', 'Body.', '');
+        const eol = crlf ? '\r\n' : '\n';
+        const text = lines.join(eol);
+        const out = updateFrontMatter(text, { triples: news });
+        const parsed = parseMemory(out, { path: 'memories/a.md' });
+        expect(parsed.frontMatter.triples.map((t) => [t.s, t.p, t.o])).toEqual(news);
+        expect(out).toContain(`triples: # key comment${eol}`);
+        for (const c of between.slice(0, olds.length).filter(Boolean)) expect(out).toContain(`${c}${eol}`);
+        expect(out.endsWith(`---${eol}Body.${eol}`)).toBe(true);
+        if (crlf) expect(out.replace(/\r\n/g, '')).not.toContain('\n');
+      },
+    ),
+    propertyRuns(300, 7),
+  );
+});
+
+test('property: an update of one section leaves every other part of the body byte for byte', () => {
+  const line = fc.constantFrom('text', 'text  ', '', '---', '<!-- c -->', '```', '\tx', 'ü é', '[^1]: n');
+  const section = fc.tuple(
+    fc.constantFrom('## Decisions', '## Notes', '## Rationale', '## Mine'),
+    fc.array(line, { maxLength: 4 }),
+  );
+  fc.assert(
+    fc.property(
+      fc.array(line, { maxLength: 3 }),
+      fc.uniqueArray(section, { selector: (s) => s[0], maxLength: 4 }),
+      fc.boolean(),
+      fc.boolean(),
+      (context, sections, crlf, finalBreak) => {
+        const eol = crlf ? '\r\n' : '\n';
+        // Balanced fences, so no heading hides in code.
+        const fenced = (ls: string[]) => (ls.filter((l) => l === '```').length % 2 ? [...ls, '```'] : ls);
+        const parts = sections.map(([h, ls]) => [h, ...fenced(ls)].join(eol) + eol);
+        const body = ['ctx', ...fenced(context)].join(eol) + eol + parts.join('');
+        const text = `---${eol}id: a${eol}---${eol}${finalBreak ? body : body.replace(/\r?\n$/, '')}`;
+        const out = updateSections(text, { decisions: ['new'] });
+        const others = parts.filter((p) => !p.startsWith('## Decisions'));
+        for (const p of others.slice(0, -1)) expect(out).toContain(p);
+        const last = others.at(-1);
+        if (last)
+          expect(out).toContain(finalBreak || !last.endsWith(eol) ? last : last.slice(0, -eol.length));
+        expect(out.startsWith(`---${eol}id: a${eol}---${eol}ctx`)).toBe(true);
+        expect(parseMemory(out, { path: 'memories/a.md' }).body.decisions).toEqual(['new']);
+        if (crlf) expect(out.replace(/\r\n/g, '')).not.toContain('\n');
+      },
+    ),
+    propertyRuns(300, 13),
+  );
+});
+
+test('a `## Decisions` a person commented out is no section: an update leaves the comment whole', () => {
+  const text = [
+    '---',
+    'id: a',
+    '---',
+    'Context.',
+    '',
+    '<!--',
+    '## Decisions',
+    '- an idea I dropped',
+    '-->',
+    '',
+    '## Decisions',
+    '- real',
+    '',
+    '## Notes',
+    'mine',
+    '',
+  ].join('\n');
+  const out = updateSections(text, { decisions: ['new'] });
+  expect(out).toBe(text.replace('- real', '- new').replace('## Decisions\n- new', '## Decisions\n\n- new'));
+  expect(parseMemory(out, { path: 'memories/a.md' }).body.decisions).toEqual(['new']);
 });

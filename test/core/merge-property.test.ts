@@ -307,3 +307,18 @@ describe('tags, supersedes and triples keep what both sides added', () => {
     );
   });
 });
+
+describe("a person's comments in a merged list", () => {
+  it('survive when the other side adds a fact', () => {
+    const base = '---\nid: a\ntriples:\n  - [app, uses, redis]\n  - [redis, version, "7"]\n---\nBody.\n';
+    const ours = base
+      .replace('triples:\n', 'triples: # why: from the ADR\n  # main fact\n')
+      .replace('redis]\n', 'redis]  # pinned\n');
+    const theirs = base.replace('"7"]\n', '"7"]\n  - [app, runs-on, linux]\n');
+    const merged = mergeFile({ path: 'memories/a.md', base, ours, theirs });
+    expect(merged).toMatchObject({ conflicts: 0 });
+    expect(merged.text).toBe(ours.replace('"7"]\n', '"7"]\n  - [app, runs-on, linux]\n'));
+    // The same with the sides swapped: whoever wrote the comments, they stay.
+    expect(mergeFile({ path: 'memories/a.md', base, ours: theirs, theirs: ours }).text).toBe(merged.text);
+  });
+});

@@ -123,9 +123,17 @@ describe('editor polish', () => {
     })) as CodeAction[];
     const supersede = actions.find((a) => a.title.startsWith('Mark as superseding'))!;
     const [edit] = supersede.edit!.changes![uriOf(root, rel)];
-    // The whole text is replaced, up to the end of its last line and no further.
-    expect(edit.range.start).toEqual({ line: 0, character: 0 });
     expect(inside(FILES[rel], edit.range)).toBe(true);
-    expect(edit.range.end.line).toBe(FILES[rel].split('\n').length - 1);
+    // Only the front matter's lines that change: what the person types in the body after the
+    // action was offered is not written over when the editor applies it.
+    const lines = FILES[rel].split(/(?<=\n)/);
+    const fence = lines.indexOf('---\n', 1);
+    expect(edit.range.end).toEqual({ line: fence, character: 0 });
+    expect(edit.range.start.line).toBeGreaterThan(0);
+    const applied =
+      lines.slice(0, edit.range.start.line).join('') +
+      edit.newText +
+      lines.slice(edit.range.end.line).join('');
+    expect(applied).toBe(FILES[rel].replace('\n---\n', '\nsupersedes: [redis-ttl]\n---\n'));
   });
 });

@@ -184,6 +184,53 @@ describe('cairn mcp: append, graph, session memory', () => {
   });
 
   // Fails before: a relative filePath was read from the server process's working folder.
+  // Failed before: add and close rewrote the whole list from the facts parsed, dropping the
+  // person's comments, a fact's own keys and an item not read as a fact.
+  it("knowledge_graph add and close change only their fact in a person's hand-written list", async () => {
+    const file = path.join(store, 'memories/hand-facts.md');
+    const hand = [
+      '---',
+      'id: hand-facts',
+      'title: Facts a person keeps',
+      'kind: fact',
+      'triples: # why: from the platform ADR',
+      '  # the team',
+      '  - [Frank, leads, data-team]  # since the reorg',
+      '  - {s: data-team, p: owns, o: warehouse, note: see ADR-7}',
+      '  - [half, written]',
+      '---',
+      'Kept by hand.',
+      '',
+    ].join('\n');
+    await writeFile(file, hand);
+    personGit(store, 'add', '-A');
+    personGit(store, 'commit', '-qm', 'a person writes facts');
+    const add = await call(conn.client, 'knowledge_graph', {
+      operation: 'add',
+      subject: 'data-team',
+      predicate: 'on-call',
+      object: 'weekdays',
+      memoryId: 'hand-facts',
+      confidence: 0.9,
+    });
+    expect(add.json).toMatchObject({ success: true });
+    const close = await call(conn.client, 'knowledge_graph', {
+      operation: 'close',
+      subject: 'data-team',
+      predicate: 'owns',
+      until: '2026-10-01',
+      memoryId: 'hand-facts',
+    });
+    expect(close.json.closed).toHaveLength(1);
+    const out = await readFile(file, 'utf8');
+    expect(out.startsWith(hand.slice(0, hand.indexOf('  - {s: data-team')))).toBe(true);
+    expect(out.endsWith('---\nKept by hand.\n')).toBe(true);
+    expect(out).toContain(
+      '  - {s: data-team, p: owns, o: warehouse, note: see ADR-7, until: 2026-10-01}\n' +
+        '  - [half, written]\n  - [data-team, on-call, weekdays]\n',
+    );
+  });
+
   it('memory_manager reads a relative filePath from the store root, never outside it', async () => {
     await writeFile(path.join(store, 'report.txt'), 'all 12 suites passed\n');
     await writeFile(path.join(store, '..', 'outside.txt'), 'not for agents\n');

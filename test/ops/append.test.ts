@@ -23,6 +23,20 @@ describe('MEMORY.md entries (pure)', () => {
     expect(findDuplicate(doc, 'something else entirely')).toBeNull();
   });
 
+  it('a CRLF MEMORY.md gets its entry in CRLF', () => {
+    const out = appendEntry('# Memory\r\n\r\nmine\r\n', '2026-01-09T00:00:00Z', 'a\nb', 10_000).text;
+    expect(out).toBe('# Memory\r\n\r\nmine\r\n\r\n<!-- cairn:entry 2026-01-09T00:00:00Z -->\r\na\r\nb\r\n');
+  });
+
+  it("a person's note above the first entry survives eviction; one below an entry goes with it (docs/agents.md)", () => {
+    const text =
+      '# Memory\n\nmy note above\n\n<!-- cairn:entry 2026-01-01T00:00:00Z -->\nold entry\n\nmy note below\n';
+    const capped = appendEntry(text, '2026-01-09T00:00:00Z', 'the newest note', 90);
+    expect(capped.evicted.map((e) => e.content)).toEqual(['old entry\n\nmy note below']);
+    expect(capped.text).toContain('my note above');
+    expect(capped.text).not.toContain('my note below');
+  });
+
   it('evicts the oldest entries by timestamp, never the header or the new entry', () => {
     let text = '# Memory\n';
     for (let i = 1; i <= 5; i++)

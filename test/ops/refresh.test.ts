@@ -24,6 +24,14 @@ describe('MEMORY.md index block (pure)', () => {
     );
   });
 
+  it('a CRLF MEMORY.md gets its index in CRLF: no file of mixed line endings', () => {
+    const text = `# Memory\r\n\r\n${INDEX_BEGIN}\r\nold\r\n${INDEX_END}\r\n\r\nmine, no newline`;
+    expect(replaceMemoryIndex(text, `${INDEX_BEGIN}\n## Index\n\n- x\n${INDEX_END}`)).toBe(
+      `# Memory\r\n\r\n${INDEX_BEGIN}\r\n## Index\r\n\r\n- x\r\n${INDEX_END}\r\n\r\nmine, no newline`,
+    );
+    expect(replaceMemoryIndex('# Memory\r\n', 'A\nB')).toBe('# Memory\r\n\r\nA\r\nB\r\n');
+  });
+
   it('refuses broken markers instead of guessing', () => {
     expect(() => replaceMemoryIndex(`a\n${INDEX_BEGIN}\nb\n`, 'X')).toThrow(/markers are broken \(lines 2\)/);
     expect(() => replaceMemoryIndex(`${INDEX_END}\n${INDEX_BEGIN}\n`, 'X')).toThrow(/broken/);

@@ -115,15 +115,6 @@ export function topEntities(
     }));
 }
 
-/** The triples list with the facts at `indexes` closed at `until` (earlier `until`s are kept). */
-export function closeTriples(
-  triples: readonly Triple[],
-  indexes: readonly number[],
-  until: string,
-): Triple[] {
-  return triples.map((t, i) => (indexes.includes(i) && !t.until ? { ...t, until } : t));
-}
-
 /** How a triple is written back to YAML: the short array form unless it has a time window. */
 export function tripleToYaml(t: Triple): [string, string, string] | Triple {
   return t.from || t.until ? t : [t.s, t.p, t.o];

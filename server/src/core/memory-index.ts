@@ -79,6 +79,9 @@ export function renderMemoryIndex(
  * rather than guessed at, because guessing could replace a person's text.
  */
 export function replaceMemoryIndex(text: string, block: string): string {
+  // A file a person keeps in CRLF gets its index in CRLF too.
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  if (eol !== '\n') block = block.replace(/\r?\n/g, eol);
   const begins = [...text.matchAll(BEGIN_LINE)];
   const ends = [...text.matchAll(END_LINE)];
   if (begins.length === 0 && ends.length === 0) {
@@ -86,7 +89,7 @@ export function replaceMemoryIndex(text: string, block: string): string {
     const at = entry ? entry.index : text.length;
     const before = text.slice(0, at).replace(/\s*$/, '');
     const after = text.slice(at);
-    return `${before}${before ? '\n\n' : ''}${block}\n${after ? `\n${after}` : ''}`;
+    return `${before}${before ? eol + eol : ''}${block}${eol}${after ? `${eol}${after}` : ''}`;
   }
   const lineOf = (offset: number) => text.slice(0, offset).split('\n').length;
   if (begins.length !== 1 || ends.length !== 1 || ends[0].index < begins[0].index) {

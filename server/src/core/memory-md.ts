@@ -101,8 +101,10 @@ export function appendEntry(
   content: string,
   maxChars: number,
 ): AppendOutcome {
-  const block = entryBlock(timestamp, content);
-  const base = text.length === 0 ? '' : text.replace(/\s*$/, '\n\n');
+  // A file a person keeps in CRLF gets its entry in CRLF too.
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  const block = entryBlock(timestamp, content).replace(/\r?\n/g, eol);
+  const base = text.length === 0 ? '' : text.replace(/\s*$/, eol + eol);
   let next = base + block;
   if (next.length <= maxChars) return { text: next, evicted: [] };
   const doc = parseMemoryMd(next);

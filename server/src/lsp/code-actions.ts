@@ -15,7 +15,7 @@ import { updateFrontMatter } from '../core/format/index.js';
 import type { ParsedMemory } from '../core/types.js';
 import { flaggedFindings } from '../core/withhold.js';
 import type { OpenFile, ServerContext } from './context.js';
-import { wholeText } from './convert.js';
+import { linesEdit } from './convert.js';
 import type { StoreHost } from './host.js';
 import { reviewPageAction } from './review-page.js';
 
@@ -36,8 +36,9 @@ function supersedeEdit(uri: string, doc: ParsedMemory, other: string): Workspace
   if (current.includes(other)) return null;
   try {
     const text = updateFrontMatter(doc.text, { supersedes: [...current, other] });
-    // The whole text, to the end of its last line: no position past the end (some editors refuse it).
-    const edit: TextEdit = { range: wholeText(doc.text), newText: text };
+    // Only the lines that change (the front matter's `supersedes`): text typed elsewhere after the
+    // action was offered is not written over. No position past the end (some editors refuse it).
+    const edit: TextEdit = linesEdit(doc.text, text);
     return { changes: { [uri]: [edit] } };
   } catch {
     return null; // broken front matter: the schema diagnostics say what to fix first

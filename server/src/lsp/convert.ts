@@ -75,11 +75,29 @@ export function rangeClamp(text: string): (range: Range) => Range {
   };
 }
 
-/** The range of the whole of `text`, from its start to the end of its last line. */
-export function wholeText(text: string): Range {
-  const lines = lineIndexOf(text);
-  return {
-    start: { line: 0, character: 0 },
-    end: { line: lines.lineCount - 1, character: lineLength(lines, lines.lineCount - 1) },
-  };
+/**
+ * The one edit that turns `before` into `after`, as whole lines: the lines both share at the start
+ * and at the end are left out of it, so text typed elsewhere in the document meanwhile is not
+ * written over when a client applies the edit later.
+ */
+export function linesEdit(before: string, after: string): { range: Range; newText: string } {
+  const a = before.split(/(?<=\n)/);
+  const b = after.split(/(?<=\n)/);
+  let head = 0;
+  while (head < a.length && head < b.length && a[head] === b[head]) head++;
+  let tail = 0;
+  while (
+    tail < a.length - head &&
+    tail < b.length - head &&
+    a[a.length - 1 - tail] === b[b.length - 1 - tail]
+  )
+    tail++;
+  const newText = b.slice(head, b.length - tail).join('');
+  const endLine = a.length - tail;
+  // A last line without a line break ends at its own end, not on a line that does not exist.
+  const end =
+    tail === 0 && a.length > 0 && !before.endsWith('\n')
+      ? { line: a.length - 1, character: a[a.length - 1].length }
+      : { line: endLine, character: 0 };
+  return { range: { start: { line: head, character: 0 }, end }, newText };
 }

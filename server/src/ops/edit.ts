@@ -1,6 +1,6 @@
 // Changes to active memories: supersede, correct, feedback, forget. Each is one commit on main.
 import { CairnError } from '../core/errors.js';
-import { parseMemory, renderBody, replaceBody, updateFrontMatter } from '../core/format/index.js';
+import { parseMemory, updateFrontMatter, updateSections } from '../core/format/index.js';
 import { assertSafeId, LIMITS, REASON_MAX, writableText } from '../core/payload.js';
 import { routeWrite } from '../core/policy.js';
 import { idOf, supersedeCycle } from '../core/rules/index.js';
@@ -144,10 +144,11 @@ export async function correct(ctx: OpContext, id: string, newContext: string): P
     const tip = await requireMainTip(store);
     const text = await requireText(store, tip, id);
     const parsed = parseMemory(text, { path: memoryPath(id) });
-    const updated = replaceBody(
-      updateFrontMatter(text, { updated: isoNow(ctx) }),
-      renderBody({ ...parsed.body, context: newContext.trim() }),
-    );
+    // Only the context changes: every section below it (a person's own `## Notes`, a footnote)
+    // stays as written.
+    const updated = updateSections(updateFrontMatter(text, { updated: isoNow(ctx) }), {
+      context: newContext.trim(),
+    });
     const findings = scanText(newContext, { detector: injectionDetector(store.config) });
     const flagged = isFlagged(findings) ? [...new Set(findings.map((f) => f.code))] : [];
     const decision = routeWrite({ origin: 'human', flaggedBy: flagged, governance: store.config.governance });

@@ -2,9 +2,8 @@
 // (storeMemory), so a fact may land as a candidate; closing edits front matter in one commit on main.
 import { commitRouted } from './commit-routed.js';
 import { CairnError } from '../core/errors.js';
-import { updateFrontMatter } from '../core/format/index.js';
+import { closeWrittenTriples, updateFrontMatter, writtenTriples } from '../core/format/index.js';
 import {
-  closeTriples,
   dateValue,
   queryFacts,
   topEntities,
@@ -36,6 +35,15 @@ export interface AddFactInput {
   origin?: Origin;
   confidence?: number;
   sessionId?: string;
+}
+
+/** A memory whose `triples` is not a list: adding a fact would replace what is written there. */
+function notAList(id: string): CairnError {
+  return new CairnError(
+    'INVALID_REQUEST',
+    `memoryId: the \`triples\` of memory "${id}" is not a list; fix it first (cairn check names the problem), nothing was changed`,
+    { field: 'memoryId' },
+  );
 }
 
 function requireDate(value: string | undefined, field: string): void {
@@ -109,8 +117,10 @@ async function addFactToMemory(
       throw new CairnError('NOT_FOUND', `memoryId: no memory "${id}" on the main branch`, {
         field: 'memoryId',
       });
-    const memory = (await readMainMemory(store, id, tip))!;
-    const triples = [...memory.frontMatter.triples, triple].map(tripleToYaml);
+    // The list as written plus the new fact: an item not read as a fact, or a fact's own keys, stay.
+    const written = writtenTriples(text);
+    if (written === null) throw notAList(id);
+    const triples = [...written, tripleToYaml(triple)];
     const updated = updateFrontMatter(text, { triples, updated: isoNow(ctx) });
     const findings = scanText(`${triple.s} ${triple.p} ${triple.o}`, {
       detector: injectionDetector(store.config),
@@ -228,9 +238,8 @@ export async function closeFact(ctx: OpContext, input: CloseFactInput): Promise<
     const changes = [];
     for (const id of new Set(current.map((f) => f.memoryId))) {
       const text = (await store.repo.readText(tip, repoPath(store, memoryPath(id))))!;
-      const memory = (await readMainMemory(store, id, tip))!;
       const indexes = current.filter((f) => f.memoryId === id).map((f) => f.index);
-      const triples = closeTriples(memory.frontMatter.triples, indexes, until).map(tripleToYaml);
+      const triples = closeWrittenTriples(writtenTriples(text) ?? [], indexes, until);
       changes.push({
         path: repoPath(store, memoryPath(id)),
         content: updateFrontMatter(text, { triples, updated: isoNow(ctx) }),

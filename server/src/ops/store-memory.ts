@@ -195,7 +195,10 @@ async function storeLocked(
             ? `an agent's supersede of a memory a person last wrote (${retiresPersons}) is reviewed`
             : undefined));
 
-  const scan = scanText(`${p.topic}\n${text}`, { detector: injectionDetector(store.config) });
+  // A byte order mark a person's editor saved at the start of the file is no hidden text.
+  const scan = scanText(`${p.topic}\n${text.replace(/^\uFEFF/, '')}`, {
+    detector: injectionDetector(store.config),
+  });
   const flagged = isFlagged(scan) ? [...new Set(scan.map((f) => f.code))] : [];
   const findings = scan.map((f) => ({ code: f.code, message: f.message, line: f.range.start.line }));
   const decision = routeWrite({

@@ -70,8 +70,11 @@ export function updateFrontMatter(text: string, patch: Record<string, unknown | 
     }
     const current: unknown = pair.value?.toJSON() ?? null;
     if (deepEqual(key === 'triples' ? canonicalTriples(current) : current, value)) continue;
-    const inline = inlineReplacement(pair.value, value);
-    if (inline !== undefined && pair.value?.range) {
+    const items = blockSeqEdits(source, pair.value, key, value, eol);
+    const inline = items ? undefined : inlineReplacement(pair.value, value);
+    if (items) {
+      edits.push(...items);
+    } else if (inline !== undefined && pair.value?.range) {
       edits.push({ start: pair.value.range[0], end: pair.value.range[1], text: inline });
     } else {
       edits.push({ start: keyStart, end: lineEnd, text: withEol(renderYamlPairs({ [key]: value }), eol) });
@@ -113,6 +116,96 @@ function inlineReplacement(old: Node | null | undefined, value: unknown): string
 }
 
 /**
+ * A block list (`- item` lines) changed item by item: items the new list keeps stay byte-for-byte
+ * with their comments (a `# why` between or after items, on the key's line), a changed item is
+ * rewritten on its line (its trailing comment kept), a removed one loses its line and new ones get
+ * lines after their neighbours. Undefined when the list is not one item per line (then the whole
+ * value is rewritten).
+ */
+function blockSeqEdits(
+  source: string,
+  old: Node | null | undefined,
+  key: string,
+  value: unknown,
+  eol: string,
+): Edit[] | undefined {
+  if (!isSeq(old) || old.flow || !Array.isArray(value) || value.length === 0 || old.items.length === 0)
+    return undefined;
+  const lines: Array<{ start: number; end: number; lineStart: number; lineEnd: number }> = [];
+  for (const item of old.items as Array<Node | null>) {
+    if (!item?.range) return undefined;
+    const lineStart = source.lastIndexOf('\n', item.range[0] - 1) + 1;
+    if (!/^[ \t]*-[ \t]+$/.test(source.slice(lineStart, item.range[0]))) return undefined;
+    lines.push({
+      start: item.range[0],
+      end: item.range[1],
+      lineStart,
+      lineEnd: endOfLine(source, item.range[1]),
+    });
+  }
+  const dash = source.slice(lines[0].lineStart, lines[0].start);
+  const canon = (v: unknown): string => JSON.stringify(key === 'triples' ? canonicalTriples([v]) : [v]);
+  const rendered: string[] = [];
+  for (const v of value) {
+    const doc = new Document(key === 'triples' ? canonicalTriples([v]) : [v]);
+    const seq = doc.contents;
+    if (isSeq(seq)) for (const item of seq.items) if (isSeq(item) || isMap(item)) item.flow = true;
+    const text = doc.toString(YAML_STRINGIFY_OPTIONS).replace(/\n$/, '');
+    if (!text.startsWith('- ') || text.includes('\n')) return undefined;
+    rendered.push(text.slice(2));
+  }
+  const oldKeys = old.items.map((item) => canon((item as Node).toJSON()));
+  const newKeys = value.map(canon);
+  const edits: Edit[] = [];
+  const add = (at: number, items: string[]): void => {
+    if (items.length === 0) return;
+    const lead = at === source.length && !source.endsWith('\n') ? eol : '';
+    edits.push({ start: at, end: at, text: lead + items.map((t) => dash + t + eol).join('') });
+  };
+  let [i, j] = [0, 0];
+  for (const [mi, mj] of [...commonItems(oldKeys, newKeys), [oldKeys.length, newKeys.length]]) {
+    const olds = lines.slice(i, mi);
+    const news = rendered.slice(j, mj);
+    olds.forEach((line, k) => {
+      if (k < news.length) {
+        const sameLine = !source.slice(line.start, line.end).includes('\n');
+        edits.push({
+          start: line.start,
+          end: sameLine ? line.end : line.lineEnd,
+          text: news[k] + (sameLine ? '' : eol),
+        });
+      } else edits.push({ start: line.lineStart, end: line.lineEnd, text: '' });
+    });
+    const at = olds.length
+      ? olds[olds.length - 1].lineEnd
+      : i > 0
+        ? lines[i - 1].lineEnd
+        : lines[0].lineStart;
+    add(at, news.slice(olds.length));
+    [i, j] = [mi + 1, mj + 1];
+  }
+  return edits;
+}
+
+/** Index pairs of a longest common subsequence of a and b, in order. */
+function commonItems(a: string[], b: string[]): Array<[number, number]> {
+  const n = a.length;
+  const m = b.length;
+  const t: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
+  for (let x = n - 1; x >= 0; x--)
+    for (let y = m - 1; y >= 0; y--)
+      t[x][y] = a[x] === b[y] ? t[x + 1][y + 1] + 1 : Math.max(t[x + 1][y], t[x][y + 1]);
+  const out: Array<[number, number]> = [];
+  let [x, y] = [0, 0];
+  while (x < n && y < m) {
+    if (a[x] === b[y]) out.push([x++, y++]);
+    else if (t[x + 1][y] >= t[x][y + 1]) x++;
+    else y++;
+  }
+  return out;
+}
+
+/**
  * Replaces the body, keeping the front matter byte-for-byte (a blank line separates them).
  * A text without front matter becomes just the body.
  */
@@ -133,14 +226,18 @@ export function replaceBody(text: string, body: string): string {
   return newBody === '' ? head : head + eol + newBody;
 }
 
-/** Triples as Cairn writes them: `[s, p, o]` unless a time window needs the map form. */
+/**
+ * Triples as Cairn writes them: `[s, p, o]` unless a time window needs the map form; a map with
+ * keys of its own (a person's `note:`) keeps them.
+ */
 function canonicalTriples(value: unknown): unknown {
   if (!Array.isArray(value)) return value;
-  return value.map((t: unknown) =>
-    t && typeof t === 'object' && !Array.isArray(t) && 's' in t && 'p' in t && 'o' in t
-      ? tripleToYaml(t as Triple)
-      : t,
-  );
+  return value.map((t: unknown) => {
+    if (!(t && typeof t === 'object' && !Array.isArray(t) && 's' in t && 'p' in t && 'o' in t)) return t;
+    const { s, p, o, from, until, ...own } = t as Triple & Record<string, unknown>;
+    if (Object.keys(own).length === 0) return tripleToYaml({ s, p, o, from, until } as Triple);
+    return Object.fromEntries(Object.entries(t).filter(([, v]) => v !== undefined));
+  });
 }
 
 /** Offset just past the line break ending the line that contains offset-1 (or the text end). */

@@ -12,3 +12,4 @@ export { SECTIONS, sectionForHeading, refIdsInText } from './body.js';
 export { splitFrontMatter } from './split.js';
 export type { FrontMatterBlock } from './split.js';
 export { LineIndex, lineIndexOf } from './lines.js';
+export { writtenTriples, closeWrittenTriples } from './written-triples.js';

@@ -62,8 +62,11 @@ export function mergeFrontMatterParts(
     if (!key.startsWith(KEY)) return mergeLines(b ?? '', o ?? '', t ?? '', markers);
     const name = key.slice(KEY.length);
     return (
-      (name === 'updated' ? mergeLater(name, o, t) : SET_KEYS.has(name) ? mergeSet(name, b, o, t) : null) ??
-      mergeValue(name, b, o, t, markers)
+      (name === 'updated'
+        ? mergeLater(name, o, t)
+        : SET_KEYS.has(name)
+          ? mergeSet(name, b, o, t, markers)
+          : null) ?? mergeValue(name, b, o, t, markers)
     );
   });
   return { text: merged.map((p) => p.text).join(''), conflicts: merged.reduce((n, p) => n + p.conflicts, 0) };
@@ -107,7 +110,13 @@ function identity(name: string, item: unknown): string {
 }
 
 /** A list as a set: ours' items that theirs did not remove, then theirs' additions. */
-function mergeSet(name: string, base?: string, ours?: string, theirs?: string): TextMerge | null {
+function mergeSet(
+  name: string,
+  base: string | undefined,
+  ours: string | undefined,
+  theirs: string | undefined,
+  markers: Markers,
+): TextMerge | null {
   const values = [valueOf(name, base), valueOf(name, ours), valueOf(name, theirs)];
   if (values.some((v) => v === UNKNOWN || (v !== MISSING && v !== null && !Array.isArray(v)))) return null;
   const [b, o, t] = values.map((v) => (Array.isArray(v) ? (v as unknown[]) : []));
@@ -121,6 +130,13 @@ function mergeSet(name: string, base?: string, ours?: string, theirs?: string): 
     if (removed || taken.has(id)) continue;
     taken.add(id);
     result.push(item);
+  }
+  // Both sides' writing (a comment one side added, an item the other added) when their lines merge
+  // clean into the same items: taking one side's text whole would drop the other's comments.
+  if (base !== undefined && ours !== undefined && theirs !== undefined) {
+    const lines = mergeLines(base, ours, theirs, markers);
+    const merged = lines.conflicts === 0 ? valueOf(name, lines.text) : UNKNOWN;
+    if (Array.isArray(merged) && sameItems(name, merged, result)) return lines;
   }
   if (ours !== undefined && sameItems(name, result, o)) return { text: ours, conflicts: 0 };
   if (theirs !== undefined && sameItems(name, result, t)) return { text: theirs, conflicts: 0 };
