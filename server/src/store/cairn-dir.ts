@@ -19,6 +19,7 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
+  readdirSync,
   readSync,
   realpathSync,
   renameSync,
@@ -30,6 +31,7 @@ import { open } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { GitRepo } from './git.js';
+import { isDead } from './git/recovery.js';
 import { makeDirSync } from './make-dir.js';
 import { findLink, openStoreEntry, readStoreEntry } from './safe-fs.js';
 import { derivedStateKey, stateDir } from './state-key.js';
@@ -183,7 +185,7 @@ export class CairnDir {
     if (opts.sealed && !mac) return false;
     const abs = this.path(rel);
     if (!abs) return false;
-    const tmp = `${abs}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+    const tmp = tempFor(abs);
     let fd: number | null = null;
     let fromParts = false;
     try {
@@ -282,7 +284,7 @@ export class CairnDir {
   private writePieces(rel: string, pieces: (Buffer | string)[]): boolean {
     const abs = this.path(rel);
     if (!abs) return false;
-    const tmp = `${abs}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+    const tmp = tempFor(abs);
     try {
       const fd = openSync(tmp, WRITE_NEW, 0o600);
       try {
@@ -309,6 +311,31 @@ export class CairnDir {
       await handle.close();
     }
   }
+}
+
+/** Files whose dead writers' temporary files this process has removed (once per file is enough). */
+const sweptTemps = new Set<string>();
+
+/**
+ * The temporary name a write of `abs` goes through. The first time in a process, the temporary
+ * files of `abs` left by dead processes (killed mid-write: a startup cache is megabytes) go first.
+ */
+function tempFor(abs: string): string {
+  if (!sweptTemps.has(abs)) {
+    sweptTemps.add(abs);
+    const prefix = `${path.basename(abs)}.`;
+    let names: string[] = [];
+    try {
+      names = readdirSync(path.dirname(abs));
+    } catch {
+      // unreadable: nothing to sweep
+    }
+    for (const name of names) {
+      const m = name.startsWith(prefix) ? /^(\d+)\.[0-9a-z]+\.tmp$/.exec(name.slice(prefix.length)) : null;
+      if (m && isDead(Number(m[1]))) rmSync(path.join(path.dirname(abs), name), { force: true });
+    }
+  }
+  return `${abs}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
 }
 
 const trackedMemo = new Map<string, { head: string; tracked: string | null }>();

@@ -191,7 +191,8 @@ export async function sweepTemps(gitdir: string, dirs: string[]): Promise<number
   return count;
 }
 
-function isDead(pid: number): boolean {
+/** True when no process `pid` runs on this host (a pid of ours or a bad number: false). */
+export function isDead(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
   try {
     process.kill(pid, 0);
