@@ -19,7 +19,6 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
-  readdirSync,
   readSync,
   realpathSync,
   renameSync,
@@ -31,7 +30,7 @@ import { open } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { GitRepo } from './git.js';
-import { isDead } from './git/recovery.js';
+import { removeDeadTemps } from './dead-temps.js';
 import { makeDirSync } from './make-dir.js';
 import { findLink, openStoreEntry, readStoreEntry } from './safe-fs.js';
 import { derivedStateKey, stateDir } from './state-key.js';
@@ -313,28 +312,12 @@ export class CairnDir {
   }
 }
 
-/** Files whose dead writers' temporary files this process has removed (once per file is enough). */
-const sweptTemps = new Set<string>();
-
 /**
  * The temporary name a write of `abs` goes through. The first time in a process, the temporary
  * files of `abs` left by dead processes (killed mid-write: a startup cache is megabytes) go first.
  */
 function tempFor(abs: string): string {
-  if (!sweptTemps.has(abs)) {
-    sweptTemps.add(abs);
-    const prefix = `${path.basename(abs)}.`;
-    let names: string[] = [];
-    try {
-      names = readdirSync(path.dirname(abs));
-    } catch {
-      // unreadable: nothing to sweep
-    }
-    for (const name of names) {
-      const m = name.startsWith(prefix) ? /^(\d+)\.[0-9a-z]+\.tmp$/.exec(name.slice(prefix.length)) : null;
-      if (m && isDead(Number(m[1]))) rmSync(path.join(path.dirname(abs), name), { force: true });
-    }
-  }
+  removeDeadTemps(abs);
   return `${abs}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
 }
 
