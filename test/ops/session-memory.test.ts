@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
@@ -157,6 +157,29 @@ describe('session memory', () => {
     expect((await listSessionItems(ctx, 'new')).map((r) => r.id)).toEqual([b.id]);
     await cleanupSessionItems(ctx, { session: 'new' });
     expect(existsSync(path.join(dir, '.cairn/sessions/new'))).toBe(false);
+  });
+
+  it('the expired clean-up also removes what a server killed mid-write left: an item without metadata, a temporary file', async () => {
+    // memory_manager writes the item, then its metadata; `cairn mcp` killed between the two left
+    // an item no listing shows and no clean-up removed (and killed inside a write, its temporary file).
+    // The store's clock is the real one here: what is old is read from the files' times.
+    const { dir, ctx, advance } = await makeTestStore({ start: new Date().toISOString() });
+    const kept = await storeSessionItem(ctx, { session: 's', title: 'kept', content: 'kept' });
+    const folder = path.join(dir, '.cairn/sessions/s');
+    const orphan = path.join(folder, 'mem_00000000000000aa.txt');
+    const temp = path.join(folder, '.mem_00000000000000ab.txt.4194301.0badc0de.tmp');
+    const fresh = path.join(folder, 'mem_00000000000000ac.txt');
+    for (const f of [orphan, temp, fresh]) await writeFile(f, 'left by a killed server');
+    const longAgo = new Date(Date.now() - 30 * 86_400_000);
+    for (const f of [orphan, temp]) await utimes(f, longAgo, longAgo);
+    await cleanupSessionItems(ctx, { expired: true });
+    // A fresh one may be a write under way (its metadata comes next): kept, as the live item is.
+    expect((await readdir(folder)).sort()).toEqual(
+      [path.basename(fresh), `mem_${kept.id}.txt`, `mem_${kept.id}_metadata.json`].sort(),
+    );
+    advance(8 * 86_400_000);
+    await cleanupSessionItems(ctx, { expired: true });
+    expect(await readdir(folder)).toEqual([]);
   });
 
   it('promotes a text item into a memory through governance', async () => {

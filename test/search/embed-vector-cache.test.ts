@@ -1,4 +1,5 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -39,6 +40,25 @@ describe('VectorCache', () => {
     expect(Array.from(again.get(h('b')) ?? [])).toEqual([0, 1, 0]);
     expect(again.has(h('c'))).toBe(false);
     expect(again.get(h('c'))).toBeUndefined();
+  });
+
+  it("removes a dead writer's temporary file when it saves (a process killed while saving left it)", async () => {
+    // A killed process's temporary file (pid of a process that exited), and a live one's (ours).
+    const dead = Number(
+      execFileSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' }),
+    );
+    await mkdir(join(dir, '.cairn'));
+    await writeFile(`${path}.${dead}-0badc0de.tmp`, 'half a file');
+    await writeFile(`${path}.${process.pid}-c0ffee00.tmp`, 'being written');
+    const cache = await VectorCache.load(path, { modelId: MODEL, dims: 3 });
+    cache.set(h('a'), [3, 0, 4]);
+    await cache.save();
+    expect((await readdir(join(dir, '.cairn'))).sort()).toEqual(
+      [
+        'vectors-xenova-all-minilm-l6-v2.bin',
+        `vectors-xenova-all-minilm-l6-v2.bin.${process.pid}-c0ffee00.tmp`,
+      ].sort(),
+    );
   });
 
   it('grows past its initial capacity and overwrites an existing key in place', async () => {

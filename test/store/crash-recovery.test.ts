@@ -162,6 +162,19 @@ describe('locks and files a killed Cairn process left (item 11)', () => {
     expectPersonCommitKeeps(dir);
   });
 
+  it('the accept run again after a kill that came after its commit says the memory is active, not "no candidate"', async () => {
+    // A person whose terminal closed mid-accept runs it again: "no candidate" read as a lost proposal.
+    const dir = await newStore();
+    const id = await candidate(dir, 'Accepted then asked again');
+    await killAt(dir, ['accept', id], 'committed');
+    const again = await cairn(['accept', id], { cwd: dir, env });
+    expect(again.code).toBe(4);
+    expect(again.stderr).toContain('recovered from an interrupted write');
+    expect(again.stderr).toContain(`"${id}" is not a candidate: it is active on main`);
+    expect(memoriesOn(dir, 'main')).toContain(id);
+    expectClean(dir);
+  });
+
   it('the MCP server recovers at start-up and says so once on stderr', async () => {
     const dir = await newStore();
     await killAt(dir, ['store', '--topic', 'Killed three', '--context', 'killed context'], 'ref-rename');

@@ -73,6 +73,43 @@ describe('withFileLock', () => {
     expect(await withFileLock(lock, async () => 'got it', { timeoutMs: 2_000 })).toBe('got it');
   });
 
+  it('a stealer killed between its marker and the steal does not hold the lock (its marker names a dead process)', async () => {
+    // The state kill -9 leaves inside removeIfStale: a dead holder's lock, and the steal marker of a
+    // process that died while taking it over. Before, the marker was waited out for 30 s.
+    const lock = path.join(tempDir(), 'cairn.lock');
+    const dead = { pid: deadPid(), hostname: os.hostname(), time: new Date().toISOString() };
+    writeFileSync(lock, JSON.stringify(dead));
+    writeFileSync(`${lock}.steal`, JSON.stringify({ ...dead, pid: deadPid() }));
+    expect(await withFileLock(lock, async () => 'got it', { timeoutMs: 5_000 })).toBe('got it');
+    expect(existsSync(lock)).toBe(false);
+    expect(existsSync(`${lock}.steal`)).toBe(false);
+  });
+
+  it("an older version's steal marker (a bare pid) is cleared after seconds, not 30 s", async () => {
+    const lock = path.join(tempDir(), 'cairn.lock');
+    writeFileSync(lock, JSON.stringify({ pid: deadPid(), hostname: os.hostname(), time: 'earlier' }));
+    writeFileSync(`${lock}.steal`, String(deadPid()));
+    const earlier = new Date(Date.now() - 10_000);
+    utimesSync(`${lock}.steal`, earlier, earlier);
+    expect(await withFileLock(lock, async () => 'got it', { timeoutMs: 5_000 })).toBe('got it');
+  });
+
+  it("a live stealer's marker is left to it", async () => {
+    const lock = path.join(tempDir(), 'cairn.lock');
+    const stealer = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)']);
+    try {
+      writeFileSync(lock, JSON.stringify({ pid: deadPid(), hostname: os.hostname(), time: 'earlier' }));
+      const marker = JSON.stringify({ pid: stealer.pid, hostname: os.hostname(), time: 'now' });
+      writeFileSync(`${lock}.steal`, marker);
+      await expect(withFileLock(lock, async () => 'got it', { timeoutMs: 300 })).rejects.toMatchObject({
+        code: 'LOCK_TIMEOUT',
+      });
+      expect(readFileSync(`${lock}.steal`, 'utf8')).toBe(marker);
+    } finally {
+      stealer.kill('SIGKILL');
+    }
+  });
+
   it('waits for a live holder and fails with LOCK_TIMEOUT naming it', async () => {
     const lock = path.join(tempDir(), 'cairn.lock');
     const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)']);

@@ -2,8 +2,8 @@
 // files themselves (store/cairn-dir.ts): many processes starting at once agree on one key, made
 // 0600 outside every store; a sealed file is believed only in the store and under the name it was
 // sealed for; without a key nothing is sealed or believed, and nothing fails.
-import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -90,5 +90,29 @@ describe('sealed files under .cairn/', () => {
     expect(JSON.parse(stdout)).toEqual([false, null]);
     // Degraded, and said so once.
     expect(stderr.match(/no key to seal caches with/g)).toHaveLength(1);
+  });
+
+  it('a writer killed mid-write leaves no temporary file for good: the next write of that file removes it', async () => {
+    // A language server killed while it writes its startup cache (megabytes) left
+    // workspace.v8.<pid>.<random>.tmp in .cairn/cache, one more with every kill, never removed.
+    const dir = store('store-killed-writer');
+    const module = pathToFileURL(path.join(REPO_ROOT, 'dist/store/cairn-dir.js')).href;
+    const script =
+      `import(${JSON.stringify(module)}).then(async (m) => { const d = await m.openCairnDir(${JSON.stringify(dir)}, null);` +
+      `await d.writeParts('cache/big.v8', (async function* () { yield Buffer.alloc(1 << 16, 1); process.stdout.write('writing\\n'); await new Promise(() => setInterval(() => {}, 1000)); })(), { sealed: true }); })`;
+    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((resolve) => child.stdout.on('data', () => resolve()));
+    const cache = path.join(dir, '.cairn/cache');
+    const temps = () => readdirSync(cache).filter((n) => n.endsWith('.tmp'));
+    expect(temps()).toHaveLength(1);
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.on('close', resolve));
+    // Another file's temporary file, and one of a live process (this one), are not this write's to remove.
+    writeFileSync(path.join(cache, `other.v8.${child.pid}.abc.tmp`), 'x');
+    writeFileSync(path.join(cache, `big.v8.${process.pid}.live.tmp`), 'x');
+    const d = await openCairnDir(dir, null);
+    expect(d.writeSealed('cache/big.v8', 'fresh')).toBe(true);
+    expect(d.readSealed('cache/big.v8')?.toString()).toBe('fresh');
+    expect(temps().sort()).toEqual([`big.v8.${process.pid}.live.tmp`, `other.v8.${child.pid}.abc.tmp`]);
   });
 });

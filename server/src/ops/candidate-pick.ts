@@ -4,7 +4,7 @@
 import { CairnError } from '../core/errors.js';
 import { assertSafeId } from '../core/payload.js';
 import { cairnCommand } from '../core/shell-arg.js';
-import type { Store } from '../store/store.js';
+import { memoryPath, repoPath, type Store } from '../store/store.js';
 import {
   CANDIDATE_PREFIX,
   REJECTED_PREFIX,
@@ -64,25 +64,29 @@ export async function pickCandidate(store: Store, arg: string): Promise<PickedCa
   const bySuffix = open.filter((c) => suffixes(c).includes(arg));
   if (bySuffix.length === 1) return picked(bySuffix[0]);
   if (bySuffix.length > 1) throw ambiguous(arg, bySuffix, open);
-  return pickStale(store, arg);
+  return pickStale(store, arg, main);
 }
 
 /**
  * A branch that is not open: merged (accepting it just removes it) or a stale copy of a rejected
  * proposal (refused unless overridden). The id builds a ref name, so it is checked first.
  */
-async function pickStale(store: Store, arg: string): Promise<PickedCandidate> {
+async function pickStale(store: Store, arg: string, main: string): Promise<PickedCandidate> {
   assertSafeId(arg);
   const refs = (await candidateRefs(store)).filter((r) => r.name === arg);
   const ref = refs.find((r) => r.local) ?? refs[0];
   if (ref)
     return { id: ref.id, tip: ref.tip, branch: ref.branch, localBranch: ref.local ? ref.branch : null };
   const rejected = await store.repo.resolve(`refs/tags/${REJECTED_PREFIX}${arg}`);
+  // Accepted already (an accept run again after it was cut short, its commit made): say so.
+  const active = !rejected && (await store.repo.readText(main, repoPath(store, memoryPath(arg)))) !== null;
   throw new CairnError(
     'NOT_A_CANDIDATE',
     rejected
       ? `"${arg}" was rejected (tag ${REJECTED_PREFIX}${arg}); store it again to propose it anew`
-      : `no candidate "${arg}"; \`cairn review\` lists the open ones (after \`cairn sync\`, those of your team too)`,
+      : active
+        ? `"${arg}" is not a candidate: it is active on main (\`${cairnCommand('get', arg)}\` shows it)`
+        : `no candidate "${arg}"; \`cairn review\` lists the open ones (after \`cairn sync\`, those of your team too)`,
   );
 }
 

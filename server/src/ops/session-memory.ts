@@ -4,7 +4,7 @@
 // can be promoted into a real memory, which goes through governance. A file_path is read only inside
 // the store or a root the MCP client declared, never in .git/ or .cairn/ (safe-fs.ts).
 import { randomBytes } from 'node:crypto';
-import { readdir, rm } from 'node:fs/promises';
+import { lstat, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { CairnError } from '../core/errors.js';
 import { LIMITS } from '../core/payload.js';
@@ -297,8 +297,24 @@ export async function cleanupSessionItems(
       await cleanupSessionItems(ctx, { session, id: item.id });
       removed.push(item);
     }
+    await removeLeftovers(await sessionDir(ctx, session), cutoff);
   }
   return { removed };
+}
+
+/**
+ * What a process killed mid-write left in a session's folder, once older than `cutoff`: an item
+ * whose metadata never came (it is written second) and temporary files. A newer one may be a
+ * write under way.
+ */
+async function removeLeftovers(dir: string, cutoff: number): Promise<void> {
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    const item = /^mem_([a-f0-9]+)\.[a-z0-9]{1,10}$/.exec(name);
+    const temp = /^\.mem_[a-f0-9]+[._].*\.tmp$/.test(name);
+    if (!temp && !(item && (await readMeta(dir, item[1])) === null)) continue;
+    const st = await lstat(path.join(dir, name)).catch(() => null);
+    if (st?.isFile() && st.mtimeMs < cutoff) await rm(path.join(dir, name), { force: true });
+  }
 }
 
 export interface PromoteInput {

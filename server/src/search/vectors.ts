@@ -13,6 +13,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { open, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { CairnError } from '../core/errors.js';
+import { removeDeadTemps } from '../store/dead-temps.js';
 import { makeDir } from '../store/make-dir.js';
 import { VectorMatrix } from './vector-matrix.js';
 
@@ -238,6 +239,7 @@ export class VectorCache {
     const vectors = new Uint8Array(data.buffer, data.byteOffset, count * this.dims * 4);
     buf.set(vectors, keysAt + count * KEY_BYTES);
     await makeDir(dirname(this.path));
+    removeDeadTemps(this.path); // a process killed while saving left its temporary file
     const temp = `${this.path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
     try {
       await writeFile(temp, buf);

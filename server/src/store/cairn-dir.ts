@@ -30,6 +30,7 @@ import { open } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { GitRepo } from './git.js';
+import { removeDeadTemps } from './dead-temps.js';
 import { makeDirSync } from './make-dir.js';
 import { findLink, openStoreEntry, readStoreEntry } from './safe-fs.js';
 import { derivedStateKey, stateDir } from './state-key.js';
@@ -183,7 +184,7 @@ export class CairnDir {
     if (opts.sealed && !mac) return false;
     const abs = this.path(rel);
     if (!abs) return false;
-    const tmp = `${abs}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+    const tmp = tempFor(abs);
     let fd: number | null = null;
     let fromParts = false;
     try {
@@ -282,7 +283,7 @@ export class CairnDir {
   private writePieces(rel: string, pieces: (Buffer | string)[]): boolean {
     const abs = this.path(rel);
     if (!abs) return false;
-    const tmp = `${abs}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+    const tmp = tempFor(abs);
     try {
       const fd = openSync(tmp, WRITE_NEW, 0o600);
       try {
@@ -309,6 +310,15 @@ export class CairnDir {
       await handle.close();
     }
   }
+}
+
+/**
+ * The temporary name a write of `abs` goes through. The first time in a process, the temporary
+ * files of `abs` left by dead processes (killed mid-write: a startup cache is megabytes) go first.
+ */
+function tempFor(abs: string): string {
+  removeDeadTemps(abs);
+  return `${abs}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
 }
 
 const trackedMemo = new Map<string, { head: string; tracked: string | null }>();

@@ -29,6 +29,8 @@ const DEFAULT_STALE_MS = 10 * 60_000;
 const HEARTBEAT_MS = 60_000;
 /** An empty or unparseable lock older than this is stale (new locks are never empty). */
 const UNREADABLE_STALE_MS = 5_000;
+/** A steal marker whose holder cannot be told dead is cleared after this long (it lives milliseconds). */
+const STEAL_STALE_MS = 30_000;
 
 /** What the caller of withFileLock learns about the acquisition. */
 export interface Acquired {
@@ -167,13 +169,20 @@ async function removeIfStale(lockPath: string, staleMs: number): Promise<boolean
   if (seen === null) return true; // released between our attempt and now
   if (!isStale(seen.owner, seen.mtimeMs, staleMs)) return false;
   const stealPath = lockPath + '.steal';
+  const me: LockOwner = { pid: process.pid, hostname: os.hostname(), time: new Date().toISOString() };
   try {
-    await fsp.writeFile(stealPath, String(process.pid), { flag: 'wx' });
+    await fsp.writeFile(stealPath, JSON.stringify(me) + '\n', { flag: 'wx' });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    // Someone else is stealing; clear their marker only if they died doing it (it lives milliseconds).
-    const st = await fsp.stat(stealPath).catch(() => null);
-    if (st && Date.now() - st.mtimeMs > 30_000) await fsp.rm(stealPath, { force: true });
+    // Someone else is stealing; clear their marker only if they died doing it (it lives
+    // milliseconds): at once when it names a dead process on this host, as for the lock itself.
+    const marker = await readLockFile(stealPath).catch(() => null);
+    if (marker && isStale(marker.owner, marker.mtimeMs, STEAL_STALE_MS)) {
+      const again = await readLockFile(stealPath).catch(() => null);
+      if (again?.raw === marker.raw && again.mtimeMs === marker.mtimeMs) {
+        await fsp.rm(stealPath, { force: true });
+      }
+    }
     return false;
   }
   try {

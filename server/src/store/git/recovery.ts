@@ -6,6 +6,7 @@
 // recovered by the next one.
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
+import { isDead } from '../dead-temps.js';
 import type { History } from './history.js';
 import { GitIndex, IndexLock, type IndexUpdate } from './index-file.js';
 import { applyRefChange, journalLocks, type Journal, type RefChange } from './journal.js';
@@ -189,16 +190,6 @@ export async function sweepTemps(gitdir: string, dirs: string[]): Promise<number
     if (/^[0-9a-f]{2}$/.test(fan)) await sweep(path.join(objects, fan), TEMP_OBJECT);
   }
   return count;
-}
-
-function isDead(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ESRCH';
-  }
 }
 
 function shortRef(ref: string): string {

@@ -1,0 +1,37 @@
+// Temporary files of writers that died mid-write (kill -9 while a cache or an index file was being
+// written): named `<file>.<pid>.<random>.tmp` or `<file>.<pid>-<hex>.tmp`, they are garbage once
+// no process with that pid runs. Removed the first time a process writes `<file>` itself.
+import { readdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+
+/** True when no process `pid` runs on this host (a pid of ours or a bad number: false). */
+export function isDead(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+/** Files whose dead writers' temporary files this process has removed (once per file is enough). */
+const swept = new Set<string>();
+
+/** Removes the temporary files of `file` left by dead processes; once per file and process. */
+export function removeDeadTemps(file: string): void {
+  if (swept.has(file)) return;
+  swept.add(file);
+  const dir = path.dirname(file);
+  const prefix = `${path.basename(file)}.`;
+  let names: string[] = [];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return; // unreadable: nothing to sweep
+  }
+  for (const name of names) {
+    const m = name.startsWith(prefix) ? /^(\d+)[.-][0-9a-z]+\.tmp$/.exec(name.slice(prefix.length)) : null;
+    if (m && isDead(Number(m[1]))) rmSync(path.join(dir, name), { force: true });
+  }
+}
