@@ -28,7 +28,7 @@ describe('checkStore', () => {
     const r = await checkStore(await ctxFor(root), { format: 'text' });
     const lines = r.output.trim().split('\n');
     expect(lines).toContain(
-      'MEMORY.md:1:3: error ref/unknown unknown memory "gone": fix the id or create memories/gone.md',
+      'MEMORY.md:1:3: error ref/unknown unknown memory "gone": no memory or candidate has this id (never stored, or forgotten); fix or remove the link, or create memories/gone.md',
     );
     expect(lines.some((l) => /^memories\/c\.md:7:1: (error|warning) injection\//.test(l))).toBe(true);
     expect(lines[lines.length - 1]).toMatch(/^cairn check: \d+ error\(s\)/);

@@ -221,7 +221,14 @@ export const forgetCommand: Command = {
   options: { why: { type: 'string' } },
   async run(args, io, open) {
     const [id] = positionals(args, this.usage, 1);
-    printEdit(io, args.json, await forget(await open(), id, reason(args, 'why')), `forgot ${id}`);
+    const r = await forget(await open(), id, reason(args, 'why'));
+    const linked = r.stillLinked?.map((l) => `${l.path}:${l.line}`).join(', ');
+    printEdit(io, args.json, r, `forgot ${id}`);
+    if (linked && !args.json)
+      writeLine(
+        io,
+        `note: ${linked} still link [[${id}]]: remove the link (cairn check reports it; cairn refresh rewrites the generated index)`,
+      );
     return EXIT.OK;
   },
 };

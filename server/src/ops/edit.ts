@@ -1,6 +1,6 @@
 // Changes to active memories: supersede, correct, feedback, forget. Each is one commit on main.
 import { CairnError } from '../core/errors.js';
-import { parseMemory, updateFrontMatter, updateSections } from '../core/format/index.js';
+import { extractRefs, parseMemory, updateFrontMatter, updateSections } from '../core/format/index.js';
 import { assertSafeId, LIMITS, REASON_MAX, writableText } from '../core/payload.js';
 import { routeWrite } from '../core/policy.js';
 import { idOf, supersedeCycle } from '../core/rules/index.js';
@@ -26,6 +26,8 @@ export interface EditResult {
   redacted?: { field: string; code: string }[];
   /** Set when the write went to a branch that is not checked out (see branchNote). */
   note?: string;
+  /** forget: MEMORY.md lines that still link the forgotten memory (`cairn check` reports them). */
+  stillLinked?: { path: string; line: number }[];
 }
 
 /** Adds the branch note (a write to main while another branch is checked out) to a result. */
@@ -238,6 +240,12 @@ export async function forget(ctx: OpContext, id: string, why?: string): Promise<
       author: authorFor(ctx),
       message: formatCommitMessage({ action: 'forget', id, details: why, origin: 'human' }),
     });
+    // MEMORY.md is a person's text, left as it is; its links to the memory now dangle (the
+    // template's MEMORY.md links its sample memory): say where, rather than leave `cairn check` to.
+    const index = (await store.repo.readText(commit, repoPath(store, 'MEMORY.md'))) ?? '';
+    const stillLinked = extractRefs(index)
+      .filter((r) => r.id === id)
+      .map((r) => ({ path: 'MEMORY.md', line: r.range.start.line + 1 }));
     return {
       id,
       action: 'forget' as const,
@@ -245,6 +253,7 @@ export async function forget(ctx: OpContext, id: string, why?: string): Promise<
       branch: store.config.mainBranch,
       staged: false,
       ...(cleanWhy?.redacted.length ? { redacted: cleanWhy.redacted } : {}),
+      ...(stillLinked.length ? { stillLinked } : {}),
     };
   });
   await audit(ctx, 'forget', id);

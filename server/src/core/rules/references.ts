@@ -18,7 +18,7 @@ export function referenceProblems(doc: ParsedMemory, ws: WorkspaceView): Problem
         code: 'ref/unknown',
         severity: 'error',
         range: ref.range,
-        message: `unknown memory "${ref.id}": fix the id or create memories/${ref.id}.md`,
+        message: `unknown memory "${ref.id}": no memory or candidate has this id (never stored, or forgotten); fix or remove the link, or create memories/${ref.id}.md`,
       });
       continue;
     }
