@@ -1,5 +1,6 @@
-// knowledge_graph: facts as triples in memory front matter. Adding goes through governance
-// (storeMemory), so a fact may land as a candidate; closing edits front matter in one commit on main.
+// knowledge_graph: facts as triples in memory front matter. Adding and closing go through governance:
+// a fact may land as a candidate, and an agent's change of a memory a person last wrote always does
+// (lastWrittenByPerson, the rule memory_store's updates follow).
 import { commitRouted } from './commit-routed.js';
 import { CairnError } from '../core/errors.js';
 import { closeWrittenTriples, updateFrontMatter, writtenTriples } from '../core/format/index.js';
@@ -20,7 +21,14 @@ import type { MemoryStatus, Origin, Triple } from '../core/types.js';
 import { memoryPath, repoPath } from '../store/store.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
 import { loadMemories, readMainMemory, requireMainTip } from './read.js';
-import { storeMemory, type RedactedSecret, type StoreResult } from './store-memory.js';
+import {
+  keepPersonsProposal,
+  lastWrittenByPerson,
+  PERSONS_MEMORY_REVIEW,
+  storeMemory,
+  type RedactedSecret,
+  type StoreResult,
+} from './store-memory.js';
 import { withheldTriples, type WithheldTriples } from './withhold.js';
 import { injectionDetector } from '../store/injection-model.js';
 
@@ -96,7 +104,8 @@ export async function addFact(ctx: OpContext, input: AddFactInput): Promise<Stor
 
 /**
  * Adds one triple to an existing memory's front matter, routed like any agent write: a flagged,
- * low-confidence or background fact lands on `candidate/<id>` for review instead of main.
+ * low-confidence or background fact, and any fact added to a memory a person last wrote (or one no
+ * commit claims), lands on `candidate/<id>` for review instead of main.
  * (storeMemory would see the restated memory as unchanged: its sameness check ignores front matter.)
  */
 async function addFactToMemory(
@@ -131,7 +140,9 @@ async function addFactToMemory(
       confidence: input.confidence,
       flaggedBy: flagged,
       governance: store.config.governance,
+      alwaysReview: (await lastWrittenByPerson(store, tip, id)) ? PERSONS_MEMORY_REVIEW : undefined,
     });
+    if (decision.route === 'candidate') await keepPersonsProposal(store, tip, id);
     const base = {
       staged: decision.route === 'candidate',
       dropped: decision.route === 'dropped',
@@ -198,19 +209,43 @@ export interface CloseFactInput {
   sessionId?: string;
 }
 
-export interface CloseResult {
-  closed: Fact[];
-  until: string;
+/** Facts an agent's close did not close on main: their memory's change awaits a person's review. */
+export interface ProposedClose {
+  memoryId: string;
+  /** The facts as the proposal closes them (`until` set); main still holds them open. */
+  facts: Fact[];
+  branch: string;
   commit: string;
+  /** Why it is a candidate (a person last wrote the memory, commitMode manual, ...). */
+  reason: string;
+  /** The command a person runs to accept it (or merge `branch`). */
+  accept: string;
 }
 
-/** Sets `until` on the current fact(s) with this subject and predicate: one commit on main. */
+export interface CloseResult {
+  /** The facts closed on main. */
+  closed: Fact[];
+  until: string;
+  /** Main's commit, or null when no fact was closed on main. */
+  commit: string | null;
+  /** One candidate per memory whose change is reviewed (an agent's close of a person's memory). */
+  proposed: ProposedClose[];
+}
+
+/**
+ * Sets `until` on the current fact(s) with this subject and predicate. Each memory holding them is
+ * routed on its own: the memories that go to main change in one commit; an agent's change of a
+ * memory a person last wrote (or one no commit claims) is a candidate `candidate/<id>`, as an
+ * update through memory_store is, and so is every agent change under `commitMode: manual`.
+ */
 export async function closeFact(ctx: OpContext, input: CloseFactInput): Promise<CloseResult> {
   requireDate(input.until, 'until');
   const { memoryId } = input;
   if (memoryId !== undefined) assertSafeId(memoryId, 'memoryId');
   const until = input.until ?? isoNow(ctx);
   const { store } = ctx;
+  const agentWrite = input.agentName !== undefined;
+  const origin: Origin = agentWrite ? 'conversation' : 'human';
   return store.repo.withLock(async () => {
     const tip = await requireMainTip(store);
     if (memoryId !== undefined && !(await readMainMemory(store, memoryId, tip)))
@@ -235,41 +270,89 @@ export async function closeFact(ctx: OpContext, input: CloseFactInput): Promise<
         { field: memoryId === undefined ? 'subject' : 'memoryId' },
       );
     }
-    const changes = [];
-    for (const id of new Set(current.map((f) => f.memoryId))) {
-      const text = (await store.repo.readText(tip, repoPath(store, memoryPath(id))))!;
-      const indexes = current.filter((f) => f.memoryId === id).map((f) => f.index);
-      const triples = closeWrittenTriples(writtenTriples(text) ?? [], indexes, until);
-      changes.push({
-        path: repoPath(store, memoryPath(id)),
-        content: updateFrontMatter(text, { triples, updated: isoNow(ctx) }),
-      });
-    }
-    const first = current[0];
-    const commit = await store.repo.commit({
-      branch: store.config.mainBranch,
-      expectedTip: tip,
-      changes,
-      author: authorFor(ctx, input.agentName),
-      message: formatCommitMessage({
-        action: 'update',
-        id: first.memoryId,
-        summary: `close fact: ${first.subject} ${first.predicate} ${first.object} until ${until}`,
-        agent: input.agentName,
-        session: input.sessionId,
-        origin: input.agentName ? 'conversation' : 'human',
-        extra: { 'Memory-Fact-Closed': `${first.subject} | ${first.predicate} | ${until}` },
-      }),
-    });
     // The answer goes to an agent: a withheld fact is closed, but its object is not read back.
-    const closed = current.map((f) => ({
+    const answered = (f: Fact): Fact => ({
       ...f,
       until,
       ...(withheld.keys.has(`${f.memoryId}#${f.index}`)
         ? { object: '[withheld by Cairn: flagged by its scanner]' }
         : {}),
-    }));
-    return { closed, until, commit };
+    });
+    type Change = { id: string; facts: Fact[]; change: { path: string; content: string } };
+    const onMain: Change[] = [];
+    const reviewed: (Change & { reason: string })[] = [];
+    for (const id of new Set(current.map((f) => f.memoryId))) {
+      const text = (await store.repo.readText(tip, repoPath(store, memoryPath(id))))!;
+      const facts = current.filter((f) => f.memoryId === id);
+      const triples = closeWrittenTriples(
+        writtenTriples(text) ?? [],
+        facts.map((f) => f.index),
+        until,
+      );
+      const change = {
+        path: repoPath(store, memoryPath(id)),
+        content: updateFrontMatter(text, { triples, updated: isoNow(ctx) }),
+      };
+      const decision = routeWrite({
+        origin,
+        flaggedBy: [],
+        governance: store.config.governance,
+        alwaysReview:
+          agentWrite && (await lastWrittenByPerson(store, tip, id)) ? PERSONS_MEMORY_REVIEW : undefined,
+      });
+      if (decision.route === 'active') onMain.push({ id, facts, change });
+      else {
+        if (agentWrite) await keepPersonsProposal(store, tip, id);
+        reviewed.push({ id, facts, change, reason: decision.reason });
+      }
+    }
+    const message = (id: string, f: Fact, route: 'active' | 'candidate', reason?: string) =>
+      formatCommitMessage({
+        action: 'update',
+        id,
+        summary: `close fact: ${f.subject} ${f.predicate} ${f.object} until ${until}`,
+        details: reason ? `Candidate: ${reason}.` : undefined,
+        agent: input.agentName,
+        session: input.sessionId,
+        origin,
+        extra: {
+          ...(route === 'candidate' || agentWrite ? { 'Memory-Route': route } : {}),
+          'Memory-Fact-Closed': `${f.subject} | ${f.predicate} | ${until}`,
+        },
+      });
+    let base = tip;
+    let commit: string | null = null;
+    if (onMain.length) {
+      commit = await store.repo.commit({
+        branch: store.config.mainBranch,
+        expectedTip: tip,
+        changes: onMain.map((m) => m.change),
+        author: authorFor(ctx, input.agentName),
+        message: message(onMain[0].id, onMain[0].facts[0], 'active'),
+      });
+      base = commit;
+    }
+    const proposed: ProposedClose[] = [];
+    for (const r of reviewed) {
+      // On top of main as it now is: the proposal's diff is this memory's change alone.
+      const routed = await commitRouted(store, {
+        route: 'candidate',
+        id: r.id,
+        tip: base,
+        changes: [r.change],
+        message: message(r.id, r.facts[0], 'candidate', r.reason),
+        author: authorFor(ctx, input.agentName),
+      });
+      proposed.push({
+        memoryId: r.id,
+        facts: r.facts.map(answered),
+        branch: routed.branch,
+        commit: routed.commit,
+        reason: r.reason,
+        accept: `cairn accept ${r.id}`,
+      });
+    }
+    return { closed: onMain.flatMap((m) => m.facts.map(answered)), until, commit, proposed };
   });
 }
 
