@@ -2,7 +2,7 @@
 // a memory a person last wrote (or one no commit claims) is a candidate for review, as memory_store's
 // update is (docs/governance.md, "Routing a write"); an agent's own memory is changed on main.
 // The real `cairn mcp` over stdio with the SDK's client; the person's commits are real git commits.
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cairn } from '../helpers/store.js';
@@ -169,5 +169,33 @@ describe('cairn mcp: knowledge_graph changes of a person memory are reviewed', (
     expect(mainFile(store, 'deploys')).toBe(before);
     expect(mainFile(store, agentId)).toMatch(/until: 2026-12-01/);
     expect(r.json.message).toMatch(/cairn accept deploys/);
+  });
+
+  // Fails before: close committed to main without asking the policy, so `commitMode: manual`
+  // ("every agent write is reviewed") did not hold for it, even on the agent's own memory.
+  it("under commitMode manual, close of the agent's own memory is a candidate too", async () => {
+    const own = await call(conn.client, 'knowledge_graph', {
+      operation: 'add',
+      subject: 'Eve',
+      predicate: 'reviews',
+      object: 'infra',
+    });
+    expect(own.json.metadata.status).toBe('active');
+    const id = own.json.metadata.topic_id;
+    const yaml = path.join(store, 'cairn.yaml');
+    await writeFile(yaml, (await readFile(yaml, 'utf8')).replace(/commitMode: \w+/, 'commitMode: manual'));
+    personGit(store, 'commit', '-qam', 'review every agent write');
+    const head = personGit(store, 'rev-parse', 'main');
+    const r = await call(conn.client, 'knowledge_graph', {
+      operation: 'close',
+      subject: 'Eve',
+      predicate: 'reviews',
+      until: '2026-12-01',
+    });
+    expect(r.json.closed).toEqual([]);
+    expect(r.json.proposed).toEqual([
+      expect.objectContaining({ memoryId: id, reason: expect.stringMatching(/commitMode is manual/) }),
+    ]);
+    expect(personGit(store, 'rev-parse', 'main')).toBe(head);
   });
 });
