@@ -198,4 +198,27 @@ describe('cairn mcp: knowledge_graph changes of a person memory are reviewed', (
     ]);
     expect(personGit(store, 'rev-parse', 'main')).toBe(head);
   });
+
+  // Fails before this change (with the routing fixed): each proposal for the memory replaced the
+  // branch with main's text plus its own change, so the first fact proposed was silently dropped.
+  it("a second change of a person's memory builds on the proposal awaiting review", async () => {
+    await personWrites(store, 'owners', ['[Finn, owns, search]', '[Gail, owns, ci]']);
+    const fact = { operation: 'add', predicate: 'owns', memoryId: 'owners' };
+    await call(conn.client, 'knowledge_graph', { ...fact, subject: 'Hal', object: 'docs' });
+    await call(conn.client, 'knowledge_graph', { ...fact, subject: 'Ivy', object: 'infra' });
+    const close = await call(conn.client, 'knowledge_graph', {
+      operation: 'close',
+      subject: 'Finn',
+      predicate: 'owns',
+      memoryId: 'owners',
+      until: '2026-12-01',
+    });
+    expect(close.json.proposed).toEqual([expect.objectContaining({ branch: 'candidate/owners' })]);
+    const proposal = personGit(store, 'show', 'candidate/owners:memories/owners.md');
+    expect(proposal).toContain('[Hal, owns, docs]');
+    expect(proposal).toContain('[Ivy, owns, infra]');
+    expect(proposal).toMatch(/Finn, p: owns, o: search, until: 2026-12-01|Finn.*until: 2026-12-01/);
+    // Still one commit on top of main: the branch is the proposal.
+    expect(personGit(store, 'rev-list', '--count', 'main..candidate/owners').trim()).toBe('1');
+  });
 });

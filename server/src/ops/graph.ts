@@ -3,7 +3,7 @@
 // (lastWrittenByPerson, the rule memory_store's updates follow).
 import { commitRouted } from './commit-routed.js';
 import { CairnError } from '../core/errors.js';
-import { closeWrittenTriples, updateFrontMatter, writtenTriples } from '../core/format/index.js';
+import { closeWrittenTriples, parseMemory, updateFrontMatter, writtenTriples } from '../core/format/index.js';
 import {
   dateValue,
   queryFacts,
@@ -18,9 +18,9 @@ import { routeWrite } from '../core/policy.js';
 import { isFlagged, redactSecrets, scanText } from '../core/scan/index.js';
 import { formatCommitMessage } from '../core/trailers.js';
 import type { MemoryStatus, Origin, Triple } from '../core/types.js';
-import { memoryPath, repoPath } from '../store/store.js';
+import { memoryPath, repoPath, type Store } from '../store/store.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
-import { loadMemories, readMainMemory, requireMainTip } from './read.js';
+import { CANDIDATE_PREFIX, loadMemories, openCandidates, readMainMemory, requireMainTip } from './read.js';
 import {
   keepPersonsProposal,
   lastWrittenByPerson,
@@ -126,11 +126,7 @@ async function addFactToMemory(
       throw new CairnError('NOT_FOUND', `memoryId: no memory "${id}" on the main branch`, {
         field: 'memoryId',
       });
-    // The list as written plus the new fact: an item not read as a fact, or a fact's own keys, stay.
-    const written = writtenTriples(text);
-    if (written === null) throw notAList(id);
-    const triples = [...written, tripleToYaml(triple)];
-    const updated = updateFrontMatter(text, { triples, updated: isoNow(ctx) });
+    if (writtenTriples(text) === null) throw notAList(id);
     const findings = scanText(`${triple.s} ${triple.p} ${triple.o}`, {
       detector: injectionDetector(store.config),
     });
@@ -143,6 +139,13 @@ async function addFactToMemory(
       alwaysReview: (await lastWrittenByPerson(store, tip, id)) ? PERSONS_MEMORY_REVIEW : undefined,
     });
     if (decision.route === 'candidate') await keepPersonsProposal(store, tip, id);
+    // A proposal builds on the one for this memory awaiting review, if any: a second fact keeps the first.
+    const from = decision.route === 'candidate' ? await proposalBase(store, tip, id, text) : text;
+    // The list as written plus the new fact: an item not read as a fact, or a fact's own keys, stay.
+    const written = writtenTriples(from);
+    if (written === null) throw notAList(id);
+    const triples = [...written, tripleToYaml(triple)];
+    const updated = updateFrontMatter(from, { triples, updated: isoNow(ctx) });
     const base = {
       staged: decision.route === 'candidate',
       dropped: decision.route === 'dropped',
@@ -194,6 +197,22 @@ async function addFactToMemory(
       },
     };
   });
+}
+
+/**
+ * The text an agent's new proposal for memory `id` starts from. A proposal for it that awaits review
+ * (in this clone, not rejected, and made from main's file as it is now) already changes it: the new
+ * one (which replaces the branch) carries that change forward, so a second fact added to, or closed
+ * in, a person's memory does not drop the first. Else main's text, as any new proposal.
+ */
+async function proposalBase(store: Store, tip: string, id: string, mainText: string): Promise<string> {
+  const branch = `${CANDIDATE_PREFIX}${id}`;
+  const open = (await openCandidates(store, tip)).find((c) => c.branch === branch);
+  if (!open) return mainText;
+  const file = repoPath(store, memoryPath(id));
+  const base = await store.repo.mergeBase(open.tip, tip);
+  if (!base || (await store.repo.readText(base, file)) !== mainText) return mainText;
+  return (await store.repo.readText(open.tip, file)) ?? mainText;
 }
 
 export interface CloseFactInput {
@@ -281,18 +300,16 @@ export async function closeFact(ctx: OpContext, input: CloseFactInput): Promise<
     type Change = { id: string; facts: Fact[]; change: { path: string; content: string } };
     const onMain: Change[] = [];
     const reviewed: (Change & { reason: string })[] = [];
+    const closing = (id: string, text: string, indexes: number[]) => ({
+      path: repoPath(store, memoryPath(id)),
+      content: updateFrontMatter(text, {
+        triples: closeWrittenTriples(writtenTriples(text) ?? [], indexes, until),
+        updated: isoNow(ctx),
+      }),
+    });
     for (const id of new Set(current.map((f) => f.memoryId))) {
       const text = (await store.repo.readText(tip, repoPath(store, memoryPath(id))))!;
       const facts = current.filter((f) => f.memoryId === id);
-      const triples = closeWrittenTriples(
-        writtenTriples(text) ?? [],
-        facts.map((f) => f.index),
-        until,
-      );
-      const change = {
-        path: repoPath(store, memoryPath(id)),
-        content: updateFrontMatter(text, { triples, updated: isoNow(ctx) }),
-      };
       const decision = routeWrite({
         origin,
         flaggedBy: [],
@@ -300,11 +317,46 @@ export async function closeFact(ctx: OpContext, input: CloseFactInput): Promise<
         alwaysReview:
           agentWrite && (await lastWrittenByPerson(store, tip, id)) ? PERSONS_MEMORY_REVIEW : undefined,
       });
-      if (decision.route === 'active') onMain.push({ id, facts, change });
-      else {
-        if (agentWrite) await keepPersonsProposal(store, tip, id);
-        reviewed.push({ id, facts, change, reason: decision.reason });
+      if (decision.route === 'active') {
+        onMain.push({
+          id,
+          facts,
+          change: closing(
+            id,
+            text,
+            facts.map((f) => f.index),
+          ),
+        });
+        continue;
       }
+      if (agentWrite) await keepPersonsProposal(store, tip, id);
+      // Built on the proposal for this memory awaiting review, if it still holds these facts open.
+      const from = await proposalBase(store, tip, id, text);
+      const there =
+        from === text
+          ? []
+          : queryFacts(
+              [
+                {
+                  memoryId: id,
+                  status: 'active',
+                  triples: parseMemory(from, { path: memoryPath(id) }).frontMatter.triples,
+                },
+              ],
+              { subject: input.subject, predicate: input.predicate, object: input.object, asOf: until },
+            );
+      const change = there.length
+        ? closing(
+            id,
+            from,
+            there.map((f) => f.index),
+          )
+        : closing(
+            id,
+            text,
+            facts.map((f) => f.index),
+          );
+      reviewed.push({ id, facts, change, reason: decision.reason });
     }
     const message = (id: string, f: Fact, route: 'active' | 'candidate', reason?: string) =>
       formatCommitMessage({
