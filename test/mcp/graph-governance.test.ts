@@ -206,6 +206,10 @@ describe('cairn mcp: knowledge_graph changes of a person memory are reviewed', (
     const fact = { operation: 'add', predicate: 'owns', memoryId: 'owners' };
     await call(conn.client, 'knowledge_graph', { ...fact, subject: 'Hal', object: 'docs' });
     await call(conn.client, 'knowledge_graph', { ...fact, subject: 'Ivy', object: 'infra' });
+    const proposed = personGit(store, 'rev-parse', 'candidate/owners');
+    const again = await call(conn.client, 'knowledge_graph', { ...fact, subject: 'Hal', object: 'docs' });
+    expect(again.json).toMatchObject({ unchanged: true, metadata: { branch: 'candidate/owners' } });
+    expect(personGit(store, 'rev-parse', 'candidate/owners')).toBe(proposed);
     const close = await call(conn.client, 'knowledge_graph', {
       operation: 'close',
       subject: 'Finn',

@@ -162,6 +162,19 @@ async function addFactToMemory(
         metadata: { topic_id: id, status: 'dropped', action: null, path, branch: null, commit: null },
       };
     }
+    // The same fact proposed again changes nothing: the proposal awaiting review already holds it.
+    const same = JSON.stringify(tripleToYaml(triple));
+    if (from !== text && written.some((item) => JSON.stringify(item) === same)) {
+      const branch = `${CANDIDATE_PREFIX}${id}`;
+      return {
+        ...base,
+        staged: false,
+        unchanged: true,
+        success: true,
+        reason: `the same fact already awaits review on ${branch}`,
+        metadata: { topic_id: id, status: 'candidate', action: null, path, branch, commit: null },
+      };
+    }
     const message = formatCommitMessage({
       action: 'update',
       id,
