@@ -213,7 +213,13 @@ describe('cairn mcp: append, graph, session memory', () => {
       memoryId: 'hand-facts',
       confidence: 0.9,
     });
-    expect(add.json).toMatchObject({ success: true });
+    // A person wrote the memory: the agent's change is a candidate (test/mcp/graph-governance.test.ts).
+    expect(add.json).toMatchObject({ success: true, metadata: { status: 'candidate' } });
+    const proposal = () => personGit(store, 'show', 'candidate/hand-facts:memories/hand-facts.md');
+    const added = proposal();
+    expect(added.startsWith(hand.slice(0, hand.indexOf('  - [half, written]')))).toBe(true);
+    expect(added).toContain('  - [half, written]\n  - [data-team, on-call, weekdays]\n');
+    expect(added.endsWith('---\nKept by hand.\n')).toBe(true);
     const close = await call(conn.client, 'knowledge_graph', {
       operation: 'close',
       subject: 'data-team',
@@ -221,13 +227,15 @@ describe('cairn mcp: append, graph, session memory', () => {
       until: '2026-10-01',
       memoryId: 'hand-facts',
     });
-    expect(close.json.closed).toHaveLength(1);
-    const out = await readFile(file, 'utf8');
+    expect(close.json.closed).toHaveLength(0);
+    expect(close.json.proposed).toHaveLength(1);
+    expect(await readFile(file, 'utf8')).toBe(hand);
+    const out = proposal();
     expect(out.startsWith(hand.slice(0, hand.indexOf('  - {s: data-team')))).toBe(true);
     expect(out.endsWith('---\nKept by hand.\n')).toBe(true);
     expect(out).toContain(
       '  - {s: data-team, p: owns, o: warehouse, note: see ADR-7, until: 2026-10-01}\n' +
-        '  - [half, written]\n  - [data-team, on-call, weekdays]\n',
+        '  - [half, written]\n',
     );
   });
 

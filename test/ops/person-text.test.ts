@@ -139,9 +139,11 @@ describe('the knowledge graph changes only the fact it means', () => {
   }
 
   it('adding a fact keeps a fact with keys of its own and an unfinished one', async () => {
-    const { ctx, file } = await withFacts();
+    const { ctx, dir, file } = await withFacts();
     await addFact(ctx, { subject: 'app', predicate: 'runs-on', object: 'linux', memoryId: 'redis-cache' });
-    const out = readFileSync(file, 'utf8');
+    // A person wrote it: the agent's fact is proposed (test/mcp/graph-governance.test.ts), main keeps FACTS.
+    expect(readFileSync(file, 'utf8')).toBe(FACTS);
+    const out = git(dir, 'show', 'candidate/redis-cache:memories/redis-cache.md');
     expect(out).toContain(
       FACTS.slice(FACTS.indexOf('triples:'), FACTS.indexOf('---\nBody')).replace(
         '# to finish\n',

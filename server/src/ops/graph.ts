@@ -1,8 +1,9 @@
-// knowledge_graph: facts as triples in memory front matter. Adding goes through governance
-// (storeMemory), so a fact may land as a candidate; closing edits front matter in one commit on main.
+// knowledge_graph: facts as triples in memory front matter. Adding and closing go through governance:
+// a fact may land as a candidate, and an agent's change of a memory a person last wrote always does
+// (lastWrittenByPerson, the rule memory_store's updates follow).
 import { commitRouted } from './commit-routed.js';
 import { CairnError } from '../core/errors.js';
-import { closeWrittenTriples, updateFrontMatter, writtenTriples } from '../core/format/index.js';
+import { closeWrittenTriples, parseMemory, updateFrontMatter, writtenTriples } from '../core/format/index.js';
 import {
   dateValue,
   queryFacts,
@@ -17,10 +18,17 @@ import { routeWrite } from '../core/policy.js';
 import { isFlagged, redactSecrets, scanText } from '../core/scan/index.js';
 import { formatCommitMessage } from '../core/trailers.js';
 import type { MemoryStatus, Origin, Triple } from '../core/types.js';
-import { memoryPath, repoPath } from '../store/store.js';
+import { memoryPath, repoPath, type Store } from '../store/store.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
-import { loadMemories, readMainMemory, requireMainTip } from './read.js';
-import { storeMemory, type RedactedSecret, type StoreResult } from './store-memory.js';
+import { CANDIDATE_PREFIX, loadMemories, openCandidates, readMainMemory, requireMainTip } from './read.js';
+import {
+  keepPersonsProposal,
+  lastWrittenByPerson,
+  PERSONS_MEMORY_REVIEW,
+  storeMemory,
+  type RedactedSecret,
+  type StoreResult,
+} from './store-memory.js';
 import { withheldTriples, type WithheldTriples } from './withhold.js';
 import { injectionDetector } from '../store/injection-model.js';
 
@@ -96,7 +104,8 @@ export async function addFact(ctx: OpContext, input: AddFactInput): Promise<Stor
 
 /**
  * Adds one triple to an existing memory's front matter, routed like any agent write: a flagged,
- * low-confidence or background fact lands on `candidate/<id>` for review instead of main.
+ * low-confidence or background fact, and any fact added to a memory a person last wrote (or one no
+ * commit claims), lands on `candidate/<id>` for review instead of main.
  * (storeMemory would see the restated memory as unchanged: its sameness check ignores front matter.)
  */
 async function addFactToMemory(
@@ -117,11 +126,7 @@ async function addFactToMemory(
       throw new CairnError('NOT_FOUND', `memoryId: no memory "${id}" on the main branch`, {
         field: 'memoryId',
       });
-    // The list as written plus the new fact: an item not read as a fact, or a fact's own keys, stay.
-    const written = writtenTriples(text);
-    if (written === null) throw notAList(id);
-    const triples = [...written, tripleToYaml(triple)];
-    const updated = updateFrontMatter(text, { triples, updated: isoNow(ctx) });
+    if (writtenTriples(text) === null) throw notAList(id);
     const findings = scanText(`${triple.s} ${triple.p} ${triple.o}`, {
       detector: injectionDetector(store.config),
     });
@@ -131,7 +136,16 @@ async function addFactToMemory(
       confidence: input.confidence,
       flaggedBy: flagged,
       governance: store.config.governance,
+      alwaysReview: (await lastWrittenByPerson(store, tip, id)) ? PERSONS_MEMORY_REVIEW : undefined,
     });
+    if (decision.route === 'candidate') await keepPersonsProposal(store, tip, id);
+    // A proposal builds on the one for this memory awaiting review, if any: a second fact keeps the first.
+    const from = decision.route === 'candidate' ? await proposalBase(store, tip, id, text) : text;
+    // The list as written plus the new fact: an item not read as a fact, or a fact's own keys, stay.
+    const written = writtenTriples(from);
+    if (written === null) throw notAList(id);
+    const triples = [...written, tripleToYaml(triple)];
+    const updated = updateFrontMatter(from, { triples, updated: isoNow(ctx) });
     const base = {
       staged: decision.route === 'candidate',
       dropped: decision.route === 'dropped',
@@ -146,6 +160,19 @@ async function addFactToMemory(
         ...base,
         success: false,
         metadata: { topic_id: id, status: 'dropped', action: null, path, branch: null, commit: null },
+      };
+    }
+    // The same fact proposed again changes nothing: the proposal awaiting review already holds it.
+    const same = JSON.stringify(tripleToYaml(triple));
+    if (from !== text && written.some((item) => JSON.stringify(item) === same)) {
+      const branch = `${CANDIDATE_PREFIX}${id}`;
+      return {
+        ...base,
+        staged: false,
+        unchanged: true,
+        success: true,
+        reason: `the same fact already awaits review on ${branch}`,
+        metadata: { topic_id: id, status: 'candidate', action: null, path, branch, commit: null },
       };
     }
     const message = formatCommitMessage({
@@ -185,6 +212,22 @@ async function addFactToMemory(
   });
 }
 
+/**
+ * The text an agent's new proposal for memory `id` starts from. A proposal for it that awaits review
+ * (in this clone, not rejected, and made from main's file as it is now) already changes it: the new
+ * one (which replaces the branch) carries that change forward, so a second fact added to, or closed
+ * in, a person's memory does not drop the first. Else main's text, as any new proposal.
+ */
+async function proposalBase(store: Store, tip: string, id: string, mainText: string): Promise<string> {
+  const branch = `${CANDIDATE_PREFIX}${id}`;
+  const open = (await openCandidates(store, tip)).find((c) => c.branch === branch);
+  if (!open) return mainText;
+  const file = repoPath(store, memoryPath(id));
+  const base = await store.repo.mergeBase(open.tip, tip);
+  if (!base || (await store.repo.readText(base, file)) !== mainText) return mainText;
+  return (await store.repo.readText(open.tip, file)) ?? mainText;
+}
+
 export interface CloseFactInput {
   subject: string;
   predicate: string;
@@ -198,19 +241,43 @@ export interface CloseFactInput {
   sessionId?: string;
 }
 
-export interface CloseResult {
-  closed: Fact[];
-  until: string;
+/** Facts an agent's close did not close on main: their memory's change awaits a person's review. */
+export interface ProposedClose {
+  memoryId: string;
+  /** The facts as the proposal closes them (`until` set); main still holds them open. */
+  facts: Fact[];
+  branch: string;
   commit: string;
+  /** Why it is a candidate (a person last wrote the memory, commitMode manual, ...). */
+  reason: string;
+  /** The command a person runs to accept it (or merge `branch`). */
+  accept: string;
 }
 
-/** Sets `until` on the current fact(s) with this subject and predicate: one commit on main. */
+export interface CloseResult {
+  /** The facts closed on main. */
+  closed: Fact[];
+  until: string;
+  /** Main's commit, or null when no fact was closed on main. */
+  commit: string | null;
+  /** One candidate per memory whose change is reviewed (an agent's close of a person's memory). */
+  proposed: ProposedClose[];
+}
+
+/**
+ * Sets `until` on the current fact(s) with this subject and predicate. Each memory holding them is
+ * routed on its own: the memories that go to main change in one commit; an agent's change of a
+ * memory a person last wrote (or one no commit claims) is a candidate `candidate/<id>`, as an
+ * update through memory_store is, and so is every agent change under `commitMode: manual`.
+ */
 export async function closeFact(ctx: OpContext, input: CloseFactInput): Promise<CloseResult> {
   requireDate(input.until, 'until');
   const { memoryId } = input;
   if (memoryId !== undefined) assertSafeId(memoryId, 'memoryId');
   const until = input.until ?? isoNow(ctx);
   const { store } = ctx;
+  const agentWrite = input.agentName !== undefined;
+  const origin: Origin = agentWrite ? 'conversation' : 'human';
   return store.repo.withLock(async () => {
     const tip = await requireMainTip(store);
     if (memoryId !== undefined && !(await readMainMemory(store, memoryId, tip)))
@@ -235,41 +302,122 @@ export async function closeFact(ctx: OpContext, input: CloseFactInput): Promise<
         { field: memoryId === undefined ? 'subject' : 'memoryId' },
       );
     }
-    const changes = [];
-    for (const id of new Set(current.map((f) => f.memoryId))) {
-      const text = (await store.repo.readText(tip, repoPath(store, memoryPath(id))))!;
-      const indexes = current.filter((f) => f.memoryId === id).map((f) => f.index);
-      const triples = closeWrittenTriples(writtenTriples(text) ?? [], indexes, until);
-      changes.push({
-        path: repoPath(store, memoryPath(id)),
-        content: updateFrontMatter(text, { triples, updated: isoNow(ctx) }),
-      });
-    }
-    const first = current[0];
-    const commit = await store.repo.commit({
-      branch: store.config.mainBranch,
-      expectedTip: tip,
-      changes,
-      author: authorFor(ctx, input.agentName),
-      message: formatCommitMessage({
-        action: 'update',
-        id: first.memoryId,
-        summary: `close fact: ${first.subject} ${first.predicate} ${first.object} until ${until}`,
-        agent: input.agentName,
-        session: input.sessionId,
-        origin: input.agentName ? 'conversation' : 'human',
-        extra: { 'Memory-Fact-Closed': `${first.subject} | ${first.predicate} | ${until}` },
-      }),
-    });
     // The answer goes to an agent: a withheld fact is closed, but its object is not read back.
-    const closed = current.map((f) => ({
+    const answered = (f: Fact): Fact => ({
       ...f,
       until,
       ...(withheld.keys.has(`${f.memoryId}#${f.index}`)
         ? { object: '[withheld by Cairn: flagged by its scanner]' }
         : {}),
-    }));
-    return { closed, until, commit };
+    });
+    type Change = { id: string; facts: Fact[]; change: { path: string; content: string } };
+    const onMain: Change[] = [];
+    const reviewed: (Change & { reason: string })[] = [];
+    const closing = (id: string, text: string, indexes: number[]) => ({
+      path: repoPath(store, memoryPath(id)),
+      content: updateFrontMatter(text, {
+        triples: closeWrittenTriples(writtenTriples(text) ?? [], indexes, until),
+        updated: isoNow(ctx),
+      }),
+    });
+    for (const id of new Set(current.map((f) => f.memoryId))) {
+      const text = (await store.repo.readText(tip, repoPath(store, memoryPath(id))))!;
+      const facts = current.filter((f) => f.memoryId === id);
+      const decision = routeWrite({
+        origin,
+        flaggedBy: [],
+        governance: store.config.governance,
+        alwaysReview:
+          agentWrite && (await lastWrittenByPerson(store, tip, id)) ? PERSONS_MEMORY_REVIEW : undefined,
+      });
+      if (decision.route === 'active') {
+        onMain.push({
+          id,
+          facts,
+          change: closing(
+            id,
+            text,
+            facts.map((f) => f.index),
+          ),
+        });
+        continue;
+      }
+      if (agentWrite) await keepPersonsProposal(store, tip, id);
+      // Built on the proposal for this memory awaiting review, if it still holds these facts open.
+      const from = await proposalBase(store, tip, id, text);
+      const there =
+        from === text
+          ? []
+          : queryFacts(
+              [
+                {
+                  memoryId: id,
+                  status: 'active',
+                  triples: parseMemory(from, { path: memoryPath(id) }).frontMatter.triples,
+                },
+              ],
+              { subject: input.subject, predicate: input.predicate, object: input.object, asOf: until },
+            );
+      const change = there.length
+        ? closing(
+            id,
+            from,
+            there.map((f) => f.index),
+          )
+        : closing(
+            id,
+            text,
+            facts.map((f) => f.index),
+          );
+      reviewed.push({ id, facts, change, reason: decision.reason });
+    }
+    const message = (id: string, f: Fact, route: 'active' | 'candidate', reason?: string) =>
+      formatCommitMessage({
+        action: 'update',
+        id,
+        summary: `close fact: ${f.subject} ${f.predicate} ${f.object} until ${until}`,
+        details: reason ? `Candidate: ${reason}.` : undefined,
+        agent: input.agentName,
+        session: input.sessionId,
+        origin,
+        extra: {
+          ...(route === 'candidate' || agentWrite ? { 'Memory-Route': route } : {}),
+          'Memory-Fact-Closed': `${f.subject} | ${f.predicate} | ${until}`,
+        },
+      });
+    let base = tip;
+    let commit: string | null = null;
+    if (onMain.length) {
+      commit = await store.repo.commit({
+        branch: store.config.mainBranch,
+        expectedTip: tip,
+        changes: onMain.map((m) => m.change),
+        author: authorFor(ctx, input.agentName),
+        message: message(onMain[0].id, onMain[0].facts[0], 'active'),
+      });
+      base = commit;
+    }
+    const proposed: ProposedClose[] = [];
+    for (const r of reviewed) {
+      // On top of main as it now is: the proposal's diff is this memory's change alone.
+      const routed = await commitRouted(store, {
+        route: 'candidate',
+        id: r.id,
+        tip: base,
+        changes: [r.change],
+        message: message(r.id, r.facts[0], 'candidate', r.reason),
+        author: authorFor(ctx, input.agentName),
+      });
+      proposed.push({
+        memoryId: r.id,
+        facts: r.facts.map(answered),
+        branch: routed.branch,
+        commit: routed.commit,
+        reason: r.reason,
+        accept: `cairn accept ${r.id}`,
+      });
+    }
+    return { closed: onMain.flatMap((m) => m.facts.map(answered)), until, commit, proposed };
   });
 }
 

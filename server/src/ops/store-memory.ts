@@ -189,7 +189,7 @@ async function storeLocked(
     : rejection
       ? `a person rejected ${rejection.what} before (tag ${rejection.tag}${rejection.reason ? `: "${rejection.reason}"` : ''}); a new proposal waits for review`
       : action === 'update' && agentWrite && (await lastWrittenByPerson(store, tip, id))
-        ? 'an agent update of a memory a person last wrote is reviewed'
+        ? PERSONS_MEMORY_REVIEW
         : (reviewReason ??
           (retiresPersons
             ? `an agent's supersede of a memory a person last wrote (${retiresPersons}) is reviewed`
@@ -268,7 +268,7 @@ function updatedText(existing: string, p: StorePayload, now: string): string {
  * agent's or an import's proposal for the same id would replace the branch, and the person's text
  * would leave review unseen. Refused (nothing written) until the person accepts or rejects theirs.
  */
-async function keepPersonsProposal(store: Store, tip: string, id: string): Promise<void> {
+export async function keepPersonsProposal(store: Store, tip: string, id: string): Promise<void> {
   const branch = await personsProposal(store, tip, id);
   if (!branch) return;
   throw new CairnError(
@@ -298,13 +298,17 @@ async function supersedesPersons(store: Store, tip: string, olds: string[]): Pro
   return null;
 }
 
+/** Why an agent's change of a memory a person last wrote (lastWrittenByPerson) is a candidate. */
+export const PERSONS_MEMORY_REVIEW = 'an agent update of a memory a person last wrote is reviewed';
+
 /**
  * Whether the newest change of the memory's content was a person's (not an agent's, not accepted
- * from one). A memory no commit claims came with the store's first commit (the template's sample
+ * from one). The one rule for "a person's memory: an agent's change of it is reviewed" (memory_store
+ * updates and supersedes, knowledge_graph add with a memoryId and close). A memory no commit claims came with the store's first commit (the template's sample
  * that `cairn init` commits for the person, a repository begun by hand, a shallow clone's edge):
  * its writer is unknown, so it counts as a person's and an agent's update of it is reviewed.
  */
-async function lastWrittenByPerson(store: Store, tip: string, id: string): Promise<boolean> {
+export async function lastWrittenByPerson(store: Store, tip: string, id: string): Promise<boolean> {
   return (await memoryHistories(store, tip)).get(id)?.lastWriter !== 'agent';
 }
 

@@ -2,14 +2,32 @@
 import { z } from 'zod';
 import { CairnError } from '../../core/errors.js';
 import { ORIGINS } from '../../core/types.js';
-import { addFact, closeFact, graphSummary, queryGraph } from '../../ops/graph.js';
+import { addFact, closeFact, graphSummary, queryGraph, type CloseResult } from '../../ops/graph.js';
 import { BOUNDS } from '../bounds.js';
 import { AGENT_NAME, defineTool } from '../tool.js';
+import { storeSentence } from './memory.js';
 
 function need(value: string | undefined, field: string, operation: string): string {
   if (!value?.trim())
     throw new CairnError('INVALID_REQUEST', `${field}: is required for operation "${operation}"`, { field });
   return value;
+}
+
+/** What a close did, for the model: what is closed on main, and what awaits a person's review. */
+function closeSentence(r: CloseResult): string {
+  const parts: string[] = [];
+  if (r.closed.length)
+    parts.push(
+      `Closed ${r.closed.length} fact(s) as of ${r.until} on the main branch (commit ${r.commit!.slice(0, 7)}).`,
+    );
+  for (const p of r.proposed)
+    parts.push(
+      `Not closed on main: the change of memory "${p.memoryId}" (${p.facts.length} fact(s)) is a CANDIDATE ` +
+        `awaiting review on branch ${p.branch}: ${p.reason}. The fact holds until a person accepts it ` +
+        `(${p.accept}, or merging the branch).`,
+    );
+  if (r.proposed.length) parts.push('Tell the user; memory_review lists open candidates.');
+  return parts.join(' ');
 }
 
 export const knowledgeGraph = defineTool({
@@ -18,9 +36,11 @@ export const knowledgeGraph = defineTool({
   description:
     'Facts as (subject, predicate, object) triples with a validity window, kept in memory front matter and ' +
     'committed to git. operation "add": subject, predicate, object, optional validFrom (ISO date) and memoryId ' +
-    '(add to that memory instead of a new fact memory); the write goes through review rules like memory_store. ' +
+    '(add to that memory instead of a new fact memory); the write goes through review rules like memory_store ' +
+    '(a change of a memory a person wrote is a CANDIDATE awaiting review). ' +
     '"close": subject + predicate (optional object, optional memoryId), optional until: the fact stops holding ' +
-    '(e.g. someone changed teams; then add the new fact). "query": entity (as subject or object) and/or predicate, optional asOf date ' +
+    '(e.g. someone changed teams; then add the new fact); `closed` lists the facts closed on main, `proposed` ' +
+    'the memories whose change awaits a person\'s review (a memory a person wrote). "query": entity (as subject or object) and/or predicate, optional asOf date ' +
     '(default today). "summary": the entities with the most current facts. A read answers from the memories ' +
     'Cairn has scanned: on a new clone the first reads may be partial (`partial`, `unchecked`) and say so.',
   shape: {
@@ -72,7 +92,8 @@ export const knowledgeGraph = defineTool({
         sessionId: env.sessionId,
       });
       const result = r.dropped ? 'dropped' : r.unchanged ? 'unchanged' : r.metadata.status;
-      return { json: { operation: op, ...r }, result };
+      const message = storeSentence(r);
+      return { text: message, json: { operation: op, ...r, message }, result };
     }
     if (op === 'close') {
       const r = await closeFact(env.ctx, {
@@ -84,7 +105,12 @@ export const knowledgeGraph = defineTool({
         agentName: a.agentName,
         sessionId: env.sessionId,
       });
-      return { json: { operation: op, ...r }, result: `closed ${r.closed.length}` };
+      const message = closeSentence(r);
+      return {
+        text: message,
+        json: { operation: op, ...r, message },
+        result: `closed ${r.closed.length}${r.proposed.length ? `, proposed ${r.proposed.length}` : ''}`,
+      };
     }
     if (op === 'query') {
       if (!a.entity && !a.predicate) {

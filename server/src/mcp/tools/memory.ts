@@ -47,7 +47,7 @@ function normalizeMetadata(args: Record<string, unknown>, sessionId: string): Re
   return out;
 }
 
-function storeSentence(r: StoreResult): string {
+export function storeSentence(r: StoreResult): string {
   const id = r.metadata.topic_id;
   const commit = r.metadata.commit ? ` (commit ${r.metadata.commit.slice(0, 7)})` : '';
   if (r.dropped) return `Not stored: ${r.reason}.`;
