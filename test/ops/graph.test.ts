@@ -114,4 +114,29 @@ describe('knowledge graph ops on a real store', () => {
     expect(m!.frontMatter.triples.map((t) => t.o)).toEqual(['postgres', 'redis']);
     expect(m!.body.context).toMatch(/Fact: api uses postgres/);
   });
+
+  // Failed before: the fact was appended a second time, in a commit of its own.
+  it('adds nothing when the memory already holds the same fact', async () => {
+    const { ctx, dir } = await makeTestStore();
+    const first = await addFact(ctx, {
+      subject: 'api',
+      predicate: 'uses',
+      object: 'postgres',
+      confidence: 0.9,
+    });
+    const id = first.metadata.topic_id;
+    const head = git(dir, 'rev-parse', 'main');
+    const again = await addFact(ctx, {
+      subject: 'api',
+      predicate: 'uses',
+      object: 'postgres',
+      memoryId: id,
+      confidence: 0.9,
+    });
+    expect(again).toMatchObject({ success: true, unchanged: true });
+    expect(again.metadata).toMatchObject({ topic_id: id, status: 'active', action: null, commit: null });
+    expect(git(dir, 'rev-parse', 'main')).toBe(head);
+    const m = await readMainMemory(ctx.store, id);
+    expect(m!.frontMatter.triples.map((t) => t.o)).toEqual(['postgres']);
+  });
 });

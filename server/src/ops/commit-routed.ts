@@ -1,7 +1,7 @@
 // One place that commits a governed write where policy routed it.
 import type { Author, FileChange } from '../store/git/index.js';
-import type { Store } from '../store/store.js';
-import { CANDIDATE_PREFIX } from './read.js';
+import { memoryPath, repoPath, type Store } from '../store/store.js';
+import { CANDIDATE_PREFIX, openCandidates } from './read.js';
 
 export interface RoutedCommit {
   route: 'active' | 'candidate';
@@ -52,4 +52,20 @@ export async function branchNote(store: Store, branch: string): Promise<string |
   return head
     ? `committed to ${branch}, which is not checked out: the work tree (on ${head}) was not changed`
     : `committed to ${branch}; HEAD is detached, so the work tree was not changed`;
+}
+
+/**
+ * The text an agent's new proposal for memory `id` starts from. A proposal for it that awaits review
+ * (in this clone, not rejected, and made from main's file as it is now) already changes it: the new
+ * one (which replaces the branch) carries that change forward, so a second fact added to, or closed
+ * in, a person's memory does not drop the first. Else main's text, as any new proposal.
+ */
+export async function proposalBase(store: Store, tip: string, id: string, mainText: string): Promise<string> {
+  const branch = `${CANDIDATE_PREFIX}${id}`;
+  const open = (await openCandidates(store, tip)).find((c) => c.branch === branch);
+  if (!open) return mainText;
+  const file = repoPath(store, memoryPath(id));
+  const base = await store.repo.mergeBase(open.tip, tip);
+  if (!base || (await store.repo.readText(base, file)) !== mainText) return mainText;
+  return (await store.repo.readText(open.tip, file)) ?? mainText;
 }

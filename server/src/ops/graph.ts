@@ -1,7 +1,7 @@
 // knowledge_graph: facts as triples in memory front matter. Adding and closing go through governance:
 // a fact may land as a candidate, and an agent's change of a memory a person last wrote always does
 // (lastWrittenByPerson, the rule memory_store's updates follow).
-import { commitRouted } from './commit-routed.js';
+import { commitRouted, proposalBase } from './commit-routed.js';
 import { CairnError } from '../core/errors.js';
 import { closeWrittenTriples, parseMemory, updateFrontMatter, writtenTriples } from '../core/format/index.js';
 import {
@@ -18,9 +18,9 @@ import { routeWrite } from '../core/policy.js';
 import { isFlagged, redactSecrets, scanText } from '../core/scan/index.js';
 import { formatCommitMessage } from '../core/trailers.js';
 import type { MemoryStatus, Origin, Triple } from '../core/types.js';
-import { memoryPath, repoPath, type Store } from '../store/store.js';
+import { memoryPath, repoPath } from '../store/store.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
-import { CANDIDATE_PREFIX, loadMemories, openCandidates, readMainMemory, requireMainTip } from './read.js';
+import { CANDIDATE_PREFIX, loadMemories, readMainMemory, requireMainTip } from './read.js';
 import {
   keepPersonsProposal,
   lastWrittenByPerson,
@@ -162,17 +162,26 @@ async function addFactToMemory(
         metadata: { topic_id: id, status: 'dropped', action: null, path, branch: null, commit: null },
       };
     }
-    // The same fact proposed again changes nothing: the proposal awaiting review already holds it.
+    // A fact the memory already holds changes nothing: in the proposal awaiting review, or on main.
     const same = JSON.stringify(tripleToYaml(triple));
-    if (from !== text && written.some((item) => JSON.stringify(item) === same)) {
-      const branch = `${CANDIDATE_PREFIX}${id}`;
+    if (written.some((item) => JSON.stringify(item) === same)) {
+      const branch = from !== text ? `${CANDIDATE_PREFIX}${id}` : null;
       return {
         ...base,
         staged: false,
         unchanged: true,
         success: true,
-        reason: `the same fact already awaits review on ${branch}`,
-        metadata: { topic_id: id, status: 'candidate', action: null, path, branch, commit: null },
+        reason: branch
+          ? `the same fact already awaits review on ${branch}`
+          : `"${id}" already holds this fact on ${store.config.mainBranch}`,
+        metadata: {
+          topic_id: id,
+          status: branch ? 'candidate' : 'active',
+          action: null,
+          path,
+          branch,
+          commit: null,
+        },
       };
     }
     const message = formatCommitMessage({
@@ -210,22 +219,6 @@ async function addFactToMemory(
       },
     };
   });
-}
-
-/**
- * The text an agent's new proposal for memory `id` starts from. A proposal for it that awaits review
- * (in this clone, not rejected, and made from main's file as it is now) already changes it: the new
- * one (which replaces the branch) carries that change forward, so a second fact added to, or closed
- * in, a person's memory does not drop the first. Else main's text, as any new proposal.
- */
-async function proposalBase(store: Store, tip: string, id: string, mainText: string): Promise<string> {
-  const branch = `${CANDIDATE_PREFIX}${id}`;
-  const open = (await openCandidates(store, tip)).find((c) => c.branch === branch);
-  if (!open) return mainText;
-  const file = repoPath(store, memoryPath(id));
-  const base = await store.repo.mergeBase(open.tip, tip);
-  if (!base || (await store.repo.readText(base, file)) !== mainText) return mainText;
-  return (await store.repo.readText(open.tip, file)) ?? mainText;
 }
 
 export interface CloseFactInput {
