@@ -304,7 +304,8 @@ export const PERSONS_MEMORY_REVIEW = 'an agent update of a memory a person last 
 /**
  * Whether the newest change of the memory's content was a person's (not an agent's, not accepted
  * from one). The one rule for "a person's memory: an agent's change of it is reviewed" (memory_store
- * updates and supersedes, knowledge_graph add with a memoryId and close). A memory no commit claims came with the store's first commit (the template's sample
+ * updates and supersedes, knowledge_graph add with a memoryId and close). A memory no commit
+ * claims came with the store's first commit (the template's sample
  * that `cairn init` commits for the person, a repository begun by hand, a shallow clone's edge):
  * its writer is unknown, so it counts as a person's and an agent's update of it is reviewed.
  */

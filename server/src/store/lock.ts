@@ -10,6 +10,7 @@ import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { CairnError } from '../core/errors.js';
+import { isDead } from './dead-temps.js';
 
 export interface LockOptions {
   /** Give up with LOCK_TIMEOUT after this long (default 30 s). */
@@ -199,14 +200,8 @@ async function removeIfStale(lockPath: string, staleMs: number): Promise<boolean
 function isStale(owner: LockOwner | null, mtimeMs: number, staleMs: number): boolean {
   if (Date.now() - mtimeMs > staleMs) return true;
   if (!owner) return Date.now() - mtimeMs > UNREADABLE_STALE_MS;
-  if (owner.hostname !== os.hostname() || !Number.isInteger(owner.pid)) return false;
-  if (owner.pid === process.pid) return false;
-  try {
-    process.kill(owner.pid, 0);
-    return false;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ESRCH';
-  }
+  if (owner.hostname !== os.hostname()) return false;
+  return isDead(owner.pid);
 }
 
 async function readLockFile(
