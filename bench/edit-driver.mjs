@@ -4,10 +4,13 @@
 // --symbols sends a workspace-symbol search before each edit; --rounds a completion, a hover and a
 // workspace-symbol search, as bench/service.mjs's "index ready" rounds do.
 // --prof-interval sets the profile's sampling interval in microseconds (default 1000).
+// --cold removes the store's .cairn/ first, starts the index build with a workspace-symbol search
+// and waits for it to end: the edits then meet the server as bench/service.mjs's "index ready" rows
+// do (after a build, searches are answered by a thread of the server, ops/search-process.ts).
 // Usage: node bench/edit-driver.mjs --root STORE [--edits 500] [--prof DIR [--prof-interval US]]
-//   [--symbols | --rounds] [--cairn PATH] [--trivial] [--node-flags '--flag ...']
+//   [--symbols | --rounds] [--cold] [--cairn PATH] [--trivial] [--node-flags '--flag ...']
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 
 /** CPU time (user + system, ms) the server's main process has used so far (Linux). */
 const cpuMs = (pid) => {
@@ -30,6 +33,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'boolean', default: false },
     cairn: { type: 'string', default: new URL('../bin/cairn.js', import.meta.url).pathname },
     trivial: { type: 'boolean', default: false },
+    cold: { type: 'boolean', default: false },
     'node-flags': { type: 'string', default: '' },
   },
 });
@@ -42,6 +46,7 @@ const profile = args.prof
   : [];
 const nodeFlags = args['node-flags'].split(' ').filter(Boolean);
 const argv = [...nodeFlags, ...profile, ...server];
+if (args.cold && !args.trivial) rmSync(path.join(root, '.cairn'), { recursive: true, force: true });
 const child = spawn(process.execPath, argv, { stdio: ['pipe', 'pipe', 'inherit'] });
 const conn = createMessageConnection(
   new StreamMessageReader(child.stdout),
@@ -53,7 +58,13 @@ conn.onNotification('window/logMessage', (p) => {
 });
 const waiting = new Map();
 conn.onNotification('textDocument/publishDiagnostics', (p) => waiting.get(p.version)?.(p));
-conn.onNotification('$/progress', () => {});
+/** The index build's progress token, and whether its report has ended (--cold). */
+let buildToken = null;
+let built = false;
+conn.onNotification('$/progress', (p) => {
+  if (p.value.kind === 'begin' && p.value.title?.includes('search index')) buildToken = p.token;
+  if (p.token === buildToken && p.value.kind === 'end') built = true;
+});
 conn.onRequest('window/workDoneProgress/create', () => null);
 conn.listen();
 await conn.sendRequest('initialize', {
@@ -63,6 +74,13 @@ await conn.sendRequest('initialize', {
 });
 await conn.sendNotification('initialized', {});
 while (!indexed) await new Promise((r) => setTimeout(r, 50));
+if (args.cold && !args.trivial) {
+  void conn.sendRequest('workspace/symbol', { query: 'deploy' }).catch(() => {});
+  while (!built) await new Promise((r) => setTimeout(r, 50));
+  // The host that built is replaced by the thread that answers (it opens the saved index).
+  await conn.sendRequest('workspace/symbol', { query: 'deploy' });
+  await new Promise((r) => setTimeout(r, 1000));
+}
 const uri = pathToFileURL(path.join(root, 'memories', 'mem-7.md')).href;
 const text = readFileSync(path.join(root, 'memories', 'mem-7.md'), 'utf8') + '\nSee [[mem-1';
 const lines = text.split('\n');
