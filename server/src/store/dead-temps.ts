@@ -1,8 +1,26 @@
 // Temporary files of writers that died mid-write (kill -9 while a cache or an index file was being
 // written): named `<file>.<pid>.<random>.tmp` or `<file>.<pid>-<hex>.tmp`, they are garbage once
 // no process with that pid runs. Removed the first time a process writes `<file>` itself.
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
+
+let boot: string | null | undefined;
+
+/**
+ * This boot of the machine (Linux: /proc/sys/kernel/random/boot_id), or null where it cannot be
+ * read. A pid named by a file from an earlier boot may be another process's now: the lock's marker
+ * carries it, so that a marker left before a reboot is stale at once (store/lock.ts).
+ */
+export function bootId(): string | null {
+  if (boot === undefined) {
+    try {
+      boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || null;
+    } catch {
+      boot = null;
+    }
+  }
+  return boot;
+}
 
 /** True when no process `pid` runs on this host (a pid of ours or a bad number: false). */
 export function isDead(pid: number): boolean {
