@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
-import { readdir, readFile, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { execFileSync, spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { looksBinary } from '../../server/src/core/session-items.js';
 import {
@@ -11,6 +12,7 @@ import {
   readSessionItem,
   storeSessionItem,
 } from '../../server/src/ops/session-memory.js';
+import { REPO_ROOT } from '../helpers/store.js';
 import { makeTestStore } from './agent-helpers.js';
 
 /** Every byte value, twice, plus bytes that are not valid UTF-8: a hostile binary. */
@@ -180,6 +182,44 @@ describe('session memory', () => {
     advance(8 * 86_400_000);
     await cleanupSessionItems(ctx, { expired: true });
     expect(await readdir(folder)).toEqual([]);
+  });
+
+  it("a writer killed mid-write leaves no temporary file for good: the session's next write, or the clean-up, removes it", async () => {
+    // A `cairn mcp` killed inside memory_manager's write of a large tool output left
+    // .mem_<id>.txt.<pid>.<hex>.tmp (megabytes) until the expired clean-up, days later.
+    const { dir, ctx } = await makeTestStore({ start: new Date().toISOString() });
+    const folder = (session: string) => path.join(dir, '.cairn/sessions', session);
+    const atomic = pathToFileURL(path.join(REPO_ROOT, 'dist/store/atomic.js')).href;
+    /** The temporary file a process killed in the middle of writing an item of `session` leaves. */
+    const killedWriter = async (session: string): Promise<string> => {
+      await mkdir(folder(session), { recursive: true });
+      const target = path.join(folder(session), 'mem_0000000000000abc123456.txt');
+      const script =
+        `import(${JSON.stringify(atomic)}).then((m) => { const t = m.tempPathFor(${JSON.stringify(target)});` +
+        `require('node:fs').writeFileSync(t, Buffer.alloc(1 << 16, 1)); process.stdout.write(t); setInterval(() => {}, 1000); })`;
+      const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const temp = await new Promise<string>((resolve) =>
+        child.stdout.on('data', (d: Buffer) => resolve(String(d))),
+      );
+      child.kill('SIGKILL');
+      await new Promise((resolve) => child.on('close', resolve));
+      return path.basename(temp);
+    };
+    const dead = await killedWriter('s');
+    // A live writer's temporary file (this process's) is not a dead one's.
+    const live = `.mem_0000000000000abc123457.txt.${process.pid}.0badc0de.tmp`;
+    await writeFile(path.join(folder('s'), live), 'being written');
+    expect((await readdir(folder('s'))).sort()).toEqual([dead, live].sort());
+    const item = await storeSessionItem(ctx, { session: 's', title: 'next', content: 'next' });
+    expect((await readdir(folder('s'))).sort()).toEqual(
+      [live, `mem_${item.id}.txt`, `mem_${item.id}_metadata.json`].sort(),
+    );
+    // In a session nobody writes again, the clean-up `cairn mcp` runs at start removes it, however new.
+    const other = await killedWriter('other');
+    expect(await readdir(folder('other'))).toEqual([other]);
+    await cleanupSessionItems(ctx, { expired: true });
+    expect(await readdir(folder('other'))).toEqual([]);
+    expect(await readdir(folder('s'))).toContain(live);
   });
 
   it('promotes a text item into a memory through governance', async () => {

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { cleanupTemps, tempDir } from './git-helpers.js';
 
 afterAll(cleanupTemps);
 
+const BOOT_ID = '/proc/sys/kernel/random/boot_id';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The pid of a process that has exited. */
@@ -72,6 +73,35 @@ describe('withFileLock', () => {
     );
     expect(await withFileLock(lock, async () => 'got it', { timeoutMs: 2_000 })).toBe('got it');
   });
+
+  it.skipIf(!existsSync(BOOT_ID))(
+    'a lock written before the machine last started is stale at once, though its pid runs again',
+    async () => {
+      // After a reboot the dead holder's pid may be another process's: its lock held the store for
+      // ten minutes. The marker names the boot; one from another boot is stale at once.
+      const lock = path.join(tempDir(), 'cairn.lock');
+      const boot = readFileSync(BOOT_ID, 'utf8').trim();
+      const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)']);
+      try {
+        const owner = { pid: other.pid, hostname: os.hostname(), time: 'before the reboot' };
+        writeFileSync(lock, JSON.stringify({ ...owner, boot: '00000000-0000-4000-8000-000000000000' }));
+        expect(await withFileLock(lock, async () => 'got it', { timeoutMs: 2_000 })).toBe('got it');
+        // This boot's lock of a live process, and an older version's lock (no boot id), still wait.
+        for (const marker of [{ ...owner, boot }, owner]) {
+          writeFileSync(lock, JSON.stringify(marker));
+          await expect(withFileLock(lock, async () => 'no', { timeoutMs: 300 })).rejects.toMatchObject({
+            code: 'LOCK_TIMEOUT',
+          });
+        }
+        // And the lock this process writes names this boot.
+        rmSync(lock);
+        const written = await withFileLock(lock, async () => JSON.parse(readFileSync(lock, 'utf8')));
+        expect(written).toMatchObject({ pid: process.pid, boot });
+      } finally {
+        other.kill('SIGKILL');
+      }
+    },
+  );
 
   it('a stealer killed between its marker and the steal does not hold the lock (its marker names a dead process)', async () => {
     // The state kill -9 leaves inside removeIfStale: a dead holder's lock, and the steal marker of a

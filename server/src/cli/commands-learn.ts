@@ -98,7 +98,10 @@ export async function importFromAssistant(
       io,
       r.proposals,
       r.counts,
-      dryRun ? 'dry run, nothing written' : `imported ${r.statements} statements`,
+      // What this import wrote: a statement already in the store (a duplicate, unchanged) is not.
+      dryRun
+        ? 'dry run, nothing written'
+        : `imported ${r.counts.active + r.counts.candidate} of ${r.statements} statements`,
     );
   return r.counts.failed ? EXIT.FAILED : EXIT.OK;
 }

@@ -224,11 +224,11 @@ export const forgetCommand: Command = {
     const r = await forget(await open(), id, reason(args, 'why'));
     const linked = r.stillLinked?.map((l) => `${l.path}:${l.line}`).join(', ');
     printEdit(io, args.json, r, `forgot ${id}`);
+    const index = r.stillLinked?.some((l) => l.path === 'MEMORY.md')
+      ? '; cairn refresh rewrites the generated index'
+      : '';
     if (linked && !args.json)
-      writeLine(
-        io,
-        `note: ${linked} still link [[${id}]]: remove the link (cairn check reports it; cairn refresh rewrites the generated index)`,
-      );
+      writeLine(io, `note: ${linked} still link [[${id}]]: remove the link (cairn check reports it${index})`);
     return EXIT.OK;
   },
 };

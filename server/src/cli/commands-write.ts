@@ -156,8 +156,9 @@ export const importCommand: Command = {
     else
       writeLine(
         io,
-        // Only what is in the store now counts as imported: a failed or dropped line is not.
-        `imported ${counts.active + counts.candidate + counts.unchanged} of ${total} payloads: ${counts.active} active, ${counts.candidate} candidates, ` +
+        // Only what this import wrote counts as imported: a failed or dropped line is not, nor one
+        // already in the store (unchanged: importing a file again imports nothing).
+        `imported ${counts.active + counts.candidate} of ${total} payloads: ${counts.active} active, ${counts.candidate} candidates, ` +
           `${counts.unchanged} unchanged, ${counts.dropped} dropped, ${counts.failed} failed`,
       );
     return counts.failed ? EXIT.FAILED : EXIT.OK;

@@ -1,6 +1,6 @@
 // Changes to active memories: supersede, correct, feedback, forget. Each is one commit on main.
 import { CairnError } from '../core/errors.js';
-import { extractRefs, parseMemory, updateFrontMatter, updateSections } from '../core/format/index.js';
+import { parseMemory, updateFrontMatter, updateSections } from '../core/format/index.js';
 import { assertSafeId, LIMITS, REASON_MAX, writableText } from '../core/payload.js';
 import { routeWrite } from '../core/policy.js';
 import { idOf, supersedeCycle } from '../core/rules/index.js';
@@ -9,6 +9,7 @@ import { formatCommitMessage } from '../core/trailers.js';
 import type { MemoryAction } from '../core/types.js';
 import { memoryPath, repoPath, type Store } from '../store/store.js';
 import { appendAudit } from './audit.js';
+import { linksTo, type LinkLocation } from './links-to.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
 import { branchNote, commitRouted } from './commit-routed.js';
 import { CANDIDATE_PREFIX, readMainMemories, requireMainTip } from './read.js';
@@ -26,8 +27,11 @@ export interface EditResult {
   redacted?: { field: string; code: string }[];
   /** Set when the write went to a branch that is not checked out (see branchNote). */
   note?: string;
-  /** forget: MEMORY.md lines that still link the forgotten memory (`cairn check` reports them). */
-  stillLinked?: { path: string; line: number }[];
+  /**
+   * forget: the lines that still link the forgotten memory (`cairn check` reports them): MEMORY.md,
+   * other memories (`[[id]]`, `supersedes`, `superseded_by`) and daily notes.
+   */
+  stillLinked?: LinkLocation[];
 }
 
 /** Adds the branch note (a write to main while another branch is checked out) to a result. */
@@ -240,12 +244,6 @@ export async function forget(ctx: OpContext, id: string, why?: string): Promise<
       author: authorFor(ctx),
       message: formatCommitMessage({ action: 'forget', id, details: why, origin: 'human' }),
     });
-    // MEMORY.md is a person's text, left as it is; its links to the memory now dangle (the
-    // template's MEMORY.md links its sample memory): say where, rather than leave `cairn check` to.
-    const index = (await store.repo.readText(commit, repoPath(store, 'MEMORY.md'))) ?? '';
-    const stillLinked = extractRefs(index)
-      .filter((r) => r.id === id)
-      .map((r) => ({ path: 'MEMORY.md', line: r.range.start.line + 1 }));
     return {
       id,
       action: 'forget' as const,
@@ -253,9 +251,13 @@ export async function forget(ctx: OpContext, id: string, why?: string): Promise<
       branch: store.config.mainBranch,
       staged: false,
       ...(cleanWhy?.redacted.length ? { redacted: cleanWhy.redacted } : {}),
-      ...(stillLinked.length ? { stillLinked } : {}),
     };
   });
   await audit(ctx, 'forget', id);
-  return withBranchNote(store, res);
+  // MEMORY.md, the other memories and daily notes are left as they are; their links to the memory
+  // now dangle (the template's MEMORY.md links its sample memory): say where, rather than leave
+  // `cairn check` to. Read from the commit made, after the lock: a large store takes a while.
+  // The memory is forgotten either way: a failure here leaves out the hint, not the answer.
+  const stillLinked = await linksTo(store, res.commit, id).catch(() => []);
+  return withBranchNote(store, { ...res, ...(stillLinked.length ? { stillLinked } : {}) });
 }

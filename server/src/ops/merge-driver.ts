@@ -90,7 +90,8 @@ export async function registerMergeDriver(root: string): Promise<{ driver: strin
 export async function setupClone(ctx: OpContext): Promise<SetupResult> {
   const { root } = ctx.store.repo;
   const { prefix } = ctx.store;
-  const { driver, changed } = await registerMergeDriver(root);
+  // Under the store lock: setups at once register it once (the others find it registered).
+  const { driver, changed } = await ctx.store.repo.withLock(() => registerMergeDriver(root));
   const unrouted = (await unroutedPatterns(root, prefix)).map((u) => u.pattern);
   return { success: true, root, driver, changed, unrouted };
 }

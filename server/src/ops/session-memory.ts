@@ -22,6 +22,7 @@ import {
 import type { Origin } from '../core/types.js';
 import { atomicWriteFile } from '../store/atomic.js';
 import { openCairnDir } from '../store/cairn-dir.js';
+import { isDeadTemp, removeDeadTempsIn } from '../store/dead-temps.js';
 import { makeDir } from '../store/make-dir.js';
 import { readConfinedFile, readNoFollow } from '../store/safe-fs.js';
 import type { OpContext } from './context.js';
@@ -129,10 +130,15 @@ export async function storeSessionItem(ctx: OpContext, input: StoreItemInput): P
   return refOf(meta, input.session);
 }
 
-/** The session's folder, created 0700 (its parent .cairn/sessions too). */
+/**
+ * The session's folder, created 0700 (its parent .cairn/sessions too). The first write there in a
+ * process removes the temporary files of writers killed mid-write (no item is written twice, so
+ * no write of the same file would).
+ */
 async function privateDir(ctx: OpContext, session: string): Promise<string> {
   const dir = await sessionDir(ctx, session);
   await makeDir(dir, 0o700);
+  removeDeadTempsIn(dir);
   return dir;
 }
 
@@ -303,9 +309,9 @@ export async function cleanupSessionItems(
 }
 
 /**
- * What a process killed mid-write left in a session's folder, once older than `cutoff`: an item
- * whose metadata never came (it is written second) and temporary files. A newer one may be a
- * write under way.
+ * What a process killed mid-write left in a session's folder: a temporary file whose writer is
+ * dead, at once; once older than `cutoff`, an item whose metadata never came (it is written second)
+ * and any other temporary file. A newer one may be a write under way.
  */
 async function removeLeftovers(dir: string, cutoff: number): Promise<void> {
   for (const name of await readdir(dir).catch(() => [] as string[])) {
@@ -313,7 +319,8 @@ async function removeLeftovers(dir: string, cutoff: number): Promise<void> {
     const temp = /^\.mem_[a-f0-9]+[._].*\.tmp$/.test(name);
     if (!temp && !(item && (await readMeta(dir, item[1])) === null)) continue;
     const st = await lstat(path.join(dir, name)).catch(() => null);
-    if (st?.isFile() && st.mtimeMs < cutoff) await rm(path.join(dir, name), { force: true });
+    if (st?.isFile() && (st.mtimeMs < cutoff || (temp && isDeadTemp(name))))
+      await rm(path.join(dir, name), { force: true });
   }
 }
 

@@ -155,7 +155,7 @@ async function storeLocked(
     const free = await freeId(store, tip, id, render);
     id = free.id;
     text = render(id);
-    if (free.same) return unchangedResult(id, text, free.same);
+    if (free.same) return unchangedResult(id, text, free.same, free.branch);
   }
   for (const old of p.supersedes) {
     if ((await store.repo.readText(tip, repoPath(store, memoryPath(old)))) === null) {
@@ -176,7 +176,7 @@ async function storeLocked(
     if (!openBranch || (await store.repo.isAncestor(openBranch, tip))) continue;
     const proposed = await store.repo.readText(openBranch, repoPath(store, memoryPath(id)));
     if (proposed !== null && sameContent(proposed, text))
-      return unchangedResult(id, text, `the same proposal already awaits review on ${branch}`);
+      return unchangedResult(id, text, `the same proposal already awaits review on ${branch}`, branch);
   }
 
   const rejection = await priorRejection(store, id, text, existingText !== null);
@@ -323,7 +323,7 @@ async function freeId(
   tip: string,
   base: string,
   render: (id: string) => string,
-): Promise<{ id: string; same?: string }> {
+): Promise<{ id: string; same?: string; branch?: string }> {
   for (let n = 2; n < 1000; n++) {
     const id = `${base.slice(0, 75)}-${n}`;
     const file = repoPath(store, memoryPath(id));
@@ -333,7 +333,11 @@ async function freeId(
     const branch = await store.repo.resolve(`refs/heads/${CANDIDATE_PREFIX}${id}`);
     const proposed = branch ? await store.repo.readText(branch, file) : null;
     if (proposed !== null && sameContent(proposed, render(id)))
-      return { id, same: `the same proposal already awaits review on ${CANDIDATE_PREFIX}${id}` };
+      return {
+        id,
+        same: `the same proposal already awaits review on ${CANDIDATE_PREFIX}${id}`,
+        branch: `${CANDIDATE_PREFIX}${id}`,
+      };
     if (onMain === null && !branch) return { id };
   }
   throw new CairnError('ALREADY_EXISTS', `too many memories named ${base}; pass metadata.topicId`);
@@ -369,16 +373,20 @@ function result(
   };
 }
 
-function unchangedResult(id: string, text: string, reason: string): StoreResult {
+/**
+ * Nothing written: the same text is on main (active), or awaits review on `proposal` (a candidate
+ * there; before, the answer said active, on no branch, of a memory main does not hold).
+ */
+function unchangedResult(id: string, text: string, reason: string, proposal?: string): StoreResult {
   return {
     ...result(id, text, 'active', reason, [], 'add', null, ''),
     unchanged: true,
     metadata: {
       topic_id: id,
-      status: 'active',
+      status: proposal ? 'candidate' : 'active',
       action: null,
       path: memoryPath(id),
-      branch: null,
+      branch: proposal ?? null,
       commit: null,
     },
   };

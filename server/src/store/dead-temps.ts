@@ -1,8 +1,27 @@
 // Temporary files of writers that died mid-write (kill -9 while a cache or an index file was being
 // written): named `<file>.<pid>.<random>.tmp` or `<file>.<pid>-<hex>.tmp`, they are garbage once
-// no process with that pid runs. Removed the first time a process writes `<file>` itself.
-import { readdirSync, rmSync } from 'node:fs';
+// no process with that pid runs. Removed the first time a process writes `<file>` itself (or, for
+// a folder of files each written once, like a session's items, the first time it writes there).
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
+
+let boot: string | null | undefined;
+
+/**
+ * This boot of the machine (Linux: /proc/sys/kernel/random/boot_id), or null where it cannot be
+ * read. A pid named by a file from an earlier boot may be another process's now: the lock's marker
+ * carries it, so that a marker left before a reboot is stale at once (store/lock.ts).
+ */
+export function bootId(): string | null {
+  if (boot === undefined) {
+    try {
+      boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || null;
+    } catch {
+      boot = null;
+    }
+  }
+  return boot;
+}
 
 /** True when no process `pid` runs on this host (a pid of ours or a bad number: false). */
 export function isDead(pid: number): boolean {
@@ -13,6 +32,35 @@ export function isDead(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'ESRCH';
   }
+}
+
+/** An atomic write's temporary file (store/atomic.ts): `.<name>.<pid>.<hex>.tmp`. */
+const ATOMIC_TEMP = /^\..+\.(\d+)\.[0-9a-f]+\.tmp$/;
+
+/** True when `name` is an atomic write's temporary file whose writer no longer runs. */
+export function isDeadTemp(name: string): boolean {
+  const m = ATOMIC_TEMP.exec(name);
+  return m !== null && isDead(Number(m[1]));
+}
+
+/** Folders whose dead writers' temporary files this process has removed. */
+const sweptDirs = new Set<string>();
+
+/**
+ * Removes the atomic writes' temporary files of dead processes in `dir`, once per folder and
+ * process: for folders of files written once each under a new name (a session's items), where a
+ * write of the same file never comes to sweep them.
+ */
+export function removeDeadTempsIn(dir: string): void {
+  if (sweptDirs.has(dir)) return;
+  sweptDirs.add(dir);
+  let names: string[] = [];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return; // unreadable: nothing to sweep
+  }
+  for (const name of names) if (isDeadTemp(name)) rmSync(path.join(dir, name), { force: true });
 }
 
 /** Files whose dead writers' temporary files this process has removed (once per file is enough). */

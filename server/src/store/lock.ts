@@ -1,6 +1,8 @@
-// A cross-process exclusive lock: a file holding pid, host and time, created with its content in
-// one step (a temp file hard-linked to the lock path, EEXIST when held), so a lock is never empty.
-// Processes on the same host whose holder died steal the lock at once; anything else waits until
+// A cross-process exclusive lock: a file holding pid, host, boot id and time, created with its content
+// in one step (a temp file hard-linked to the lock path, EEXIST when held), so a lock is never empty.
+// Processes on the same host whose holder died steal the lock at once, as they do a lock written
+// before the machine last started (its boot id differs: its pid may be another process's by now;
+// a lock without a boot id, an older version's, is judged by its pid); anything else waits until
 // the lock is older than `staleMs` (holders refresh its mtime, so a live holder never goes stale).
 // An unreadable lock (an empty one left by an older version killed mid-write) is stale after a
 // few seconds.
@@ -10,7 +12,7 @@ import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { CairnError } from '../core/errors.js';
-import { isDead } from './dead-temps.js';
+import { bootId, isDead } from './dead-temps.js';
 
 export interface LockOptions {
   /** Give up with LOCK_TIMEOUT after this long (default 30 s). */
@@ -22,7 +24,20 @@ export interface LockOptions {
 interface LockOwner {
   pid: number;
   hostname: string;
+  /** The holder's boot of its machine; absent where unreadable (and in older versions' locks). */
+  boot?: string;
   time: string;
+}
+
+/** What this process writes into a lock or a steal marker. */
+function ownMarker(): LockOwner {
+  const boot = bootId();
+  return {
+    pid: process.pid,
+    hostname: os.hostname(),
+    ...(boot ? { boot } : {}),
+    time: new Date().toISOString(),
+  };
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -114,7 +129,7 @@ async function waitWithTimeout(p: Promise<void>, deadline: number, lockPath: str
 
 /** Take the lock file; true when a dead holder's lock had to be removed first. */
 async function acquireFile(lockPath: string, deadline: number, staleMs: number): Promise<boolean> {
-  const me: LockOwner = { pid: process.pid, hostname: os.hostname(), time: new Date().toISOString() };
+  const me = ownMarker();
   const dir = path.dirname(lockPath);
   const temp = path.join(
     dir,
@@ -170,7 +185,7 @@ async function removeIfStale(lockPath: string, staleMs: number): Promise<boolean
   if (seen === null) return true; // released between our attempt and now
   if (!isStale(seen.owner, seen.mtimeMs, staleMs)) return false;
   const stealPath = lockPath + '.steal';
-  const me: LockOwner = { pid: process.pid, hostname: os.hostname(), time: new Date().toISOString() };
+  const me = ownMarker();
   try {
     await fsp.writeFile(stealPath, JSON.stringify(me) + '\n', { flag: 'wx' });
   } catch (err) {
@@ -201,6 +216,9 @@ function isStale(owner: LockOwner | null, mtimeMs: number, staleMs: number): boo
   if (Date.now() - mtimeMs > staleMs) return true;
   if (!owner) return Date.now() - mtimeMs > UNREADABLE_STALE_MS;
   if (owner.hostname !== os.hostname()) return false;
+  // Written before this machine last started: its holder is gone, whatever runs under its pid now.
+  const boot = bootId();
+  if (owner.boot !== undefined && boot !== null && owner.boot !== boot) return true;
   return isDead(owner.pid);
 }
 
@@ -220,7 +238,8 @@ function parseOwner(raw: string): LockOwner | null {
   try {
     const v = JSON.parse(raw) as Partial<LockOwner>;
     if (typeof v.pid === 'number' && typeof v.hostname === 'string') {
-      return { pid: v.pid, hostname: v.hostname, time: String(v.time ?? '') };
+      const boot = typeof v.boot === 'string' && v.boot ? { boot: v.boot } : {};
+      return { pid: v.pid, hostname: v.hostname, ...boot, time: String(v.time ?? '') };
     }
   } catch {
     // Empty or partial: an older version was writing it (or died doing so); see isStale.

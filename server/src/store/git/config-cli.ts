@@ -52,10 +52,37 @@ export async function gitConfigGet(root: string, key: string): Promise<string | 
   return r.code === 0 ? r.stdout.replace(/\r?\n$/, '') : null;
 }
 
-/** Sets a setting in this repository's own config (.git/config). */
+/** How long a write of the config waits for another writer's .git/config.lock. */
+const CONFIG_LOCK_WAIT_MS = 10_000;
+
+/**
+ * Sets a setting in this repository's own config (.git/config). git takes .git/config.lock for the
+ * write and fails at once when another writer holds it (another `git config`, a second `cairn
+ * setup`): that is waited out, and named with the lock file when it lasts.
+ */
 export async function gitConfigSetLocal(root: string, key: string, value: string): Promise<void> {
-  const r = await runGit(root, ['config', '--local', key, value]);
-  if (r.code !== 0) throw new CairnError('INTERNAL', `git config --local ${key} failed`);
+  const deadline = Date.now() + CONFIG_LOCK_WAIT_MS;
+  for (let delay = 10; ; delay = Math.min(delay * 2, 200)) {
+    let r: { code: number; stdout: string };
+    try {
+      r = await runGit(root, ['config', '--local', key, value]);
+    } catch (err) {
+      const held = err instanceof CairnError && /could not lock config file/i.test(err.message);
+      if (!held) throw err;
+      if (Date.now() >= deadline) {
+        throw new CairnError(
+          'LOCK_TIMEOUT',
+          `timed out waiting for .git/config.lock in ${root}: another git process is writing the ` +
+            'config. Retry later; if no git process runs, delete .git/config.lock',
+          { lockPath: path.join(root, '.git', 'config.lock') },
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, delay / 2 + Math.random() * delay));
+      continue;
+    }
+    if (r.code !== 0) throw new CairnError('INTERNAL', `git config --local ${key} failed`);
+    return;
+  }
 }
 
 /** The value of attribute `attr` for each repository-relative path ('unspecified' when unset). */
