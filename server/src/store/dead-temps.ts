@@ -35,7 +35,7 @@ export function isDead(pid: number): boolean {
 }
 
 /** An atomic write's temporary file (store/atomic.ts): `.<name>.<pid>.<hex>.tmp`. */
-const ATOMIC_TEMP = /^\..+\.(\d+)\.[0-9a-f]+\.tmp$/;
+export const ATOMIC_TEMP = /^\..+\.(\d+)\.[0-9a-f]+\.tmp$/;
 
 /** True when `name` is an atomic write's temporary file whose writer no longer runs. */
 export function isDeadTemp(name: string): boolean {

@@ -6,7 +6,7 @@
 // recovered by the next one.
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { isDead } from '../dead-temps.js';
+import { ATOMIC_TEMP, isDead } from '../dead-temps.js';
 import type { History } from './history.js';
 import { GitIndex, IndexLock, type IndexUpdate } from './index-file.js';
 import { applyRefChange, journalLocks, type Journal, type RefChange } from './journal.js';
@@ -164,7 +164,6 @@ async function finishRefChange(refs: Refs, change: RefChange): Promise<string> {
     : `moved ${shortRef(change.ref)} to ${short(change.new)}`;
 }
 
-const TEMP_FILE = /^\..+\.(\d+)\.[0-9a-f]+\.tmp$/;
 const TEMP_OBJECT = /^tmp_obj_(\d+)_[0-9a-f]+$/;
 
 /**
@@ -183,8 +182,8 @@ export async function sweepTemps(gitdir: string, dirs: string[]): Promise<number
       }
     }
   };
-  await sweep(gitdir, TEMP_FILE);
-  for (const dir of new Set(dirs)) await sweep(dir, TEMP_FILE);
+  await sweep(gitdir, ATOMIC_TEMP);
+  for (const dir of new Set(dirs)) await sweep(dir, ATOMIC_TEMP);
   const objects = path.join(gitdir, 'objects');
   for (const fan of await fsp.readdir(objects).catch(() => [] as string[])) {
     if (/^[0-9a-f]{2}$/.test(fan)) await sweep(path.join(objects, fan), TEMP_OBJECT);
