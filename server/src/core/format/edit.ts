@@ -1,9 +1,20 @@
 // Edits that keep what a person wrote: only the touched key's text changes; comments, key order,
 // unknown keys, quoting of untouched values and the body stay byte-for-byte.
-import { Document, isMap, isScalar, isSeq, parseDocument, Scalar, type Node, type Pair } from 'yaml';
+import {
+  Document,
+  isMap,
+  isScalar,
+  isSeq,
+  parseDocument,
+  Scalar,
+  type Node,
+  type Pair,
+  type YAMLMap,
+} from 'yaml';
 import { CairnError } from '../errors.js';
 import type { Triple } from '../types.js';
 import { renderYamlPairs, tripleToYaml, YAML_STRINGIFY_OPTIONS } from './render.js';
+import { commonItems, keptText, sameValue, UNREADABLE, valueOf, type KeepContext } from './keep-style.js';
 import { splitFrontMatter } from './split.js';
 
 interface Edit {
@@ -51,6 +62,24 @@ export function updateFrontMatter(text: string, patch: Record<string, unknown | 
       'cannot update the front matter: it is not a mapping of keys to values',
     );
   }
+  const wrap = (yaml: string) => text.slice(0, split.yamlStart) + yaml + text.slice(split.yamlEnd);
+  // What a person wrote is kept where the value did not change; the result is read back, and
+  // anything else it changed (a kept part that reads differently) falls back to Cairn's layout.
+  const careful = patchedYaml(source, doc, entries, eol, true);
+  if (careful === source || holds(careful, doc, entries)) return wrap(careful);
+  const plain = patchedYaml(source, doc, entries, eol, false);
+  return wrap(plain);
+}
+
+/** The front matter's YAML with the patch applied; `careful`: keeping the person's text (keep-style.ts). */
+function patchedYaml(
+  source: string,
+  doc: Document.Parsed,
+  entries: Array<[string, unknown]>,
+  eol: string,
+  careful: boolean,
+): string {
+  const root = doc.contents as YAMLMap<Node, Node | null> | null;
   const edits: Edit[] = [];
   const appended: Record<string, unknown> = {};
   for (const [key, raw] of entries) {
@@ -68,10 +97,17 @@ export function updateFrontMatter(text: string, patch: Record<string, unknown | 
       edits.push({ start: keyStart, end: lineEnd, text: '' });
       continue;
     }
-    const current: unknown = pair.value?.toJSON() ?? null;
-    if (deepEqual(key === 'triples' ? canonicalTriples(current) : current, value)) continue;
-    const items = blockSeqEdits(source, pair.value, key, value, eol);
-    const inline = items ? undefined : inlineReplacement(pair.value, value);
+    const current = valueOf(pair.value, doc);
+    if (sameValue(key === 'triples' ? canonicalTriples(current) : current, value)) continue;
+    const keep: KeepContext | null = careful
+      ? { source, doc, itemKey: (v) => JSON.stringify(key === 'triples' ? canonicalTriples([v]) : [v]) }
+      : null;
+    const items = blockSeqEdits(source, pair.value, key, value, eol, keep);
+    const inline = items
+      ? undefined
+      : keep
+        ? keptText(pair.value, value, keep, { inFlow: false, rebuild: false })
+        : inlineReplacement(pair.value, value);
     if (items) {
       edits.push(...items);
     } else if (inline !== undefined && pair.value?.range) {
@@ -88,7 +124,24 @@ export function updateFrontMatter(text: string, patch: Record<string, unknown | 
     if (yaml !== '' && !yaml.endsWith('\n')) yaml += eol;
     yaml += withEol(renderYamlPairs(appended), eol);
   }
-  return text.slice(0, split.yamlStart) + yaml + text.slice(split.yamlEnd);
+  return yaml;
+}
+
+/** Whether `yaml` reads as the old front matter with the patch applied, and nothing else changed. */
+function holds(yaml: string, old: Document.Parsed, entries: Array<[string, unknown]>): boolean {
+  const doc = parseDocument(yaml, { uniqueKeys: true });
+  if (doc.errors.length > 0) return false;
+  const after = valueOf(doc.contents, doc);
+  const before = valueOf(old.contents, old);
+  if (after === UNREADABLE || (after !== null && typeof after !== 'object')) return false;
+  const expected: Record<string, unknown> = { ...(before as Record<string, unknown> | null) };
+  for (const [key, value] of entries) {
+    if (value === undefined) delete expected[key];
+    else expected[key] = value;
+  }
+  const got: Record<string, unknown> = { ...(after as Record<string, unknown> | null) };
+  for (const side of [expected, got]) if ('triples' in side) side.triples = canonicalTriples(side.triples);
+  return sameValue(got, expected);
 }
 
 /**
@@ -128,15 +181,17 @@ function blockSeqEdits(
   key: string,
   value: unknown,
   eol: string,
+  keep: KeepContext | null,
 ): Edit[] | undefined {
   if (!isSeq(old) || old.flow || !Array.isArray(value) || value.length === 0 || old.items.length === 0)
     return undefined;
-  const lines: Array<{ start: number; end: number; lineStart: number; lineEnd: number }> = [];
+  const lines: Array<{ node: Node; start: number; end: number; lineStart: number; lineEnd: number }> = [];
   for (const item of old.items as Array<Node | null>) {
     if (!item?.range) return undefined;
     const lineStart = source.lastIndexOf('\n', item.range[0] - 1) + 1;
     if (!/^[ \t]*-[ \t]+$/.test(source.slice(lineStart, item.range[0]))) return undefined;
     lines.push({
+      node: item,
       start: item.range[0],
       end: item.range[1],
       lineStart,
@@ -168,11 +223,16 @@ function blockSeqEdits(
     const news = rendered.slice(j, mj);
     olds.forEach((line, k) => {
       if (k < news.length) {
-        const sameLine = !source.slice(line.start, line.end).includes('\n');
+        // A changed item keeps the text of its parts that did not change (their quotes).
+        const kept = keep
+          ? keptText(line.node, value[j + k], keep, { inFlow: true, rebuild: true })
+          : undefined;
+        const text = kept ?? news[k];
+        const exact = !source.slice(line.start, line.end).includes('\n') || text.includes('\n');
         edits.push({
           start: line.start,
-          end: sameLine ? line.end : line.lineEnd,
-          text: news[k] + (sameLine ? '' : eol),
+          end: exact ? line.end : line.lineEnd,
+          text: text + (exact ? '' : eol),
         });
       } else edits.push({ start: line.lineStart, end: line.lineEnd, text: '' });
     });
@@ -185,24 +245,6 @@ function blockSeqEdits(
     [i, j] = [mi + 1, mj + 1];
   }
   return edits;
-}
-
-/** Index pairs of a longest common subsequence of a and b, in order. */
-function commonItems(a: string[], b: string[]): Array<[number, number]> {
-  const n = a.length;
-  const m = b.length;
-  const t: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
-  for (let x = n - 1; x >= 0; x--)
-    for (let y = m - 1; y >= 0; y--)
-      t[x][y] = a[x] === b[y] ? t[x + 1][y + 1] + 1 : Math.max(t[x + 1][y], t[x][y + 1]);
-  const out: Array<[number, number]> = [];
-  let [x, y] = [0, 0];
-  while (x < n && y < m) {
-    if (a[x] === b[y]) out.push([x++, y++]);
-    else if (t[x + 1][y] >= t[x][y + 1]) x++;
-    else y++;
-  }
-  return out;
 }
 
 /**
@@ -249,14 +291,4 @@ function endOfLine(s: string, offset: number): number {
 
 function withEol(s: string, eol: string): string {
   return eol === '\n' ? s : s.replace(/\r?\n/g, eol);
-}
-
-function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.length !== kb.length) return false;
-  return ka.every((k) => deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }

@@ -1,0 +1,226 @@
+// A new value written over an old one in place, keeping what a person wrote where it did not
+// change: an unchanged part keeps its text (quotes, anchors, aliases), a changed scalar its quoting
+// style.
+import { Document, isAlias, isMap, isPair, isScalar, isSeq, Scalar, type Node, type Pair } from 'yaml';
+import { YAML_STRINGIFY_OPTIONS } from './render.js';
+
+export interface KeepContext {
+  /** The front matter's YAML text the nodes' ranges point into. */
+  source: string;
+  /** The parsed document (aliases are resolved through it). */
+  doc: Document.Parsed;
+  /** What two list items are compared by (a triple's canonical form). */
+  itemKey: (value: unknown) => string;
+}
+
+export const UNREADABLE = Symbol('unreadable');
+
+/** A node's plain value, aliases resolved; UNREADABLE when it cannot be read (a dangling alias). */
+export function valueOf(node: Node | null | undefined, doc: Document.Parsed): unknown {
+  if (node === null || node === undefined) return null;
+  try {
+    return node.toJS(doc, { maxAliasCount: -1 });
+  } catch {
+    return UNREADABLE;
+  }
+}
+
+/**
+ * The text to put in place of `old`'s range for `value`, or undefined when there is none that keeps
+ * the old text (the caller then writes the value afresh). `rebuild`: a block map, or a triple
+ * changing between its list and map forms, may be written as a one-line flow map or list whose
+ * unchanged parts keep their text.
+ */
+export function keptText(
+  old: Node | null | undefined,
+  value: unknown,
+  k: KeepContext,
+  { inFlow, rebuild }: { inFlow: boolean; rebuild: boolean },
+): string | undefined {
+  if (!old?.range || old.range[1] <= old.range[0]) return undefined;
+  const was = valueOf(old, k.doc);
+  if (was !== UNREADABLE && sameValue(was, value)) return k.source.slice(old.range[0], old.range[1]);
+  if (isAlias(old)) return undefined;
+  if (isScalar(old)) {
+    if (!isPrimitive(value) || old.type === 'BLOCK_LITERAL' || old.type === 'BLOCK_FOLDED') return undefined;
+    return scalarText(value, typeof value === 'string' ? old.type : undefined, inFlow);
+  }
+  if (isSeq(old) && Array.isArray(value) && old.flow) return flowSeqText(old, value, k);
+  if (isMap(old) && isRecord(value) && old.flow) return flowMapText(old, value, k);
+  if (!rebuild) return undefined;
+  const parts = partsOf(old);
+  if (!parts) return undefined;
+  if (isRecord(value)) {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined);
+    const texts = entries.map(([key, v]) => {
+      const text = keptText(parts.get(key), v, k, { inFlow: true, rebuild: true }) ?? freshItem(v);
+      return text === undefined ? undefined : `${parts.keyText.get(key) ?? freshItem(key)}: ${text}`;
+    });
+    return texts.every((t) => t !== undefined) ? `{${texts.join(', ')}}` : undefined;
+  }
+  if (Array.isArray(value) && value.length === 3 && parts.has('s')) {
+    const texts = value.map(
+      (v, i) => keptText(parts.get('spo'[i]), v, k, { inFlow: true, rebuild: true }) ?? freshItem(v),
+    );
+    return texts.every((t) => t !== undefined) ? `[${texts.join(', ')}]` : undefined;
+  }
+  return undefined;
+}
+
+/** A map's values by key (with the key's text), or a triple list's parts as `s`, `p`, `o`. */
+function partsOf(old: Node): (Map<string, Node | null> & { keyText: Map<string, string> }) | undefined {
+  const parts = Object.assign(new Map<string, Node | null>(), { keyText: new Map<string, string>() });
+  if (isMap(old)) {
+    for (const pair of old.items as Array<Pair<Node, Node | null>>) {
+      if (!isScalar(pair.key) || !pair.key.range) return undefined;
+      parts.set(String(pair.key.value), pair.value);
+    }
+    return parts;
+  }
+  if (isSeq(old) && old.items.length === 3 && (old.items as unknown[]).every((i) => isScalar(i))) {
+    (old.items as Node[]).forEach((item, i) => parts.set('spo'[i], item));
+    return parts;
+  }
+  return undefined;
+}
+
+/** A scalar on one line, in `type`'s style where YAML allows it, safe inside a flow collection. */
+function scalarText(value: unknown, type: Scalar['type'], inFlow: boolean): string | undefined {
+  const scalar = new Scalar(value);
+  if (type) scalar.type = type;
+  const text = inFlow
+    ? flowText(new Document([scalar]), true)?.slice(1, -1)
+    : new Document(scalar).toString(YAML_STRINGIFY_OPTIONS).replace(/\n$/, '');
+  return text === undefined || text.includes('\n') ? undefined : text;
+}
+
+/** A value written afresh as an item of a flow collection (one line), or undefined. */
+function freshItem(value: unknown): string | undefined {
+  return flowText(new Document([value]), true)?.slice(1, -1);
+}
+
+/** A value written afresh as a one-line flow collection or scalar, or undefined. */
+export function freshFlow(value: unknown): string | undefined {
+  return flowText(new Document(value), true);
+}
+
+function flowText(doc: Document, flow: boolean): string | undefined {
+  if (flow && (isSeq(doc.contents) || isMap(doc.contents))) doc.contents.flow = true;
+  const text = doc.toString(YAML_STRINGIFY_OPTIONS).replace(/\n$/, '');
+  return text.includes('\n') ? undefined : text;
+}
+
+interface Entry {
+  text: string;
+  /** What followed the entry in the text (its comma, a comment, a line break), null for a new one. */
+  sep: string | null;
+}
+
+/** `[a, # why\n  b]` changed item by item: kept items, separators and comments stay. */
+function flowSeqText(old: Node, value: unknown[], k: KeepContext): string | undefined {
+  const items = (old as unknown as { items: Array<Node | null> }).items;
+  if (items.length === 0 || value.length === 0) return undefined;
+  if (items.some((i) => !i?.range || isPair(i))) return undefined;
+  const nodes = items as Node[];
+  const oldKeys = nodes.map((n) => k.itemKey(valueOf(n, k.doc)));
+  const newKeys = value.map((v) => k.itemKey(v));
+  const entries: Array<Entry | undefined> = [];
+  const sepAfter = (i: number) =>
+    i + 1 < nodes.length ? k.source.slice(nodes[i].range![1], nodes[i + 1].range![0]) : null;
+  let [i, j] = [0, 0];
+  for (const [mi, mj] of [...commonItems(oldKeys, newKeys), [nodes.length, value.length]]) {
+    for (let t = 0; j + t < mj; t++) {
+      const o = i + t < mi ? nodes[i + t] : undefined;
+      const text =
+        (o && keptText(o, value[j + t], k, { inFlow: true, rebuild: true })) ?? freshItem(value[j + t]);
+      entries.push(text === undefined ? undefined : { text, sep: o ? sepAfter(i + t) : null });
+    }
+    if (mi < nodes.length) {
+      entries.push({ text: k.source.slice(nodes[mi].range![0], nodes[mi].range![1]), sep: sepAfter(mi) });
+    }
+    [i, j] = [mi + 1, mj + 1];
+  }
+  return joinFlow(old, nodes[0].range![0], nodes[nodes.length - 1].range![1], entries);
+}
+
+/** `{a: 1, # why\n  b: 2}` changed key by key: kept pairs, separators and comments stay; new keys last. */
+function flowMapText(old: Node, value: Record<string, unknown>, k: KeepContext): string | undefined {
+  const pairs = (old as unknown as { items: Array<Pair<Node, Node | null>> }).items;
+  if (pairs.length === 0) return undefined;
+  const spans: Array<{ key: string; start: number; end: number; pair: Pair<Node, Node | null> }> = [];
+  for (const pair of pairs) {
+    if (!isScalar(pair.key) || !pair.key.range || !pair.value?.range) return undefined;
+    spans.push({ key: String(pair.key.value), start: pair.key.range[0], end: pair.value.range[1], pair });
+  }
+  const entries: Array<Entry | undefined> = [];
+  spans.forEach((span, i) => {
+    if (!(span.key in value) || value[span.key] === undefined) return;
+    const sep = i + 1 < spans.length ? k.source.slice(span.end, spans[i + 1].start) : null;
+    const v = span.pair.value!;
+    const text =
+      keptText(v, value[span.key], k, { inFlow: true, rebuild: true }) ?? freshItem(value[span.key]);
+    entries.push(
+      text === undefined ? undefined : { text: k.source.slice(span.start, v.range![0]) + text, sep },
+    );
+  });
+  const known = new Set(spans.map((s) => s.key));
+  for (const [key, v] of Object.entries(value)) {
+    if (known.has(key) || v === undefined) continue;
+    const text = freshItem(v);
+    entries.push(text === undefined ? undefined : { text: `${freshItem(key)}: ${text}`, sep: null });
+  }
+  return joinFlow(old, spans[0].start, spans[spans.length - 1].end, entries);
+}
+
+/** The collection's text on one line: its items, or undefined when one has no text. */
+function joinFlow(
+  old: Node,
+  _firstStart: number,
+  _lastEnd: number,
+  entries: Array<Entry | undefined>,
+): string | undefined {
+  if (entries.length === 0 || entries.some((e) => e === undefined)) return undefined;
+  const texts = (entries as Entry[]).map((e) => e.text);
+  return isSeq(old) ? `[${texts.join(', ')}]` : `{${texts.join(', ')}}`;
+}
+
+/** Index pairs of a longest common subsequence of a and b, in order. */
+export function commonItems(a: string[], b: string[]): Array<[number, number]> {
+  const n = a.length;
+  const m = b.length;
+  const t: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
+  for (let x = n - 1; x >= 0; x--)
+    for (let y = m - 1; y >= 0; y--)
+      t[x][y] = a[x] === b[y] ? t[x + 1][y + 1] + 1 : Math.max(t[x + 1][y], t[x][y + 1]);
+  const out: Array<[number, number]> = [];
+  let [x, y] = [0, 0];
+  while (x < n && y < m) {
+    if (a[x] === b[y]) out.push([x++, y++]);
+    else if (t[x + 1][y] >= t[x][y + 1]) x++;
+    else y++;
+  }
+  return out;
+}
+
+const isPrimitive = (v: unknown): boolean => v === null || ['string', 'number', 'boolean'].includes(typeof v);
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Equal as data (JSON's view: a key set to undefined is no key). */
+export function sameValue(a: unknown, b: unknown): boolean {
+  return JSON.stringify(normal(a)) === JSON.stringify(normal(b));
+}
+
+function normal(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(normal);
+  if (isRecord(v)) {
+    return Object.fromEntries(
+      Object.keys(v)
+        .filter((key) => v[key] !== undefined)
+        .sort()
+        .map((key) => [key, normal(v[key])]),
+    );
+  }
+  return v;
+}

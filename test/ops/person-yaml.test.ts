@@ -1,0 +1,64 @@
+// A person's YAML through the ops that rewrite part of it (knowledge_graph close, an update by
+// memory_store / `cairn store`): the quoting of what did not change, comments inside a flow list
+// written over several lines, and anchors (`&x`) another place aliases (`*x`). Real git, real files.
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { closeFact } from '../../server/src/ops/graph.js';
+import { storeMemory } from '../../server/src/ops/store-memory.js';
+import { git, makeStore, removeDir } from '../helpers/store.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  while (dirs.length) removeDir(path.dirname(dirs.pop()!));
+});
+
+async function written(...frontMatter: string[]) {
+  const s = await makeStore();
+  dirs.push(s.dir);
+  const text = [
+    '---',
+    'id: redis-cache',
+    'title: Use Redis',
+    'kind: decision',
+    ...frontMatter,
+    '---',
+    'Body.',
+    '',
+  ].join('\n');
+  const file = path.join(s.dir, 'memories/redis-cache.md');
+  writeFileSync(file, text);
+  git(s.dir, 'add', '-A');
+  git(s.dir, 'commit', '-qm', 'a person writes a memory by hand');
+  return { ...s, file, text };
+}
+
+/** A person's update of the memory (`cairn store` by a person: on main at once). */
+const update = (ctx: Parameters<typeof storeMemory>[0], extra: Record<string, unknown>) =>
+  storeMemory(
+    ctx,
+    { topic: 'Use Redis', context: 'Body.', origin: 'human', metadata: { topicId: 'redis-cache' }, ...extra },
+    { channel: 'person' },
+  );
+
+describe("a changed triple keeps the person's quoting", () => {
+  it('knowledge_graph close writes the until and keeps each part as the person quoted it', async () => {
+    const { ctx, file, text } = await written(
+      'source: {origin: human}',
+      'triples:',
+      `  - ["redis", 'version', "7.2"]  # pinned`,
+    );
+    await closeFact(ctx, { subject: 'redis', predicate: 'version', until: '2026-12-01' });
+    const out = readFileSync(file, 'utf8');
+    expect(out).toContain(`  - {s: "redis", p: 'version', o: "7.2", until: 2026-12-01}  # pinned\n`);
+    expect(out.replace(/\nupdated: .*\n/, '\n')).toBe(
+      text.replace(`["redis", 'version', "7.2"]`, `{s: "redis", p: 'version', o: "7.2", until: 2026-12-01}`),
+    );
+  });
+
+  it('an update that changes one object keeps the other parts and the quoting style', async () => {
+    const { ctx, file } = await written('triples:', `  - ['app', "uses", 'redis']  # pinned`);
+    await update(ctx, { triples: [{ s: 'app', p: 'uses', o: 'valkey' }] });
+    expect(readFileSync(file, 'utf8')).toContain(`  - ['app', "uses", 'valkey']  # pinned\n`);
+  });
+});
