@@ -1,5 +1,6 @@
 // An update rewrites a changed value in place keeping what a person wrote around and inside it:
-// the quoting of the parts of a triple that did not change.
+// the quoting of the parts of a triple that did not change, the comments and line breaks of a flow
+// list written over several lines.
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { parseMemory, updateFrontMatter } from '../../server/src/core/format/index.js';
@@ -45,6 +46,36 @@ describe('a changed triple keeps the quoting of its parts', () => {
       triples: [{ s: 'a', p: "it's", o: '7.2', until: '2027-01-01' }, ['b', 'c', 'd']],
     });
     expect(out).toBe(memory(`triples: [{s: "a", p: 'it''s', o: "7.2", until: 2027-01-01}, [b, c, d]]`));
+  });
+});
+
+describe('a comment inside a flow list written over several lines survives an update of the list', () => {
+  const t = memory('tags: [a, # why a', '  b,  # why b', '  c]', 'title: x');
+
+  test('an item added keeps every comment and line break', () => {
+    expect(updateFrontMatter(t, { tags: ['a', 'b', 'c', 'd'] })).toBe(t.replace('  c]', '  c, d]'));
+    expect(updateFrontMatter(t, { tags: ['a', 'n', 'b', 'c'] })).toBe(t.replace('  b,', '  n, b,'));
+  });
+
+  test('an item removed takes its own comment only', () => {
+    expect(updateFrontMatter(t, { tags: ['a', 'c'] })).toBe(t.replace('  b,  # why b\n', ''));
+    expect(updateFrontMatter(t, { tags: ['a', 'b'] })).toBe(
+      t.replace('  b,  # why b\n  c]', '  b  # why b\n  ]'),
+    );
+  });
+
+  test('an item changed keeps its place and its comment', () => {
+    expect(updateFrontMatter(t, { tags: ['a', 'B b', 'c'] })).toBe(t.replace('  b,', '  B b,'));
+  });
+
+  test('a flow map over several lines keeps its comments too', () => {
+    const m = memory('source: {agent: me, # who', '  origin: human}');
+    expect(updateFrontMatter(m, { source: { agent: 'you', origin: 'human' } })).toBe(
+      m.replace('agent: me', 'agent: you'),
+    );
+    expect(updateFrontMatter(m, { source: { agent: 'me', origin: 'human', x: 1 } })).toBe(
+      m.replace('origin: human}', 'origin: human, x: 1}'),
+    );
   });
 });
 
@@ -101,5 +132,44 @@ test('property: a changed triple keeps the text of every part that did not chang
       });
     }),
     propertyRuns(300, 17),
+  );
+});
+
+test('property: a flow list over several lines keeps its comments through any update', () => {
+  const tag = fc.constantFrom('a', 'b', 'c', 'd', 'x y', "it's");
+  fc.assert(
+    fc.property(
+      fc.array(fc.tuple(tag, fc.option(fc.constantFrom('# why', '# and'), { nil: undefined })), {
+        minLength: 1,
+        maxLength: 5,
+      }),
+      fc.array(tag, { minLength: 1, maxLength: 6 }),
+      fc.boolean(),
+      (olds, news, crlf) => {
+        const eol = crlf ? '\r\n' : '\n';
+        const body = olds
+          .map(([v, c], i) => {
+            const last = i === olds.length - 1;
+            return `${written(v, 'plain')}${last ? '' : ','}${c ? ` ${c}${eol}  ` : ' '}`;
+          })
+          .join('');
+        const text = `---${eol}id: a${eol}tags: [${body}]${eol}kind: note${eol}---${eol}`;
+        const out = updateFrontMatter(text, { tags: news });
+        expect(parseMemory(out, { path: 'memories/a.md' }).frontMatter.tags).toEqual(news);
+        expect(out.endsWith(`]${eol}kind: note${eol}---${eol}`) || out.includes(`kind: note${eol}`)).toBe(
+          true,
+        );
+        // Only added items: every comment stays.
+        const oldTags = olds.map(([v]) => v);
+        let at = 0;
+        for (const v of news) if (at < oldTags.length && v === oldTags[at]) at++;
+        if (at === oldTags.length) {
+          for (const [, c] of olds) if (c) expect(out).toContain(c);
+          expect(out.split(eol).length).toBe(text.split(eol).length);
+        }
+        if (crlf) expect(out.replace(/\r\n/g, '')).not.toContain('\n');
+      },
+    ),
+    propertyRuns(300, 19),
   );
 });

@@ -62,3 +62,14 @@ describe("a changed triple keeps the person's quoting", () => {
     expect(readFileSync(file, 'utf8')).toContain(`  - ['app', "uses", 'valkey']  # pinned\n`);
   });
 });
+
+const frontMatterOf = (text: string) => text.slice(0, text.indexOf('\n---\n') + 5);
+
+it('an update of a flow list written over several lines keeps the comments inside it', async () => {
+  const { ctx, file, text } = await written('tags: [redis, # chosen in ADR-12', '  cache]');
+  await update(ctx, { tags: ['redis', 'cache', 'sessions'] });
+  const out = readFileSync(file, 'utf8');
+  expect(frontMatterOf(out).replace(/\nupdated: .*\n/, '\n')).toBe(
+    frontMatterOf(text).replace('  cache]', '  cache, sessions]'),
+  );
+});

@@ -1,6 +1,6 @@
 // A new value written over an old one in place, keeping what a person wrote where it did not
 // change: an unchanged part keeps its text (quotes, anchors, aliases), a changed scalar its quoting
-// style.
+// style, a flow list or map (`[a, # why\n  b]`) its separators, line breaks and comments.
 import { Document, isAlias, isMap, isPair, isScalar, isSeq, Scalar, type Node, type Pair } from 'yaml';
 import { YAML_STRINGIFY_OPTIONS } from './render.js';
 
@@ -140,7 +140,7 @@ function flowSeqText(old: Node, value: unknown[], k: KeepContext): string | unde
     }
     [i, j] = [mi + 1, mj + 1];
   }
-  return joinFlow(old, nodes[0].range![0], nodes[nodes.length - 1].range![1], entries);
+  return joinFlow(old, nodes[0].range![0], nodes[nodes.length - 1].range![1], entries, k.source);
 }
 
 /** `{a: 1, # why\n  b: 2}` changed key by key: kept pairs, separators and comments stay; new keys last. */
@@ -169,19 +169,39 @@ function flowMapText(old: Node, value: Record<string, unknown>, k: KeepContext):
     const text = freshItem(v);
     entries.push(text === undefined ? undefined : { text: `${freshItem(key)}: ${text}`, sep: null });
   }
-  return joinFlow(old, spans[0].start, spans[spans.length - 1].end, entries);
+  return joinFlow(old, spans[0].start, spans[spans.length - 1].end, entries, k.source);
 }
 
-/** The collection's text on one line: its items, or undefined when one has no text. */
+/** The collection's text: its opening, what stood before the first and after the last entry, kept. */
 function joinFlow(
   old: Node,
-  _firstStart: number,
-  _lastEnd: number,
+  firstStart: number,
+  lastEnd: number,
   entries: Array<Entry | undefined>,
+  source: string,
 ): string | undefined {
   if (entries.length === 0 || entries.some((e) => e === undefined)) return undefined;
-  const texts = (entries as Entry[]).map((e) => e.text);
-  return isSeq(old) ? `[${texts.join(', ')}]` : `{${texts.join(', ')}}`;
+  const [start, end] = old.range!;
+  const body = (entries as Entry[])
+    .map((e, n) => {
+      if (n + 1 < entries.length) return e.text + (e.sep ?? ', ');
+      // The last entry's comma goes; a comment after it stays.
+      const rest = withoutComma(e.sep ?? '');
+      return e.text + (/#/.test(rest) ? (rest.startsWith('#') ? ` ${rest}` : rest) : '');
+    })
+    .join('');
+  return source.slice(start, firstStart) + body + source.slice(lastEnd, end);
+}
+
+/** A separator without its comma (the first one outside a comment). */
+function withoutComma(sep: string): string {
+  let inComment = false;
+  for (let i = 0; i < sep.length; i++) {
+    if (sep[i] === '#') inComment = true;
+    else if (sep[i] === '\n') inComment = false;
+    else if (sep[i] === ',' && !inComment) return sep.slice(0, i) + sep.slice(i + 1);
+  }
+  return sep;
 }
 
 /** Index pairs of a longest common subsequence of a and b, in order. */
