@@ -1,12 +1,23 @@
 // An update rewrites a changed value in place keeping what a person wrote around and inside it:
 // the quoting of the parts of a triple that did not change, the comments and line breaks of a flow
-// list written over several lines.
+// list written over several lines. An edit an alias (`*x`) stands in the way of is refused.
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { parseMemory, updateFrontMatter } from '../../server/src/core/format/index.js';
+import { isCairnError } from '../../server/src/core/errors.js';
 import { propertyRuns } from '../helpers/property.js';
 
 const memory = (...lines: string[]) => ['---', 'id: a', ...lines, '---', 'Body.', ''].join('\n');
+
+/** The error updateFrontMatter throws, or undefined. */
+function refusal(text: string, patch: Record<string, unknown>): unknown {
+  try {
+    updateFrontMatter(text, patch);
+  } catch (e) {
+    return e;
+  }
+  return undefined;
+}
 
 describe('a changed triple keeps the quoting of its parts', () => {
   const t = memory('triples:', `  - ["redis", 'uses', plain]  # why`, '  - [app, runs-on, "linux"]');
@@ -76,6 +87,45 @@ describe('a comment inside a flow list written over several lines survives an up
     expect(updateFrontMatter(m, { source: { agent: 'me', origin: 'human', x: 1 } })).toBe(
       m.replace('origin: human}', 'origin: human, x: 1}'),
     );
+  });
+});
+
+describe('an anchor another place aliases: the edit is refused, nothing written', () => {
+  const t = memory('triples:', '  - &fact [app, uses, redis]', '  - [b, c, d]', 'also: *fact');
+
+  test('removing the anchored triple is refused with the alias named', () => {
+    const e = refusal(t, { triples: [['b', 'c', 'd']] });
+    expect(isCairnError(e) && e.code).toBe('INVALID_REQUEST');
+    expect((e as Error).message).toMatch(/alias \*fact on line 6 .*&fact/);
+  });
+
+  test('changing the anchored value is refused: the alias would change with it', () => {
+    const e = refusal(t, {
+      triples: [
+        ['app', 'uses', 'valkey'],
+        ['b', 'c', 'd'],
+      ],
+    });
+    expect(isCairnError(e) && e.code).toBe('INVALID_REQUEST');
+    expect((e as Error).message).toMatch(/`also` refers by an alias/);
+  });
+
+  test('edits elsewhere, and of the alias itself, still work and keep the anchor', () => {
+    const out = updateFrontMatter(t, {
+      title: 'x',
+      triples: [
+        ['app', 'uses', 'redis'],
+        ['b', 'c', 'e'],
+      ],
+    });
+    expect(out).toBe(t.replace('[b, c, d]', '[b, c, e]').replace('also: *fact', 'also: *fact\ntitle: x'));
+    const alias = updateFrontMatter(t, { also: 'plain' });
+    expect(alias).toBe(t.replace('also: *fact', 'also: plain'));
+  });
+
+  test('a front matter whose alias has no anchor is refused before any change', () => {
+    const e = refusal(memory('also: *nowhere'), { title: 'x' });
+    expect(isCairnError(e) && (e as Error).message).toMatch(/alias \*nowhere on line 3/);
   });
 });
 

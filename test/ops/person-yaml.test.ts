@@ -73,3 +73,26 @@ it('an update of a flow list written over several lines keeps the comments insid
     frontMatterOf(text).replace('  cache]', '  cache, sessions]'),
   );
 });
+
+describe('an anchor another place aliases', () => {
+  it('an update that would remove it is refused with the alias named, nothing changed', async () => {
+    const { ctx, dir, file, text } = await written(
+      'triples:',
+      '  - &main [app, uses, redis]',
+      '  - [app, runs-on, linux]',
+      'see-also: *main',
+    );
+    const head = git(dir, 'rev-parse', 'HEAD');
+    await expect(update(ctx, { triples: [{ s: 'app', p: 'runs-on', o: 'linux' }] })).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+      message: expect.stringMatching(/alias \*main on line 8 .*&main/),
+    });
+    expect(readFileSync(file, 'utf8')).toBe(text);
+    expect(git(dir, 'rev-parse', 'HEAD')).toBe(head);
+    // The next edit (one the alias does not stand in the way of) still works.
+    await update(ctx, { tags: ['redis'] });
+    expect(readFileSync(file, 'utf8')).toContain(
+      '  - &main [app, uses, redis]\n  - [app, runs-on, linux]\nsee-also: *main\n',
+    );
+  });
+});

@@ -2,11 +2,13 @@
 // unknown keys, quoting of untouched values and the body stay byte-for-byte.
 import {
   Document,
+  isAlias,
   isMap,
   isScalar,
   isSeq,
   parseDocument,
   Scalar,
+  visit,
   type Node,
   type Pair,
   type YAMLMap,
@@ -63,11 +65,14 @@ export function updateFrontMatter(text: string, patch: Record<string, unknown | 
     );
   }
   const wrap = (yaml: string) => text.slice(0, split.yamlStart) + yaml + text.slice(split.yamlEnd);
+  if (valueOf(root, doc) === UNREADABLE) throw aliasRefusal(source, text.slice(0, split.yamlStart));
   // What a person wrote is kept where the value did not change; the result is read back, and
   // anything else it changed (a kept part that reads differently) falls back to Cairn's layout.
   const careful = patchedYaml(source, doc, entries, eol, true);
   if (careful === source || holds(careful, doc, entries)) return wrap(careful);
   const plain = patchedYaml(source, doc, entries, eol, false);
+  if (holds(plain, doc, entries)) return wrap(plain);
+  if (hasAliases(doc)) throw aliasRefusal(careful, text.slice(0, split.yamlStart), doc, entries, source);
   return wrap(plain);
 }
 
@@ -144,6 +149,65 @@ function holds(yaml: string, old: Document.Parsed, entries: Array<[string, unkno
   return sameValue(got, expected);
 }
 
+function hasAliases(doc: Document): boolean {
+  let found = false;
+  visit(doc, {
+    Alias: () => {
+      found = true;
+      return visit.BREAK;
+    },
+  });
+  return found;
+}
+
+/**
+ * The refusal of an edit an alias (`*x`) stands in the way of: it would lose the anchor (`&x`) the
+ * alias refers to, or change what the alias reads as elsewhere. Nothing is written.
+ */
+function aliasRefusal(
+  yaml: string,
+  head: string,
+  old?: Document.Parsed,
+  entries?: Array<[string, unknown]>,
+  source = yaml,
+): CairnError {
+  const doc = parseDocument(yaml);
+  const anchors = new Set<string>();
+  const aliases: Array<{ source: string; offset: number }> = [];
+  const collect = (d: Document, into: typeof aliases) =>
+    visit(d, {
+      Node: (_, node) => {
+        if (isAlias(node)) into.push({ source: node.source, offset: node.range?.[0] ?? 0 });
+        else if (node.anchor && d === doc) anchors.add(node.anchor);
+      },
+    });
+  collect(doc, aliases);
+  const dangling = aliases.find((a) => !anchors.has(a.source));
+  if (dangling) {
+    // Its line in the file as it is (the refused change is not written).
+    const before: typeof aliases = [];
+    if (old) collect(old, before);
+    const offset = before.find((a) => a.source === dangling.source)?.offset ?? dangling.offset;
+    const line = (head + source.slice(0, offset)).split('\n').length;
+    const what = old ? 'the change removes the anchor' : 'it has no anchor';
+    return new CairnError(
+      'INVALID_REQUEST',
+      `cannot update the front matter: the alias *${dangling.source} on line ${line} refers to &${dangling.source}, and ${what} &${dangling.source}; write the value out in place of *${dangling.source} first`,
+    );
+  }
+  const patched = new Set((entries ?? []).map(([key]) => key));
+  const before = (old ? valueOf(old.contents, old) : null) as Record<string, unknown> | null;
+  const after = valueOf(doc.contents, doc) as Record<string, unknown> | null;
+  const changed = Object.keys(before ?? {}).filter(
+    (key) => !patched.has(key) && !sameValue(before?.[key], after?.[key]),
+  );
+  const named = changed.length ? `\`${changed.join('`, `')}\`` : 'another value';
+  return new CairnError(
+    'INVALID_REQUEST',
+    `cannot update the front matter: ${named} refers by an alias (*name) to a value the change rewrites and would change with it; write the value out in place of the alias first`,
+  );
+}
+
 /**
  * The new value's text when it can replace the old value in place (one line, old value neither a
  * block scalar nor empty), keeping the old quoting style where YAML allows it.
@@ -189,7 +253,8 @@ function blockSeqEdits(
   for (const item of old.items as Array<Node | null>) {
     if (!item?.range) return undefined;
     const lineStart = source.lastIndexOf('\n', item.range[0] - 1) + 1;
-    if (!/^[ \t]*-[ \t]+$/.test(source.slice(lineStart, item.range[0]))) return undefined;
+    // `- ` and perhaps an anchor (`- &x [a, b, c]`), which stays with its item.
+    if (!/^[ \t]*-[ \t]+(?:&\S+[ \t]+)?$/.test(source.slice(lineStart, item.range[0]))) return undefined;
     lines.push({
       node: item,
       start: item.range[0],
@@ -198,7 +263,7 @@ function blockSeqEdits(
       lineEnd: endOfLine(source, item.range[1]),
     });
   }
-  const dash = source.slice(lines[0].lineStart, lines[0].start);
+  const dash = /^[ \t]*-[ \t]+/.exec(source.slice(lines[0].lineStart, lines[0].start))![0];
   const canon = (v: unknown): string => JSON.stringify(key === 'triples' ? canonicalTriples([v]) : [v]);
   const rendered: string[] = [];
   for (const v of value) {
