@@ -41,22 +41,45 @@ describe('a changed triple keeps the quoting of its parts', () => {
     expect(out).toBe(t.replace('[app, runs-on, "linux"]', '[app, runs-on, "bsd"]'));
   });
 
-  test('a fact written as a map over several lines keeps its parts when closed', () => {
-    const m = memory('triples:', `  - s: "redis"`, `    p: 'uses'`, '    o: plain', '  - [x, y, z]');
-    const out = updateFrontMatter(m, {
-      triples: [{ s: 'redis', p: 'uses', o: 'plain', until: '2026-12-01' }, ['x', 'y', 'z']],
-    });
-    expect(out).toBe(
-      memory('triples:', `  - {s: "redis", p: 'uses', o: plain, until: 2026-12-01}`, '  - [x, y, z]'),
-    );
-  });
-
   test('a quoted part that must stay quoted, and a flow list of triples', () => {
     const m = memory(`triples: [["a", 'it''s', "7.2"], [b, c, d]]`);
     const out = updateFrontMatter(m, {
       triples: [{ s: 'a', p: "it's", o: '7.2', until: '2027-01-01' }, ['b', 'c', 'd']],
     });
     expect(out).toBe(memory(`triples: [{s: "a", p: 'it''s', o: "7.2", until: 2027-01-01}, [b, c, d]]`));
+  });
+});
+
+describe('a map written over several lines is changed key by key: its comments stay', () => {
+  const m = memory(
+    'triples:',
+    `  - s: "redis"  # the cache`,
+    '    # why: from the ADR',
+    `    p: 'uses'`,
+    '    o: plain  # today',
+    '  - [x, y, z]',
+  );
+
+  test('closing a fact written as a map adds its until on a line of its own', () => {
+    const out = updateFrontMatter(m, {
+      triples: [{ s: 'redis', p: 'uses', o: 'plain', until: '2026-12-01' }, ['x', 'y', 'z']],
+    });
+    expect(out).toBe(m.replace('    o: plain  # today\n', '    o: plain  # today\n    until: 2026-12-01\n'));
+  });
+
+  test('a changed part is written in place, its quoting and comment kept', () => {
+    const out = updateFrontMatter(m, {
+      triples: [{ s: 'redis', p: 'uses', o: 'valkey', note: 'n' }, ['x', 'y', 'z']],
+    });
+    expect(out).toBe(m.replace('    o: plain  # today\n', '    o: valkey  # today\n    note: n\n'));
+  });
+
+  test('a map value of a key of its own too', () => {
+    const t = memory('x-review:  # by hand', "  by: 'bo'  # who", '  # when', '  on: 2025-12-03', 'title: t');
+    expect(updateFrontMatter(t, { 'x-review': { by: 'al', on: '2025-12-03', ok: true } })).toBe(
+      t.replace("by: 'bo'", "by: 'al'").replace('  on: 2025-12-03\n', '  on: 2025-12-03\n  ok: true\n'),
+    );
+    expect(updateFrontMatter(t, { 'x-review': { by: 'bo' } })).toBe(t.replace('  on: 2025-12-03\n', ''));
   });
 });
 
@@ -221,5 +244,44 @@ test('property: a flow list over several lines keeps its comments through any up
       },
     ),
     propertyRuns(300, 19),
+  );
+});
+
+test('property: facts written as maps over several lines keep every comment through close and change', () => {
+  const part = fc.tuple(fc.constantFrom(...PARTS), fc.constantFrom(...STYLES));
+  const item = fc.record({
+    parts: fc.tuple(part, part, part),
+    comments: fc.tuple(fc.boolean(), fc.boolean(), fc.boolean()),
+    close: fc.boolean(),
+    object: fc.option(fc.constantFrom(...PARTS), { nil: undefined }),
+  });
+  fc.assert(
+    fc.property(fc.array(item, { minLength: 1, maxLength: 4 }), fc.boolean(), (drawn, crlf) => {
+      const eol = crlf ? '\r\n' : '\n';
+      const lines = ['---', 'id: a', 'triples:'];
+      let comments = 0;
+      drawn.forEach((it, i) => {
+        it.parts.forEach(([v, s], k) => {
+          const text = written(k === 0 ? `${v}${i}` : v, s);
+          const comment = it.comments[k] ? `  # c${i}${k}` : '';
+          if (comment) comments++;
+          lines.push(`${k === 0 ? '  - ' : '    '}${'spo'[k]}: ${text}${comment}`);
+        });
+      });
+      const text = [...lines, '---', ''].join(eol);
+      const news = drawn.map((it, i) => {
+        const [s, p, o] = it.parts.map(([v], k) => (k === 0 ? `${v}${i}` : v));
+        const obj = it.object ?? o;
+        return it.close ? { s, p, o: obj, until: '2026-12-01' } : { s, p, o: obj };
+      });
+      const out = updateFrontMatter(text, { triples: news });
+      const facts = parseMemory(out, { path: 'memories/a.md' }).frontMatter.triples;
+      expect(facts.map((f) => ({ s: f.s, p: f.p, o: f.o, ...(f.until ? { until: f.until } : {}) }))).toEqual(
+        news,
+      );
+      expect(out.match(/ {2}# c\d+/g)?.length ?? 0).toBe(comments);
+      if (crlf) expect(out.replace(/\r\n/g, '')).not.toContain('\n');
+    }),
+    propertyRuns(300, 23),
   );
 });

@@ -56,6 +56,22 @@ describe("a changed triple keeps the person's quoting", () => {
     );
   });
 
+  it('knowledge_graph close of a fact written over several lines adds a line, its comments stay', async () => {
+    const { ctx, file, text } = await written(
+      'source: {origin: human}',
+      'triples:',
+      `  - s: redis  # the cache`,
+      '    # from ADR-12',
+      `    p: "version"`,
+      `    o: '7.2'`,
+    );
+    await closeFact(ctx, { subject: 'redis', predicate: 'version', until: '2026-12-01' });
+    const out = readFileSync(file, 'utf8');
+    expect(out.replace(/\nupdated: .*\n/, '\n')).toBe(
+      text.replace(`    o: '7.2'\n`, `    o: '7.2'\n    until: 2026-12-01\n`),
+    );
+  });
+
   it('an update that changes one object keeps the other parts and the quoting style', async () => {
     const { ctx, file } = await written('triples:', `  - ['app', "uses", 'redis']  # pinned`);
     await update(ctx, { triples: [{ s: 'app', p: 'uses', o: 'valkey' }] });

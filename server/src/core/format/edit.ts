@@ -16,7 +16,16 @@ import {
 import { CairnError } from '../errors.js';
 import type { Triple } from '../types.js';
 import { renderYamlPairs, tripleToYaml, YAML_STRINGIFY_OPTIONS } from './render.js';
-import { commonItems, keptText, sameValue, UNREADABLE, valueOf, type KeepContext } from './keep-style.js';
+import {
+  blockMapEdits,
+  commonItems,
+  endOfLine,
+  keptText,
+  sameValue,
+  UNREADABLE,
+  valueOf,
+  type KeepContext,
+} from './keep-style.js';
 import { splitFrontMatter } from './split.js';
 
 interface Edit {
@@ -107,7 +116,9 @@ function patchedYaml(
     const keep: KeepContext | null = careful
       ? { source, doc, itemKey: (v) => JSON.stringify(key === 'triples' ? canonicalTriples([v]) : [v]) }
       : null;
-    const items = blockSeqEdits(source, pair.value, key, value, eol, keep);
+    const items =
+      blockSeqEdits(source, pair.value, key, value, eol, keep) ??
+      (keep ? blockMapEdits(pair.value, value, keep, eol) : undefined);
     const inline = items
       ? undefined
       : keep
@@ -235,7 +246,8 @@ function inlineReplacement(old: Node | null | undefined, value: unknown): string
 /**
  * A block list (`- item` lines) changed item by item: items the new list keeps stay byte-for-byte
  * with their comments (a `# why` between or after items, on the key's line), a changed item is
- * rewritten on its line (its trailing comment kept), a removed one loses its line and new ones get
+ * rewritten on its line keeping its unchanged parts' text and its trailing comment (one written as
+ * a map over several lines is changed key by key), a removed one loses its line and new ones get
  * lines after their neighbours. Undefined when the list is not one item per line (then the whole
  * value is rewritten).
  */
@@ -288,6 +300,18 @@ function blockSeqEdits(
     const news = rendered.slice(j, mj);
     olds.forEach((line, k) => {
       if (k < news.length) {
+        // A fact written over several lines is changed key by key (its comments stay).
+        const v = value[j + k];
+        // (a fact the person wrote as a map stays one: `[s, p, o]` is the same fact)
+        const asMap =
+          key === 'triples' && isMap(line.node) && Array.isArray(v) && v.length === 3
+            ? { s: v[0], p: v[1], o: v[2] }
+            : v;
+        const inPlace = keep ? blockMapEdits(line.node, asMap, keep, eol) : undefined;
+        if (inPlace) {
+          edits.push(...inPlace);
+          return;
+        }
         // A changed item keeps the text of its parts that did not change (their quotes).
         const kept = keep
           ? keptText(line.node, value[j + k], keep, { inFlow: true, rebuild: true })
@@ -345,13 +369,6 @@ function canonicalTriples(value: unknown): unknown {
     if (Object.keys(own).length === 0) return tripleToYaml({ s, p, o, from, until } as Triple);
     return Object.fromEntries(Object.entries(t).filter(([, v]) => v !== undefined));
   });
-}
-
-/** Offset just past the line break ending the line that contains offset-1 (or the text end). */
-function endOfLine(s: string, offset: number): number {
-  if (offset > 0 && s[offset - 1] === '\n') return offset;
-  const nl = s.indexOf('\n', offset);
-  return nl < 0 ? s.length : nl + 1;
 }
 
 function withEol(s: string, eol: string): string {

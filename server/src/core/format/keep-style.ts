@@ -67,6 +67,72 @@ export function keptText(
   return undefined;
 }
 
+export interface SourceEdit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/**
+ * A block map (`key: value` lines, as a fact written over several lines) changed key by key: kept
+ * keys stay byte-for-byte with the comments on and between their lines, a changed value is written
+ * in place (its quoting kept), a removed key takes its own line, new keys get lines of their own
+ * after the last one, at the first key's column. Undefined when that is not possible (then the map
+ * is written afresh).
+ */
+export function blockMapEdits(
+  old: Node | null | undefined,
+  value: unknown,
+  k: KeepContext,
+  eol: string,
+): SourceEdit[] | undefined {
+  if (!isMap(old) || old.flow || !isRecord(value) || old.items.length === 0) return undefined;
+  const src = k.source;
+  const edits: SourceEdit[] = [];
+  const known = new Set<string>();
+  let indent: string | undefined;
+  let lastEnd = 0;
+  for (const pair of old.items as Array<Pair<Node, Node | null>>) {
+    if (!isScalar(pair.key) || !pair.key.range) return undefined;
+    const key = String(pair.key.value);
+    known.add(key);
+    const keyStart = pair.key.range[0];
+    const lineStart = src.lastIndexOf('\n', keyStart - 1) + 1;
+    indent ??= ' '.repeat(keyStart - lineStart);
+    const valueEnd = pair.value?.range?.[1] ?? pair.key.range[1];
+    lastEnd = Math.max(lastEnd, valueEnd);
+    if (value[key] === undefined) {
+      // Only a key that starts its line (not the one after a list item's `- `) can lose its line.
+      if (!/^[ \t]*$/.test(src.slice(lineStart, keyStart))) return undefined;
+      edits.push({ start: lineStart, end: endOfLine(src, valueEnd), text: '' });
+      continue;
+    }
+    const was = valueOf(pair.value, k.doc);
+    if (was !== UNREADABLE && sameValue(was, value[key])) continue;
+    const text = keptText(pair.value, value[key], k, { inFlow: false, rebuild: true });
+    if (text === undefined || !pair.value?.range) return undefined;
+    edits.push({ start: pair.value.range[0], end: pair.value.range[1], text });
+  }
+  const added = Object.entries(value)
+    .filter(([key, v]) => !known.has(key) && v !== undefined)
+    .map(([key, v]) => [freshItem(key), freshItem(v)]);
+  if (added.some(([key, v]) => key === undefined || v === undefined)) return undefined;
+  if (added.length > 0) {
+    const at = endOfLine(src, lastEnd);
+    const lead = at === src.length && !src.endsWith('\n') ? eol : '';
+    const lines = added.map(([key, v]) => `${indent}${key}: ${v}${eol}`);
+    edits.push({ start: at, end: at, text: lead + lines.join('') });
+  }
+  return edits;
+}
+
+/** Offset just past the line break ending the line that contains offset-1 (or the text end). */
+export function endOfLine(s: string, offset: number): number {
+  if (offset > 0 && s[offset - 1] === '\n') return offset;
+  const nl = s.indexOf('\n', offset);
+  return nl < 0 ? s.length : nl + 1;
+}
+
 /** A map's values by key (with the key's text), or a triple list's parts as `s`, `p`, `o`. */
 function partsOf(old: Node): (Map<string, Node | null> & { keyText: Map<string, string> }) | undefined {
   const parts = Object.assign(new Map<string, Node | null>(), { keyText: new Map<string, string>() });
