@@ -204,7 +204,7 @@ describe("a person's comments in a block list survive an update of the list", ()
     });
     expect(changed).toBe(
       t
-        .replace("[redis, version, '7']  # pinned", '[redis, version, "7.2"]  # pinned')
+        .replace("[redis, version, '7']  # pinned", "[redis, version, '7.2']  # pinned")
         .replace('{s: app, p: runs-on, o: linux}', '{s: app, p: runs-on, o: linux, until: 2026-12-01}'),
     );
     expect(parseMemory(changed, { path: 'memories/a.md' }).frontMatter.triples[2].until).toBe('2026-12-01');

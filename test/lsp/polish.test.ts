@@ -2,7 +2,12 @@
 // symbols that land on the title line, and no range past the end of a line (Neovim and Eglot refuse
 // a whole answer for one such position).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CodeAction, CompletionList, SymbolInformation } from 'vscode-languageserver/node';
+import type {
+  CodeAction,
+  CompletionList,
+  SymbolInformation,
+  TextDocumentEdit,
+} from 'vscode-languageserver/node';
 import { makeStore, memoryText, startClient, uriOf, type TestClient } from './lsp-helper.js';
 
 const COPY = 'Login sessions live in Redis with a thirty minute expiry, set by the gateway.';
@@ -122,7 +127,7 @@ describe('editor polish', () => {
       context: { diagnostics: diags },
     })) as CodeAction[];
     const supersede = actions.find((a) => a.title.startsWith('Mark as superseding'))!;
-    const [edit] = supersede.edit!.changes![uriOf(root, rel)];
+    const [edit] = (supersede.edit!.documentChanges as TextDocumentEdit[])[0].edits;
     expect(inside(FILES[rel], edit.range)).toBe(true);
     // Only the front matter's lines that change: what the person types in the body after the
     // action was offered is not written over when the editor applies it.

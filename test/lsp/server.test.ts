@@ -9,6 +9,7 @@ import type {
   Location,
   WorkspaceEdit,
   CodeAction,
+  TextDocumentEdit,
 } from 'vscode-languageserver/node';
 import {
   git,
@@ -248,9 +249,10 @@ describe('code actions and protocol edges', () => {
     })) as CodeAction[];
     const supersede = actions.find((a) => a.title.startsWith('Mark as superseding'))!;
     expect(supersede.title).toBe('Mark as superseding "redis-copy"');
-    expect(Object.values(supersede.edit!.changes!)[0][0].newText).toMatch(
-      /supersedes: \[old-cache, redis-copy\]/,
-    );
+    // Versioned (the client takes documentChanges): an edit of the text as it is now.
+    const [change] = supersede.edit!.documentChanges as TextDocumentEdit[];
+    expect(change.textDocument).toEqual({ uri: uri('memories/redis-cache.md'), version: 0 });
+    expect(change.edits[0].newText).toMatch(/supersedes: \[old-cache, redis-copy\]/);
     const unknown = c.diagnostics.get(uri('MEMORY.md'))!.filter((d) => d.code === 'ref/unknown');
     const create = (await c.conn.sendRequest('textDocument/codeAction', {
       textDocument: { uri: uri('MEMORY.md') },
@@ -272,9 +274,9 @@ describe('code actions and protocol edges', () => {
       context: { diagnostics: notes },
     })) as CodeAction[];
     expect(replace.title).toBe('Refer to [[redis-cache]] instead');
-    expect(replace.edit!.changes![uri('MEMORY.md')][0]).toMatchObject({
-      range: notes[0].range,
-      newText: '[[redis-cache]]',
+    expect(replace.edit!.documentChanges![0]).toMatchObject({
+      textDocument: { uri: uri('MEMORY.md'), version: 0 },
+      edits: [{ range: notes[0].range, newText: '[[redis-cache]]' }],
     });
     const flagged = c.diagnostics
       .get(uri('memories/redis-copy.md'))!
@@ -286,7 +288,14 @@ describe('code actions and protocol edges', () => {
     })) as CodeAction[];
     expect(actions[0]).toMatchObject({
       title: 'Remove the flagged text',
-      edit: { changes: { [uri('memories/redis-copy.md')]: [{ range: flagged[0].range, newText: '' }] } },
+      edit: {
+        documentChanges: [
+          {
+            textDocument: { uri: uri('memories/redis-copy.md'), version: expect.any(Number) },
+            edits: [{ range: flagged[0].range, newText: '' }],
+          },
+        ],
+      },
     });
   });
 

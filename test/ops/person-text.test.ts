@@ -157,7 +157,7 @@ describe('the knowledge graph changes only the fact it means', () => {
     await closeFact(ctx, { subject: 'redis', predicate: 'version', until: '2026-12-01' });
     const out = readFileSync(file, 'utf8');
     expect(out).toContain(
-      '  - {s: redis, p: version, o: "7", note: from ADR-12, until: 2026-12-01}  # pinned\n' +
+      "  - {s: redis, p: version, o: '7', note: from ADR-12, until: 2026-12-01}  # pinned\n" +
         '  - [half, written]  # to finish\n',
     );
   });

@@ -4,6 +4,7 @@
 import {
   CodeActionKind,
   type CancellationToken,
+  type ClientCapabilities,
   type CodeAction,
   type CodeActionParams,
   type Command,
@@ -31,7 +32,29 @@ function otherId(host: StoreHost, d: Diagnostic): string | null {
   return fromUri || (/"([a-z0-9][a-z0-9._-]*)"/.exec(messageOf(d))?.[1] ?? null);
 }
 
-function supersedeEdit(uri: string, doc: ParsedMemory, other: string): WorkspaceEdit | null {
+/**
+ * Edits of one document as a WorkspaceEdit: versioned (`documentChanges`, the version of the text
+ * the edits' positions were computed on) when the client takes them, so that an editor refuses a
+ * fix offered before more typing rather than apply it to the wrong text; else `changes`.
+ */
+export function documentEdit(
+  caps: ClientCapabilities,
+  uri: string,
+  edits: TextEdit[],
+  version: number | null,
+): WorkspaceEdit {
+  if (caps.workspace?.workspaceEdit?.documentChanges) {
+    return { documentChanges: [{ textDocument: { uri, version }, edits }] };
+  }
+  return { changes: { [uri]: edits } };
+}
+
+function supersedeEdit(
+  ctx: ServerContext,
+  uri: string,
+  doc: ParsedMemory,
+  other: string,
+): WorkspaceEdit | null {
   const current = doc.frontMatter.supersedes;
   if (current.includes(other)) return null;
   try {
@@ -39,7 +62,8 @@ function supersedeEdit(uri: string, doc: ParsedMemory, other: string): Workspace
     // Only the lines that change (the front matter's `supersedes`): text typed elsewhere after the
     // action was offered is not written over. No position past the end (some editors refuse it).
     const edit: TextEdit = linesEdit(doc.text, text);
-    return { changes: { [uri]: [edit] } };
+    // doc.text is the editor's text as it is now (or the file's, when it is not open).
+    return documentEdit(ctx.caps, uri, [edit], ctx.documents.get(uri)?.version ?? null);
   } catch {
     return null; // broken front matter: the schema diagnostics say what to fix first
   }
@@ -54,20 +78,24 @@ function newMemoryText(id: string): string {
 function actionsFor(ctx: ServerContext, open: OpenFile, uri: string, d: Diagnostic): CodeAction[] {
   const { host, doc } = open;
   const code = String(d.code ?? '');
+  // The diagnostic's range is in the text its diagnostics were computed on.
+  const diagnosed = ctx.diagnosedVersion(uri, d) ?? ctx.documents.get(uri)?.version ?? null;
   const out: CodeAction[] = [];
   const fix = (title: string, extra: Partial<CodeAction>) =>
     out.push({ title, kind: CodeActionKind.QuickFix, diagnostics: [d], ...extra });
   if (code.startsWith('duplicate/') || code === 'conflict/fact') {
     const other = otherId(host, d);
     if (other) {
-      const edit = supersedeEdit(uri, doc, other);
+      const edit = supersedeEdit(ctx, uri, doc, other);
       if (edit) fix(`Mark as superseding "${other}"`, { edit, isPreferred: code === 'duplicate/exact' });
       fix(`Open "${other}"`, {
         command: { title: `Open ${other}`, command: 'cairn.openMemory', arguments: [other] },
       });
     }
   } else if (/^(injection|secret|hidden)\//.test(code)) {
-    fix('Remove the flagged text', { edit: { changes: { [uri]: [{ range: d.range, newText: '' }] } } });
+    fix('Remove the flagged text', {
+      edit: documentEdit(ctx.caps, uri, [{ range: d.range, newText: '' }], diagnosed),
+    });
   } else if (code === 'ref/unknown') {
     const id = /"([^"]+)"/.exec(messageOf(d))?.[1];
     const ops = ctx.caps.workspace?.workspaceEdit?.resourceOperations ?? [];
@@ -97,16 +125,17 @@ function actionsFor(ctx: ServerContext, open: OpenFile, uri: string, d: Diagnost
     );
     if (by && ref)
       fix(`Refer to [[${by}]] instead`, {
-        edit: {
-          changes: {
-            [uri]: [
-              {
-                range: d.range,
-                newText: d.range.end.character - d.range.start.character === ref.id.length ? by : `[[${by}]]`,
-              },
-            ],
-          },
-        },
+        edit: documentEdit(
+          ctx.caps,
+          uri,
+          [
+            {
+              range: d.range,
+              newText: d.range.end.character - d.range.start.character === ref.id.length ? by : `[[${by}]]`,
+            },
+          ],
+          diagnosed,
+        ),
       });
   } else if (code === 'ref/candidate') {
     const id = /"([^"]+)"/.exec(messageOf(d))?.[1];

@@ -2,7 +2,7 @@
 // the stores the server serves (one per store folder among the workspace folders and opened
 // files, or the one `--store` names). Handlers find the store of a document, convert, call the
 // workspace model (ops/workspace), convert back.
-import type { ClientCapabilities, Connection, TextDocuments } from 'vscode-languageserver/node';
+import type { ClientCapabilities, Connection, Diagnostic, TextDocuments } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { OpenStore } from '../ops/context.js';
 import type { CancelToken } from '../core/cancel.js';
@@ -44,6 +44,8 @@ export interface ServerContext {
   refresh(host: StoreHost): Promise<void>;
   /** Schedules diagnostics for every open document. */
   republishAll(): void;
+  /** The version of an open document a diagnostic it was sent was computed on (undefined: not known). */
+  diagnosedVersion(uri: string, d: Diagnostic): number | undefined;
   /** True once the client asked to shut down (or went): nothing new starts, nothing is written. */
   stopped: boolean;
 }

@@ -12,7 +12,7 @@
 // The duplicate checks compare the whole text with every memory (a MinHash query, a hash, an
 // embedding), and what they find changes with a paragraph, not a keystroke: while a document is
 // typed in they wait for the same pause, and its last findings stay shown meanwhile.
-import { CancellationTokenSource, type CancellationToken } from 'vscode-languageserver/node';
+import { CancellationTokenSource, type CancellationToken, type Diagnostic } from 'vscode-languageserver/node';
 import { isCancelled } from '../core/cancel.js';
 import { BlockScans, sameFindings } from '../core/scan/block-scan.js';
 import { scanText, type InjectionDetector, type ScanFinding } from '../core/scan/index.js';
@@ -57,6 +57,13 @@ interface Duplicates {
 
 const isDuplicate = (p: Problem) => p.code.startsWith('duplicate/');
 
+/** How many of a document's last publishes a quick fix can name the version of. */
+const KEEP_PUBLISHES = 8;
+
+/** A diagnostic as the client sends it back: its place, code and message. */
+const diagnosticKey = ({ range: { start, end }, code, message }: Diagnostic) =>
+  JSON.stringify([start.line, start.character, end.line, end.character, String(code ?? ''), message]);
+
 /** What a publish found, in a form two passes compare by (versions apart, problems in order). */
 const foundKey = (version: number, problems: Problem[]) => `${version}\0${JSON.stringify(problems)}`;
 
@@ -81,6 +88,8 @@ export class DiagnosticsPublisher {
   private readonly lastFound = new Map<string, string>();
   /** Each open document's duplicate findings, shown while it is typed in (see the top of the file). */
   private readonly duplicates = new Map<string, Duplicates>();
+  /** Each document's last publishes: the version computed on, and the diagnostics (see diagnosedVersion). */
+  private readonly published = new Map<string, { version: number; keys: Set<string> }[]>();
 
   constructor(
     private readonly ctx: ServerContext,
@@ -240,8 +249,22 @@ export class DiagnosticsPublisher {
     );
     // A newer version may have arrived while we computed: its own publish follows.
     if (this.ctx.documents.get(uri)?.version !== version) return;
+    const recent = [
+      { version, keys: new Set(diagnostics.map(diagnosticKey)) },
+      ...(this.published.get(uri) ?? []),
+    ];
+    this.published.set(uri, recent.slice(0, KEEP_PUBLISHES));
     await this.ctx.connection.sendDiagnostics({ uri, version, diagnostics });
     tidyAfterEdit();
+  }
+
+  /**
+   * The version of `uri` a diagnostic the client sends back (with a code action request) was
+   * computed on: that of the newest of the last publishes that held it, or undefined.
+   */
+  diagnosedVersion(uri: string, d: Diagnostic): number | undefined {
+    const key = diagnosticKey(d);
+    return this.published.get(uri)?.find((p) => p.keys.has(key))?.version;
   }
 
   clear(uri: string): void {
@@ -251,6 +274,7 @@ export class DiagnosticsPublisher {
     this.byBlocks.delete(uri);
     this.lastFound.delete(uri);
     this.duplicates.delete(uri);
+    this.published.delete(uri);
     void this.ctx.connection.sendDiagnostics({ uri, diagnostics: [] });
   }
 }

@@ -124,17 +124,21 @@ function renameEdit(
 
   const wsCaps = ctx.caps.workspace?.workspaceEdit;
   const canRename = !!wsCaps?.documentChanges && !!wsCaps.resourceOperations?.includes('rename');
+  // Text edits against the open versions (an editor that typed since refuses them), when the
+  // client takes them, as documentChanges do.
+  const textEdits = (): TextDocumentEdit[] =>
+    [...edits].map(([rel, list]) => {
+      const uri = host.uriOf(rel);
+      return { textDocument: { uri, version: ctx.documents.get(uri)?.version ?? null }, edits: list };
+    });
   if (!canRename) {
     ctx.log(`cairn: the client cannot rename files; rename ${target.rel} to memories/${newId}.md yourself`);
+    if (wsCaps?.documentChanges) return { documentChanges: textEdits() };
     return { changes: Object.fromEntries([...edits].map(([rel, list]) => [host.uriOf(rel), list])) };
   }
   // Text edits first (against the old URIs and open versions), then the file rename.
-  const documentChanges: (TextDocumentEdit | { kind: 'rename'; oldUri: string; newUri: string })[] = [
-    ...edits,
-  ].map(([rel, list]) => {
-    const uri = host.uriOf(rel);
-    return { textDocument: { uri, version: ctx.documents.get(uri)?.version ?? null }, edits: list };
-  });
+  const documentChanges: (TextDocumentEdit | { kind: 'rename'; oldUri: string; newUri: string })[] =
+    textEdits();
   documentChanges.push({
     kind: 'rename',
     oldUri: host.uriOf(target.rel),

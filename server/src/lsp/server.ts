@@ -85,6 +85,7 @@ function serve(opts: LanguageServerOptions): {
     fileFor: async () => null,
     refresh: async () => {},
     republishAll: () => {},
+    diagnosedVersion: () => undefined,
     openStore: async () => {
       throw new Error('not wired');
     },

@@ -40,6 +40,7 @@ export class Session {
     ctx.fileFor = (uri, token, opts) => this.fileFor(uri, token, opts);
     ctx.refresh = (host) => this.refresh(host);
     ctx.republishAll = () => ctx.documents.all().forEach((d) => this.publisher.schedule(d.uri));
+    ctx.diagnosedVersion = (uri, d) => this.publisher.diagnosedVersion(uri, d);
     this.fixedRoot = opts.store ? this.resolveFixed(opts.store) : null;
   }
 

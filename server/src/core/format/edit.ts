@@ -1,9 +1,31 @@
 // Edits that keep what a person wrote: only the touched key's text changes; comments, key order,
 // unknown keys, quoting of untouched values and the body stay byte-for-byte.
-import { Document, isMap, isScalar, isSeq, parseDocument, Scalar, type Node, type Pair } from 'yaml';
+import {
+  Document,
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  parseDocument,
+  Scalar,
+  visit,
+  type Node,
+  type Pair,
+  type YAMLMap,
+} from 'yaml';
 import { CairnError } from '../errors.js';
 import type { Triple } from '../types.js';
 import { renderYamlPairs, tripleToYaml, YAML_STRINGIFY_OPTIONS } from './render.js';
+import {
+  blockMapEdits,
+  commonItems,
+  endOfLine,
+  keptText,
+  sameValue,
+  UNREADABLE,
+  valueOf,
+  type KeepContext,
+} from './keep-style.js';
 import { splitFrontMatter } from './split.js';
 
 interface Edit {
@@ -51,6 +73,27 @@ export function updateFrontMatter(text: string, patch: Record<string, unknown | 
       'cannot update the front matter: it is not a mapping of keys to values',
     );
   }
+  const wrap = (yaml: string) => text.slice(0, split.yamlStart) + yaml + text.slice(split.yamlEnd);
+  if (valueOf(root, doc) === UNREADABLE) throw aliasRefusal(source, text.slice(0, split.yamlStart));
+  // What a person wrote is kept where the value did not change; the result is read back, and
+  // anything else it changed (a kept part that reads differently) falls back to Cairn's layout.
+  const careful = patchedYaml(source, doc, entries, eol, true);
+  if (careful === source || holds(careful, doc, entries)) return wrap(careful);
+  const plain = patchedYaml(source, doc, entries, eol, false);
+  if (holds(plain, doc, entries)) return wrap(plain);
+  if (hasAliases(doc)) throw aliasRefusal(careful, text.slice(0, split.yamlStart), doc, entries, source);
+  return wrap(plain);
+}
+
+/** The front matter's YAML with the patch applied; `careful`: keeping the person's text (keep-style.ts). */
+function patchedYaml(
+  source: string,
+  doc: Document.Parsed,
+  entries: Array<[string, unknown]>,
+  eol: string,
+  careful: boolean,
+): string {
+  const root = doc.contents as YAMLMap<Node, Node | null> | null;
   const edits: Edit[] = [];
   const appended: Record<string, unknown> = {};
   for (const [key, raw] of entries) {
@@ -68,10 +111,19 @@ export function updateFrontMatter(text: string, patch: Record<string, unknown | 
       edits.push({ start: keyStart, end: lineEnd, text: '' });
       continue;
     }
-    const current: unknown = pair.value?.toJSON() ?? null;
-    if (deepEqual(key === 'triples' ? canonicalTriples(current) : current, value)) continue;
-    const items = blockSeqEdits(source, pair.value, key, value, eol);
-    const inline = items ? undefined : inlineReplacement(pair.value, value);
+    const current = valueOf(pair.value, doc);
+    if (sameValue(key === 'triples' ? canonicalTriples(current) : current, value)) continue;
+    const keep: KeepContext | null = careful
+      ? { source, doc, itemKey: (v) => JSON.stringify(key === 'triples' ? canonicalTriples([v]) : [v]) }
+      : null;
+    const items =
+      blockSeqEdits(source, pair.value, key, value, eol, keep) ??
+      (keep ? blockMapEdits(pair.value, value, keep, eol) : undefined);
+    const inline = items
+      ? undefined
+      : keep
+        ? keptText(pair.value, value, keep, { inFlow: false, rebuild: false })
+        : inlineReplacement(pair.value, value);
     if (items) {
       edits.push(...items);
     } else if (inline !== undefined && pair.value?.range) {
@@ -88,7 +140,83 @@ export function updateFrontMatter(text: string, patch: Record<string, unknown | 
     if (yaml !== '' && !yaml.endsWith('\n')) yaml += eol;
     yaml += withEol(renderYamlPairs(appended), eol);
   }
-  return text.slice(0, split.yamlStart) + yaml + text.slice(split.yamlEnd);
+  return yaml;
+}
+
+/** Whether `yaml` reads as the old front matter with the patch applied, and nothing else changed. */
+function holds(yaml: string, old: Document.Parsed, entries: Array<[string, unknown]>): boolean {
+  const doc = parseDocument(yaml, { uniqueKeys: true });
+  if (doc.errors.length > 0) return false;
+  const after = valueOf(doc.contents, doc);
+  const before = valueOf(old.contents, old);
+  if (after === UNREADABLE || (after !== null && typeof after !== 'object')) return false;
+  const expected: Record<string, unknown> = { ...(before as Record<string, unknown> | null) };
+  for (const [key, value] of entries) {
+    if (value === undefined) delete expected[key];
+    else expected[key] = value;
+  }
+  const got: Record<string, unknown> = { ...(after as Record<string, unknown> | null) };
+  for (const side of [expected, got]) if ('triples' in side) side.triples = canonicalTriples(side.triples);
+  return sameValue(got, expected);
+}
+
+function hasAliases(doc: Document): boolean {
+  let found = false;
+  visit(doc, {
+    Alias: () => {
+      found = true;
+      return visit.BREAK;
+    },
+  });
+  return found;
+}
+
+/**
+ * The refusal of an edit an alias (`*x`) stands in the way of: it would lose the anchor (`&x`) the
+ * alias refers to, or change what the alias reads as elsewhere. Nothing is written.
+ */
+function aliasRefusal(
+  yaml: string,
+  head: string,
+  old?: Document.Parsed,
+  entries?: Array<[string, unknown]>,
+  source = yaml,
+): CairnError {
+  const doc = parseDocument(yaml);
+  const anchors = new Set<string>();
+  const aliases: Array<{ source: string; offset: number }> = [];
+  const collect = (d: Document, into: typeof aliases) =>
+    visit(d, {
+      Node: (_, node) => {
+        if (isAlias(node)) into.push({ source: node.source, offset: node.range?.[0] ?? 0 });
+        else if (node.anchor && d === doc) anchors.add(node.anchor);
+      },
+    });
+  collect(doc, aliases);
+  const dangling = aliases.find((a) => !anchors.has(a.source));
+  if (dangling) {
+    // Its line in the file as it is (the refused change is not written).
+    const before: typeof aliases = [];
+    if (old) collect(old, before);
+    const offset = before.find((a) => a.source === dangling.source)?.offset ?? dangling.offset;
+    const line = (head + source.slice(0, offset)).split('\n').length;
+    const what = old ? 'the change removes the anchor' : 'it has no anchor';
+    return new CairnError(
+      'INVALID_REQUEST',
+      `cannot update the front matter: the alias *${dangling.source} on line ${line} refers to &${dangling.source}, and ${what} &${dangling.source}; write the value out in place of *${dangling.source} first`,
+    );
+  }
+  const patched = new Set((entries ?? []).map(([key]) => key));
+  const before = (old ? valueOf(old.contents, old) : null) as Record<string, unknown> | null;
+  const after = valueOf(doc.contents, doc) as Record<string, unknown> | null;
+  const changed = Object.keys(before ?? {}).filter(
+    (key) => !patched.has(key) && !sameValue(before?.[key], after?.[key]),
+  );
+  const named = changed.length ? `\`${changed.join('`, `')}\`` : 'another value';
+  return new CairnError(
+    'INVALID_REQUEST',
+    `cannot update the front matter: ${named} refers by an alias (*name) to a value the change rewrites and would change with it; write the value out in place of the alias first`,
+  );
 }
 
 /**
@@ -118,7 +246,8 @@ function inlineReplacement(old: Node | null | undefined, value: unknown): string
 /**
  * A block list (`- item` lines) changed item by item: items the new list keeps stay byte-for-byte
  * with their comments (a `# why` between or after items, on the key's line), a changed item is
- * rewritten on its line (its trailing comment kept), a removed one loses its line and new ones get
+ * rewritten on its line keeping its unchanged parts' text and its trailing comment (one written as
+ * a map over several lines is changed key by key), a removed one loses its line and new ones get
  * lines after their neighbours. Undefined when the list is not one item per line (then the whole
  * value is rewritten).
  */
@@ -128,22 +257,25 @@ function blockSeqEdits(
   key: string,
   value: unknown,
   eol: string,
+  keep: KeepContext | null,
 ): Edit[] | undefined {
   if (!isSeq(old) || old.flow || !Array.isArray(value) || value.length === 0 || old.items.length === 0)
     return undefined;
-  const lines: Array<{ start: number; end: number; lineStart: number; lineEnd: number }> = [];
+  const lines: Array<{ node: Node; start: number; end: number; lineStart: number; lineEnd: number }> = [];
   for (const item of old.items as Array<Node | null>) {
     if (!item?.range) return undefined;
     const lineStart = source.lastIndexOf('\n', item.range[0] - 1) + 1;
-    if (!/^[ \t]*-[ \t]+$/.test(source.slice(lineStart, item.range[0]))) return undefined;
+    // `- ` and perhaps an anchor (`- &x [a, b, c]`), which stays with its item.
+    if (!/^[ \t]*-[ \t]+(?:&\S+[ \t]+)?$/.test(source.slice(lineStart, item.range[0]))) return undefined;
     lines.push({
+      node: item,
       start: item.range[0],
       end: item.range[1],
       lineStart,
       lineEnd: endOfLine(source, item.range[1]),
     });
   }
-  const dash = source.slice(lines[0].lineStart, lines[0].start);
+  const dash = /^[ \t]*-[ \t]+/.exec(source.slice(lines[0].lineStart, lines[0].start))![0];
   const canon = (v: unknown): string => JSON.stringify(key === 'triples' ? canonicalTriples([v]) : [v]);
   const rendered: string[] = [];
   for (const v of value) {
@@ -168,11 +300,28 @@ function blockSeqEdits(
     const news = rendered.slice(j, mj);
     olds.forEach((line, k) => {
       if (k < news.length) {
-        const sameLine = !source.slice(line.start, line.end).includes('\n');
+        // A fact written over several lines is changed key by key (its comments stay).
+        const v = value[j + k];
+        // (a fact the person wrote as a map stays one: `[s, p, o]` is the same fact)
+        const asMap =
+          key === 'triples' && isMap(line.node) && Array.isArray(v) && v.length === 3
+            ? { s: v[0], p: v[1], o: v[2] }
+            : v;
+        const inPlace = keep ? blockMapEdits(line.node, asMap, keep, eol) : undefined;
+        if (inPlace) {
+          edits.push(...inPlace);
+          return;
+        }
+        // A changed item keeps the text of its parts that did not change (their quotes).
+        const kept = keep
+          ? keptText(line.node, value[j + k], keep, { inFlow: true, rebuild: true })
+          : undefined;
+        const text = kept ?? news[k];
+        const exact = !source.slice(line.start, line.end).includes('\n') || text.includes('\n');
         edits.push({
           start: line.start,
-          end: sameLine ? line.end : line.lineEnd,
-          text: news[k] + (sameLine ? '' : eol),
+          end: exact ? line.end : line.lineEnd,
+          text: text + (exact ? '' : eol),
         });
       } else edits.push({ start: line.lineStart, end: line.lineEnd, text: '' });
     });
@@ -185,24 +334,6 @@ function blockSeqEdits(
     [i, j] = [mi + 1, mj + 1];
   }
   return edits;
-}
-
-/** Index pairs of a longest common subsequence of a and b, in order. */
-function commonItems(a: string[], b: string[]): Array<[number, number]> {
-  const n = a.length;
-  const m = b.length;
-  const t: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
-  for (let x = n - 1; x >= 0; x--)
-    for (let y = m - 1; y >= 0; y--)
-      t[x][y] = a[x] === b[y] ? t[x + 1][y + 1] + 1 : Math.max(t[x + 1][y], t[x][y + 1]);
-  const out: Array<[number, number]> = [];
-  let [x, y] = [0, 0];
-  while (x < n && y < m) {
-    if (a[x] === b[y]) out.push([x++, y++]);
-    else if (t[x + 1][y] >= t[x][y + 1]) x++;
-    else y++;
-  }
-  return out;
 }
 
 /**
@@ -240,23 +371,6 @@ function canonicalTriples(value: unknown): unknown {
   });
 }
 
-/** Offset just past the line break ending the line that contains offset-1 (or the text end). */
-function endOfLine(s: string, offset: number): number {
-  if (offset > 0 && s[offset - 1] === '\n') return offset;
-  const nl = s.indexOf('\n', offset);
-  return nl < 0 ? s.length : nl + 1;
-}
-
 function withEol(s: string, eol: string): string {
   return eol === '\n' ? s : s.replace(/\r?\n/g, eol);
-}
-
-function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.length !== kb.length) return false;
-  return ka.every((k) => deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }

@@ -1,0 +1,114 @@
+// A person's YAML through the ops that rewrite part of it (knowledge_graph close, an update by
+// memory_store / `cairn store`): the quoting of what did not change, comments inside a flow list
+// written over several lines, and anchors (`&x`) another place aliases (`*x`). Real git, real files.
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { closeFact } from '../../server/src/ops/graph.js';
+import { storeMemory } from '../../server/src/ops/store-memory.js';
+import { git, makeStore, removeDir } from '../helpers/store.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  while (dirs.length) removeDir(path.dirname(dirs.pop()!));
+});
+
+async function written(...frontMatter: string[]) {
+  const s = await makeStore();
+  dirs.push(s.dir);
+  const text = [
+    '---',
+    'id: redis-cache',
+    'title: Use Redis',
+    'kind: decision',
+    ...frontMatter,
+    '---',
+    'Body.',
+    '',
+  ].join('\n');
+  const file = path.join(s.dir, 'memories/redis-cache.md');
+  writeFileSync(file, text);
+  git(s.dir, 'add', '-A');
+  git(s.dir, 'commit', '-qm', 'a person writes a memory by hand');
+  return { ...s, file, text };
+}
+
+/** A person's update of the memory (`cairn store` by a person: on main at once). */
+const update = (ctx: Parameters<typeof storeMemory>[0], extra: Record<string, unknown>) =>
+  storeMemory(
+    ctx,
+    { topic: 'Use Redis', context: 'Body.', origin: 'human', metadata: { topicId: 'redis-cache' }, ...extra },
+    { channel: 'person' },
+  );
+
+describe("a changed triple keeps the person's quoting", () => {
+  it('knowledge_graph close writes the until and keeps each part as the person quoted it', async () => {
+    const { ctx, file, text } = await written(
+      'source: {origin: human}',
+      'triples:',
+      `  - ["redis", 'version', "7.2"]  # pinned`,
+    );
+    await closeFact(ctx, { subject: 'redis', predicate: 'version', until: '2026-12-01' });
+    const out = readFileSync(file, 'utf8');
+    expect(out).toContain(`  - {s: "redis", p: 'version', o: "7.2", until: 2026-12-01}  # pinned\n`);
+    expect(out.replace(/\nupdated: .*\n/, '\n')).toBe(
+      text.replace(`["redis", 'version', "7.2"]`, `{s: "redis", p: 'version', o: "7.2", until: 2026-12-01}`),
+    );
+  });
+
+  it('knowledge_graph close of a fact written over several lines adds a line, its comments stay', async () => {
+    const { ctx, file, text } = await written(
+      'source: {origin: human}',
+      'triples:',
+      `  - s: redis  # the cache`,
+      '    # from ADR-12',
+      `    p: "version"`,
+      `    o: '7.2'`,
+    );
+    await closeFact(ctx, { subject: 'redis', predicate: 'version', until: '2026-12-01' });
+    const out = readFileSync(file, 'utf8');
+    expect(out.replace(/\nupdated: .*\n/, '\n')).toBe(
+      text.replace(`    o: '7.2'\n`, `    o: '7.2'\n    until: 2026-12-01\n`),
+    );
+  });
+
+  it('an update that changes one object keeps the other parts and the quoting style', async () => {
+    const { ctx, file } = await written('triples:', `  - ['app', "uses", 'redis']  # pinned`);
+    await update(ctx, { triples: [{ s: 'app', p: 'uses', o: 'valkey' }] });
+    expect(readFileSync(file, 'utf8')).toContain(`  - ['app', "uses", 'valkey']  # pinned\n`);
+  });
+});
+
+const frontMatterOf = (text: string) => text.slice(0, text.indexOf('\n---\n') + 5);
+
+it('an update of a flow list written over several lines keeps the comments inside it', async () => {
+  const { ctx, file, text } = await written('tags: [redis, # chosen in ADR-12', '  cache]');
+  await update(ctx, { tags: ['redis', 'cache', 'sessions'] });
+  const out = readFileSync(file, 'utf8');
+  expect(frontMatterOf(out).replace(/\nupdated: .*\n/, '\n')).toBe(
+    frontMatterOf(text).replace('  cache]', '  cache, sessions]'),
+  );
+});
+
+describe('an anchor another place aliases', () => {
+  it('an update that would remove it is refused with the alias named, nothing changed', async () => {
+    const { ctx, dir, file, text } = await written(
+      'triples:',
+      '  - &main [app, uses, redis]',
+      '  - [app, runs-on, linux]',
+      'see-also: *main',
+    );
+    const head = git(dir, 'rev-parse', 'HEAD');
+    await expect(update(ctx, { triples: [{ s: 'app', p: 'runs-on', o: 'linux' }] })).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+      message: expect.stringMatching(/alias \*main on line 8 .*&main/),
+    });
+    expect(readFileSync(file, 'utf8')).toBe(text);
+    expect(git(dir, 'rev-parse', 'HEAD')).toBe(head);
+    // The next edit (one the alias does not stand in the way of) still works.
+    await update(ctx, { tags: ['redis'] });
+    expect(readFileSync(file, 'utf8')).toContain(
+      '  - &main [app, uses, redis]\n  - [app, runs-on, linux]\nsee-also: *main\n',
+    );
+  });
+});
