@@ -5,24 +5,12 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cairn } from '../helpers/store.js';
+import { cairn, personMemoryText } from '../helpers/store.js';
 import { buildDist, call, connect, makeStore, personGit, type Connected } from './helpers.js';
 
 /** A memory a person writes by hand and commits with git, holding `triples`. */
 async function personWrites(store: string, id: string, triples: string[]): Promise<string> {
-  const text = [
-    '---',
-    `id: ${id}`,
-    `title: 'Team facts ${id}'`,
-    'kind: decision',
-    'updated: 2026-11-01T09:00:00Z',
-    'source: {origin: human}',
-    'triples:',
-    ...triples.map((t) => `  - ${t}`),
-    '---',
-    'Written by a person.',
-    '',
-  ].join('\n');
+  const text = personMemoryText(id, triples);
   await writeFile(path.join(store, 'memories', `${id}.md`), text);
   personGit(store, 'add', '-A');
   personGit(store, 'commit', '-qm', `${id}: by hand`);

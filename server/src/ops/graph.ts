@@ -19,7 +19,7 @@ import { formatCommitMessage } from '../core/trailers.js';
 import type { Origin, Triple } from '../core/types.js';
 import { memoryPath, repoPath } from '../store/store.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
-import { CANDIDATE_PREFIX, loadMemories, readMainMemory, requireMainTip } from './read.js';
+import { loadMemories, readMainMemory, requireMainTip } from './read.js';
 import {
   keepPersonsProposal,
   lastWrittenByPerson,
@@ -139,7 +139,11 @@ async function addFactToMemory(
     });
     if (decision.route === 'candidate') await keepPersonsProposal(store, tip, id);
     // A proposal builds on the one for this memory awaiting review, if any: a second fact keeps the first.
-    const from = decision.route === 'candidate' ? await proposalBase(store, tip, id, text) : text;
+    const proposal =
+      decision.route === 'candidate'
+        ? await proposalBase(store, tip, id, text)
+        : { text, onto: null, branch: null };
+    const from = proposal.text;
     // The list as written plus the new fact: an item not read as a fact, or a fact's own keys, stay.
     const written = writtenTriples(from);
     if (written === null) throw notAList(id);
@@ -164,7 +168,7 @@ async function addFactToMemory(
     // A fact the memory already holds changes nothing: in the proposal awaiting review, or on main.
     const same = JSON.stringify(tripleToYaml(triple));
     if (written.some((item) => JSON.stringify(item) === same)) {
-      const branch = from !== text ? `${CANDIDATE_PREFIX}${id}` : null;
+      const { branch } = proposal;
       return {
         ...base,
         staged: false,
@@ -204,6 +208,7 @@ async function addFactToMemory(
       changes: [{ path: repoPath(store, path), content: updated }],
       message,
       author: authorFor(ctx, agentName),
+      onto: proposal.onto,
     });
     return {
       ...base,
@@ -304,7 +309,7 @@ export async function closeFact(ctx: OpContext, input: CloseFactInput): Promise<
     });
     type Change = { id: string; facts: Fact[]; change: { path: string; content: string } };
     const onMain: Change[] = [];
-    const reviewed: (Change & { reason: string })[] = [];
+    const reviewed: (Change & { reason: string; onto: string | null })[] = [];
     const closing = (id: string, text: string, indexes: number[]) => ({
       path: repoPath(store, memoryPath(id)),
       content: updateFrontMatter(text, {
@@ -336,9 +341,10 @@ export async function closeFact(ctx: OpContext, input: CloseFactInput): Promise<
       }
       if (agentWrite) await keepPersonsProposal(store, tip, id);
       // Built on the proposal for this memory awaiting review, if it still holds these facts open.
-      const from = await proposalBase(store, tip, id, text);
+      const proposal = await proposalBase(store, tip, id, text);
+      const from = proposal.text;
       const there =
-        from === text
+        proposal.branch === null
           ? []
           : queryFacts(
               [
@@ -361,7 +367,13 @@ export async function closeFact(ctx: OpContext, input: CloseFactInput): Promise<
             text,
             facts.map((f) => f.index),
           );
-      reviewed.push({ id, facts, change, reason: decision.reason });
+      reviewed.push({
+        id,
+        facts,
+        change,
+        reason: decision.reason,
+        onto: there.length ? proposal.onto : null,
+      });
     }
     const message = (id: string, f: Fact, route: 'active' | 'candidate', reason?: string) =>
       formatCommitMessage({
@@ -399,6 +411,7 @@ export async function closeFact(ctx: OpContext, input: CloseFactInput): Promise<
         changes: [r.change],
         message: message(r.id, r.facts[0], 'candidate', r.reason),
         author: authorFor(ctx, input.agentName),
+        onto: r.onto,
       });
       proposed.push({
         memoryId: r.id,
