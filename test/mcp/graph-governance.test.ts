@@ -213,4 +213,33 @@ describe('cairn mcp: knowledge_graph changes of a person memory are reviewed', (
     // Still one commit on top of main: the branch is the proposal.
     expect(personGit(store, 'rev-list', '--count', 'main..candidate/owners').trim()).toBe('1');
   });
+
+  // Fails before: memory_store's update replaced candidate/<id> with main's text plus the update, so
+  // the fact knowledge_graph had proposed for the memory was silently dropped from review.
+  it("memory_store's update of a person's memory builds on the knowledge_graph proposal awaiting review", async () => {
+    await personWrites(store, 'runbooks', ['[Jo, owns, runbooks]']);
+    const add = await call(conn.client, 'knowledge_graph', {
+      operation: 'add',
+      subject: 'Kim',
+      predicate: 'owns',
+      object: 'paging',
+      memoryId: 'runbooks',
+    });
+    expect(add.json.metadata).toMatchObject({ status: 'candidate', branch: 'candidate/runbooks' });
+    const update = await call(conn.client, 'memory_store', {
+      topic: 'Team facts runbooks',
+      context: 'Runbooks live in the ops repository, one per service.',
+      confidence: 0.95,
+      metadata: { topicId: 'runbooks' },
+    });
+    expect(update.json).toMatchObject({
+      success: true,
+      staged: true,
+      metadata: { status: 'candidate', branch: 'candidate/runbooks' },
+    });
+    const proposal = personGit(store, 'show', 'candidate/runbooks:memories/runbooks.md');
+    expect(proposal).toContain('[Kim, owns, paging]');
+    expect(proposal).toContain('Runbooks live in the ops repository');
+    expect(personGit(store, 'rev-list', '--count', 'main..candidate/runbooks').trim()).toBe('1');
+  });
 });

@@ -18,7 +18,7 @@ import type { MemoryAction } from '../core/types.js';
 import { memoryPath, repoPath, type Store } from '../store/store.js';
 import { appendAudit } from './audit.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
-import { branchNote, commitRouted } from './commit-routed.js';
+import { branchNote, commitRouted, proposalBase } from './commit-routed.js';
 import { refuseSupersedeCycle } from './edit.js';
 import { memoryHistories } from './history.js';
 import { CANDIDATE_PREFIX, requireMainTip, syncRemote } from './read.js';
@@ -199,8 +199,8 @@ async function storeLocked(
   const scan = scanText(`${p.topic}\n${text.replace(/^\uFEFF/, '')}`, {
     detector: injectionDetector(store.config),
   });
-  const flagged = isFlagged(scan) ? [...new Set(scan.map((f) => f.code))] : [];
-  const findings = scan.map((f) => ({ code: f.code, message: f.message, line: f.range.start.line }));
+  let flagged = isFlagged(scan) ? [...new Set(scan.map((f) => f.code))] : [];
+  let findings = scan.map((f) => ({ code: f.code, message: f.message, line: f.range.start.line }));
   const decision = routeWrite({
     origin: p.origin,
     confidence: p.confidence,
@@ -210,6 +210,24 @@ async function storeLocked(
   });
   if (decision.route === 'dropped') return droppedResult(id, text, decision.reason, findings);
   if (decision.route === 'candidate' && (isImport || agentWrite)) await keepPersonsProposal(store, tip, id);
+  // An update proposed for review builds on the proposal awaiting review for this memory (a
+  // knowledge_graph fact, an earlier update), as knowledge_graph's do: the new one carries it forward.
+  let onto: string | null = null;
+  if (decision.route === 'candidate' && (isImport || agentWrite) && action === 'update') {
+    const proposal = await proposalBase(store, tip, id, existingText!);
+    if (proposal.branch) {
+      text = updatedText(proposal.text, p, now);
+      if (sameContent(proposal.text, text))
+        return unchangedResult(id, text, `the same proposal already awaits review on ${proposal.branch}`);
+      onto = proposal.onto;
+      // What is committed is scanned: the text carried forward too.
+      const again = scanText(`${p.topic}\n${text.replace(/^\uFEFF/, '')}`, {
+        detector: injectionDetector(store.config),
+      });
+      flagged = isFlagged(again) ? [...new Set(again.map((f) => f.code))] : [];
+      findings = again.map((f) => ({ code: f.code, message: f.message, line: f.range.start.line }));
+    }
+  }
 
   const changes = [{ path: repoPath(store, memoryPath(id)), content: text }];
   for (const old of p.supersedes) {
@@ -242,6 +260,7 @@ async function storeLocked(
     changes,
     message,
     author: authorFor(ctx, p.agentName),
+    onto,
   });
   const staged = decision.route === 'candidate';
   const note = staged ? null : await branchNote(store, branch);
