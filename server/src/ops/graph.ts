@@ -44,6 +44,12 @@ export interface AddFactInput {
   sessionId?: string;
 }
 
+/**
+ * What stands for a fact the scanner flags, in an answer to an agent and in a commit message (git log
+ * is read by agents' tools too): the text itself is read by people, in the memory and the diff.
+ */
+const WITHHELD_FACT = '[withheld by Cairn: flagged by its scanner]';
+
 /** A memory whose `triples` is not a list: adding a fact would replace what is written there. */
 function notAList(id: string): CairnError {
   return new CairnError(
@@ -190,7 +196,7 @@ async function addFactToMemory(
     const message = formatCommitMessage({
       action: 'update',
       id,
-      summary: `add fact: ${triple.s} ${triple.p} ${triple.o}`,
+      summary: `add fact: ${flagged.length ? WITHHELD_FACT : `${triple.s} ${triple.p} ${triple.o}`}`,
       details: decision.route === 'candidate' ? `Candidate: ${decision.reason}.` : undefined,
       origin,
       agent: agentName,
@@ -300,12 +306,11 @@ export async function closeFact(ctx: OpContext, input: CloseFactInput): Promise<
       );
     }
     // The answer goes to an agent: a withheld fact is closed, but its object is not read back.
+    const isWithheld = (f: Fact) => withheld.keys.has(`${f.memoryId}#${f.index}`);
     const answered = (f: Fact): Fact => ({
       ...f,
       until,
-      ...(withheld.keys.has(`${f.memoryId}#${f.index}`)
-        ? { object: '[withheld by Cairn: flagged by its scanner]' }
-        : {}),
+      ...(isWithheld(f) ? { object: WITHHELD_FACT } : {}),
     });
     type Change = { id: string; facts: Fact[]; change: { path: string; content: string } };
     const onMain: Change[] = [];
@@ -379,14 +384,16 @@ export async function closeFact(ctx: OpContext, input: CloseFactInput): Promise<
       formatCommitMessage({
         action: 'update',
         id,
-        summary: `close fact: ${f.subject} ${f.predicate} ${f.object} until ${until}`,
+        // Nor is it copied into the commit message: git log is read by agents' tools too (a person
+        // reads the fact itself in the diff).
+        summary: `close fact: ${isWithheld(f) ? WITHHELD_FACT : `${f.subject} ${f.predicate} ${f.object}`} until ${until}`,
         details: reason ? `Candidate: ${reason}.` : undefined,
         agent: input.agentName,
         session: input.sessionId,
         origin,
         extra: {
           ...(route === 'candidate' || agentWrite ? { 'Memory-Route': route } : {}),
-          'Memory-Fact-Closed': `${f.subject} | ${f.predicate} | ${until}`,
+          'Memory-Fact-Closed': `${isWithheld(f) ? WITHHELD_FACT : `${f.subject} | ${f.predicate}`} | ${until}`,
         },
       });
     let base = tip;

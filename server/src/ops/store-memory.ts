@@ -237,10 +237,13 @@ async function storeLocked(
       content: updateFrontMatter(oldText, { superseded_by: id }),
     });
   }
+  // A topic the scanner flags is not copied into the commit message: git log is read by agents'
+  // tools too (a person reads it in the file and the diff).
+  const topicFlagged = isFlagged(scan.filter((f) => f.range.start.line === 0));
   const message = formatCommitMessage({
     action,
     id,
-    summary: p.topic,
+    summary: topicFlagged ? '[withheld by Cairn: flagged by its scanner]' : p.topic,
     details: decision.route === 'candidate' ? `Candidate: ${decision.reason}.` : undefined,
     origin: p.origin,
     agent: p.agentName,
