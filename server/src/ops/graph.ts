@@ -38,6 +38,7 @@ export interface AddFactInput {
   validFrom?: string;
   /** Add the fact to this existing memory instead of a new `fact` memory. */
   memoryId?: string;
+  /** The agent writing; `agent` when none is named (an operation without a writer is an agent's). */
   agentName?: string;
   origin?: Origin;
   confidence?: number;
@@ -95,7 +96,7 @@ export async function addFact(ctx: OpContext, input: AddFactInput): Promise<Stor
           triples: [tripleToYaml(triple)],
           origin: input.origin,
           confidence: input.confidence,
-          agentName: input.agentName,
+          agentName: input.agentName ?? 'agent',
           metadata: { sessionId: input.sessionId },
         },
         { channel: 'agent', command: 'knowledge_graph' },
@@ -240,6 +241,7 @@ export interface CloseFactInput {
   until?: string;
   /** Close only the facts in this memory (it must exist on main). */
   memoryId?: string;
+  /** The agent writing; `agent` when none is named (an operation without a writer is an agent's). */
   agentName?: string;
   sessionId?: string;
 }
@@ -279,8 +281,10 @@ export async function closeFact(ctx: OpContext, input: CloseFactInput): Promise<
   if (memoryId !== undefined) assertSafeId(memoryId, 'memoryId');
   const until = input.until ?? isoNow(ctx);
   const { store } = ctx;
-  const agentWrite = input.agentName !== undefined;
-  const origin: Origin = agentWrite ? 'conversation' : 'human';
+  // Always an agent's write, named `agent` when the caller names none (as addFact's): a person's
+  // writes as a person are their own CLI commands, and none closes a fact (docs/governance.md).
+  const agentName = input.agentName ?? 'agent';
+  const origin: Origin = 'conversation';
   return store.repo.withLock(async () => {
     const tip = await requireMainTip(store);
     if (memoryId !== undefined && !(await readMainMemory(store, memoryId, tip)))
@@ -329,8 +333,7 @@ export async function closeFact(ctx: OpContext, input: CloseFactInput): Promise<
         origin,
         flaggedBy: [],
         governance: store.config.governance,
-        alwaysReview:
-          agentWrite && (await lastWrittenByPerson(store, tip, id)) ? PERSONS_MEMORY_REVIEW : undefined,
+        alwaysReview: (await lastWrittenByPerson(store, tip, id)) ? PERSONS_MEMORY_REVIEW : undefined,
       });
       if (decision.route === 'active') {
         onMain.push({
@@ -344,7 +347,7 @@ export async function closeFact(ctx: OpContext, input: CloseFactInput): Promise<
         });
         continue;
       }
-      if (agentWrite) await keepPersonsProposal(store, tip, id);
+      await keepPersonsProposal(store, tip, id);
       // Built on the proposal for this memory awaiting review, if it still holds these facts open.
       const proposal = await proposalBase(store, tip, id, text);
       const from = proposal.text;
@@ -388,11 +391,11 @@ export async function closeFact(ctx: OpContext, input: CloseFactInput): Promise<
         // reads the fact itself in the diff).
         summary: `close fact: ${isWithheld(f) ? WITHHELD_FACT : `${f.subject} ${f.predicate} ${f.object}`} until ${until}`,
         details: reason ? `Candidate: ${reason}.` : undefined,
-        agent: input.agentName,
+        agent: agentName,
         session: input.sessionId,
         origin,
         extra: {
-          ...(route === 'candidate' || agentWrite ? { 'Memory-Route': route } : {}),
+          'Memory-Route': route,
           'Memory-Fact-Closed': `${isWithheld(f) ? WITHHELD_FACT : `${f.subject} | ${f.predicate}`} | ${until}`,
         },
       });
@@ -403,7 +406,7 @@ export async function closeFact(ctx: OpContext, input: CloseFactInput): Promise<
         branch: store.config.mainBranch,
         expectedTip: tip,
         changes: onMain.map((m) => m.change),
-        author: authorFor(ctx, input.agentName),
+        author: authorFor(ctx, agentName),
         message: message(onMain[0].id, onMain[0].facts[0], 'active'),
       });
       base = commit;
@@ -417,7 +420,7 @@ export async function closeFact(ctx: OpContext, input: CloseFactInput): Promise<
         tip: base,
         changes: [r.change],
         message: message(r.id, r.facts[0], 'candidate', r.reason),
-        author: authorFor(ctx, input.agentName),
+        author: authorFor(ctx, agentName),
         onto: r.onto,
       });
       proposed.push({
