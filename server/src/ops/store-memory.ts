@@ -21,7 +21,7 @@ import { authorFor, isoNow, type OpContext } from './context.js';
 import { branchNote, commitRouted, proposalBase } from './commit-routed.js';
 import { refuseSupersedeCycle } from './edit.js';
 import { memoryHistories } from './history.js';
-import { CANDIDATE_PREFIX, requireMainTip, syncRemote } from './read.js';
+import { CANDIDATE_PREFIX, isRejectedProposal, rejectedTags, requireMainTip, syncRemote } from './read.js';
 import { priorRejection, sameContent } from './rejections.js';
 import { injectionDetector } from '../store/injection-model.js';
 
@@ -301,14 +301,27 @@ export async function keepPersonsProposal(store: Store, tip: string, id: string)
   );
 }
 
-/** `candidate/<id>` when it is a person's own proposal, not yet merged into main; else null. */
+/**
+ * `candidate/<id>`, or the one fetched from another clone (`origin/candidate/<id>`: an agent's
+ * proposal would be built on top of it, commit-routed.ts proposalBase), when it is a person's own
+ * proposal, not yet merged into main nor rejected; else null.
+ */
 async function personsProposal(store: Store, tip: string, id: string): Promise<string | null> {
-  const branch = `${CANDIDATE_PREFIX}${id}`;
-  const open = await store.repo.resolve(`refs/heads/${branch}`);
-  if (!open || (await store.repo.isAncestor(open, tip))) return null;
-  const [proposal] = await store.repo.log(open, { limit: 1 });
-  const message = parseCommitMessage(proposal?.message ?? '');
-  return message.agent === null && message.trailers['Memory-Origin'] === 'human' ? branch : null;
+  const local = `${CANDIDATE_PREFIX}${id}`;
+  const remote = `${syncRemote(store)}/${local}`;
+  for (const [branch, ref] of [
+    [local, `refs/heads/${local}`],
+    [remote, `refs/remotes/${remote}`],
+  ]) {
+    const open = await store.repo.resolve(ref);
+    if (!open || (await store.repo.isAncestor(open, tip))) continue;
+    const [proposal] = await store.repo.log(open, { limit: 1 });
+    const message = parseCommitMessage(proposal?.message ?? '');
+    if (message.agent !== null || message.trailers['Memory-Origin'] !== 'human') continue;
+    if (branch === remote && (await isRejectedProposal(store, await rejectedTags(store), id, open))) continue;
+    return branch;
+  }
+  return null;
 }
 
 /**
