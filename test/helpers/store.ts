@@ -67,6 +67,23 @@ export function git(dir: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd: dir, env: { ...process.env, ...GIT_ENV }, encoding: 'utf8' });
 }
 
+/** The text of a memory a person writes by hand (origin human), holding `triples` (YAML flow lists). */
+export function personMemoryText(id: string, triples: string[]): string {
+  return [
+    '---',
+    `id: ${id}`,
+    `title: 'Team facts ${id}'`,
+    'kind: decision',
+    'updated: 2026-11-01T09:00:00Z',
+    'source: {origin: human}',
+    'triples:',
+    ...triples.map((t) => `  - ${t}`),
+    '---',
+    'Written by a person.',
+    '',
+  ].join('\n');
+}
+
 /** A fresh store from memory-template, with a pinned clock that advances one second per call. */
 export async function makeStore(opts: { start?: string } = {}): Promise<{ dir: string; ctx: OpContext }> {
   const parent = tempDir();

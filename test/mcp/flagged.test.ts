@@ -126,11 +126,12 @@ describe('cairn mcp: flagged passages are withheld', () => {
 // Found trying Cairn as an attacker (session 12): memory_get and search withheld an injected
 // triple in a hand-committed memory, but knowledge_graph query and summary handed it over verbatim.
 describe('cairn mcp: flagged facts are withheld from knowledge_graph', () => {
+  let store: string;
   let conn: Connected;
   let ctx: OpContext;
 
   beforeAll(async () => {
-    ({ ctx, conn } = await handCommittedStore({
+    ({ store, ctx, conn } = await handCommittedStore({
       'memories/payments-owner.md':
         '---\nid: payments-owner\ntitle: Payments owner\nkind: decision\ncreated: 2026-11-20T10:00:00Z\n' +
         'updated: 2026-11-20T10:00:00Z\nsource: {origin: human}\ntriples:\n' +
@@ -184,6 +185,38 @@ describe('cairn mcp: flagged facts are withheld from knowledge_graph', () => {
     // A person committed the memory: the close is proposed for review, and its answer withholds too.
     expect(c.json.closed).toEqual([]);
     expect(c.json.proposed[0].facts[0].object).toMatch(/^\[withheld by Cairn/);
+    // Fails before: the proposal's commit message (its summary line, its Memory-Fact-Closed trailer)
+    // quoted the fact; git log is read by people's tools and agents' alike.
+    const message = personGit(store, 'log', '-1', '--format=%B', 'candidate/payments-owner');
+    expect(message).not.toMatch(LEAK);
+    expect(message).toMatch(/^close fact: \[withheld by Cairn: flagged by its scanner\] until /m);
+    expect(message).toMatch(/^Memory-Fact-Closed: \[withheld by Cairn: flagged by its scanner\] \| /m);
+  });
+
+  // Failed before: the commit message of a flagged fact's proposal quoted it (`add fact: ...`, and
+  // for a fact memory of its own the topic made of the fact).
+  it('adds a flagged fact for review without quoting it in the commit message', async () => {
+    const into = await graph({
+      operation: 'add',
+      subject: 'payments-service',
+      predicate: 'note',
+      object: PHRASE,
+      memoryId: 'payments-owner',
+      agentName: 'bot',
+    });
+    const own = await graph({
+      operation: 'add',
+      subject: 'billing-service',
+      predicate: 'note',
+      object: PHRASE,
+      agentName: 'bot',
+    });
+    for (const r of [into, own]) {
+      expect(r.json.metadata.status).toBe('candidate');
+      const message = personGit(store, 'log', '-1', '--format=%B', r.json.metadata.branch);
+      expect(message).not.toMatch(LEAK);
+      expect(message).toContain('[withheld by Cairn: flagged by its scanner]');
+    }
   });
 });
 

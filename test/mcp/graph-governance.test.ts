@@ -5,24 +5,12 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cairn } from '../helpers/store.js';
+import { cairn, personMemoryText } from '../helpers/store.js';
 import { buildDist, call, connect, makeStore, personGit, type Connected } from './helpers.js';
 
 /** A memory a person writes by hand and commits with git, holding `triples`. */
 async function personWrites(store: string, id: string, triples: string[]): Promise<string> {
-  const text = [
-    '---',
-    `id: ${id}`,
-    `title: 'Team facts ${id}'`,
-    'kind: decision',
-    'updated: 2026-11-01T09:00:00Z',
-    'source: {origin: human}',
-    'triples:',
-    ...triples.map((t) => `  - ${t}`),
-    '---',
-    'Written by a person.',
-    '',
-  ].join('\n');
+  const text = personMemoryText(id, triples);
   await writeFile(path.join(store, 'memories', `${id}.md`), text);
   personGit(store, 'add', '-A');
   personGit(store, 'commit', '-qm', `${id}: by hand`);
@@ -224,5 +212,34 @@ describe('cairn mcp: knowledge_graph changes of a person memory are reviewed', (
     expect(proposal).toMatch(/Finn, p: owns, o: search, until: 2026-12-01|Finn.*until: 2026-12-01/);
     // Still one commit on top of main: the branch is the proposal.
     expect(personGit(store, 'rev-list', '--count', 'main..candidate/owners').trim()).toBe('1');
+  });
+
+  // Fails before: memory_store's update replaced candidate/<id> with main's text plus the update, so
+  // the fact knowledge_graph had proposed for the memory was silently dropped from review.
+  it("memory_store's update of a person's memory builds on the knowledge_graph proposal awaiting review", async () => {
+    await personWrites(store, 'runbooks', ['[Jo, owns, runbooks]']);
+    const add = await call(conn.client, 'knowledge_graph', {
+      operation: 'add',
+      subject: 'Kim',
+      predicate: 'owns',
+      object: 'paging',
+      memoryId: 'runbooks',
+    });
+    expect(add.json.metadata).toMatchObject({ status: 'candidate', branch: 'candidate/runbooks' });
+    const update = await call(conn.client, 'memory_store', {
+      topic: 'Team facts runbooks',
+      context: 'Runbooks live in the ops repository, one per service.',
+      confidence: 0.95,
+      metadata: { topicId: 'runbooks' },
+    });
+    expect(update.json).toMatchObject({
+      success: true,
+      staged: true,
+      metadata: { status: 'candidate', branch: 'candidate/runbooks' },
+    });
+    const proposal = personGit(store, 'show', 'candidate/runbooks:memories/runbooks.md');
+    expect(proposal).toContain('[Kim, owns, paging]');
+    expect(proposal).toContain('Runbooks live in the ops repository');
+    expect(personGit(store, 'rev-list', '--count', 'main..candidate/runbooks').trim()).toBe('1');
   });
 });

@@ -1,7 +1,8 @@
 // ops/graph.ts graphPicture on a real store: facts from memories on main and candidate branches,
 // [[refs]] between memories, a closed fact kept and marked, the cap reported, bad options refused.
 import { describe, expect, it } from 'vitest';
-import { addFact, closeFact, graphPicture } from '../../server/src/ops/graph.js';
+import { addFact, closeFact } from '../../server/src/ops/graph.js';
+import { graphPicture } from '../../server/src/ops/graph-picture.js';
 import { storeMemory } from '../../server/src/ops/store-memory.js';
 import { makeTestStore } from './agent-helpers.js';
 

@@ -1,8 +1,11 @@
 import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { holdsAt, queryFacts, topEntities, type GraphMemory } from '../../server/src/core/graph.js';
 import { addFact, closeFact, graphSummary, queryGraph } from '../../server/src/ops/graph.js';
 import { readMainMemory } from '../../server/src/ops/read.js';
+import { personMemoryText } from '../helpers/store.js';
 import { makeTestStore } from './agent-helpers.js';
 
 const git = (dir: string, ...args: string[]) => execFileSync('git', args, { cwd: dir, encoding: 'utf8' });
@@ -88,6 +91,37 @@ describe('knowledge graph ops on a real store', () => {
     await expect(closeFact(ctx, { subject: 'Nobody', predicate: 'works_on' })).rejects.toMatchObject({
       code: 'NOT_FOUND',
     });
+  });
+
+  // Failed before: a close that named no agent was taken for a person's, so it closed the fact in
+  // a person's memory on main, as origin human, unreviewed. Only a person's own CLI commands write
+  // as a person, and none closes a fact; an operation called without a writer is an agent's (as
+  // addFact's and storeMemory's are).
+  it("a close that names no agent is an agent's: a person's memory is proposed, main unchanged", async () => {
+    const { ctx, dir } = await makeTestStore();
+    writeFileSync(path.join(dir, 'memories', 'rota.md'), personMemoryText('rota', ['[Ana, leads, ops]']));
+    git(dir, 'add', '-A');
+    git(dir, '-c', 'user.name=Ada', '-c', 'user.email=ada@example.com', 'commit', '-qm', 'rota: by hand');
+    const head = git(dir, 'rev-parse', 'main');
+    const r = await closeFact(ctx, {
+      subject: 'Ana',
+      predicate: 'leads',
+      memoryId: 'rota',
+      until: '2026-12-01',
+    });
+    expect(r.closed).toEqual([]);
+    expect(r.commit).toBeNull();
+    expect(r.proposed).toEqual([expect.objectContaining({ memoryId: 'rota', branch: 'candidate/rota' })]);
+    expect(git(dir, 'rev-parse', 'main')).toBe(head);
+    const proposal = git(dir, 'log', '-1', '--format=%an%n%B', 'candidate/rota');
+    expect(proposal).toMatch(/^agent \(agent\)$/m);
+    expect(proposal).toMatch(/^Agent: agent$/m);
+    expect(proposal).toMatch(/^Memory-Origin: conversation$/m);
+    // So is an add that names no agent: the fact memory it makes is the agent's, as its close is.
+    const added = await addFact(ctx, { subject: 'Bo', predicate: 'leads', object: 'api', confidence: 0.9 });
+    expect(git(dir, 'log', '-1', '--format=%an%n%B', 'main')).toMatch(/^agent \(agent\)$/m);
+    const closed = await closeFact(ctx, { subject: 'Bo', predicate: 'leads', until: '2026-12-01' });
+    expect(closed.closed).toEqual([expect.objectContaining({ memoryId: added.metadata.topic_id })]);
   });
 
   it('adds a fact to an existing memory named by memory_id, keeping its body', async () => {

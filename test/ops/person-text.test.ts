@@ -153,9 +153,12 @@ describe('the knowledge graph changes only the fact it means', () => {
   });
 
   it('closing a fact keeps its other keys and its comment, and the other items', async () => {
-    const { ctx, file } = await withFacts();
+    const { ctx, dir, file } = await withFacts();
     await closeFact(ctx, { subject: 'redis', predicate: 'version', until: '2026-12-01' });
-    const out = readFileSync(file, 'utf8');
+    // An operation without a writer is an agent's, and a person wrote the memory: the close is a
+    // proposal (test/ops/graph.test.ts), main keeps FACTS.
+    expect(readFileSync(file, 'utf8')).toBe(FACTS);
+    const out = git(dir, 'show', 'candidate/redis-cache:memories/redis-cache.md');
     expect(out).toContain(
       "  - {s: redis, p: version, o: '7', note: from ADR-12, until: 2026-12-01}  # pinned\n" +
         '  - [half, written]  # to finish\n',

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { drawGraph, GRAPH_FORMATS, type GraphFormat } from '../core/graph-draw/index.js';
 import { sampleNote } from '../core/graph-draw/text.js';
 import type { MemoryStatus } from '../core/types.js';
-import { graphPicture } from '../ops/graph.js';
+import { graphPicture } from '../ops/graph-picture.js';
 import { num, str, strs, type Command } from './command.js';
 import { EXIT, UsageError, writeJson, writeText } from './io.js';
 

@@ -1,7 +1,7 @@
 // One place that commits a governed write where policy routed it.
 import type { Author, FileChange } from '../store/git/index.js';
 import { memoryPath, repoPath, type Store } from '../store/store.js';
-import { CANDIDATE_PREFIX, openCandidates } from './read.js';
+import { CANDIDATE_PREFIX, openCandidates, syncRemote } from './read.js';
 
 export interface RoutedCommit {
   route: 'active' | 'candidate';
@@ -11,6 +11,11 @@ export interface RoutedCommit {
   changes: FileChange[];
   message: string;
   author: Author;
+  /**
+   * Candidate only: the proposal fetched from another clone this one builds on (ProposalBase.onto).
+   * The commit goes on top of it, so the next sync's push fast-forwards that branch; else on `tip`.
+   */
+  onto?: string | null;
 }
 
 /**
@@ -33,7 +38,7 @@ export async function commitRouted(
   // One ref move (no delete first), so a crash never leaves the id without its proposal.
   const commit = await store.repo.commit({
     branch,
-    startPoint: c.tip,
+    startPoint: c.onto ?? c.tip,
     replace: true,
     changes,
     message,
@@ -54,18 +59,44 @@ export async function branchNote(store: Store, branch: string): Promise<string |
     : `committed to ${branch}; HEAD is detached, so the work tree was not changed`;
 }
 
+/** Where an agent's new proposal for a memory starts (proposalBase). */
+export interface ProposalBase {
+  /** The memory's text to change: the open proposal's, else main's. */
+  text: string;
+  /**
+   * The commit to build on: the tip of a proposal fetched from another clone (`origin/candidate/<id>`
+   * after `cairn sync`), so that the new proposal contains it and the push fast-forwards its branch;
+   * null: on main, replacing this clone's own branch (one commit on top of main).
+   */
+  onto: string | null;
+  /** The branch of the proposal built on, or null when it starts from main's text. */
+  branch: string | null;
+}
+
 /**
- * The text an agent's new proposal for memory `id` starts from. A proposal for it that awaits review
- * (in this clone, not rejected, and made from main's file as it is now) already changes it: the new
- * one (which replaces the branch) carries that change forward, so a second fact added to, or closed
- * in, a person's memory does not drop the first. Else main's text, as any new proposal.
+ * Where an agent's new proposal for memory `id` starts. A proposal for it that awaits review (not
+ * rejected, and made from main's file as it is now) already changes it: the new one carries that
+ * change forward, so a second fact added to, or closed in, a person's memory (or an update of it)
+ * does not drop the first. This clone's own `candidate/<id>` first, which the new one replaces;
+ * else one fetched from another clone (`origin/candidate/<id>`), which the new one is built on top of.
+ * Else main's text, as any new proposal.
  */
-export async function proposalBase(store: Store, tip: string, id: string, mainText: string): Promise<string> {
-  const branch = `${CANDIDATE_PREFIX}${id}`;
-  const open = (await openCandidates(store, tip)).find((c) => c.branch === branch);
-  if (!open) return mainText;
+export async function proposalBase(
+  store: Store,
+  tip: string,
+  id: string,
+  mainText: string,
+): Promise<ProposalBase> {
+  const local = `${CANDIDATE_PREFIX}${id}`;
+  const remote = `${syncRemote(store)}/${local}`;
+  const open = (await openCandidates(store, tip)).filter((c) => c.id === id);
+  const found = open.find((c) => c.branch === local) ?? open.find((c) => c.branch === remote);
+  const main: ProposalBase = { text: mainText, onto: null, branch: null };
+  if (!found) return main;
   const file = repoPath(store, memoryPath(id));
-  const base = await store.repo.mergeBase(open.tip, tip);
-  if (!base || (await store.repo.readText(base, file)) !== mainText) return mainText;
-  return (await store.repo.readText(open.tip, file)) ?? mainText;
+  const base = await store.repo.mergeBase(found.tip, tip);
+  if (!base || (await store.repo.readText(base, file)) !== mainText) return main;
+  const text = await store.repo.readText(found.tip, file);
+  if (text === null) return main;
+  return { text, onto: found.branch === local ? null : found.tip, branch: found.branch };
 }

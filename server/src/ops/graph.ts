@@ -12,15 +12,14 @@ import {
   type Fact,
   type GraphMemory,
 } from '../core/graph.js';
-import { buildPicture, DEFAULT_STATUSES, type GraphPicture } from '../core/graph-picture.js';
 import { assertSafeId, cleanText, resolveOrigin } from '../core/payload.js';
 import { routeWrite } from '../core/policy.js';
 import { isFlagged, redactSecrets, scanText } from '../core/scan/index.js';
 import { formatCommitMessage } from '../core/trailers.js';
-import type { MemoryStatus, Origin, Triple } from '../core/types.js';
+import type { Origin, Triple } from '../core/types.js';
 import { memoryPath, repoPath } from '../store/store.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
-import { CANDIDATE_PREFIX, loadMemories, readMainMemory, requireMainTip } from './read.js';
+import { loadMemories, readMainMemory, requireMainTip } from './read.js';
 import {
   keepPersonsProposal,
   lastWrittenByPerson,
@@ -39,11 +38,18 @@ export interface AddFactInput {
   validFrom?: string;
   /** Add the fact to this existing memory instead of a new `fact` memory. */
   memoryId?: string;
+  /** The agent writing; `agent` when none is named (an operation without a writer is an agent's). */
   agentName?: string;
   origin?: Origin;
   confidence?: number;
   sessionId?: string;
 }
+
+/**
+ * What stands for a fact the scanner flags, in an answer to an agent and in a commit message (git log
+ * is read by agents' tools too): the text itself is read by people, in the memory and the diff.
+ */
+const WITHHELD_FACT = '[withheld by Cairn: flagged by its scanner]';
 
 /** A memory whose `triples` is not a list: adding a fact would replace what is written there. */
 function notAList(id: string): CairnError {
@@ -54,7 +60,7 @@ function notAList(id: string): CairnError {
   );
 }
 
-function requireDate(value: string | undefined, field: string): void {
+export function requireDate(value: string | undefined, field: string): void {
   if (value !== undefined && Number.isNaN(dateValue(value))) {
     throw new CairnError('INVALID_REQUEST', `${field}: "${value}" is not an ISO 8601 date, e.g. 2026-11-29`, {
       field,
@@ -90,7 +96,7 @@ export async function addFact(ctx: OpContext, input: AddFactInput): Promise<Stor
           triples: [tripleToYaml(triple)],
           origin: input.origin,
           confidence: input.confidence,
-          agentName: input.agentName,
+          agentName: input.agentName ?? 'agent',
           metadata: { sessionId: input.sessionId },
         },
         { channel: 'agent', command: 'knowledge_graph' },
@@ -140,7 +146,11 @@ async function addFactToMemory(
     });
     if (decision.route === 'candidate') await keepPersonsProposal(store, tip, id);
     // A proposal builds on the one for this memory awaiting review, if any: a second fact keeps the first.
-    const from = decision.route === 'candidate' ? await proposalBase(store, tip, id, text) : text;
+    const proposal =
+      decision.route === 'candidate'
+        ? await proposalBase(store, tip, id, text)
+        : { text, onto: null, branch: null };
+    const from = proposal.text;
     // The list as written plus the new fact: an item not read as a fact, or a fact's own keys, stay.
     const written = writtenTriples(from);
     if (written === null) throw notAList(id);
@@ -165,7 +175,7 @@ async function addFactToMemory(
     // A fact the memory already holds changes nothing: in the proposal awaiting review, or on main.
     const same = JSON.stringify(tripleToYaml(triple));
     if (written.some((item) => JSON.stringify(item) === same)) {
-      const branch = from !== text ? `${CANDIDATE_PREFIX}${id}` : null;
+      const { branch } = proposal;
       return {
         ...base,
         staged: false,
@@ -187,7 +197,7 @@ async function addFactToMemory(
     const message = formatCommitMessage({
       action: 'update',
       id,
-      summary: `add fact: ${triple.s} ${triple.p} ${triple.o}`,
+      summary: `add fact: ${flagged.length ? WITHHELD_FACT : `${triple.s} ${triple.p} ${triple.o}`}`,
       details: decision.route === 'candidate' ? `Candidate: ${decision.reason}.` : undefined,
       origin,
       agent: agentName,
@@ -205,6 +215,7 @@ async function addFactToMemory(
       changes: [{ path: repoPath(store, path), content: updated }],
       message,
       author: authorFor(ctx, agentName),
+      onto: proposal.onto,
     });
     return {
       ...base,
@@ -230,6 +241,7 @@ export interface CloseFactInput {
   until?: string;
   /** Close only the facts in this memory (it must exist on main). */
   memoryId?: string;
+  /** The agent writing; `agent` when none is named (an operation without a writer is an agent's). */
   agentName?: string;
   sessionId?: string;
 }
@@ -269,8 +281,10 @@ export async function closeFact(ctx: OpContext, input: CloseFactInput): Promise<
   if (memoryId !== undefined) assertSafeId(memoryId, 'memoryId');
   const until = input.until ?? isoNow(ctx);
   const { store } = ctx;
-  const agentWrite = input.agentName !== undefined;
-  const origin: Origin = agentWrite ? 'conversation' : 'human';
+  // Always an agent's write, named `agent` when the caller names none (as addFact's): a person's
+  // writes as a person are their own CLI commands, and none closes a fact (docs/governance.md).
+  const agentName = input.agentName ?? 'agent';
+  const origin: Origin = 'conversation';
   return store.repo.withLock(async () => {
     const tip = await requireMainTip(store);
     if (memoryId !== undefined && !(await readMainMemory(store, memoryId, tip)))
@@ -296,16 +310,15 @@ export async function closeFact(ctx: OpContext, input: CloseFactInput): Promise<
       );
     }
     // The answer goes to an agent: a withheld fact is closed, but its object is not read back.
+    const isWithheld = (f: Fact) => withheld.keys.has(`${f.memoryId}#${f.index}`);
     const answered = (f: Fact): Fact => ({
       ...f,
       until,
-      ...(withheld.keys.has(`${f.memoryId}#${f.index}`)
-        ? { object: '[withheld by Cairn: flagged by its scanner]' }
-        : {}),
+      ...(isWithheld(f) ? { object: WITHHELD_FACT } : {}),
     });
     type Change = { id: string; facts: Fact[]; change: { path: string; content: string } };
     const onMain: Change[] = [];
-    const reviewed: (Change & { reason: string })[] = [];
+    const reviewed: (Change & { reason: string; onto: string | null })[] = [];
     const closing = (id: string, text: string, indexes: number[]) => ({
       path: repoPath(store, memoryPath(id)),
       content: updateFrontMatter(text, {
@@ -320,8 +333,7 @@ export async function closeFact(ctx: OpContext, input: CloseFactInput): Promise<
         origin,
         flaggedBy: [],
         governance: store.config.governance,
-        alwaysReview:
-          agentWrite && (await lastWrittenByPerson(store, tip, id)) ? PERSONS_MEMORY_REVIEW : undefined,
+        alwaysReview: (await lastWrittenByPerson(store, tip, id)) ? PERSONS_MEMORY_REVIEW : undefined,
       });
       if (decision.route === 'active') {
         onMain.push({
@@ -335,11 +347,12 @@ export async function closeFact(ctx: OpContext, input: CloseFactInput): Promise<
         });
         continue;
       }
-      if (agentWrite) await keepPersonsProposal(store, tip, id);
+      await keepPersonsProposal(store, tip, id);
       // Built on the proposal for this memory awaiting review, if it still holds these facts open.
-      const from = await proposalBase(store, tip, id, text);
+      const proposal = await proposalBase(store, tip, id, text);
+      const from = proposal.text;
       const there =
-        from === text
+        proposal.branch === null
           ? []
           : queryFacts(
               [
@@ -362,20 +375,28 @@ export async function closeFact(ctx: OpContext, input: CloseFactInput): Promise<
             text,
             facts.map((f) => f.index),
           );
-      reviewed.push({ id, facts, change, reason: decision.reason });
+      reviewed.push({
+        id,
+        facts,
+        change,
+        reason: decision.reason,
+        onto: there.length ? proposal.onto : null,
+      });
     }
     const message = (id: string, f: Fact, route: 'active' | 'candidate', reason?: string) =>
       formatCommitMessage({
         action: 'update',
         id,
-        summary: `close fact: ${f.subject} ${f.predicate} ${f.object} until ${until}`,
+        // Nor is it copied into the commit message: git log is read by agents' tools too (a person
+        // reads the fact itself in the diff).
+        summary: `close fact: ${isWithheld(f) ? WITHHELD_FACT : `${f.subject} ${f.predicate} ${f.object}`} until ${until}`,
         details: reason ? `Candidate: ${reason}.` : undefined,
-        agent: input.agentName,
+        agent: agentName,
         session: input.sessionId,
         origin,
         extra: {
-          ...(route === 'candidate' || agentWrite ? { 'Memory-Route': route } : {}),
-          'Memory-Fact-Closed': `${f.subject} | ${f.predicate} | ${until}`,
+          'Memory-Route': route,
+          'Memory-Fact-Closed': `${isWithheld(f) ? WITHHELD_FACT : `${f.subject} | ${f.predicate}`} | ${until}`,
         },
       });
     let base = tip;
@@ -385,7 +406,7 @@ export async function closeFact(ctx: OpContext, input: CloseFactInput): Promise<
         branch: store.config.mainBranch,
         expectedTip: tip,
         changes: onMain.map((m) => m.change),
-        author: authorFor(ctx, input.agentName),
+        author: authorFor(ctx, agentName),
         message: message(onMain[0].id, onMain[0].facts[0], 'active'),
       });
       base = commit;
@@ -399,7 +420,8 @@ export async function closeFact(ctx: OpContext, input: CloseFactInput): Promise<
         tip: base,
         changes: [r.change],
         message: message(r.id, r.facts[0], 'candidate', r.reason),
-        author: authorFor(ctx, input.agentName),
+        author: authorFor(ctx, agentName),
+        onto: r.onto,
       });
       proposed.push({
         memoryId: r.id,
@@ -503,72 +525,4 @@ function readNotes(withheld: number, w: WithheldTriples): GraphReadNotes {
     ...(unchecked ? { partial: true as const, unchecked } : {}),
     ...(notes.length ? { note: notes.join(' ') } : {}),
   };
-}
-
-export interface GraphPictureOptions {
-  /** ISO date facts are judged at; default now. */
-  asOf?: string;
-  /** Only this entity's neighbourhood (case-insensitive). */
-  entity?: string;
-  /** Hops from the entity; default 1. */
-  depth?: number;
-  /** Only facts with this predicate (case-insensitive). */
-  predicate?: string;
-  /** Memory statuses drawn; default active, superseded and candidate. */
-  status?: readonly MemoryStatus[];
-  /** Drop facts outside their validity window at `asOf` instead of marking them. */
-  hideOutside?: boolean;
-  /** Most nodes drawn (default 400); beyond it the picture is sampled and says so. */
-  maxNodes?: number;
-}
-
-const STATUSES: readonly MemoryStatus[] = ['active', 'superseded', 'candidate', 'rejected'];
-
-/**
- * The knowledge graph as a picture: memories, entities from triples, facts, `[[refs]]`. One call
- * for `cairn graph`, the review page's graph view and the language server.
- */
-export async function graphPicture(ctx: OpContext, options: GraphPictureOptions = {}): Promise<GraphPicture> {
-  requireDate(options.asOf, 'asOf');
-  const statuses = options.status?.length ? options.status : DEFAULT_STATUSES;
-  const bad = statuses.find((s) => !STATUSES.includes(s));
-  if (bad)
-    throw new CairnError('INVALID_REQUEST', `status: "${bad}" is not a status; use ${STATUSES.join(', ')}`, {
-      field: 'status',
-    });
-  for (const [field, value] of [
-    ['depth', options.depth],
-    ['max_nodes', options.maxNodes],
-  ] as const)
-    if (value !== undefined && !(Number.isInteger(value) && value >= (field === 'depth' ? 0 : 1)))
-      throw new CairnError(
-        'INVALID_REQUEST',
-        `${field}: "${value}" is not a whole number${field === 'depth' ? '' : ' above 0'}`,
-        {
-          field,
-        },
-      );
-  const records = await loadMemories(ctx.store, {
-    includeCandidates: statuses.includes('candidate'),
-    includeRejected: statuses.includes('rejected'),
-  });
-  return buildPicture(
-    records.map((r) => ({
-      id: r.id,
-      title: r.memory.frontMatter.title,
-      kind: r.memory.frontMatter.kind,
-      status: r.status,
-      triples: r.memory.frontMatter.triples,
-      refs: r.memory.refs.map((ref) => ref.id),
-    })),
-    {
-      asOf: options.asOf ?? isoNow(ctx),
-      entity: options.entity,
-      depth: options.depth,
-      predicate: options.predicate,
-      statuses,
-      hideOutside: options.hideOutside,
-      maxNodes: options.maxNodes,
-    },
-  );
 }

@@ -173,7 +173,17 @@ export async function openCandidates(store: Store, tip: string | null): Promise<
     if (await isRejectedProposal(store, tags, c.id, c.tip)) continue;
     byTip.set(c.tip, { id: c.id, branch: c.branch, tip: c.tip, remote: c.local ? null : c.branch });
   }
-  return [...byTip.values()];
+  // A proposal another of its id was built on (commit-routed.ts proposalBase: a proposal fetched
+  // from another clone, with a commit on top) is part of that one, not a second proposal.
+  const open = [...byTip.values()];
+  const within = async (c: OpenCandidate) => {
+    for (const d of open)
+      if (d !== c && d.id === c.id && (await store.repo.isAncestor(c.tip, d.tip))) return true;
+    return false;
+  };
+  const out: OpenCandidate[] = [];
+  for (const c of open) if (open.filter((d) => d.id === c.id).length === 1 || !(await within(c))) out.push(c);
+  return out;
 }
 
 /**

@@ -18,10 +18,10 @@ import type { MemoryAction } from '../core/types.js';
 import { memoryPath, repoPath, type Store } from '../store/store.js';
 import { appendAudit } from './audit.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
-import { branchNote, commitRouted } from './commit-routed.js';
+import { branchNote, commitRouted, proposalBase } from './commit-routed.js';
 import { refuseSupersedeCycle } from './edit.js';
 import { memoryHistories } from './history.js';
-import { CANDIDATE_PREFIX, requireMainTip, syncRemote } from './read.js';
+import { CANDIDATE_PREFIX, isRejectedProposal, rejectedTags, requireMainTip, syncRemote } from './read.js';
 import { priorRejection, sameContent } from './rejections.js';
 import { injectionDetector } from '../store/injection-model.js';
 
@@ -199,8 +199,8 @@ async function storeLocked(
   const scan = scanText(`${p.topic}\n${text.replace(/^\uFEFF/, '')}`, {
     detector: injectionDetector(store.config),
   });
-  const flagged = isFlagged(scan) ? [...new Set(scan.map((f) => f.code))] : [];
-  const findings = scan.map((f) => ({ code: f.code, message: f.message, line: f.range.start.line }));
+  let flagged = isFlagged(scan) ? [...new Set(scan.map((f) => f.code))] : [];
+  let findings = scan.map((f) => ({ code: f.code, message: f.message, line: f.range.start.line }));
   const decision = routeWrite({
     origin: p.origin,
     confidence: p.confidence,
@@ -210,6 +210,24 @@ async function storeLocked(
   });
   if (decision.route === 'dropped') return droppedResult(id, text, decision.reason, findings);
   if (decision.route === 'candidate' && (isImport || agentWrite)) await keepPersonsProposal(store, tip, id);
+  // An update proposed for review builds on the proposal awaiting review for this memory (a
+  // knowledge_graph fact, an earlier update), as knowledge_graph's do: the new one carries it forward.
+  let onto: string | null = null;
+  if (decision.route === 'candidate' && (isImport || agentWrite) && action === 'update') {
+    const proposal = await proposalBase(store, tip, id, existingText!);
+    if (proposal.branch) {
+      text = updatedText(proposal.text, p, now);
+      if (sameContent(proposal.text, text))
+        return unchangedResult(id, text, `the same proposal already awaits review on ${proposal.branch}`);
+      onto = proposal.onto;
+      // What is committed is scanned: the text carried forward too.
+      const again = scanText(`${p.topic}\n${text.replace(/^\uFEFF/, '')}`, {
+        detector: injectionDetector(store.config),
+      });
+      flagged = isFlagged(again) ? [...new Set(again.map((f) => f.code))] : [];
+      findings = again.map((f) => ({ code: f.code, message: f.message, line: f.range.start.line }));
+    }
+  }
 
   const changes = [{ path: repoPath(store, memoryPath(id)), content: text }];
   for (const old of p.supersedes) {
@@ -219,10 +237,13 @@ async function storeLocked(
       content: updateFrontMatter(oldText, { superseded_by: id }),
     });
   }
+  // A topic the scanner flags is not copied into the commit message: git log is read by agents'
+  // tools too (a person reads it in the file and the diff).
+  const topicFlagged = isFlagged(scan.filter((f) => f.range.start.line === 0));
   const message = formatCommitMessage({
     action,
     id,
-    summary: p.topic,
+    summary: topicFlagged ? '[withheld by Cairn: flagged by its scanner]' : p.topic,
     details: decision.route === 'candidate' ? `Candidate: ${decision.reason}.` : undefined,
     origin: p.origin,
     agent: p.agentName,
@@ -242,6 +263,7 @@ async function storeLocked(
     changes,
     message,
     author: authorFor(ctx, p.agentName),
+    onto,
   });
   const staged = decision.route === 'candidate';
   const note = staged ? null : await branchNote(store, branch);
@@ -279,14 +301,27 @@ export async function keepPersonsProposal(store: Store, tip: string, id: string)
   );
 }
 
-/** `candidate/<id>` when it is a person's own proposal, not yet merged into main; else null. */
+/**
+ * `candidate/<id>`, or the one fetched from another clone (`origin/candidate/<id>`: an agent's
+ * proposal would be built on top of it, commit-routed.ts proposalBase), when it is a person's own
+ * proposal, not yet merged into main nor rejected; else null.
+ */
 async function personsProposal(store: Store, tip: string, id: string): Promise<string | null> {
-  const branch = `${CANDIDATE_PREFIX}${id}`;
-  const open = await store.repo.resolve(`refs/heads/${branch}`);
-  if (!open || (await store.repo.isAncestor(open, tip))) return null;
-  const [proposal] = await store.repo.log(open, { limit: 1 });
-  const message = parseCommitMessage(proposal?.message ?? '');
-  return message.agent === null && message.trailers['Memory-Origin'] === 'human' ? branch : null;
+  const local = `${CANDIDATE_PREFIX}${id}`;
+  const remote = `${syncRemote(store)}/${local}`;
+  for (const [branch, ref] of [
+    [local, `refs/heads/${local}`],
+    [remote, `refs/remotes/${remote}`],
+  ]) {
+    const open = await store.repo.resolve(ref);
+    if (!open || (await store.repo.isAncestor(open, tip))) continue;
+    const [proposal] = await store.repo.log(open, { limit: 1 });
+    const message = parseCommitMessage(proposal?.message ?? '');
+    if (message.agent !== null || message.trailers['Memory-Origin'] !== 'human') continue;
+    if (branch === remote && (await isRejectedProposal(store, await rejectedTags(store), id, open))) continue;
+    return branch;
+  }
+  return null;
 }
 
 /**

@@ -7,7 +7,7 @@ import { codePointName } from '../core/control-chars.js';
 import { CairnError } from '../core/errors.js';
 import { isHiddenChar, lastOperand, shownShellArg } from '../core/shell-arg.js';
 import { layout } from '../core/graph-draw/layout.js';
-import { graphPicture } from '../ops/graph.js';
+import { graphPicture } from '../ops/graph-picture.js';
 import { readLog } from '../ops/log.js';
 import { memoryPage } from '../ops/memory-page.js';
 import { listMemories } from '../ops/query.js';
