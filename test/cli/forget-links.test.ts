@@ -65,6 +65,18 @@ describe('cairn forget of a memory MEMORY.md links', () => {
     expect(unknown).toEqual([...where].sort());
   });
 
+  it('one line that links it: "links"', async () => {
+    const s = await stores.newStore();
+    const target = await s.store({ topic: 'Use Redis', context: 'Sessions live in Redis 7.' });
+    const id: string = target.metadata.topic_id;
+    await s.store({ topic: 'Cache keys', context: `Keys are namespaced.\n\nSee [[${id}]].` });
+    const forgot = await s.run('forget', id);
+    expect(forgot.code).toBe(0);
+    expect(forgot.stdout).toMatch(
+      new RegExp(`note: memories/cache-keys\\.md:\\d+ still links \\[\\[${id}\\]\\]`),
+    );
+  });
+
   it('says nothing more when nothing links it', async () => {
     const s = await stores.newStore();
     const stored = await s.store({ topic: 'Use Redis', context: 'Sessions live in Redis 7.' });

@@ -227,8 +227,12 @@ export const forgetCommand: Command = {
     const index = r.stillLinked?.some((l) => l.path === 'MEMORY.md')
       ? '; cairn refresh rewrites the generated index'
       : '';
+    const verb = r.stillLinked?.length === 1 ? 'links' : 'link';
     if (linked && !args.json)
-      writeLine(io, `note: ${linked} still link [[${id}]]: remove the link (cairn check reports it${index})`);
+      writeLine(
+        io,
+        `note: ${linked} still ${verb} [[${id}]]: remove the link (cairn check reports it${index})`,
+      );
     return EXIT.OK;
   },
 };
