@@ -41,15 +41,24 @@ const update = (ctx: Parameters<typeof storeMemory>[0], extra: Record<string, un
     { channel: 'person' },
   );
 
+/**
+ * knowledge_graph close of the person's memory: an operation without a writer is an agent's, so the
+ * close is proposed (test/ops/graph.test.ts) and main keeps the person's text; the proposal's file.
+ */
+async function closedByAgent(ctx: Parameters<typeof closeFact>[0], dir: string, file: string, text: string) {
+  await closeFact(ctx, { subject: 'redis', predicate: 'version', until: '2026-12-01' });
+  expect(readFileSync(file, 'utf8')).toBe(text);
+  return git(dir, 'show', 'candidate/redis-cache:memories/redis-cache.md');
+}
+
 describe("a changed triple keeps the person's quoting", () => {
   it('knowledge_graph close writes the until and keeps each part as the person quoted it', async () => {
-    const { ctx, file, text } = await written(
+    const { ctx, dir, file, text } = await written(
       'source: {origin: human}',
       'triples:',
       `  - ["redis", 'version', "7.2"]  # pinned`,
     );
-    await closeFact(ctx, { subject: 'redis', predicate: 'version', until: '2026-12-01' });
-    const out = readFileSync(file, 'utf8');
+    const out = await closedByAgent(ctx, dir, file, text);
     expect(out).toContain(`  - {s: "redis", p: 'version', o: "7.2", until: 2026-12-01}  # pinned\n`);
     expect(out.replace(/\nupdated: .*\n/, '\n')).toBe(
       text.replace(`["redis", 'version', "7.2"]`, `{s: "redis", p: 'version', o: "7.2", until: 2026-12-01}`),
@@ -57,7 +66,7 @@ describe("a changed triple keeps the person's quoting", () => {
   });
 
   it('knowledge_graph close of a fact written over several lines adds a line, its comments stay', async () => {
-    const { ctx, file, text } = await written(
+    const { ctx, dir, file, text } = await written(
       'source: {origin: human}',
       'triples:',
       `  - s: redis  # the cache`,
@@ -65,8 +74,7 @@ describe("a changed triple keeps the person's quoting", () => {
       `    p: "version"`,
       `    o: '7.2'`,
     );
-    await closeFact(ctx, { subject: 'redis', predicate: 'version', until: '2026-12-01' });
-    const out = readFileSync(file, 'utf8');
+    const out = await closedByAgent(ctx, dir, file, text);
     expect(out.replace(/\nupdated: .*\n/, '\n')).toBe(
       text.replace(`    o: '7.2'\n`, `    o: '7.2'\n    until: 2026-12-01\n`),
     );
