@@ -45,6 +45,8 @@ async function run() {
   const { setFlagsFromString } = require('node:v8');
   if (mode === 'search') for (const flag of SEARCH_FLAGS) setFlagsFromString(flag);
   if (mode === 'lsp') for (const flag of LSP_FLAGS) setFlagsFromString(flag);
+  // V8's helper threads yield to the thread that answers the editor (bin/lower-helpers.cjs says why).
+  if (mode === 'lsp') require('./lower-helpers.cjs').lowerHelperThreads();
   const { main } = built
     ? require('./load-bundle.cjs').requireBundle(bundle, mode)
     : await import(require('node:url').pathToFileURL(unbundled).href);
