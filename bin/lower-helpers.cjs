@@ -1,7 +1,7 @@
 // The language server's V8 helper threads at the lowest priority (Linux). V8 runs its concurrent
 // work (marking, sweeping, compiling) for every isolate of the process on a few helper threads,
 // created at start at the server's own priority. After a build the search is answered by a worker
-// thread of the server (ops/search-process.ts), whose heap is marked every dozen searches or so: on
+// thread of the server (ops/search-process.ts), whose heap is marked about every 20 searches: on
 // 2 cores two helpers then held both for 2-5 ms, and the server's thread, woken by an edit, waited
 // for a core (perf sched, bench/edit-driver.mjs --cold --rounds at 10,000 memories). Lowered, they
 // yield to it at once, and still run whenever a core is free: edit -> diagnostics p95 2.6-2.9 ms
