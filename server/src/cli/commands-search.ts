@@ -1,7 +1,7 @@
 // `cairn search` and `cairn index`: finding memories by words and by meaning, offline. Both go
 // through the store's search service (compose.ts); a short process indexes before it answers, says
 // so on stderr and draws progress on a terminal.
-import { setFlagsFromString } from 'node:v8';
+import { setProcessFlag } from '../ops/v8-flags.js';
 import type { IndexProgress } from '../ops/search.js';
 import { num, type Command } from './command.js';
 import { EXIT, UsageError, oneLine, progressBar, writeJson, writeLine, writeText, type CliIO } from './io.js';
@@ -21,7 +21,8 @@ const ANNOUNCE_FILES = 200;
 export const SEARCH_V8_FLAGS = ['--interrupt-budget=1048576'];
 
 function optimizeOnlyLongWork(): void {
-  for (const flag of SEARCH_V8_FLAGS) setFlagsFromString(flag);
+  // Remembered, so a thread started later (a large build's preparing thread) sets them again.
+  for (const flag of SEARCH_V8_FLAGS) setProcessFlag(flag);
 }
 
 /** Indexing progress on stderr: one line when it starts, a bar on a terminal. */
@@ -142,7 +143,8 @@ export const indexCommand: Command = {
       writeLine(
         io,
         `indexed ${r.files} files (${r.added} added, ${r.changed} changed, ${r.removed} removed; ${r.chunks} chunks) ` +
-          `in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+          `in ${((Date.now() - started) / 1000).toFixed(1)} s` +
+          (r.prepared_elsewhere ? `, ${r.prepared_elsewhere} of them parsed by a second thread` : ''),
       );
       writeLine(
         io,

@@ -3,7 +3,7 @@
 // then state.json by rename. Layout and trade-offs: docs/search.md.
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { chunkDocument, embeddingText, type ChunkMeta, type ChunkOptions } from '../core/search/chunk.js';
+import { embeddingText, type ChunkMeta, type ChunkOptions } from '../core/search/chunk.js';
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_TOKENS } from '../core/search/chunk.js';
 import { TOKENIZER_VERSION } from '../core/search/tokenize.js';
 import { KeywordIndex, type KeywordHit, type KeywordSearchOptions } from './keyword-index.js';
@@ -28,8 +28,10 @@ import {
   type FileState,
   type IndexState,
 } from './index-files.js';
+import { prepareFile, preparedInOrder, PREPARE_ELSEWHERE_AT } from './prepare.js';
 import type {
   IndexedChunk,
+  PreparedFile,
   RefreshOptions,
   RefreshStats,
   SourceFile,
@@ -70,7 +72,8 @@ export class SearchIndex {
     }
     return this.filesByPath;
   }
-  private pending = new Map<string, FileRecord>();
+  /** Records not yet written, as JSON or its UTF-8 bytes, by path. */
+  private pending = new Map<string, string | Uint8Array>();
   private pendingChars = 0;
   private recordBatchChars = RECORD_BATCH_CHARS;
   /** The records segment this index is writing (records flushed since the last save), or null. */
@@ -254,7 +257,14 @@ export class SearchIndex {
    */
   async refresh(source: SourceFile[] | SourceProvider, opts: RefreshOptions = {}): Promise<RefreshStats> {
     const list = typeof source === 'function' ? await source() : source;
-    const stats: RefreshStats = { added: 0, changed: 0, removed: 0, unchanged: 0, chunks: 0 };
+    const stats: RefreshStats = {
+      added: 0,
+      changed: 0,
+      removed: 0,
+      unchanged: 0,
+      chunks: 0,
+      preparedElsewhere: 0,
+    };
     const seen = new Set<string>();
     const todo: { src: SourceFile; hash: string }[] = [];
     for (const src of list) {
@@ -281,17 +291,29 @@ export class SearchIndex {
       stats.removed++;
       this.dirty = true;
     }
-    for (let i = 0; i < todo.length; i++) {
-      const { src, hash } = todo[i];
-      const { text, meta } = 'text' in src ? src : await src.load();
+    const elsewhere = opts.prepare && todo.length >= PREPARE_ELSEWHERE_AT ? opts.prepare : null;
+    const outcome: { failure?: string } = {};
+    const items = elsewhere
+      ? preparedInOrder(todo, elsewhere, this.chunking, outcome)
+      : todo.map((item) => ({ item, prepared: null }));
+    let done = 0;
+    for await (const { item, prepared } of items) {
+      const { src, hash } = item;
       if (this.files.has(src.path)) stats.changed++;
       else stats.added++;
-      stats.chunks += this.indexFile(src.path, hash, text, meta);
+      if (prepared) {
+        stats.preparedElsewhere++;
+        stats.chunks += this.addPrepared(src.path, hash, prepared);
+      } else {
+        const { text, meta } = 'text' in src ? src : await src.load();
+        stats.chunks += this.addPrepared(src.path, hash, prepareFile(src.path, text, meta, this.chunking));
+      }
       if (this.pendingChars >= this.recordBatchChars) await this.flushPending();
-      opts.onProgress?.(i + 1, todo.length);
+      opts.onProgress?.(++done, todo.length);
       const paused = opts.pause?.();
       if (paused) await paused;
     }
+    if (outcome.failure !== undefined) stats.prepareFailure = outcome.failure;
     return stats;
   }
 
@@ -335,8 +357,13 @@ export class SearchIndex {
   }
 
   private indexFile(path: string, hash: string, text: string, meta: ChunkMeta): number {
+    return this.addPrepared(path, hash, prepareFile(path, text, meta, this.chunking));
+  }
+
+  /** Adds a prepared file's chunks to the keyword index and its record to the pending ones. */
+  private addPrepared(path: string, hash: string, prepared: PreparedFile): number {
     this.dropFile(path);
-    const chunks = chunkDocument({ path, text, meta }, this.chunking);
+    const { meta, chunks } = prepared;
     const docs: number[] = [];
     const tags = meta.tags.join(' ');
     for (const c of chunks) {
@@ -347,18 +374,8 @@ export class SearchIndex {
       this.keyword.add(docId, { title: meta.title, tags, heading: c.heading, text: c.text });
       docs.push(docId);
     }
-    const record: FileRecord = {
-      meta,
-      chunks: chunks.map(({ heading, startLine, endLine, tokens, text }) => ({
-        heading,
-        startLine,
-        endLine,
-        tokens,
-        text,
-      })),
-    };
-    this.pending.set(path, record);
-    this.pendingChars += text.length;
+    this.pending.set(path, prepared.record);
+    this.pendingChars += prepared.textLength;
     const date = meta.updated ?? meta.created;
     const state: FileState = {
       hash,
@@ -394,8 +411,12 @@ export class SearchIndex {
 
   private record(path: string, f: FileState): FileRecord {
     const pending = this.pending.get(path);
-    if (pending) return pending;
-    const text = this.reader.read(f.rec);
+    const text =
+      typeof pending === 'string'
+        ? pending
+        : pending
+          ? Buffer.from(pending).toString('utf8')
+          : this.reader.read(f.rec);
     try {
       return JSON.parse(text) as FileRecord;
     } catch {
@@ -553,7 +574,9 @@ export class SearchIndex {
     this.writer ??= await SegmentWriter.create(this.dir, 'records');
     for (const [path, record] of this.pending) {
       const f = this.files.get(path) as FileState;
-      f.rec = this.writer.append(JSON.stringify(record));
+      f.rec = this.writer.append(
+        typeof record === 'string' ? record : Buffer.from(record.buffer, record.byteOffset, record.length),
+      );
     }
     this.writer.flush();
     this.reader.open(this.writer.name);

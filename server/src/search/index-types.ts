@@ -1,6 +1,7 @@
 // The shapes SearchIndex (index-store.ts) takes and gives: files to index, refresh options and
 // counts, indexed chunks.
-import type { ChunkMeta } from '../core/search/chunk.js';
+import type { ChunkMeta, ChunkOptions } from '../core/search/chunk.js';
+import type { RawSource } from '../core/search/source.js';
 import type { MemoryStatus } from '../core/types.js';
 
 /** A file to index: given eagerly, or lazily so unchanged files are never read or parsed. */
@@ -13,6 +14,8 @@ export type SourceFile =
       status?: MemoryStatus;
       trust?: number;
       load(): Promise<{ text: string; meta: ChunkMeta }>;
+      /** The file as read, unparsed: what a Preparer takes (load() is parseSource of it). */
+      raw?(): Promise<RawSource>;
     };
 export type SourceProvider = () => Promise<SourceFile[]>;
 
@@ -21,6 +24,23 @@ export interface RefreshOptions {
   onProgress?: (done: number, total: number) => void;
   /** Called after each file; a returned promise is awaited (a server's build yields there). */
   pause?: () => Promise<void> | undefined;
+  /** Parses and chunks a large refresh's files in another thread (files with `raw` only). */
+  prepare?: Preparer;
+}
+
+/** A file parsed and chunked for the index, ready to be added (search/prepare.ts). */
+export interface PreparedFile {
+  meta: ChunkMeta;
+  /** Characters of the text indexed (what the pending records are bounded by). */
+  textLength: number;
+  chunks: { heading: string; text: string; hash: string }[];
+  /** The file's record, as JSON (index-files.ts FileRecord), or that JSON's UTF-8 bytes. */
+  record: string | Uint8Array;
+}
+
+/** Prepares files for the index elsewhere: a batch at a time, answered in the order given. */
+export interface Preparer {
+  prepare(files: RawSource[], chunking: Required<ChunkOptions>): Promise<PreparedFile[]>;
 }
 
 export interface RefreshStats {
@@ -30,6 +50,10 @@ export interface RefreshStats {
   unchanged: number;
   /** Chunks (re)indexed by this refresh. */
   chunks: number;
+  /** Files parsed and chunked by `prepare` (another thread). */
+  preparedElsewhere: number;
+  /** Why `prepare` stopped part way (the rest was prepared in this thread). */
+  prepareFailure?: string;
 }
 
 /** One indexed chunk, as results show it. */
