@@ -212,7 +212,7 @@ export class SearchHost {
         embedded,
         provider: embedder?.modelId ?? 'none',
         vector_enabled: embedder !== null,
-        prepared_elsewhere: stats.preparedElsewhere,
+        prepared_elsewhere: stats.preparedElsewhere ?? 0,
         failure: stats.prepareFailure,
       };
     });

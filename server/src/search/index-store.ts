@@ -263,7 +263,6 @@ export class SearchIndex {
       removed: 0,
       unchanged: 0,
       chunks: 0,
-      preparedElsewhere: 0,
     };
     const seen = new Set<string>();
     const todo: { src: SourceFile; hash: string }[] = [];
@@ -293,6 +292,7 @@ export class SearchIndex {
     }
     const elsewhere = opts.prepare && todo.length >= PREPARE_ELSEWHERE_AT ? opts.prepare : null;
     const outcome: { failure?: string } = {};
+    if (elsewhere) stats.preparedElsewhere = 0;
     const items = elsewhere
       ? preparedInOrder(todo, elsewhere, this.chunking, outcome)
       : todo.map((item) => ({ item, prepared: null }));
@@ -302,7 +302,7 @@ export class SearchIndex {
       if (this.files.has(src.path)) stats.changed++;
       else stats.added++;
       if (prepared) {
-        stats.preparedElsewhere++;
+        stats.preparedElsewhere = (stats.preparedElsewhere ?? 0) + 1;
         stats.chunks += this.addPrepared(src.path, hash, prepared);
       } else {
         const { text, meta } = 'text' in src ? src : await src.load();

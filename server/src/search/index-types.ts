@@ -50,8 +50,8 @@ export interface RefreshStats {
   unchanged: number;
   /** Chunks (re)indexed by this refresh. */
   chunks: number;
-  /** Files parsed and chunked by `prepare` (another thread). */
-  preparedElsewhere: number;
+  /** Files parsed and chunked by `prepare` (another thread); absent when it was not used. */
+  preparedElsewhere?: number;
   /** Why `prepare` stopped part way (the rest was prepared in this thread). */
   prepareFailure?: string;
 }
