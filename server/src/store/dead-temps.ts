@@ -1,7 +1,7 @@
 // Temporary files of writers that died mid-write (kill -9 while a cache or an index file was being
 // written): named `<file>.<pid>.<random>.tmp` or `<file>.<pid>-<hex>.tmp`, they are garbage once
-// no process with that pid runs. Removed the first time a process writes `<file>` itself (or, for
-// a folder of files each written once, like a session's items, the first time it writes there).
+// no process with that pid runs. Removed the first time a process writes `<file>` itself (a
+// session's items, each written once, are swept by ops/session-memory.ts).
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
@@ -41,26 +41,6 @@ export const ATOMIC_TEMP = /^\..+\.(\d+)\.[0-9a-f]+\.tmp$/;
 export function isDeadTemp(name: string): boolean {
   const m = ATOMIC_TEMP.exec(name);
   return m !== null && isDead(Number(m[1]));
-}
-
-/** Folders whose dead writers' temporary files this process has removed. */
-const sweptDirs = new Set<string>();
-
-/**
- * Removes the atomic writes' temporary files of dead processes in `dir`, once per folder and
- * process: for folders of files written once each under a new name (a session's items), where a
- * write of the same file never comes to sweep them.
- */
-export function removeDeadTempsIn(dir: string): void {
-  if (sweptDirs.has(dir)) return;
-  sweptDirs.add(dir);
-  let names: string[] = [];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return; // unreadable: nothing to sweep
-  }
-  for (const name of names) if (isDeadTemp(name)) rmSync(path.join(dir, name), { force: true });
 }
 
 /** Files whose dead writers' temporary files this process has removed (once per file is enough). */
