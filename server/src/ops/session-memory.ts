@@ -22,7 +22,7 @@ import {
 import type { Origin } from '../core/types.js';
 import { atomicWriteFile } from '../store/atomic.js';
 import { openCairnDir } from '../store/cairn-dir.js';
-import { isDead, isDeadTemp } from '../store/dead-temps.js';
+import { isDeadTemp, isDeadWriter } from '../store/dead-temps.js';
 import { makeDir } from '../store/make-dir.js';
 import { readConfinedFile, readNoFollow } from '../store/safe-fs.js';
 import type { OpContext } from './context.js';
@@ -336,9 +336,10 @@ async function removeLeftovers(dir: string, cutoff: number): Promise<void> {
     const temp = /^\.mem_[a-f0-9]+[._].*\.tmp$/.test(name);
     if (!temp && !(item && (await readMeta(dir, item[1])) === null)) continue;
     const writer = item ? writerOf(item[1]) : null;
-    const dead = temp ? isDeadTemp(name) : writer !== null && isDead(writer);
-    const st = await lstat(path.join(dir, name)).catch(() => null);
-    if (st?.isFile() && (st.mtimeMs < cutoff || dead)) await rm(path.join(dir, name), { force: true });
+    const file = path.join(dir, name);
+    const dead = temp ? isDeadTemp(file) : writer !== null && isDeadWriter(writer, file);
+    const st = await lstat(file).catch(() => null);
+    if (st?.isFile() && (st.mtimeMs < cutoff || dead)) await rm(file, { force: true });
   }
 }
 
