@@ -152,6 +152,16 @@ describe('a comment inside a flow list written over several lines survives an up
     expect(updateFrontMatter(one, { tags: [] })).toBe(memory('tags: []  # why', 'title: x'));
   });
 
+  test('an empty list or map given items keeps its comments: the items go before its closing bracket', () => {
+    // Found in session 25: an empty flow collection was written afresh, so a list emptied above
+    // lost its comments the next time it got an item.
+    const empty = memory('tags: [  # by hand', '  ]  # reviewed', 'source: { # who', '  }', 'title: x');
+    expect(updateFrontMatter(empty, { tags: ['a', 'x y'], source: { agent: 'me' } })).toBe(
+      memory('tags: [  # by hand', '  a, x y]  # reviewed', 'source: { # who', '  agent: me}', 'title: x'),
+    );
+    expect(updateFrontMatter(memory('tags: []'), { tags: ['a'] })).toBe(memory('tags: [a]'));
+  });
+
   test('an emptied flow map keeps its own comments too', () => {
     const m = memory('source: {  # who wrote it', '  agent: me}  # checked', 'title: x');
     expect(updateFrontMatter(m, { source: {} })).toBe(
@@ -305,6 +315,10 @@ test('property: a flow list over several lines keeps its comments through any up
           expect(out.split(eol).length).toBe(text.split(eol).length);
         }
         if (own) expect(out).toContain(`[ # the list${eol}`);
+        // And back (from empty too): the list's own comment still stays.
+        const back = updateFrontMatter(out, { tags: olds.map(([v]) => v) });
+        expect(parseMemory(back, { path: 'memories/a.md' }).frontMatter.tags).toEqual(olds.map(([v]) => v));
+        if (own) expect(back).toContain(`[ # the list${eol}`);
         if (crlf) expect(out.replace(/\r\n/g, '')).not.toContain('\n');
       },
     ),

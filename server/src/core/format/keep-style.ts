@@ -206,7 +206,7 @@ interface Entry {
 /** `[a, # why\n  b]` changed item by item: kept items, separators and comments stay. */
 function flowSeqText(old: Node, value: unknown[], k: KeepContext): string | undefined {
   const items = (old as unknown as { items: Array<Node | null> }).items;
-  if (items.length === 0) return undefined;
+  if (items.length === 0) return intoEmpty(old, value.map(freshItem), k.source);
   if (items.some((i) => !i?.range || isPair(i))) return undefined;
   const nodes = items as Node[];
   const oldKeys = nodes.map((n) => k.itemKey(valueOf(n, k.doc)));
@@ -233,7 +233,12 @@ function flowSeqText(old: Node, value: unknown[], k: KeepContext): string | unde
 /** `{a: 1, # why\n  b: 2}` changed key by key: kept pairs, separators and comments stay; new keys last. */
 function flowMapText(old: Node, value: Record<string, unknown>, k: KeepContext): string | undefined {
   const pairs = (old as unknown as { items: Array<Pair<Node, Node | null>> }).items;
-  if (pairs.length === 0) return undefined;
+  if (pairs.length === 0) {
+    const texts = Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .map(([key, v]) => (freshItem(v) === undefined ? undefined : `${freshItem(key)}: ${freshItem(v)}`));
+    return intoEmpty(old, texts, k.source);
+  }
   const spans: Array<{ key: string; start: number; end: number; pair: Pair<Node, Node | null> }> = [];
   for (const pair of pairs) {
     if (!isScalar(pair.key) || !pair.key.range || !pair.value?.range) return undefined;
@@ -280,6 +285,13 @@ function joinFlow(
     })
     .join('');
   return source.slice(start, firstStart) + body + source.slice(lastEnd, end);
+}
+
+/** Items written into an empty flow collection before its closing bracket: its comments stay. */
+function intoEmpty(old: Node, texts: Array<string | undefined>, source: string): string | undefined {
+  const [start, end] = old.range!;
+  if (texts.some((t) => t === undefined) || !/[\]}]$/.test(source.slice(start, end))) return undefined;
+  return source.slice(start, end - 1) + texts.join(', ') + source.slice(end - 1, end);
 }
 
 /** A separator without its comma (the first one outside a comment). */
