@@ -334,12 +334,15 @@ async function removeLeftovers(dir: string, cutoff: number): Promise<void> {
   for (const name of await readdir(dir).catch(() => [] as string[])) {
     const item = /^mem_([a-f0-9]+)\.[a-z0-9]{1,10}$/.exec(name);
     const temp = /^\.mem_[a-f0-9]+[._].*\.tmp$/.test(name);
-    if (!temp && !(item && (await readMeta(dir, item[1])) === null)) continue;
+    if (!temp && !item) continue;
     const writer = item ? writerOf(item[1]) : null;
     const file = path.join(dir, name);
     const dead = temp ? isDeadTemp(file) : writer !== null && isDeadWriter(writer, file);
     const st = await lstat(file).catch(() => null);
-    if (st?.isFile() && (st.mtimeMs < cutoff || dead)) await rm(file, { force: true });
+    if (!st?.isFile() || !(st.mtimeMs < cutoff || dead)) continue;
+    // Read last (a session may hold many items): an item with its metadata is a whole one.
+    if (item && (await readMeta(dir, item[1])) !== null) continue;
+    await rm(file, { force: true });
   }
 }
 
