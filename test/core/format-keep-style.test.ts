@@ -80,6 +80,9 @@ describe('a map written over several lines is changed key by key: its comments s
       t.replace("by: 'bo'", "by: 'al'").replace('  on: 2025-12-03\n', '  on: 2025-12-03\n  ok: true\n'),
     );
     expect(updateFrontMatter(t, { 'x-review': { by: 'bo' } })).toBe(t.replace('  on: 2025-12-03\n', ''));
+    expect(updateFrontMatter(t, { 'x-review': { ok: true } })).toBe(
+      memory('x-review:  # by hand', '  # when', '  ok: true', 'title: t'),
+    );
   });
 });
 

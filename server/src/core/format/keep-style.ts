@@ -95,7 +95,8 @@ export function blockMapEdits(
   const pairs = old.items as Array<Pair<Node, Node | null>>;
   const keyOf = (pair: Pair<Node, Node | null> | undefined) =>
     pair && isScalar(pair.key) ? String(pair.key.value) : undefined;
-  if (pairs.every((pair) => value[keyOf(pair) ?? ''] === undefined)) return undefined;
+  // Emptied, it is no map written over lines any more.
+  if (Object.values(value).every((v) => v === undefined)) return undefined;
   for (const [n, pair] of pairs.entries()) {
     if (!isScalar(pair.key) || !pair.key.range) return undefined;
     const key = String(pair.key.value);
