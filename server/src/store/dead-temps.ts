@@ -1,7 +1,8 @@
 // Temporary files of writers that died mid-write (kill -9 while a cache or an index file was being
 // written): named `<file>.<pid>.<random>.tmp` or `<file>.<pid>-<hex>.tmp`, they are garbage once
-// no process with that pid runs, or once written before this boot of the machine. Removed the first time a process writes `<file>` itself (a
-// session's items, each written once, are swept by ops/session-memory.ts).
+// no process with that pid runs, or once written before this boot of the machine. Removed the
+// first time a process writes `<file>` itself (a session's items, each written once, are swept by
+// ops/session-memory.ts).
 import { lstatSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { uptime } from 'node:os';
 import path from 'node:path';
@@ -44,7 +45,12 @@ export function isDead(pid: number): boolean {
 export function isDeadWriter(pid: number, file: string): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   if (isDead(pid)) return true;
-  const written = lstatSync(file, { throwIfNoEntry: false })?.mtimeMs;
+  let written: number | undefined;
+  try {
+    written = lstatSync(file, { throwIfNoEntry: false })?.mtimeMs;
+  } catch {
+    return false; // unreadable: left as it is
+  }
   return written !== undefined && written < Date.now() - uptime() * 1000 - 60_000;
 }
 
