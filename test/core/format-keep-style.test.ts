@@ -80,6 +80,52 @@ describe('a map written over several lines is changed key by key: its comments s
       t.replace("by: 'bo'", "by: 'al'").replace('  on: 2025-12-03\n', '  on: 2025-12-03\n  ok: true\n'),
     );
     expect(updateFrontMatter(t, { 'x-review': { by: 'bo' } })).toBe(t.replace('  on: 2025-12-03\n', ''));
+    expect(updateFrontMatter(t, { 'x-review': { ok: true } })).toBe(
+      memory('x-review:  # by hand', '  # when', '  ok: true', 'title: t'),
+    );
+  });
+});
+
+describe("removing a map's first key keeps the comments of the rest", () => {
+  // Found in session 25: the first key of a list item (`- until: ...`) could not lose its line, so
+  // the fact was written afresh on one line and every comment in it was lost.
+  const m = memory(
+    'triples:',
+    '  - until: 2026-12-01  # closed',
+    '    s: "redis"  # the cache',
+    '    # why: from the ADR',
+    `    p: 'uses'`,
+    '    o: plain  # today',
+    '  - [x, y, z]',
+  );
+
+  test('the next key moves up after the `- `; the removed key takes its own comment only', () => {
+    const out = updateFrontMatter(m, {
+      triples: [
+        ['redis', 'uses', 'plain'],
+        ['x', 'y', 'z'],
+      ],
+    });
+    expect(out).toBe(m.replace('  - until: 2026-12-01  # closed\n    s:', '  - s:'));
+  });
+
+  test('a comment line after the removed key moves up with the next line', () => {
+    const c = memory(
+      'triples:',
+      '  - until: 2026-12-01',
+      '    # reopened by hand',
+      '    s: a',
+      '    p: b',
+      '    o: c',
+    );
+    expect(updateFrontMatter(c, { triples: [['a', 'b', 'c']] })).toBe(
+      c.replace('  - until: 2026-12-01\n    # reopened', '  - # reopened'),
+    );
+  });
+
+  test('the first two keys removed: the `-` keeps a line of its own, every other comment stays', () => {
+    const out = updateFrontMatter(m, { triples: [{ p: 'uses', o: 'plain' }, ['x', 'y', 'z']] });
+    expect(out).toBe(m.replace('  - until: 2026-12-01  # closed\n    s: "redis"  # the cache\n', '  -\n'));
   });
 });
 
@@ -95,6 +141,34 @@ describe('a comment inside a flow list written over several lines survives an up
     expect(updateFrontMatter(t, { tags: ['a', 'c'] })).toBe(t.replace('  b,  # why b\n', ''));
     expect(updateFrontMatter(t, { tags: ['a', 'b'] })).toBe(
       t.replace('  b,  # why b\n  c]', '  b  # why b\n  ]'),
+    );
+  });
+
+  test('emptied, the list keeps its own comments (those before its first item and after its last)', () => {
+    // Found in session 25: an emptied list was written afresh (`tags: []`), its comments lost.
+    const own = memory('tags: [  # by hand', '  a,  # why a', '  b  # why b', ']  # reviewed', 'title: x');
+    expect(updateFrontMatter(own, { tags: [] })).toBe(
+      memory('tags: [  # by hand', '    # why b', ']  # reviewed', 'title: x'),
+    );
+    expect(updateFrontMatter(t, { tags: [] })).toBe(t.replace(/\[[^\]]*\]/, '[]'));
+    const one = memory('tags: [a]  # why', 'title: x');
+    expect(updateFrontMatter(one, { tags: [] })).toBe(memory('tags: []  # why', 'title: x'));
+  });
+
+  test('an empty list or map given items keeps its comments: the items go before its closing bracket', () => {
+    // Found in session 25: an empty flow collection was written afresh, so a list emptied above
+    // lost its comments the next time it got an item.
+    const empty = memory('tags: [  # by hand', '  ]  # reviewed', 'source: { # who', '  }', 'title: x');
+    expect(updateFrontMatter(empty, { tags: ['a', 'x y'], source: { agent: 'me' } })).toBe(
+      memory('tags: [  # by hand', '  a, x y]  # reviewed', 'source: { # who', '  agent: me}', 'title: x'),
+    );
+    expect(updateFrontMatter(memory('tags: []'), { tags: ['a'] })).toBe(memory('tags: [a]'));
+  });
+
+  test('an emptied flow map keeps its own comments too', () => {
+    const m = memory('source: {  # who wrote it', '  agent: me}  # checked', 'title: x');
+    expect(updateFrontMatter(m, { source: {} })).toBe(
+      memory('source: {  # who wrote it', '  }  # checked', 'title: x'),
     );
   });
 
@@ -216,9 +290,10 @@ test('property: a flow list over several lines keeps its comments through any up
         minLength: 1,
         maxLength: 5,
       }),
-      fc.array(tag, { minLength: 1, maxLength: 6 }),
+      fc.array(tag, { minLength: 0, maxLength: 6 }),
       fc.boolean(),
-      (olds, news, crlf) => {
+      fc.boolean(),
+      (olds, news, crlf, own) => {
         const eol = crlf ? '\r\n' : '\n';
         const body = olds
           .map(([v, c], i) => {
@@ -226,7 +301,9 @@ test('property: a flow list over several lines keeps its comments through any up
             return `${written(v, 'plain')}${last ? '' : ','}${c ? ` ${c}${eol}  ` : ' '}`;
           })
           .join('');
-        const text = `---${eol}id: a${eol}tags: [${body}]${eol}kind: note${eol}---${eol}`;
+        // The list's own comment (before its first item) stays through any update, emptying included.
+        const head = own ? ` # the list${eol}  ` : '';
+        const text = `---${eol}id: a${eol}tags: [${head}${body}]${eol}kind: note${eol}---${eol}`;
         const out = updateFrontMatter(text, { tags: news });
         expect(parseMemory(out, { path: 'memories/a.md' }).frontMatter.tags).toEqual(news);
         expect(out.endsWith(`]${eol}kind: note${eol}---${eol}`) || out.includes(`kind: note${eol}`)).toBe(
@@ -240,6 +317,11 @@ test('property: a flow list over several lines keeps its comments through any up
           for (const [, c] of olds) if (c) expect(out).toContain(c);
           expect(out.split(eol).length).toBe(text.split(eol).length);
         }
+        if (own) expect(out).toContain(`[ # the list${eol}`);
+        // And back (from empty too): the list's own comment still stays.
+        const back = updateFrontMatter(out, { tags: olds.map(([v]) => v) });
+        expect(parseMemory(back, { path: 'memories/a.md' }).frontMatter.tags).toEqual(olds.map(([v]) => v));
+        if (own) expect(back).toContain(`[ # the list${eol}`);
         if (crlf) expect(out.replace(/\r\n/g, '')).not.toContain('\n');
       },
     ),
@@ -254,6 +336,8 @@ test('property: facts written as maps over several lines keep every comment thro
     comments: fc.tuple(fc.boolean(), fc.boolean(), fc.boolean()),
     close: fc.boolean(),
     object: fc.option(fc.constantFrom(...PARTS), { nil: undefined }),
+    // A first key the update removes (a `from` taken back), perhaps with a comment line after it.
+    from: fc.option(fc.boolean(), { nil: undefined }),
   });
   fc.assert(
     fc.property(fc.array(item, { minLength: 1, maxLength: 4 }), fc.boolean(), (drawn, crlf) => {
@@ -261,11 +345,14 @@ test('property: facts written as maps over several lines keep every comment thro
       const lines = ['---', 'id: a', 'triples:'];
       let comments = 0;
       drawn.forEach((it, i) => {
+        if (it.from !== undefined) lines.push('  - from: 2025-01-01');
+        if (it.from) lines.push(`    # b${i}`);
+        if (it.from) comments++;
         it.parts.forEach(([v, s], k) => {
           const text = written(k === 0 ? `${v}${i}` : v, s);
           const comment = it.comments[k] ? `  # c${i}${k}` : '';
           if (comment) comments++;
-          lines.push(`${k === 0 ? '  - ' : '    '}${'spo'[k]}: ${text}${comment}`);
+          lines.push(`${k === 0 && it.from === undefined ? '  - ' : '    '}${'spo'[k]}: ${text}${comment}`);
         });
       });
       const text = [...lines, '---', ''].join(eol);
@@ -279,7 +366,7 @@ test('property: facts written as maps over several lines keep every comment thro
       expect(facts.map((f) => ({ s: f.s, p: f.p, o: f.o, ...(f.until ? { until: f.until } : {}) }))).toEqual(
         news,
       );
-      expect(out.match(/ {2}# c\d+/g)?.length ?? 0).toBe(comments);
+      expect(out.match(/# [bc]\d+/g)?.length ?? 0).toBe(comments);
       if (crlf) expect(out.replace(/\r\n/g, '')).not.toContain('\n');
     }),
     propertyRuns(300, 23),

@@ -57,6 +57,32 @@ describe('cairn mcp: learn, import, consolidate, refresh', () => {
     expect(bad.isError).toBe(true);
   });
 
+  it('the audit log carries every count the answer reports (unchanged and dropped too)', async () => {
+    // Found in session 25: the audit line said candidates and duplicates only.
+    const learned = await call(conn.client, 'memory_learn', {
+      transcript: fixture('claude-code.jsonl'),
+      name: 'session-2.jsonl',
+      agentName: 'claude-code',
+      dryRun: true,
+    });
+    const imported = await call(conn.client, 'memory_import', {
+      source: 'chatgpt',
+      text: fixture('chatgpt-dump.md'),
+    });
+    const log = readFileSync(path.join(store, '.cairn/agent_audit.log'), 'utf8').trim().split('\n');
+    const last = (tool: string) => JSON.parse(log.filter((l) => l.includes(`"${tool}"`)).pop()!).result;
+    for (const [tool, r] of [
+      ['memory_learn', learned],
+      ['memory_import', imported],
+    ] as const) {
+      const c = r.json.counts;
+      for (const what of ['unchanged', 'dropped', 'failed'])
+        expect(last(tool)).toContain(`${c[what]} ${what}`);
+      expect(last(tool)).toContain(`${c.candidate} candidates`);
+      expect(last(tool)).toContain(`${c.duplicate} duplicates`);
+    }
+  });
+
   it('refreshes the MEMORY.md index and proposes a tidy-up without touching main', async () => {
     const refreshed = await call(conn.client, 'memory_refresh', {});
     expect(refreshed.json).toMatchObject({ changed: true });

@@ -98,6 +98,22 @@ it('an update of a flow list written over several lines keeps the comments insid
   );
 });
 
+it("an update that drops the first key of a fact written as a map keeps the fact's comments", async () => {
+  // Found in session 25: the fact was written afresh on one line, its comments lost.
+  const { ctx, file, text } = await written(
+    'triples:',
+    '  - from: 2025-01-01',
+    '    # from ADR-12',
+    '    s: app',
+    '    p: uses',
+    '    o: redis  # pinned',
+  );
+  await update(ctx, { triples: [{ s: 'app', p: 'uses', o: 'redis' }] });
+  expect(frontMatterOf(readFileSync(file, 'utf8')).replace(/\nupdated: .*\n/, '\n')).toBe(
+    frontMatterOf(text).replace('  - from: 2025-01-01\n    # from', '  - # from'),
+  );
+});
+
 describe('an anchor another place aliases', () => {
   it('an update that would remove it is refused with the alias named, nothing changed', async () => {
     const { ctx, dir, file, text } = await written(

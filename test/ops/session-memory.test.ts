@@ -8,6 +8,7 @@ import { looksBinary } from '../../server/src/core/session-items.js';
 import {
   cleanupSessionItems,
   listSessionItems,
+  newItemId,
   promoteSessionItem,
   readSessionItem,
   storeSessionItem,
@@ -220,6 +221,47 @@ describe('session memory', () => {
     await cleanupSessionItems(ctx, { expired: true });
     expect(await readdir(folder('other'))).toEqual([]);
     expect(await readdir(folder('s'))).toContain(live);
+  });
+
+  it('an item whose metadata never came goes like a temporary file once its writer is dead, not days later', async () => {
+    // Found in session 25: a server killed between writing an item and its metadata left the item
+    // (megabytes, perhaps) until the expired clean-up, days later.
+    const { dir, ctx } = await makeTestStore({ start: new Date().toISOString() });
+    const folder = (session: string) => path.join(dir, '.cairn/sessions', session);
+    const dist = (file: string) => JSON.stringify(pathToFileURL(path.join(REPO_ROOT, 'dist', file)).href);
+    /** The item a process killed between writing an item of `session` and its metadata leaves. */
+    const killedWriter = async (session: string): Promise<string> => {
+      await mkdir(folder(session), { recursive: true });
+      const script =
+        `Promise.all([import(${dist('ops/session-memory.js')}), import(${dist('store/atomic.js')})]).then(async ([s, a]) => {` +
+        `const name = 'mem_' + s.newItemId(new Date()) + '.txt';` +
+        `await a.atomicWriteFile(require('node:path').join(${JSON.stringify(folder(session))}, name), 'item', { fsync: false });` +
+        `process.stdout.write(name); setInterval(() => {}, 1000); })`;
+      const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const name = await new Promise<string>((resolve) =>
+        child.stdout.on('data', (d: Buffer) => resolve(String(d))),
+      );
+      child.kill('SIGKILL');
+      await new Promise((resolve) => child.on('close', resolve));
+      return name;
+    };
+    const dead = await killedWriter('s');
+    // A live writer's item whose metadata is coming (this process's) is kept, as an older
+    // version's item (its id names no writer) is until it expires.
+    const live = `mem_${newItemId(new Date())}.txt`;
+    const older = 'mem_0000000000000abc123456.txt';
+    for (const f of [live, older]) await writeFile(path.join(folder('s'), f), 'being written');
+    expect((await readdir(folder('s'))).sort()).toEqual([dead, live, older].sort());
+    const item = await storeSessionItem(ctx, { session: 's', title: 'next', content: 'next' });
+    expect((await readdir(folder('s'))).sort()).toEqual(
+      [live, older, `mem_${item.id}.txt`, `mem_${item.id}_metadata.json`].sort(),
+    );
+    // In a session nobody writes again, the clean-up `cairn mcp` runs at start removes it, however new.
+    const other = await killedWriter('other');
+    expect(await readdir(folder('other'))).toEqual([other]);
+    await cleanupSessionItems(ctx, { expired: true });
+    expect(await readdir(folder('other'))).toEqual([]);
+    expect(await readdir(folder('s'))).toEqual(expect.arrayContaining([live, older]));
   });
 
   it('promotes a text item into a memory through governance', async () => {

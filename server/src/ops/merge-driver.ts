@@ -81,8 +81,10 @@ export async function registerMergeDriver(root: string): Promise<{ driver: strin
     gitConfigGet(root, 'merge.cairn.driver'),
   ]);
   if (name === DRIVER_NAME && current === driver) return { driver, changed: false };
-  await gitConfigSetLocal(root, 'merge.cairn.name', DRIVER_NAME);
-  await gitConfigSetLocal(root, 'merge.cairn.driver', driver);
+  // The driver first: it alone makes git run it (the name is its label), so a kill between the two
+  // writes (git config sets one setting a call) leaves a driver that works, never a label without one.
+  if (current !== driver) await gitConfigSetLocal(root, 'merge.cairn.driver', driver);
+  if (name !== DRIVER_NAME) await gitConfigSetLocal(root, 'merge.cairn.name', DRIVER_NAME);
   return { driver, changed: true };
 }
 

@@ -22,7 +22,7 @@ import {
 import type { Origin } from '../core/types.js';
 import { atomicWriteFile } from '../store/atomic.js';
 import { openCairnDir } from '../store/cairn-dir.js';
-import { isDeadTemp, removeDeadTempsIn } from '../store/dead-temps.js';
+import { isDeadTemp, isDeadWriter } from '../store/dead-temps.js';
 import { makeDir } from '../store/make-dir.js';
 import { readConfinedFile, readNoFollow } from '../store/safe-fs.js';
 import type { OpContext } from './context.js';
@@ -48,11 +48,21 @@ const PRIVATE_FILE = 0o600;
 
 let sequence = 0;
 
-/** Sorts in creation order (milliseconds, then a per-process counter); random bits keep processes apart. */
-function newItemId(now: Date): string {
+/**
+ * Sorts in creation order (milliseconds, then a per-process counter); the writer's pid (8 hex
+ * digits) and random bits keep processes apart. The pid tells an item whose metadata never came
+ * (its writer killed between the two files) from one still being written.
+ */
+export function newItemId(now: Date): string {
   sequence = (sequence + 1) % 256;
   const time = now.getTime().toString(16).padStart(12, '0');
-  return `${time}${sequence.toString(16).padStart(2, '0')}${randomBytes(3).toString('hex')}`;
+  const pid = process.pid.toString(16).padStart(8, '0');
+  return `${time}${sequence.toString(16).padStart(2, '0')}${pid}${randomBytes(2).toString('hex')}`;
+}
+
+/** The pid of the process that wrote item `id`, or null for an id without one (an older version's). */
+function writerOf(id: string): number | null {
+  return id.length === 26 ? parseInt(id.slice(14, 22), 16) : null;
 }
 
 const metaFile = (dir: string, id: string) => path.join(dir, `mem_${id}_metadata.json`);
@@ -130,15 +140,21 @@ export async function storeSessionItem(ctx: OpContext, input: StoreItemInput): P
   return refOf(meta, input.session);
 }
 
+/** Session folders this process has swept of what dead writers left. */
+const swept = new Set<string>();
+
 /**
  * The session's folder, created 0700 (its parent .cairn/sessions too). The first write there in a
- * process removes the temporary files of writers killed mid-write (no item is written twice, so
- * no write of the same file would).
+ * process removes what writers killed mid-write left (no item is written twice, so no write of the
+ * same file would): their temporary files, their items whose metadata never came.
  */
 async function privateDir(ctx: OpContext, session: string): Promise<string> {
   const dir = await sessionDir(ctx, session);
   await makeDir(dir, 0o700);
-  removeDeadTempsIn(dir);
+  if (!swept.has(dir)) {
+    swept.add(dir);
+    await removeLeftovers(dir, 0);
+  }
   return dir;
 }
 
@@ -309,18 +325,24 @@ export async function cleanupSessionItems(
 }
 
 /**
- * What a process killed mid-write left in a session's folder: a temporary file whose writer is
- * dead, at once; once older than `cutoff`, an item whose metadata never came (it is written second)
- * and any other temporary file. A newer one may be a write under way.
+ * What a process killed mid-write left in a session's folder: a temporary file, or an item whose
+ * metadata never came (it is written second), at once when its writer is dead; any of them once
+ * older than `cutoff` (an older version's item names no writer). A newer one of a live writer may
+ * be a write under way.
  */
 async function removeLeftovers(dir: string, cutoff: number): Promise<void> {
   for (const name of await readdir(dir).catch(() => [] as string[])) {
     const item = /^mem_([a-f0-9]+)\.[a-z0-9]{1,10}$/.exec(name);
     const temp = /^\.mem_[a-f0-9]+[._].*\.tmp$/.test(name);
-    if (!temp && !(item && (await readMeta(dir, item[1])) === null)) continue;
-    const st = await lstat(path.join(dir, name)).catch(() => null);
-    if (st?.isFile() && (st.mtimeMs < cutoff || (temp && isDeadTemp(name))))
-      await rm(path.join(dir, name), { force: true });
+    if (!temp && !item) continue;
+    const writer = item ? writerOf(item[1]) : null;
+    const file = path.join(dir, name);
+    const dead = temp ? isDeadTemp(file) : writer !== null && isDeadWriter(writer, file);
+    const st = await lstat(file).catch(() => null);
+    if (!st?.isFile() || !(st.mtimeMs < cutoff || dead)) continue;
+    // Read last (a session may hold many items): an item with its metadata is a whole one.
+    if (item && (await readMeta(dir, item[1])) !== null) continue;
+    await rm(file, { force: true });
   }
 }
 

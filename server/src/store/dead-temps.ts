@@ -1,8 +1,10 @@
 // Temporary files of writers that died mid-write (kill -9 while a cache or an index file was being
 // written): named `<file>.<pid>.<random>.tmp` or `<file>.<pid>-<hex>.tmp`, they are garbage once
-// no process with that pid runs. Removed the first time a process writes `<file>` itself (or, for
-// a folder of files each written once, like a session's items, the first time it writes there).
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+// no process with that pid runs, or once written before this boot of the machine. Removed the
+// first time a process writes `<file>` itself (a session's items, each written once, are swept by
+// ops/session-memory.ts).
+import { lstatSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { uptime } from 'node:os';
 import path from 'node:path';
 
 let boot: string | null | undefined;
@@ -34,33 +36,31 @@ export function isDead(pid: number): boolean {
   }
 }
 
+/**
+ * True when the writer `pid` of the temporary file `file` is gone: no process `pid` runs, or the
+ * file was last written before this boot of the machine (its pid may be another process's by
+ * now). The file's time says so where its name cannot: temporary names carry no boot id, and old
+ * ones stay readable. A minute's slack: the boot time is read from the clock and the uptime.
+ */
+export function isDeadWriter(pid: number, file: string): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  if (isDead(pid)) return true;
+  let written: number | undefined;
+  try {
+    written = lstatSync(file, { throwIfNoEntry: false })?.mtimeMs;
+  } catch {
+    return false; // unreadable: left as it is
+  }
+  return written !== undefined && written < Date.now() - uptime() * 1000 - 60_000;
+}
+
 /** An atomic write's temporary file (store/atomic.ts): `.<name>.<pid>.<hex>.tmp`. */
 export const ATOMIC_TEMP = /^\..+\.(\d+)\.[0-9a-f]+\.tmp$/;
 
-/** True when `name` is an atomic write's temporary file whose writer no longer runs. */
-export function isDeadTemp(name: string): boolean {
-  const m = ATOMIC_TEMP.exec(name);
-  return m !== null && isDead(Number(m[1]));
-}
-
-/** Folders whose dead writers' temporary files this process has removed. */
-const sweptDirs = new Set<string>();
-
-/**
- * Removes the atomic writes' temporary files of dead processes in `dir`, once per folder and
- * process: for folders of files written once each under a new name (a session's items), where a
- * write of the same file never comes to sweep them.
- */
-export function removeDeadTempsIn(dir: string): void {
-  if (sweptDirs.has(dir)) return;
-  sweptDirs.add(dir);
-  let names: string[] = [];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return; // unreadable: nothing to sweep
-  }
-  for (const name of names) if (isDeadTemp(name)) rmSync(path.join(dir, name), { force: true });
+/** True when `file` is an atomic write's temporary file whose writer is gone. */
+export function isDeadTemp(file: string): boolean {
+  const m = ATOMIC_TEMP.exec(path.basename(file));
+  return m !== null && isDeadWriter(Number(m[1]), file);
 }
 
 /** Files whose dead writers' temporary files this process has removed (once per file is enough). */
@@ -80,6 +80,6 @@ export function removeDeadTemps(file: string): void {
   }
   for (const name of names) {
     const m = name.startsWith(prefix) ? /^(\d+)[.-][0-9a-z]+\.tmp$/.exec(name.slice(prefix.length)) : null;
-    if (m && isDead(Number(m[1]))) rmSync(path.join(dir, name), { force: true });
+    if (m && isDeadWriter(Number(m[1]), path.join(dir, name))) rmSync(path.join(dir, name), { force: true });
   }
 }

@@ -92,7 +92,12 @@ export function blockMapEdits(
   const known = new Set<string>();
   let indent: string | undefined;
   let lastEnd = 0;
-  for (const pair of old.items as Array<Pair<Node, Node | null>>) {
+  const pairs = old.items as Array<Pair<Node, Node | null>>;
+  const keyOf = (pair: Pair<Node, Node | null> | undefined) =>
+    pair && isScalar(pair.key) ? String(pair.key.value) : undefined;
+  // Emptied, it is no map written over lines any more.
+  if (Object.values(value).every((v) => v === undefined)) return undefined;
+  for (const [n, pair] of pairs.entries()) {
     if (!isScalar(pair.key) || !pair.key.range) return undefined;
     const key = String(pair.key.value);
     known.add(key);
@@ -102,9 +107,26 @@ export function blockMapEdits(
     const valueEnd = pair.value?.range?.[1] ?? pair.key.range[1];
     lastEnd = Math.max(lastEnd, valueEnd);
     if (value[key] === undefined) {
-      // Only a key that starts its line (not the one after a list item's `- `) can lose its line.
-      if (!/^[ \t]*$/.test(src.slice(lineStart, keyStart))) return undefined;
-      edits.push({ start: lineStart, end: endOfLine(src, valueEnd), text: '' });
+      const lead = src.slice(lineStart, keyStart);
+      const end = endOfLine(src, valueEnd);
+      if (/^[ \t]*$/.test(lead)) {
+        edits.push({ start: lineStart, end, text: '' });
+        continue;
+      }
+      // The first key of a list item (`- key: v`): the item's next line (a kept key or a comment)
+      // moves up after the `- `; when the next key goes too, the `-` keeps a line of its own. The
+      // comments between stay either way.
+      if (n !== 0 || !/^[ \t]*-[ \t]+$/.test(lead)) return undefined;
+      const nextKept = value[keyOf(pairs[1]) ?? ''] !== undefined;
+      edits.push(
+        nextKept
+          ? { start: keyStart, end: end + /^\s*/.exec(src.slice(end))![0].length, text: '' }
+          : {
+              start: lineStart + lead.trimEnd().length,
+              end: end - (/\r?\n$/.exec(src.slice(0, end))?.[0].length ?? 0),
+              text: '',
+            },
+      );
       continue;
     }
     const was = valueOf(pair.value, k.doc);
@@ -185,7 +207,7 @@ interface Entry {
 /** `[a, # why\n  b]` changed item by item: kept items, separators and comments stay. */
 function flowSeqText(old: Node, value: unknown[], k: KeepContext): string | undefined {
   const items = (old as unknown as { items: Array<Node | null> }).items;
-  if (items.length === 0 || value.length === 0) return undefined;
+  if (items.length === 0) return intoEmpty(old, value.map(freshItem), k.source);
   if (items.some((i) => !i?.range || isPair(i))) return undefined;
   const nodes = items as Node[];
   const oldKeys = nodes.map((n) => k.itemKey(valueOf(n, k.doc)));
@@ -212,7 +234,12 @@ function flowSeqText(old: Node, value: unknown[], k: KeepContext): string | unde
 /** `{a: 1, # why\n  b: 2}` changed key by key: kept pairs, separators and comments stay; new keys last. */
 function flowMapText(old: Node, value: Record<string, unknown>, k: KeepContext): string | undefined {
   const pairs = (old as unknown as { items: Array<Pair<Node, Node | null>> }).items;
-  if (pairs.length === 0) return undefined;
+  if (pairs.length === 0) {
+    const texts = Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .map(([key, v]) => (freshItem(v) === undefined ? undefined : `${freshItem(key)}: ${freshItem(v)}`));
+    return intoEmpty(old, texts, k.source);
+  }
   const spans: Array<{ key: string; start: number; end: number; pair: Pair<Node, Node | null> }> = [];
   for (const pair of pairs) {
     if (!isScalar(pair.key) || !pair.key.range || !pair.value?.range) return undefined;
@@ -246,8 +273,10 @@ function joinFlow(
   entries: Array<Entry | undefined>,
   source: string,
 ): string | undefined {
-  if (entries.length === 0 || entries.some((e) => e === undefined)) return undefined;
+  if (entries.some((e) => e === undefined)) return undefined;
   const [start, end] = old.range!;
+  // Emptied: the collection's own comments (before its first entry, after its last) stay.
+  if (entries.length === 0) return source.slice(start, firstStart) + withoutComma(source.slice(lastEnd, end));
   const body = (entries as Entry[])
     .map((e, n) => {
       if (n + 1 < entries.length) return e.text + (e.sep ?? ', ');
@@ -257,6 +286,13 @@ function joinFlow(
     })
     .join('');
   return source.slice(start, firstStart) + body + source.slice(lastEnd, end);
+}
+
+/** Items written into an empty flow collection before its closing bracket: its comments stay. */
+function intoEmpty(old: Node, texts: Array<string | undefined>, source: string): string | undefined {
+  const [start, end] = old.range!;
+  if (texts.some((t) => t === undefined) || !/[\]}]$/.test(source.slice(start, end))) return undefined;
+  return source.slice(start, end - 1) + texts.join(', ') + source.slice(end - 1, end);
 }
 
 /** A separator without its comma (the first one outside a comment). */

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ASSISTANT_SOURCES } from '../../core/learn/assistant-dump.js';
 import { TRANSCRIPT_FORMATS } from '../../core/learn/transcripts.js';
 import { consolidate } from '../../ops/consolidate.js';
-import { importAssistantMemory, learnFromTranscripts } from '../../ops/learn.js';
+import { importAssistantMemory, learnFromTranscripts, type LearnResult } from '../../ops/learn.js';
 import { refreshMemoryMd } from '../../ops/refresh.js';
 import { withholdStrictly } from '../../ops/withhold.js';
 import { BOUNDS } from '../bounds.js';
@@ -48,13 +48,17 @@ export const memoryLearn = defineTool({
       dryRun: a.dryRun,
       agentName: a.agentName,
     });
-    const c = r.counts;
-    return {
-      json: { ...r },
-      result: `${c.active} active, ${c.candidate} candidates, ${c.duplicate} duplicates`,
-    };
+    return { json: { ...r }, result: countsLine(r.counts) };
   },
 });
+
+/** The audit log's result for learn and import: every count the answer reports, none left out. */
+function countsLine(c: LearnResult['counts']): string {
+  return (
+    `${c.active} active, ${c.candidate} candidates, ${c.duplicate} duplicates, ` +
+    `${c.unchanged} unchanged, ${c.dropped} dropped, ${c.failed} failed`
+  );
+}
 
 export const memoryImport = defineTool({
   name: 'memory_import',
@@ -72,7 +76,7 @@ export const memoryImport = defineTool({
   audit: (a) => ({ topic: `import from ${a.source}` }),
   handler: async (a, env) => {
     const r = await importAssistantMemory(env.ctx, a.source, a.text, { dryRun: a.dryRun });
-    return { json: { ...r }, result: `${r.counts.candidate} candidates, ${r.counts.duplicate} duplicates` };
+    return { json: { ...r }, result: countsLine(r.counts) };
   },
 });
 

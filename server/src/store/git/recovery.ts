@@ -6,7 +6,7 @@
 // recovered by the next one.
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { ATOMIC_TEMP, isDead } from '../dead-temps.js';
+import { ATOMIC_TEMP, isDeadWriter } from '../dead-temps.js';
 import type { History } from './history.js';
 import { GitIndex, IndexLock, type IndexUpdate } from './index-file.js';
 import { applyRefChange, journalLocks, type Journal, type RefChange } from './journal.js';
@@ -169,14 +169,15 @@ const TEMP_OBJECT = /^tmp_obj_(\d+)_[0-9a-f]+$/;
 /**
  * Remove temp files of dead Cairn processes: loose-object temps (objects/??/tmp_obj_<pid>_*) and
  * atomic-write temps (.<name>.<pid>.<hex>.tmp) in .git and in `dirs`. Names carry the writer's
- * pid; a live writer's files (and git's own tmp_obj_XXXXXX) are never touched. Returns the count.
+ * pid; a live writer's files (and git's own tmp_obj_XXXXXX) are never touched, nor those written
+ * this boot under a pid that runs. Returns the count.
  */
 export async function sweepTemps(gitdir: string, dirs: string[]): Promise<number> {
   let count = 0;
   const sweep = async (dir: string, pattern: RegExp) => {
     for (const name of await fsp.readdir(dir).catch(() => [] as string[])) {
       const m = pattern.exec(name);
-      if (m && isDead(Number(m[1]))) {
+      if (m && isDeadWriter(Number(m[1]), path.join(dir, name))) {
         await fsp.rm(path.join(dir, name), { force: true });
         count++;
       }
