@@ -16,11 +16,12 @@ parentPort?.on('message', ({ id, files, chunking }: PrepareRequest) => {
     // The records go as the UTF-8 bytes of one buffer, moved rather than copied: the other thread
     // writes them to the index as they are, and holds them until then outside its heap (as strings
     // they were copied by each of its collections, and that cost more than the thread saved).
-    const lengths = prepared.map((p) => Buffer.byteLength(p.record as string));
+    const json = prepared.map((p) => JSON.stringify(p.record));
+    const lengths = json.map((j) => Buffer.byteLength(j));
     const bytes = Buffer.allocUnsafeSlow(lengths.reduce((a, b) => a + b, 0));
     let at = 0;
-    const records: [number, number][] = prepared.map((p, i) => {
-      bytes.write(p.record as string, at);
+    const records: [number, number][] = json.map((_, i) => {
+      bytes.write(json[i], at);
       at += lengths[i];
       return [at - lengths[i], at];
     });

@@ -72,8 +72,8 @@ export class SearchIndex {
     }
     return this.filesByPath;
   }
-  /** Records not yet written, as JSON or its UTF-8 bytes, by path. */
-  private pending = new Map<string, string | Uint8Array>();
+  /** Records not yet written (as their JSON's UTF-8 bytes when another thread made them), by path. */
+  private pending = new Map<string, FileRecord | Uint8Array>();
   private pendingChars = 0;
   private recordBatchChars = RECORD_BATCH_CHARS;
   /** The records segment this index is writing (records flushed since the last save), or null. */
@@ -411,12 +411,8 @@ export class SearchIndex {
 
   private record(path: string, f: FileState): FileRecord {
     const pending = this.pending.get(path);
-    const text =
-      typeof pending === 'string'
-        ? pending
-        : pending
-          ? Buffer.from(pending).toString('utf8')
-          : this.reader.read(f.rec);
+    if (pending && !(pending instanceof Uint8Array)) return pending;
+    const text = pending ? Buffer.from(pending).toString('utf8') : this.reader.read(f.rec);
     try {
       return JSON.parse(text) as FileRecord;
     } catch {
@@ -574,8 +570,11 @@ export class SearchIndex {
     this.writer ??= await SegmentWriter.create(this.dir, 'records');
     for (const [path, record] of this.pending) {
       const f = this.files.get(path) as FileState;
+      // Stringified only now, not when added: a string held until here was copied by each collection.
       f.rec = this.writer.append(
-        typeof record === 'string' ? record : Buffer.from(record.buffer, record.byteOffset, record.length),
+        record instanceof Uint8Array
+          ? Buffer.from(record.buffer, record.byteOffset, record.length)
+          : JSON.stringify(record),
       );
     }
     this.writer.flush();

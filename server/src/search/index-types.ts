@@ -2,6 +2,7 @@
 // counts, indexed chunks.
 import type { ChunkMeta, ChunkOptions } from '../core/search/chunk.js';
 import type { RawSource } from '../core/search/source.js';
+import type { FileRecord } from './index-files.js';
 import type { MemoryStatus } from '../core/types.js';
 
 /** A file to index: given eagerly, or lazily so unchanged files are never read or parsed. */
@@ -34,8 +35,8 @@ export interface PreparedFile {
   /** Characters of the text indexed (what the pending records are bounded by). */
   textLength: number;
   chunks: { heading: string; text: string; hash: string }[];
-  /** The file's record, as JSON (index-files.ts FileRecord), or that JSON's UTF-8 bytes. */
-  record: string | Uint8Array;
+  /** The file's record (index-files.ts), or its JSON's UTF-8 bytes (made in another thread). */
+  record: FileRecord | Uint8Array;
 }
 
 /** Prepares files for the index elsewhere: a batch at a time, answered in the order given. */
