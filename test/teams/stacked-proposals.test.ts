@@ -102,3 +102,21 @@ describe('a stacked proposal squash-merged before the first clone syncs again', 
     expect((await a.sync()).pushed).toEqual([`refs/heads/candidate/${id}`]);
   });
 });
+
+describe('cairn review of a stacked proposal', () => {
+  // Failed before: review named only the agent of the branch's last commit (pilot), though the
+  // proposal a person accepts carries scout's change too.
+  it('names every agent whose commit the proposal carries', async () => {
+    team = await makeTeam({ names: ['Ana', 'Ben'], transport: 'file' });
+    const [a, b] = team.clones;
+    await stacked(a, b);
+    await a.sync();
+    for (const c of [a, b]) {
+      const [view, ...more] = (await c.json('review')).candidates;
+      expect(more).toEqual([]);
+      expect(view).toMatchObject({ id: 'owners', agent: 'pilot', agents: ['scout', 'pilot'] });
+      const text = (await c.run('review', '--no-diff')).stdout;
+      expect(text).toMatch(/by .*pilot.*scout|by .*scout.*pilot/);
+    }
+  });
+});
