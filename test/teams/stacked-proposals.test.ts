@@ -41,6 +41,24 @@ async function squashAndDelete(c: Clone, id: string): Promise<void> {
   await c.git('push', '--quiet', 'origin', 'main', `:refs/heads/candidate/${id}`);
 }
 
+/** The forge: squash-merges origin/candidate/<id> into main and keeps the branch (GitHub's default). */
+async function squashOnly(c: Clone, id: string): Promise<void> {
+  await c.git('fetch', '--quiet', '--prune', 'origin');
+  await c.git('merge', '--ff-only', '--quiet', 'origin/main');
+  await c.git('merge', '--squash', '--quiet', `origin/candidate/${id}`);
+  await c.git(
+    '-c',
+    'user.name=Rita',
+    '-c',
+    'user.email=rita@team.test',
+    'commit',
+    '--quiet',
+    '-m',
+    `${id} (#4)`,
+  );
+  await c.git('push', '--quiet', 'origin', 'main');
+}
+
 /** Ana's person memory `owners` on main, and Ana's then Ben's agent proposals stacked on it. */
 async function stacked(a: Clone, b: Clone): Promise<{ first: string }> {
   writeFileSync(
@@ -84,6 +102,30 @@ describe('a stacked proposal squash-merged before the first clone syncs again', 
     const sb = await b.sync();
     expect(sb).toMatchObject({ pushed: [], deletedRemote: [] });
     expect(await remoteBranches(team)).toEqual(['refs/heads/main']);
+  });
+
+  // Failed before: the squashed branch still on the remote held Ana's half, so her sync pushed
+  // nothing but deleted the landed branch and kept her own; review listed it (before that sync too,
+  // with main pulled by plain git), and her next sync pushed it back.
+  it('kept on the remote by the forge: its first half is landed too, in review and in sync', async () => {
+    team = await makeTeam({ names: ['Ana', 'Ben', 'Cy'], transport: 'file' });
+    const [a, b, c] = team.clones;
+    await stacked(a, b);
+    await squashOnly(c, 'owners');
+    // Main brought in by plain git: Ana's branch is not listed beside the landed one.
+    await a.git('fetch', '--quiet', '--prune', 'origin');
+    await a.git('merge', '--quiet', '--ff-only', 'origin/main');
+    expect((await a.json('review')).candidates).toEqual([]);
+
+    const sa = await a.sync();
+    expect(sa).toMatchObject({
+      pushed: [],
+      deletedRemote: ['candidate/owners'],
+      deletedLocal: ['candidate/owners'],
+    });
+    expect((await a.sync()).pushed).toEqual([]);
+    expect(await remoteBranches(team)).toEqual(['refs/heads/main']);
+    expect((await a.json('review')).candidates).toEqual([]);
   });
 
   it('a proposal whose pushed branch was deleted unmerged is not pushed back either', async () => {

@@ -163,10 +163,18 @@ export async function planPush(
 
   const staleRemote = new Set<string>();
   for (const r of s.remote) if (await stale(r)) staleRemote.add(r.name);
+  // A local proposal that an accepted or rejected remote branch of its id was built on (a stacked
+  // proposal squash-merged whole: main's file is not this tip's) was decided with it.
+  const decidedWith = async (l: CandidateRef) => {
+    for (const r of s.remote)
+      if (staleRemote.has(r.name) && r.id === l.id && (await store.repo.isAncestor(l.tip, r.tip)))
+        return true;
+    return false;
+  };
   const taken = new Set(s.remote.map((r) => r.name));
   for (const l of s.local) {
     if (opts.only !== undefined && l.branch !== opts.only) continue;
-    if (await stale(l)) {
+    if ((await stale(l)) || (await decidedWith(l))) {
       plan.staleLocal.push(l.branch);
       continue;
     }
