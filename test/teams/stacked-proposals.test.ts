@@ -116,6 +116,8 @@ describe('a stacked proposal squash-merged before the first clone syncs again', 
     await a.git('fetch', '--quiet', '--prune', 'origin');
     await a.git('merge', '--quiet', '--ff-only', 'origin/main');
     expect((await a.json('review')).candidates).toEqual([]);
+    // Nor proposed again by hand (ALREADY_REJECTED said a person rejected it).
+    expect(await a.json('propose', 'owners')).toMatchObject({ errorCode: 'NOT_A_CANDIDATE' });
 
     const sa = await a.sync();
     expect(sa).toMatchObject({
@@ -142,6 +144,21 @@ describe('a stacked proposal squash-merged before the first clone syncs again', 
     const tip = /at ([0-9a-f]{12})/.exec(sa.warnings.join('\n'))![1];
     await a.git('branch', `candidate/${id}`, tip);
     expect((await a.sync()).pushed).toEqual([`refs/heads/candidate/${id}`]);
+  });
+});
+
+describe('a proposal pushed by cairn propose, its pull request closed and its branch deleted', () => {
+  // Failed before (with the seen record kept by sync alone): no sync had seen the branch there.
+  it('is not pushed back by the next sync', async () => {
+    team = await makeTeam({ names: ['Ana', 'Cy'], transport: 'file' });
+    const [a, c] = team.clones;
+    await a.sync();
+    const id = (await a.store(agentPayload('Queue retries'))).metadata.topic_id as string;
+    expect(await a.json('propose', id)).toMatchObject({ exit: 0, pushed: true });
+    await c.git('push', '--quiet', 'origin', `:refs/heads/candidate/${id}`);
+
+    expect(await a.sync()).toMatchObject({ pushed: [], deletedLocal: [`candidate/${id}`] });
+    expect(await remoteBranches(team)).toEqual(['refs/heads/main']);
   });
 });
 

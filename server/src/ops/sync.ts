@@ -264,7 +264,7 @@ async function adoptRemoteTags(ctx: OpContext, report: SyncReport, apply = true)
 }
 
 /** `git update-ref --stdin`: all lines in one transaction (git's own ref locks). */
-async function updateRefs(ctx: OpContext, lines: string[]): Promise<void> {
+export async function updateRefs(ctx: OpContext, lines: string[]): Promise<void> {
   const r = await runGit(['update-ref', '--stdin'], {
     cwd: ctx.store.repo.root,
     input: lines.join('\n') + '\n',
