@@ -137,6 +137,9 @@ describe('a stacked proposal squash-merged before the first clone syncs again', 
     expect((await a.sync()).pushed).toContain(`refs/heads/candidate/${id}`);
     await c.git('push', '--quiet', 'origin', `:refs/heads/candidate/${id}`);
 
+    const dry = await a.json('sync', '--dry-run');
+    expect(dry).toMatchObject({ pushed: [], deletedLocal: [`candidate/${id}`] });
+    expect(dry.warnings.join('\n')).toContain(`origin deleted the branch`);
     const sa = await a.sync();
     expect(sa).toMatchObject({ pushed: [], deletedLocal: [`candidate/${id}`] });
     expect(await remoteBranches(team)).toEqual(['refs/heads/main']);
