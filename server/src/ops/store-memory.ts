@@ -363,8 +363,8 @@ async function freeId(
     // A proposal fetched from another clone holds its id as much as one made here: taking it
     // too made two different memories fight for one candidate branch.
     const held = await proposalBranches(store, id);
-    for (const { branch, tip } of held) {
-      const proposed = await store.repo.readText(tip, file);
+    for (const { branch, tip: proposal } of held) {
+      const proposed = await store.repo.readText(proposal, file);
       if (proposed !== null && sameContent(proposed, render(id)))
         return { id, same: `the same proposal already awaits review on ${branch}`, branch };
     }
