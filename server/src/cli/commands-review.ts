@@ -29,7 +29,7 @@ export const reviewCommand: Command = {
       writeLine(io, `● ${v.id} — ${oneLine(v.title)}`);
       writeLine(
         io,
-        `  branch ${v.branch}${v.remote && v.remote !== v.branch ? ` (pushed as ${v.remote})` : ''}, by ${v.author} on ${v.date.slice(0, 10)}${v.origin ? `, origin ${v.origin}` : ''}`,
+        `  branch ${v.branch}${v.remote && v.remote !== v.branch ? ` (pushed as ${v.remote})` : ''}, by ${v.author}${v.agents.length > 1 ? ` (agents ${v.agents.join(', ')})` : ''} on ${v.date.slice(0, 10)}${v.origin ? `, origin ${v.origin}` : ''}`,
       );
       writeLine(io, `  why a candidate: ${v.reason}`);
       if (v.flagged) writeLine(io, `  flagged: ${v.flagged}`);

@@ -6,8 +6,9 @@ import { pullRequestUrl, type Forge } from '../core/forge.js';
 import { GitRemote, isRetryable } from '../store/git/remote.js';
 import { pickCandidate } from './candidate-pick.js';
 import type { OpContext } from './context.js';
-import { CANDIDATE_PREFIX, acceptedOnMain, requireMainTip, syncRemote } from './read.js';
-import { fetchRefspecs, planPush, readRefState } from './sync-plan.js';
+import { CANDIDATE_PREFIX, acceptedOnMain, isRejectedProposal, requireMainTip, syncRemote } from './read.js';
+import { fetchRefspecs, planPush, readRefState, seenCandidatePrefix } from './sync-plan.js';
+import { updateRefs } from './sync.js';
 
 export interface ProposeResult {
   id: string;
@@ -48,6 +49,11 @@ export async function proposeCandidate(
       if (picked.localBranch) {
         const plan = await planPush(store, state, [main], { only: picked.localBranch });
         if (plan.staleLocal.length > 0) {
+          if (!(await isRejectedProposal(store, state.tags, picked.id, picked.tip)))
+            throw new CairnError(
+              'NOT_A_CANDIDATE',
+              `${picked.branch} landed on ${mainName} with a proposal built on it; \`cairn sync\` removes the stale branch`,
+            );
           throw new CairnError(
             'ALREADY_REJECTED',
             `${picked.branch} is a proposal a person rejected; \`cairn sync\` removes the stale branch`,
@@ -67,6 +73,10 @@ export async function proposeCandidate(
         if (plan.candidates[0]) {
           branch = plan.candidates[0].to;
           pushed = true;
+          // As a sync records it: if the remote deletes it before the next sync (a pull request
+          // closed, a squash with more on top), that sync must not push it back.
+          const name = branch.slice(CANDIDATE_PREFIX.length);
+          await updateRefs(ctx, [`update ${seenCandidatePrefix(remote.name)}${name} ${picked.tip}`]);
         }
       }
       if (!branch) {

@@ -162,6 +162,7 @@ export async function openCandidates(store: Store, tip: string | null): Promise<
   const tags = await rejectedTags(store);
   const merged = tip ? await store.repo.reachableFrom(tip) : new Set<string>();
   const byTip = new Map<string, OpenCandidate>();
+  const landed: CandidateRef[] = [];
   for (const c of await candidateRefs(store)) {
     const seen = byTip.get(c.tip);
     if (seen) {
@@ -169,20 +170,28 @@ export async function openCandidates(store: Store, tip: string | null): Promise<
       continue;
     }
     if (merged.has(c.tip)) continue;
-    if (tip && (await landedOnMain(store, c.id, c.tip, tip))) continue;
+    if (tip && (await landedOnMain(store, c.id, c.tip, tip))) {
+      landed.push(c);
+      continue;
+    }
     if (await isRejectedProposal(store, tags, c.id, c.tip)) continue;
     byTip.set(c.tip, { id: c.id, branch: c.branch, tip: c.tip, remote: c.local ? null : c.branch });
   }
   // A proposal another of its id was built on (commit-routed.ts proposalBase: a proposal fetched
   // from another clone, with a commit on top) is part of that one, not a second proposal.
+  // One that a landed proposal of its id was built on landed with it (a forge squash-merged the
+  // stacked branch whole), though main's file is not its tip's.
   const open = [...byTip.values()];
-  const within = async (c: OpenCandidate) => {
-    for (const d of open)
+  const within = async (c: OpenCandidate, among: readonly { id: string; tip: string }[]) => {
+    for (const d of among)
       if (d !== c && d.id === c.id && (await store.repo.isAncestor(c.tip, d.tip))) return true;
     return false;
   };
   const out: OpenCandidate[] = [];
-  for (const c of open) if (open.filter((d) => d.id === c.id).length === 1 || !(await within(c))) out.push(c);
+  for (const c of open) {
+    if (await within(c, landed)) continue;
+    if (open.filter((d) => d.id === c.id).length === 1 || !(await within(c, open))) out.push(c);
+  }
   return out;
 }
 

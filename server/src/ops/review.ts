@@ -42,7 +42,13 @@ export interface CandidateView {
   author: string;
   date: string;
   origin: string | null;
+  /** The agent of the tip commit (its `Agent` trailer). */
   agent: string | null;
+  /**
+   * Every agent whose commit the proposal carries, oldest first: a proposal an agent built on
+   * another's (a stacked one) is accepted whole, so the reviewer sees who wrote each part.
+   */
+  agents: string[];
   reason: string;
   flagged: string | null;
   /** Paths the candidate changes relative to main, store-relative (`../src/app.js` outside the store). */
@@ -137,6 +143,14 @@ export async function reviewCandidates(ctx: OpContext): Promise<CandidateView[]>
       date: new Date(info.author.timestamp * 1000).toISOString(),
       origin: msg.origin,
       agent: msg.agent,
+      agents: [
+        ...new Set(
+          own
+            .map((o) => parseCommitMessage(o.message).agent)
+            .filter((a): a is string => a !== null)
+            .reverse(),
+        ),
+      ],
       reason: reasonLine
         ? reasonLine.slice('Candidate: '.length).replace(/\.$/, '')
         : 'proposed on a candidate branch',

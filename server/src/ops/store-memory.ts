@@ -169,11 +169,8 @@ async function storeLocked(
 
   // The same proposal twice changes nothing: the branch and its review stay as they are. The
   // sync remote's branch counts too (another clone proposed it and this one fetched it).
-  for (const branch of [`${CANDIDATE_PREFIX}${id}`, `${syncRemote(store)}/${CANDIDATE_PREFIX}${id}`]) {
-    const openBranch = await store.repo.resolve(
-      branch.startsWith(CANDIDATE_PREFIX) ? `refs/heads/${branch}` : `refs/remotes/${branch}`,
-    );
-    if (!openBranch || (await store.repo.isAncestor(openBranch, tip))) continue;
+  for (const { branch, tip: openBranch } of await proposalBranches(store, id)) {
+    if (await store.repo.isAncestor(openBranch, tip)) continue;
     const proposed = await store.repo.readText(openBranch, repoPath(store, memoryPath(id)));
     if (proposed !== null && sameContent(proposed, text))
       return unchangedResult(id, text, `the same proposal already awaits review on ${branch}`, branch);
@@ -307,18 +304,16 @@ export async function keepPersonsProposal(store: Store, tip: string, id: string)
  * proposal, not yet merged into main nor rejected; else null.
  */
 async function personsProposal(store: Store, tip: string, id: string): Promise<string | null> {
-  const local = `${CANDIDATE_PREFIX}${id}`;
-  const remote = `${syncRemote(store)}/${local}`;
-  for (const [branch, ref] of [
-    [local, `refs/heads/${local}`],
-    [remote, `refs/remotes/${remote}`],
-  ]) {
-    const open = await store.repo.resolve(ref);
-    if (!open || (await store.repo.isAncestor(open, tip))) continue;
+  for (const { branch, tip: open } of await proposalBranches(store, id)) {
+    if (await store.repo.isAncestor(open, tip)) continue;
     const [proposal] = await store.repo.log(open, { limit: 1 });
     const message = parseCommitMessage(proposal?.message ?? '');
     if (message.agent !== null || message.trailers['Memory-Origin'] !== 'human') continue;
-    if (branch === remote && (await isRejectedProposal(store, await rejectedTags(store), id, open))) continue;
+    if (
+      !branch.startsWith(CANDIDATE_PREFIX) &&
+      (await isRejectedProposal(store, await rejectedTags(store), id, open))
+    )
+      continue;
     return branch;
   }
   return null;
@@ -365,17 +360,32 @@ async function freeId(
     const onMain = await store.repo.readText(tip, file);
     if (onMain !== null && sameContent(onMain, render(id)))
       return { id, same: 'the same memory is already stored' };
-    const branch = await store.repo.resolve(`refs/heads/${CANDIDATE_PREFIX}${id}`);
-    const proposed = branch ? await store.repo.readText(branch, file) : null;
-    if (proposed !== null && sameContent(proposed, render(id)))
-      return {
-        id,
-        same: `the same proposal already awaits review on ${CANDIDATE_PREFIX}${id}`,
-        branch: `${CANDIDATE_PREFIX}${id}`,
-      };
-    if (onMain === null && !branch) return { id };
+    // A proposal fetched from another clone holds its id as much as one made here: taking it
+    // too made two different memories fight for one candidate branch.
+    const held = await proposalBranches(store, id);
+    for (const { branch, tip: proposal } of held) {
+      const proposed = await store.repo.readText(proposal, file);
+      if (proposed !== null && sameContent(proposed, render(id)))
+        return { id, same: `the same proposal already awaits review on ${branch}`, branch };
+    }
+    if (onMain === null && !held.length) return { id };
   }
   throw new CairnError('ALREADY_EXISTS', `too many memories named ${base}; pass metadata.topicId`);
+}
+
+/** `candidate/<id>` here and as fetched from the sync remote (`origin/candidate/<id>`), where they exist. */
+async function proposalBranches(store: Store, id: string): Promise<{ branch: string; tip: string }[]> {
+  const local = `${CANDIDATE_PREFIX}${id}`;
+  const remote = `${syncRemote(store)}/${local}`;
+  const out: { branch: string; tip: string }[] = [];
+  for (const [branch, ref] of [
+    [local, `refs/heads/${local}`],
+    [remote, `refs/remotes/${remote}`],
+  ]) {
+    const tip = await store.repo.resolve(ref);
+    if (tip) out.push({ branch, tip });
+  }
+  return out;
 }
 
 function result(

@@ -27,6 +27,29 @@ export function seenMainRef(remote: string): string {
   return `refs/cairn/${remote}/seen-main`;
 }
 
+/**
+ * The remote's candidate branches as this clone's last sync left them (refs/cairn/<remote>/seen/
+ * candidate/*): the fetch prunes a deleted one from refs/remotes/ (a plain `git fetch --prune` too),
+ * and only this record says that a local proposal was on the remote before.
+ */
+export function seenCandidatePrefix(remote: string): string {
+  return `refs/cairn/${remote}/seen/${CANDIDATE_PREFIX}`;
+}
+
+/** update-ref lines that make the record match the remote-tracking candidate branches. */
+export async function seenCandidateLines(store: Store): Promise<string[]> {
+  const remote = syncRemote(store);
+  const tracking = `refs/remotes/${remote}/${CANDIDATE_PREFIX}`;
+  const now = new Map(
+    (await store.repo.listRefs(tracking)).map((r) => [r.ref.slice(tracking.length), r.oid]),
+  );
+  const lines = (await store.repo.listRefs(seenCandidatePrefix(remote)))
+    .filter((r) => !now.has(r.ref.slice(seenCandidatePrefix(remote).length)))
+    .map((r) => `delete ${r.ref} ${r.oid}`);
+  for (const [name, oid] of now) lines.push(`update ${seenCandidatePrefix(remote)}${name} ${oid}`);
+  return lines;
+}
+
 /** The fetch: every branch into refs/remotes/<remote>/, rejection tags into the mirror. */
 export function fetchRefspecs(remote: string): string[] {
   return [
@@ -41,6 +64,8 @@ export interface RefState {
   remoteMain: string | null;
   local: CandidateRef[];
   remote: CandidateRef[];
+  /** The remote's candidate branches at this clone's last sync (seenCandidatePrefix): name -> tip. */
+  seen: Map<string, string>;
   /** Rejection tags here, by id, peeled to the commit each rejected. */
   tags: { id: string; name: string; target: string }[];
   /** refs/tags/rejected/<name> -> tag object, here and (as last fetched) on the remote. */
@@ -66,6 +91,12 @@ export async function readRefState(store: Store, main: string): Promise<RefState
     remoteMain: await store.repo.resolve(`refs/remotes/${remote}/${store.config.mainBranch}`),
     local: refs.filter((r) => r.local),
     remote: refs.filter((r) => !r.local),
+    seen: new Map(
+      (await store.repo.listRefs(seenCandidatePrefix(remote))).map((r) => [
+        r.ref.slice(seenCandidatePrefix(remote).length),
+        r.oid,
+      ]),
+    ),
     tags: await rejectedTags(store),
     ...(await tagRefs(store)),
   };
@@ -94,6 +125,8 @@ export interface PushPlan {
   tags: string[];
   /** Local candidate branches accepted or rejected (here or elsewhere): removed after the push. */
   staleLocal: string[];
+  /** Those of staleLocal whose remote branch was deleted since the last sync (deletedThere). */
+  gone: { branch: string; tip: string }[];
 }
 
 /**
@@ -125,15 +158,30 @@ export async function planPush(
     deletions: [],
     tags: [],
     staleLocal: [],
+    gone: [],
   };
 
   const staleRemote = new Set<string>();
   for (const r of s.remote) if (await stale(r)) staleRemote.add(r.name);
+  // A local proposal that an accepted or rejected remote branch of its id was built on (a stacked
+  // proposal squash-merged whole: main's file is not this tip's) was decided with it.
+  const decidedWith = async (l: CandidateRef) => {
+    for (const r of s.remote)
+      if (staleRemote.has(r.name) && r.id === l.id && (await store.repo.isAncestor(l.tip, r.tip)))
+        return true;
+    return false;
+  };
   const taken = new Set(s.remote.map((r) => r.name));
   for (const l of s.local) {
     if (opts.only !== undefined && l.branch !== opts.only) continue;
-    if (await stale(l)) {
+    if ((await stale(l)) || (await decidedWith(l))) {
       plan.staleLocal.push(l.branch);
+      continue;
+    }
+    // `cairn propose` of such a branch is a person proposing it again: it is pushed.
+    if (opts.only === undefined && (await deletedThere(store, l, s))) {
+      plan.staleLocal.push(l.branch);
+      plan.gone.push({ branch: l.branch, tip: l.tip });
       continue;
     }
     const target = await targetOf(store, l, s.remote, staleRemote, taken);
@@ -170,6 +218,20 @@ export async function planPush(
     plan.specs.push({ src: null, dst: `refs/heads/${branch}`, lease: r.tip });
   }
   return plan;
+}
+
+/**
+ * Whether the remote's branch that held this local proposal at the last sync (its own, or one built
+ * on it: a stacked proposal) is gone now, and no other branch there holds it. Someone decided it
+ * elsewhere: a forge squash-merged the branch with more on top (so its file is not main's, and
+ * landedOnMain cannot tell), or closed it. Pushed back, it would reopen what was decided.
+ */
+async function deletedThere(store: Store, l: CandidateRef, s: RefState): Promise<boolean> {
+  const holds = async (tip: string) => tip === l.tip || (await store.repo.isAncestor(l.tip, tip));
+  for (const r of s.remote) if (await holds(r.tip)) return false;
+  const there = new Set(s.remote.map((r) => r.name));
+  for (const [name, tip] of s.seen) if (!there.has(name) && (await holds(tip))) return true;
+  return false;
 }
 
 interface Target {

@@ -22,6 +22,7 @@ import {
   mirrorTagPrefix,
   planPush,
   readRefState,
+  seenCandidateLines,
   tagRefs,
   type PushPlan,
   type RefState,
@@ -138,15 +139,31 @@ export async function syncStore(ctx: OpContext, opts: SyncOptions = {}): Promise
         await store.repo.deleteBranch(branch);
         report.deletedLocal.push(branch);
       }
+      report.warnings.push(...goneWarnings(remote.name, plan, report.deletedLocal));
       report.mainAfter = state.main;
-      // What the remote's main is now, for the next sync's rewritten-main check.
-      await updateRefs(ctx, [`update ${seenMainRef(remote.name)} ${state.main}`]);
+      // What the remote's main and candidate branches are now, for the next sync's checks.
+      await updateRefs(ctx, [
+        `update ${seenMainRef(remote.name)} ${state.main}`,
+        ...(await seenCandidateLines(store)),
+      ]);
       report.newCandidates = await arrived(ctx, before, state.main);
       report.settingsChanged = await arrivingSettings(ctx, report);
       report.warnings.push(...(await arrivingAttributes(ctx, report)));
       return report;
     }
   });
+}
+
+/** Why a local proposal was removed although nobody accepted or rejected it in this clone. */
+function goneWarnings(remote: string, plan: PushPlan, removed: string[]): string[] {
+  return plan.gone
+    .filter((g) => removed.includes(g.branch))
+    .map(
+      (g) =>
+        `${g.branch}: ${remote} deleted the branch that held this proposal since this clone's last sync ` +
+        '(merged there, perhaps with more on top, or closed), so it is not pushed back and was removed here; ' +
+        `it was at ${g.tip.slice(0, 12)} (to propose it again: git branch ${g.branch} ${g.tip.slice(0, 12)}, then cairn sync)`,
+    );
 }
 
 /**
@@ -247,7 +264,7 @@ async function adoptRemoteTags(ctx: OpContext, report: SyncReport, apply = true)
 }
 
 /** `git update-ref --stdin`: all lines in one transaction (git's own ref locks). */
-async function updateRefs(ctx: OpContext, lines: string[]): Promise<void> {
+export async function updateRefs(ctx: OpContext, lines: string[]): Promise<void> {
   const r = await runGit(['update-ref', '--stdin'], {
     cwd: ctx.store.repo.root,
     input: lines.join('\n') + '\n',
@@ -418,6 +435,7 @@ async function dryRun(ctx: OpContext, report: SyncReport, before: Map<string, st
   report.pushed = plan.specs.filter((s) => s.src).map((s) => s.dst);
   report.deletedRemote = plan.deletions.map((d) => d.branch);
   report.deletedLocal = plan.staleLocal;
+  report.warnings.push(...goneWarnings(report.remote, plan, plan.staleLocal));
   report.newCandidates = [];
   for (const c of await openCandidates(store, state.main)) {
     if (c.remote && c.branch === c.remote && before.get(`refs/remotes/${c.remote}`) !== c.tip)

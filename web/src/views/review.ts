@@ -18,6 +18,8 @@ interface Candidate {
   date: string;
   origin: string | null;
   agent: string | null;
+  /** Every agent whose commit the proposal carries, oldest first. */
+  agents: string[];
   reason: string;
   flagged: string | null;
   paths: string[];
@@ -267,7 +269,12 @@ function candidateCard(c: Candidate, ctx: ViewContext): HTMLElement {
       h('dt', null, 'Why a candidate'),
       h('dd', { class: 'why' }, c.reason),
       h('dt', null, 'Proposed by'),
-      h('dd', null, c.agent ? `${c.agent} (agent)` : c.author, c.origin ? ` · origin ${c.origin}` : ''),
+      h(
+        'dd',
+        null,
+        c.agents.length ? c.agents.map((a) => `${a} (agent)`).join(', ') : c.author,
+        c.origin ? ` · origin ${c.origin}` : '',
+      ),
       h('dt', null, 'When'),
       h('dd', null, when(c.date)),
       h('dt', null, 'Branch'),

@@ -292,6 +292,7 @@ export const memoryReview = defineTool({
         reason: c.reason,
         origin: c.origin,
         agent: c.agent,
+        agents: c.agents,
         date: c.date,
         flagged: c.flagged,
         branch: c.branch,
