@@ -68,16 +68,15 @@ const external = [/^node:/, /^@huggingface\//, /^onnxruntime/, 'sharp', 'better-
 
 rmSync(outDir, { recursive: true, force: true });
 await build({
-  // The search child process, the workspace worker, the resident search's scan worker, the
-  // language server's scan thread and a large build's preparing thread (started next to the
-  // running code: compose.ts, resident-search.ts) are entries of their own.
+  // The search child process, the workspace worker, the resident search's scan worker and the
+  // language server's scan thread (started next to the running code: compose.ts,
+  // resident-search.ts) are entries of their own.
   input: {
     main: path.join(root, 'dist', 'main.js'),
     'search-child': path.join(root, 'dist', 'search-child.js'),
     'workspace-worker': path.join(root, 'dist', 'workspace-worker.js'),
     'scan-worker': path.join(root, 'dist', 'scan-worker.js'),
     'scan-thread-worker': path.join(root, 'dist', 'scan-thread-worker.js'),
-    'index-prep-worker': path.join(root, 'dist', 'index-prep-worker.js'),
   },
   platform: 'node',
   external,

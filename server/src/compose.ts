@@ -7,7 +7,6 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { OpContext, Root, StoreServices } from './ops/context.js';
 import type { ScanElsewhere } from './ops/workspace/index.js';
 import type { WorkspaceParser } from './ops/workspace/parser-process.js';
-import type { Preparer } from './search/index-types.js';
 import { packageRoot } from './package-root.js';
 import { resolveAuthor } from './store/identity.js';
 import { openStore, type LocateOptions } from './store/store.js';
@@ -36,13 +35,8 @@ export function createRoot(opts: { env: NodeJS.ProcessEnv; cwd: string }): Root 
       });
     }
     // Without the compiled child (sources run directly): the same host, yielding in this thread.
-    // A short process builds a large index while someone waits: with a thread that prepares files.
     const { inlineSearchService } = await import('./ops/search.js');
-    const prep = o.background ? null : workerUrl('index-prep-worker');
-    return inlineSearchService(ctx, {
-      background: o.background,
-      prepare: prep ? lazyPrepareThread(prep) : undefined,
-    });
+    return inlineSearchService(ctx, { background: o.background });
   };
   return {
     author: () => resolveAuthor(opts.env, null),
@@ -95,17 +89,6 @@ function lazyScanThread(worker: URL): ScanElsewhere {
   };
 }
 
-/** The preparing thread, its module loaded on the first large build: most commands build none. */
-function lazyPrepareThread(worker: URL): Preparer {
-  let thread: Promise<Preparer> | null = null;
-  return {
-    async prepare(files, chunking) {
-      thread ??= import('./index-prep-thread.js').then((m) => m.prepareThread(worker));
-      return (await thread).prepare(files, chunking);
-    },
-  };
-}
-
 /**
  * The launcher that starts a bundle's entry with the code cache (bin/bundle-child.cjs), for an
  * entry of the bundle; undefined for tsc's output or when it is missing.
@@ -122,7 +105,7 @@ export function bundleLauncher(entry: URL): string | undefined {
  * the TypeScript sources (tests), the compiled one in dist/. Null when nothing is built.
  */
 export function workerUrl(
-  name: 'search-child' | 'workspace-worker' | 'scan-worker' | 'scan-thread-worker' | 'index-prep-worker',
+  name: 'search-child' | 'workspace-worker' | 'scan-worker' | 'scan-thread-worker',
 ): URL | null {
   const here = new URL(import.meta.url);
   const candidates = [new URL(`./${name}.cjs`, here), new URL(`./${name}.js`, here)];

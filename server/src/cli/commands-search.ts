@@ -1,7 +1,7 @@
 // `cairn search` and `cairn index`: finding memories by words and by meaning, offline. Both go
 // through the store's search service (compose.ts); a short process indexes before it answers, says
 // so on stderr and draws progress on a terminal.
-import { setProcessFlag } from '../ops/v8-flags.js';
+import { setFlagsFromString } from 'node:v8';
 import type { IndexProgress } from '../ops/search.js';
 import { num, type Command } from './command.js';
 import { EXIT, UsageError, oneLine, progressBar, writeJson, writeLine, writeText, type CliIO } from './io.js';
@@ -21,8 +21,7 @@ const ANNOUNCE_FILES = 200;
 export const SEARCH_V8_FLAGS = ['--interrupt-budget=1048576'];
 
 function optimizeOnlyLongWork(): void {
-  // Remembered, so a thread started later (a large build's preparing thread) sets them again.
-  for (const flag of SEARCH_V8_FLAGS) setProcessFlag(flag);
+  for (const flag of SEARCH_V8_FLAGS) setFlagsFromString(flag);
 }
 
 /** Indexing progress on stderr: one line when it starts, a bar on a terminal. */
@@ -143,8 +142,7 @@ export const indexCommand: Command = {
       writeLine(
         io,
         `indexed ${r.files} files (${r.added} added, ${r.changed} changed, ${r.removed} removed; ${r.chunks} chunks) ` +
-          `in ${((Date.now() - started) / 1000).toFixed(1)} s` +
-          (r.prepared_elsewhere ? `, ${r.prepared_elsewhere} of them parsed by a second thread` : ''),
+          `in ${((Date.now() - started) / 1000).toFixed(1)} s`,
       );
       writeLine(
         io,

@@ -4,9 +4,11 @@
 // deciding to index now or in the background; `searchFiles` then derives statuses (supersede links
 // from a small cache by blob id) and hands the files to the index lazily, so only blobs that
 // changed since the last search are read, each once.
-import { parseSource, type RawSource } from '../core/search/source.js';
+import { parseMemory, parseNote } from '../core/format/index.js';
+import { chunkMetaFromMemory, chunkMetaFromNote } from '../core/search/meta.js';
 import { deriveStatuses, type MainMemoryLinks } from '../core/status.js';
-import type { MemoryStatus } from '../core/types.js';
+import { trustScore } from '../core/trust.js';
+import type { FrontMatter, MemoryStatus } from '../core/types.js';
 import type { SourceFile } from '../search/index-store.js';
 import { memoryPath, repoPath } from '../store/store.js';
 import { WorktreeBlobs } from '../store/worktree-blobs.js';
@@ -14,6 +16,24 @@ import { worktreeChanges, type WorktreeChange } from '../store/worktree-changes.
 import type { OpContext } from './context.js';
 import { LinkCache } from './parse-cache.js';
 import { openCandidates, requireMainTip } from './read.js';
+
+/**
+ * Trust for ranking from what the file says (origin, confidence, age). The full history-based
+ * trust (feedback, review, references) is what `cairn get` shows; it costs a walk of the log.
+ */
+function fileTrust(fm: FrontMatter, now: Date): number {
+  const updated = Date.parse(fm.updated ?? fm.created ?? '');
+  const ageDays = Number.isNaN(updated) ? 0 : Math.max(0, (now.getTime() - updated) / 86_400_000);
+  return trustScore({
+    origin: fm.source.origin,
+    confidence: fm.confidence,
+    reviewed: false,
+    feedbackUp: 0,
+    feedbackDown: 0,
+    inboundRefs: 0,
+    ageDays,
+  });
+}
 
 export interface SearchFilesOptions {
   /** Add open candidate branches' memories (status candidate). */
@@ -151,7 +171,7 @@ export async function searchSources(
   opts: SourceOptions = {},
 ): Promise<SourceFile[]> {
   const { store } = ctx;
-  const now = ctx.now().getTime();
+  const now = ctx.now();
   // Blobs read for their links are kept until the index loads them, so a new blob is read once;
   // past KEEP_CHARS (a large fresh clone) the rest are read again instead, so memory stays bounded.
   const texts = new Map<string, string>();
@@ -187,31 +207,31 @@ export async function searchSources(
     hash: string,
     text: () => Promise<string>,
     status: MemoryStatus,
-  ): SourceFile => {
-    const raw = async (): Promise<RawSource> => ({
-      path,
-      kind: 'memory',
-      text: await text(),
-      status,
-      uncommitted: listing.worktree.has(path),
-      now,
-    });
-    return { path, hash, status, raw, load: async () => parseSource(await raw()) };
-  };
+  ): SourceFile => ({
+    path,
+    hash,
+    status,
+    load: async () => {
+      // The index keeps values, never where they are or what is wrong with them (`cairn check` says).
+      const parsed = parseMemory(await text(), { path, valuesOnly: true });
+      const meta = chunkMetaFromMemory(parsed, { status, trust: fileTrust(parsed.frontMatter, now) });
+      return { text: parsed.text, meta: listing.worktree.has(path) ? { ...meta, uncommitted: true } : meta };
+    },
+  });
   const files: SourceFile[] = listing.memories.map((m) => {
     const id = m.path.slice('memories/'.length, -3);
     return memoryFile(m.path, m.oid, () => blobText(m.oid, m.path), statuses.get(id)?.status ?? 'active');
   });
   for (const n of listing.notes) {
-    const raw = async (): Promise<RawSource> => ({
+    files.push({
       path: n.path,
-      kind: 'note',
-      text: await blobText(n.oid, n.path),
-      status: 'active',
-      uncommitted: listing.worktree.has(n.path),
-      now,
+      hash: n.oid,
+      load: async () => {
+        const text = await blobText(n.oid, n.path);
+        const meta = chunkMetaFromNote(parseNote(text, { path: n.path }), { status: 'active' });
+        return { text, meta: listing.worktree.has(n.path) ? { ...meta, uncommitted: true } : meta };
+      },
     });
-    files.push({ path: n.path, hash: n.oid, raw, load: async () => parseSource(await raw()) });
   }
   for (const c of listing.candidates) {
     const path = memoryPath(c.id);

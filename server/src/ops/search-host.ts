@@ -5,7 +5,6 @@
 // so far and say `partial: true`; a short process indexes first and reports progress.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Embedder } from '../search/embedder.js';
-import type { Preparer } from '../search/index-types.js';
 import { SearchIndex } from '../search/index-store.js';
 import { checkCancelled, rankIndex } from '../search/search.js';
 import { openCairnDir } from '../store/cairn-dir.js';
@@ -54,8 +53,6 @@ export interface HostOptions {
   log?: (message: string) => void;
   /** Keep the work tree's state between searches while watchers say nothing changed (default: background). */
   watchWorktree?: boolean | WorktreeWatchOptions;
-  /** Prepares a large build's files in another thread; only when not `background`. */
-  prepare?: Preparer;
 }
 
 export interface HostCallOptions {
@@ -94,11 +91,6 @@ export class SearchHost {
     this.worktree = watch
       ? new WorktreeWatch(ctx.store, { log: (m) => this.log(m), ...(watch === true ? {} : watch) })
       : null;
-  }
-
-  /** Another thread for a large build's parsing, in a process that waits for its builds. */
-  private preparer(): Preparer | undefined {
-    return this.opts.background ? undefined : this.opts.prepare;
   }
 
   /** How search lists files: through the watcher when there is one. */
@@ -192,7 +184,6 @@ export class SearchHost {
       report({ phase: 'keyword', done: 0, total });
       const stats = await index.refresh(files, {
         onProgress: (done) => report({ phase: 'keyword', done, total }),
-        prepare: this.preparer(),
       });
       index.source = listing.key;
       const embedder = await this.embedder();
@@ -212,17 +203,11 @@ export class SearchHost {
         embedded,
         provider: embedder?.modelId ?? 'none',
         vector_enabled: embedder !== null,
-        prepared_elsewhere: stats.preparedElsewhere ?? 0,
-        failure: stats.prepareFailure,
       };
     });
     report({ phase: 'done', done: 0, total: 0 });
-    const { failure, ...counts } = result;
     const note = index.takeRepairNote();
-    const warnings = note ? [note] : [];
-    if (failure !== undefined)
-      warnings.push(`the thread that parses a large build failed (${failure}); this one indexed the rest`);
-    return { ...counts, warnings };
+    return { ...result, warnings: note ? [note] : [] };
   }
 
   async close(): Promise<void> {
@@ -269,11 +254,7 @@ export class SearchHost {
     report({ phase: total ? 'listing' : 'keyword', done: 0, total });
     await index.withRepair(async () => {
       const files = await searchSources(this.ctx, listing, { pause, indexed: (p) => index.hashOf(p) });
-      await index.refresh(files, {
-        pause,
-        onProgress: (done) => report({ phase: 'keyword', done, total }),
-        prepare: this.preparer(),
-      });
+      await index.refresh(files, { pause, onProgress: (done) => report({ phase: 'keyword', done, total }) });
     });
     index.source = listing.key;
     // A large refresh leaves much of the index in the delta: write it compactly once.

@@ -7,7 +7,6 @@
 import type { SearchConfig } from '../core/config.js';
 import { CairnError } from '../core/errors.js';
 import type { Embedder } from '../search/embedder.js';
-import type { Preparer } from '../search/index-types.js';
 import type { SearchEntry, SearchResultItem } from '../search/search.js';
 import type { OpContext } from './context.js';
 import type { AgentEntry, AgentResult } from './withhold.js';
@@ -117,9 +116,7 @@ export interface IndexResult {
   embedded: number;
   provider: string;
   vector_enabled: boolean;
-  /** Files a second thread parsed and chunked (a large build in a command: search/prepare.ts). */
-  prepared_elsewhere: number;
-  /** Said on stderr: the index was found damaged and rebuilt; the second thread failed. */
+  /** Said on stderr: the index was found damaged and rebuilt. */
   warnings: string[];
 }
 
@@ -163,8 +160,6 @@ export async function inlineSearchService(
     background?: boolean;
     /** Keep the work tree's state between searches while watchers say nothing changed (a resident). */
     watchWorktree?: boolean;
-    /** Prepares a large build's files in another thread (not with `background`). */
-    prepare?: Preparer;
   } = {},
 ): Promise<SearchService> {
   const { SearchHost } = await import('./search-host.js');
@@ -172,7 +167,6 @@ export async function inlineSearchService(
     background: opts.background ?? false,
     embedder: opts.embedder,
     watchWorktree: opts.watchWorktree,
-    prepare: opts.prepare,
   });
   const listeners = new Set<(p: IndexProgress) => void>();
   host.onProgress = (p) => listeners.forEach((l) => l(p));

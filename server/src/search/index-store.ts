@@ -3,7 +3,7 @@
 // then state.json by rename. Layout and trade-offs: docs/search.md.
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { embeddingText, type ChunkMeta, type ChunkOptions } from '../core/search/chunk.js';
+import { chunkDocument, embeddingText, type ChunkMeta, type ChunkOptions } from '../core/search/chunk.js';
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_TOKENS } from '../core/search/chunk.js';
 import { TOKENIZER_VERSION } from '../core/search/tokenize.js';
 import { KeywordIndex, type KeywordHit, type KeywordSearchOptions } from './keyword-index.js';
@@ -28,10 +28,8 @@ import {
   type FileState,
   type IndexState,
 } from './index-files.js';
-import { prepareFile, preparedInOrder, PREPARE_ELSEWHERE_AT } from './prepare.js';
 import type {
   IndexedChunk,
-  PreparedFile,
   RefreshOptions,
   RefreshStats,
   SourceFile,
@@ -72,8 +70,7 @@ export class SearchIndex {
     }
     return this.filesByPath;
   }
-  /** Records not yet written (as their JSON's UTF-8 bytes when another thread made them), by path. */
-  private pending = new Map<string, FileRecord | Uint8Array>();
+  private pending = new Map<string, FileRecord>();
   private pendingChars = 0;
   private recordBatchChars = RECORD_BATCH_CHARS;
   /** The records segment this index is writing (records flushed since the last save), or null. */
@@ -257,13 +254,7 @@ export class SearchIndex {
    */
   async refresh(source: SourceFile[] | SourceProvider, opts: RefreshOptions = {}): Promise<RefreshStats> {
     const list = typeof source === 'function' ? await source() : source;
-    const stats: RefreshStats = {
-      added: 0,
-      changed: 0,
-      removed: 0,
-      unchanged: 0,
-      chunks: 0,
-    };
+    const stats: RefreshStats = { added: 0, changed: 0, removed: 0, unchanged: 0, chunks: 0 };
     const seen = new Set<string>();
     const todo: { src: SourceFile; hash: string }[] = [];
     for (const src of list) {
@@ -290,30 +281,17 @@ export class SearchIndex {
       stats.removed++;
       this.dirty = true;
     }
-    const elsewhere = opts.prepare && todo.length >= PREPARE_ELSEWHERE_AT ? opts.prepare : null;
-    const outcome: { failure?: string } = {};
-    if (elsewhere) stats.preparedElsewhere = 0;
-    const items = elsewhere
-      ? preparedInOrder(todo, elsewhere, this.chunking, outcome)
-      : todo.map((item) => ({ item, prepared: null }));
-    let done = 0;
-    for await (const { item, prepared } of items) {
-      const { src, hash } = item;
+    for (let i = 0; i < todo.length; i++) {
+      const { src, hash } = todo[i];
+      const { text, meta } = 'text' in src ? src : await src.load();
       if (this.files.has(src.path)) stats.changed++;
       else stats.added++;
-      if (prepared) {
-        stats.preparedElsewhere = (stats.preparedElsewhere ?? 0) + 1;
-        stats.chunks += this.addPrepared(src.path, hash, prepared);
-      } else {
-        const { text, meta } = 'text' in src ? src : await src.load();
-        stats.chunks += this.addPrepared(src.path, hash, prepareFile(src.path, text, meta, this.chunking));
-      }
+      stats.chunks += this.indexFile(src.path, hash, text, meta);
       if (this.pendingChars >= this.recordBatchChars) await this.flushPending();
-      opts.onProgress?.(++done, todo.length);
+      opts.onProgress?.(i + 1, todo.length);
       const paused = opts.pause?.();
       if (paused) await paused;
     }
-    if (outcome.failure !== undefined) stats.prepareFailure = outcome.failure;
     return stats;
   }
 
@@ -357,13 +335,8 @@ export class SearchIndex {
   }
 
   private indexFile(path: string, hash: string, text: string, meta: ChunkMeta): number {
-    return this.addPrepared(path, hash, prepareFile(path, text, meta, this.chunking));
-  }
-
-  /** Adds a prepared file's chunks to the keyword index and its record to the pending ones. */
-  private addPrepared(path: string, hash: string, prepared: PreparedFile): number {
     this.dropFile(path);
-    const { meta, chunks } = prepared;
+    const chunks = chunkDocument({ path, text, meta }, this.chunking);
     const docs: number[] = [];
     const tags = meta.tags.join(' ');
     for (const c of chunks) {
@@ -374,8 +347,18 @@ export class SearchIndex {
       this.keyword.add(docId, { title: meta.title, tags, heading: c.heading, text: c.text });
       docs.push(docId);
     }
-    this.pending.set(path, prepared.record);
-    this.pendingChars += prepared.textLength;
+    const record: FileRecord = {
+      meta,
+      chunks: chunks.map(({ heading, startLine, endLine, tokens, text }) => ({
+        heading,
+        startLine,
+        endLine,
+        tokens,
+        text,
+      })),
+    };
+    this.pending.set(path, record);
+    this.pendingChars += text.length;
     const date = meta.updated ?? meta.created;
     const state: FileState = {
       hash,
@@ -411,8 +394,8 @@ export class SearchIndex {
 
   private record(path: string, f: FileState): FileRecord {
     const pending = this.pending.get(path);
-    if (pending && !(pending instanceof Uint8Array)) return pending;
-    const text = pending ? Buffer.from(pending).toString('utf8') : this.reader.read(f.rec);
+    if (pending) return pending;
+    const text = this.reader.read(f.rec);
     try {
       return JSON.parse(text) as FileRecord;
     } catch {
@@ -570,12 +553,7 @@ export class SearchIndex {
     this.writer ??= await SegmentWriter.create(this.dir, 'records');
     for (const [path, record] of this.pending) {
       const f = this.files.get(path) as FileState;
-      // Stringified only now, not when added: a string held until here was copied by each collection.
-      f.rec = this.writer.append(
-        record instanceof Uint8Array
-          ? Buffer.from(record.buffer, record.byteOffset, record.length)
-          : JSON.stringify(record),
-      );
+      f.rec = this.writer.append(JSON.stringify(record));
     }
     this.writer.flush();
     this.reader.open(this.writer.name);
