@@ -12,8 +12,11 @@ import type { ChunkMeta } from '../core/search/chunk.js';
 /** Bytes per posting in the postings file: two int32 (keyword-postings.ts). */
 export const POSTING_BYTES = 8;
 
-/** 3: postings as int32 pairs (keyword-postings.ts), no longer JSON; 4: packed file columns. */
-export const INDEX_FORMAT_VERSION = 4;
+/**
+ * 3: postings as int32 pairs (keyword-postings.ts), no longer JSON; 4: packed file columns; 5:
+ * records with their chunks' texts after the JSON (encodeRecord).
+ */
+export const INDEX_FORMAT_VERSION = 5;
 
 /** A file's entry in state.json: what ranking needs for every hit, without reading records. */
 export interface FileState {
@@ -34,6 +37,37 @@ export interface FileState {
 export interface FileRecord {
   meta: ChunkMeta;
   chunks: { heading: string; startLine: number; endLine: number; tokens: number; text: string }[];
+}
+
+/**
+ * A record as stored: JSON of everything but the chunks' texts (with their lengths), a newline,
+ * then the texts one after another as they are. Inside JSON every newline and quote of 10,000
+ * memories' texts was escaped on the way in and back on the way out (JSON.stringify of the
+ * records was a tenth of a first index); JSON never holds a raw newline, so the first one ends it.
+ */
+export function encodeRecord(record: FileRecord): string {
+  const chunks = record.chunks.map(({ text, ...rest }) => ({ ...rest, length: text.length }));
+  return `${JSON.stringify({ meta: record.meta, chunks })}\n${record.chunks.map((c) => c.text).join('')}`;
+}
+
+/** The record encodeRecord wrote; throws on anything else. */
+export function decodeRecord(text: string): FileRecord {
+  const end = text.indexOf('\n');
+  if (end < 0) throw new Error('no end of the record head');
+  const head = JSON.parse(text.slice(0, end)) as {
+    meta: ChunkMeta;
+    chunks: (Omit<FileRecord['chunks'][number], 'text'> & { length: number })[];
+  };
+  let at = end + 1;
+  const chunks = head.chunks.map(({ length, ...rest }) => {
+    if (!Number.isInteger(length) || length < 0 || at + length > text.length)
+      throw new Error('bad chunk length');
+    const chunk = { ...rest, text: text.slice(at, at + length) };
+    at += length;
+    return chunk;
+  });
+  if (at !== text.length) throw new Error('the record has more text than its chunks');
+  return { meta: head.meta, chunks };
 }
 
 /**

@@ -12,6 +12,8 @@ import type { Embedder } from './embedder.js';
 import {
   checkState,
   ColdFiles,
+  decodeRecord,
+  encodeRecord,
   encodeFiles,
   ensureDir,
   IndexDamagedError,
@@ -397,7 +399,7 @@ export class SearchIndex {
     if (pending) return pending;
     const text = this.reader.read(f.rec);
     try {
-      return JSON.parse(text) as FileRecord;
+      return decodeRecord(text);
     } catch {
       throw new IndexDamagedError(`the record of ${path} in ${f.rec[0]} is unreadable`);
     }
@@ -553,7 +555,7 @@ export class SearchIndex {
     this.writer ??= await SegmentWriter.create(this.dir, 'records');
     for (const [path, record] of this.pending) {
       const f = this.files.get(path) as FileState;
-      f.rec = this.writer.append(JSON.stringify(record));
+      f.rec = this.writer.append(encodeRecord(record));
     }
     this.writer.flush();
     this.reader.open(this.writer.name);
