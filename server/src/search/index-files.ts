@@ -45,12 +45,12 @@ export interface FileRecord {
  * memories' texts was escaped on the way in and back on the way out (JSON.stringify of the
  * records was a tenth of a first index); JSON never holds a raw newline, so the first one ends it.
  */
-export function encodeRecord(record: FileRecord): string {
+export function encodeRecord(record: FileRecord): string[] {
   const chunks = record.chunks.map(({ text, ...rest }) => ({ ...rest, length: text.length }));
-  return `${JSON.stringify({ meta: record.meta, chunks })}\n${record.chunks.map((c) => c.text).join('')}`;
+  return [`${JSON.stringify({ meta: record.meta, chunks })}\n`, ...record.chunks.map((c) => c.text)];
 }
 
-/** The record encodeRecord wrote; throws on anything else. */
+/** The record encodeRecord's parts, written one after another, make; throws on anything else. */
 export function decodeRecord(text: string): FileRecord {
   const end = text.indexOf('\n');
   if (end < 0) throw new Error('no end of the record head');
@@ -479,9 +479,12 @@ export class SegmentWriter {
     return new SegmentWriter(dir, `${prefix}-${newGeneration()}.dat`);
   }
 
-  /** Appends one record's bytes, or a text as UTF-8; returns where they will be. */
-  append(data: Buffer | string): [string, number, number] {
-    const bytes = typeof data === 'string' ? this.encode(data) : data;
+  /**
+   * Appends one record's bytes, or texts as UTF-8 one after another (a record's parts: never joined
+   * into one string first); returns where they will be.
+   */
+  append(data: Buffer | string | string[]): [string, number, number] {
+    const bytes = Buffer.isBuffer(data) ? data : this.encode(typeof data === 'string' ? [data] : data);
     const range: [string, number, number] = [this.name, this.size, this.size + bytes.length];
     this.size += bytes.length;
     // Texts are encoded one after another into the same buffer: their views are joined into one,
@@ -504,14 +507,16 @@ export class SegmentWriter {
    * A text's UTF-8, encoded into a buffer reused from batch to batch (valid until the next flush)
    * rather than into a new buffer each: a first index appends 10,000 records.
    */
-  private encode(text: string): Buffer {
+  private encode(texts: string[]): Buffer {
+    let length = 0;
+    for (const t of texts) length += t.length;
     // At most 3 bytes a UTF-16 unit: with that much room the whole text is written.
-    if (this.text.length - this.textUsed < 3 * text.length) {
-      this.text = Buffer.allocUnsafe(Math.max(2 * WRITE_BATCH, 3 * text.length)); // views of the old one stay valid
+    if (this.text.length - this.textUsed < 3 * length) {
+      this.text = Buffer.allocUnsafe(Math.max(2 * WRITE_BATCH, 3 * length)); // views of the old one stay valid
       this.textUsed = 0;
     }
     const start = this.textUsed;
-    this.textUsed += this.text.write(text, start, 'utf8');
+    for (const t of texts) this.textUsed += this.text.write(t, this.textUsed, 'utf8');
     return this.text.subarray(start, this.textUsed);
   }
 
