@@ -117,7 +117,7 @@ function patchedYaml(
       ? { source, doc, itemKey: (v) => JSON.stringify(key === 'triples' ? canonicalTriples([v]) : [v]) }
       : null;
     const items =
-      blockSeqEdits(source, pair.value, key, value, eol, keep) ??
+      blockSeqEdits(source, pair, key, value, eol, keep) ??
       (keep ? blockMapEdits(pair.value, value, keep, eol) : undefined);
     const inline = items
       ? undefined
@@ -248,19 +248,22 @@ function inlineReplacement(old: Node | null | undefined, value: unknown): string
  * with their comments (a `# why` between or after items, on the key's line), a changed item is
  * rewritten on its line keeping its unchanged parts' text and its trailing comment (one written as
  * a map over several lines is changed key by key), a removed one loses its line and new ones get
- * lines after their neighbours. Undefined when the list is not one item per line (then the whole
- * value is rewritten).
+ * lines after their neighbours. Emptied (`keep` only), it is `[]` on the key's line, before the
+ * comment there, and the comment lines between items stay as a removed item's neighbours do.
+ * Undefined when the list is not one item per line (then the whole value is rewritten).
  */
 function blockSeqEdits(
   source: string,
-  old: Node | null | undefined,
+  pair: Pair<Node, Node | null>,
   key: string,
   value: unknown,
   eol: string,
   keep: KeepContext | null,
 ): Edit[] | undefined {
-  if (!isSeq(old) || old.flow || !Array.isArray(value) || value.length === 0 || old.items.length === 0)
-    return undefined;
+  const old = pair.value;
+  if (!isSeq(old) || old.flow || !Array.isArray(value) || old.items.length === 0) return undefined;
+  const emptied = value.length === 0 ? emptiedKeyLine(source, pair) : undefined;
+  if (value.length === 0 && (!keep || !emptied)) return undefined;
   const lines: Array<{ node: Node; start: number; end: number; lineStart: number; lineEnd: number }> = [];
   for (const item of old.items as Array<Node | null>) {
     if (!item?.range) return undefined;
@@ -288,7 +291,7 @@ function blockSeqEdits(
   }
   const oldKeys = old.items.map((item) => canon((item as Node).toJSON()));
   const newKeys = value.map(canon);
-  const edits: Edit[] = [];
+  const edits: Edit[] = emptied ? [emptied] : [];
   const add = (at: number, items: string[]): void => {
     if (items.length === 0) return;
     const lead = at === source.length && !source.endsWith('\n') ? eol : '';
@@ -334,6 +337,18 @@ function blockSeqEdits(
     [i, j] = [mi + 1, mj + 1];
   }
   return edits;
+}
+
+/**
+ * `[]` after the key's colon, before a comment on its line (trailing blanks without one go), when
+ * nothing else is there (an anchor or a tag on the list: undefined, the key is written afresh).
+ */
+function emptiedKeyLine(source: string, pair: Pair<Node, Node | null>): Edit | undefined {
+  const keyEnd = pair.key.range?.[1];
+  const m = keyEnd === undefined ? null : /^([ \t]*:)([ \t]*)(#[^\r\n]*)?\r?\n/.exec(source.slice(keyEnd));
+  if (!m) return undefined;
+  const start = keyEnd! + m[1].length;
+  return { start, end: start + (m[3] ? 0 : m[2].length), text: ' []' };
 }
 
 /**
