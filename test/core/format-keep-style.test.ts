@@ -129,7 +129,7 @@ describe("removing a map's first key keeps the comments of the rest", () => {
   });
 });
 
-describe("an emptied block list keeps the key's comments", () => {
+describe("an emptied block list or map keeps the key's comments", () => {
   // Found in session 25: `[]` rewrote the whole key, and the comment on its line went with it.
   const m = memory(
     'tags:  # chosen by the team',
@@ -146,6 +146,13 @@ describe("an emptied block list keeps the key's comments", () => {
     );
     expect(updateFrontMatter(memory('tags:', '  - a', 'kind: note'), { tags: [] })).toBe(
       memory('tags: []', 'kind: note'),
+    );
+  });
+
+  test("a map over several lines too: `{}` on the key's line, the comment lines between its keys kept", () => {
+    const t = memory('x-review:  # by hand', "  by: 'bo'  # who", '  # when', '  on: 2025-12-03', 'title: t');
+    expect(updateFrontMatter(t, { 'x-review': {} })).toBe(
+      memory('x-review: {}  # by hand', '  # when', 'title: t'),
     );
   });
 

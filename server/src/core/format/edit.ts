@@ -4,6 +4,7 @@ import {
   Document,
   isAlias,
   isMap,
+  isPair,
   isScalar,
   isSeq,
   parseDocument,
@@ -117,7 +118,8 @@ function patchedYaml(
       ? { source, doc, itemKey: (v) => JSON.stringify(key === 'triples' ? canonicalTriples([v]) : [v]) }
       : null;
     const items =
-      blockSeqEdits(source, pair, key, value, eol, keep) ??
+      (keep ? emptiedEdits(source, pair, value) : undefined) ??
+      blockSeqEdits(source, pair.value, key, value, eol, keep) ??
       (keep ? blockMapEdits(pair.value, value, keep, eol) : undefined);
     const inline = items
       ? undefined
@@ -248,22 +250,19 @@ function inlineReplacement(old: Node | null | undefined, value: unknown): string
  * with their comments (a `# why` between or after items, on the key's line), a changed item is
  * rewritten on its line keeping its unchanged parts' text and its trailing comment (one written as
  * a map over several lines is changed key by key), a removed one loses its line and new ones get
- * lines after their neighbours. Emptied (`keep` only), it is `[]` on the key's line, before the
- * comment there, and the comment lines between items stay as a removed item's neighbours do.
- * Undefined when the list is not one item per line (then the whole value is rewritten).
+ * lines after their neighbours. Undefined when the list is not one item per line (then the whole
+ * value is rewritten).
  */
 function blockSeqEdits(
   source: string,
-  pair: Pair<Node, Node | null>,
+  old: Node | null | undefined,
   key: string,
   value: unknown,
   eol: string,
   keep: KeepContext | null,
 ): Edit[] | undefined {
-  const old = pair.value;
-  if (!isSeq(old) || old.flow || !Array.isArray(value) || old.items.length === 0) return undefined;
-  const emptied = value.length === 0 ? emptiedKeyLine(source, pair) : undefined;
-  if (value.length === 0 && (!keep || !emptied)) return undefined;
+  if (!isSeq(old) || old.flow || !Array.isArray(value) || value.length === 0 || old.items.length === 0)
+    return undefined;
   const lines: Array<{ node: Node; start: number; end: number; lineStart: number; lineEnd: number }> = [];
   for (const item of old.items as Array<Node | null>) {
     if (!item?.range) return undefined;
@@ -291,7 +290,7 @@ function blockSeqEdits(
   }
   const oldKeys = old.items.map((item) => canon((item as Node).toJSON()));
   const newKeys = value.map(canon);
-  const edits: Edit[] = emptied ? [emptied] : [];
+  const edits: Edit[] = [];
   const add = (at: number, items: string[]): void => {
     if (items.length === 0) return;
     const lead = at === source.length && !source.endsWith('\n') ? eol : '';
@@ -340,15 +339,34 @@ function blockSeqEdits(
 }
 
 /**
- * `[]` after the key's colon, before a comment on its line (trailing blanks without one go), when
- * nothing else is there (an anchor or a tag on the list: undefined, the key is written afresh).
+ * A block list or map (`- item` or `key: value` lines) emptied: `[]` or `{}` after the key's colon,
+ * before the comment on its line (the key's own), and each item or key takes its own lines as a
+ * removed one does: the comment lines between them stay. Undefined when the key's line holds
+ * anything else (an anchor, a tag) or an item shares a line (then the key is written afresh).
  */
-function emptiedKeyLine(source: string, pair: Pair<Node, Node | null>): Edit | undefined {
+function emptiedEdits(source: string, pair: Pair<Node, Node | null>, value: unknown): Edit[] | undefined {
+  const old = pair.value;
+  const empty = Array.isArray(value)
+    ? value.length === 0 && isSeq(old)
+    : typeof value === 'object' && value !== null && isMap(old) && sameValue(value, {});
   const keyEnd = pair.key.range?.[1];
-  const m = keyEnd === undefined ? null : /^([ \t]*:)([ \t]*)(#[^\r\n]*)?\r?\n/.exec(source.slice(keyEnd));
+  if (!empty || !(isSeq(old) || isMap(old)) || old.flow || old.items.length === 0 || keyEnd === undefined)
+    return undefined;
+  const m = /^([ \t]*:)([ \t]*)(#[^\r\n]*)?\r?\n/.exec(source.slice(keyEnd));
   if (!m) return undefined;
-  const start = keyEnd! + m[1].length;
-  return { start, end: start + (m[3] ? 0 : m[2].length), text: ' []' };
+  const at = keyEnd + m[1].length;
+  const edits: Edit[] = [{ start: at, end: at + (m[3] ? 0 : m[2].length), text: isSeq(old) ? ' []' : ' {}' }];
+  for (const item of old.items as Array<Node | Pair<Node, Node | null> | null>) {
+    const [start, end] = isPair(item)
+      ? [item.key?.range?.[0], item.value?.range?.[1] ?? item.key?.range?.[1]]
+      : [item?.range?.[0], item?.range?.[1]];
+    if (start === undefined || end === undefined) return undefined;
+    const lineStart = source.lastIndexOf('\n', start - 1) + 1;
+    const lead = isSeq(old) ? /^[ \t]*-[ \t]+(?:&\S+[ \t]+)?$/ : /^[ \t]*$/;
+    if (!lead.test(source.slice(lineStart, start))) return undefined;
+    edits.push({ start: lineStart, end: endOfLine(source, end), text: '' });
+  }
+  return edits;
 }
 
 /**
