@@ -129,6 +129,46 @@ describe("removing a map's first key keeps the comments of the rest", () => {
   });
 });
 
+describe("an emptied block list or map keeps the key's comments", () => {
+  // Found in session 25: `[]` rewrote the whole key, and the comment on its line went with it.
+  const m = memory(
+    'tags:  # chosen by the team',
+    '  # kept for the release',
+    '  - redis  # why',
+    '  # and',
+    '  - valkey',
+    'kind: note',
+  );
+
+  test("`[]` goes on the key's line before its comment; each item takes its own line only", () => {
+    expect(updateFrontMatter(m, { tags: [] })).toBe(
+      memory('tags: []  # chosen by the team', '  # kept for the release', '  # and', 'kind: note'),
+    );
+    expect(updateFrontMatter(memory('tags:', '  - a', 'kind: note'), { tags: [] })).toBe(
+      memory('tags: []', 'kind: note'),
+    );
+  });
+
+  test("a map over several lines too: `{}` on the key's line, the comment lines between its keys kept", () => {
+    const t = memory('x-review:  # by hand', "  by: 'bo'  # who", '  # when', '  on: 2025-12-03', 'title: t');
+    expect(updateFrontMatter(t, { 'x-review': {} })).toBe(
+      memory('x-review: {}  # by hand', '  # when', 'title: t'),
+    );
+  });
+
+  test('a fact list over several lines, CRLF, and back again', () => {
+    const t = memory('triples: # facts', '  - s: a  # one', '    p: b', '    o: c', '  - [x, y, z]').replace(
+      /\n/g,
+      '\r\n',
+    );
+    const out = updateFrontMatter(t, { triples: [] });
+    expect(out).toBe(memory('triples: [] # facts').replace(/\n/g, '\r\n'));
+    expect(updateFrontMatter(out, { triples: [['a', 'b', 'c']] })).toBe(
+      memory('triples: [[a, b, c]] # facts').replace(/\n/g, '\r\n'),
+    );
+  });
+});
+
 describe('a comment inside a flow list written over several lines survives an update of the list', () => {
   const t = memory('tags: [a, # why a', '  b,  # why b', '  c]', 'title: x');
 
@@ -370,5 +410,34 @@ test('property: facts written as maps over several lines keep every comment thro
       if (crlf) expect(out.replace(/\r\n/g, '')).not.toContain('\n');
     }),
     propertyRuns(300, 23),
+  );
+});
+
+test("property: a block list keeps the key's comment and its comment lines through any update, emptying included", () => {
+  const tag = fc.constantFrom('a', 'b', 'c', 'x y', "it's");
+  fc.assert(
+    fc.property(
+      fc.array(fc.tuple(tag, fc.boolean(), fc.boolean()), { minLength: 1, maxLength: 5 }),
+      fc.array(tag, { maxLength: 5 }),
+      fc.boolean(),
+      (olds, news, crlf) => {
+        const eol = crlf ? '\r\n' : '\n';
+        // Each item perhaps with a comment on its line (it goes with the item) and a comment line before it.
+        const lines = olds.flatMap(([v, own, before], i) => [
+          ...(before ? [`  # n${i}`] : []),
+          `  - ${written(v, 'plain')}${own ? `  # c${i}` : ''}`,
+        ]);
+        const text = ['---', 'id: a', 'tags:  # the team', ...lines, 'kind: note', '---', ''].join(eol);
+        const out = updateFrontMatter(text, { tags: news });
+        expect(parseMemory(out, { path: 'memories/a.md' }).frontMatter.tags).toEqual(news);
+        expect(out).toMatch(/\ntags:( \[\])? {2}# the team\r?\n/);
+        olds.forEach(([, , before], i) => before && expect(out).toContain(`  # n${i}${eol}`));
+        const back = updateFrontMatter(out, { tags: olds.map(([v]) => v) });
+        expect(parseMemory(back, { path: 'memories/a.md' }).frontMatter.tags).toEqual(olds.map(([v]) => v));
+        expect(back).toContain('# the team');
+        if (crlf) expect(out.replace(/\r\n/g, '')).not.toContain('\n');
+      },
+    ),
+    propertyRuns(300, 29),
   );
 });

@@ -1,5 +1,6 @@
 // The MCP server over real stdio with the SDK's own client, on a real store in a temp folder.
 import { appendFile, readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDist, call, connect, makeStore, type Connected } from './helpers.js';
@@ -214,6 +215,47 @@ describe('cairn mcp: limits', () => {
       }
       expect(rate?.retryAfterMs).toBeGreaterThan(0);
       expect(rate?.error).toMatch(/retry after/);
+    } finally {
+      await conn.close();
+    }
+  });
+
+  it('an update with `tags: []` leaves the tags as they are, as the tool and docs/agents.md say', async () => {
+    const store = await makeStore();
+    const conn = await connect(store);
+    try {
+      // Found in session 25: nothing said what an empty list does on an update; it changes nothing
+      // (agents send `[]` for "none to add"), and the description and docs now say so.
+      const { tools } = await conn.client.listTools();
+      const tool = tools.find((t) => t.name === 'memory_store')!;
+      const props = tool.inputSchema.properties as Record<string, { description?: string }>;
+      const asItIs = /left out or empty \(\[\]\) leaves? (them|it|the \w+) as (it is|they are)/;
+      expect(props.tags.description).toMatch(asItIs);
+      expect(tool.description).toMatch(asItIs);
+      const row = readFileSync(path.join(import.meta.dirname, '../../docs/agents.md'), 'utf8')
+        .split('\n')
+        .find((l) => l.startsWith('| `memory_store`'))!;
+      expect(row).toMatch(asItIs);
+      const payload = {
+        topic: 'Tagged session cache',
+        context: CONTEXT,
+        origin: 'conversation',
+        confidence: 0.9,
+        agentName: 'test-agent',
+        metadata: { topicId: 'tagged-session-cache' },
+      };
+      expect(
+        (await call(conn.client, 'memory_store', { ...payload, tags: ['redis', 'cache'] })).isError,
+      ).toBe(false);
+      const updated = await call(conn.client, 'memory_store', {
+        ...payload,
+        context: `${CONTEXT} Now 45.`,
+        tags: [],
+      });
+      expect(updated.json).toMatchObject({ success: true, metadata: { status: 'active' } });
+      const file = await readFile(path.join(store, 'memories/tagged-session-cache.md'), 'utf8');
+      expect(file).toContain('Now 45.');
+      expect(file).toMatch(/\ntags: \[redis, cache\]\n/);
     } finally {
       await conn.close();
     }

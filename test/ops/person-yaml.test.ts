@@ -136,3 +136,21 @@ describe('an anchor another place aliases', () => {
     );
   });
 });
+
+it("an update's timeScope and planId are written, in place, the comments on their lines kept", async () => {
+  // Found in session 25: an update left out what it was given for both (a create writes them),
+  // while the docs say an update replaces what it gives.
+  const { ctx, file, text } = await written(
+    'plan: p-1  # the Q3 plan',
+    'time_scope: "2026-Q3"  # until then',
+  );
+  await update(ctx, { timeScope: '2026-Q4', metadata: { topicId: 'redis-cache', planId: 'p-2' } });
+  expect(frontMatterOf(readFileSync(file, 'utf8')).replace(/\nupdated: .*\n/, '\n')).toBe(
+    frontMatterOf(text).replace('p-1', 'p-2').replace('"2026-Q3"', '"2026-Q4"'),
+  );
+  // Left out, they stay.
+  await update(ctx, { tags: ['redis'] });
+  expect(readFileSync(file, 'utf8')).toContain(
+    'plan: p-2  # the Q3 plan\ntime_scope: "2026-Q4"  # until then\n',
+  );
+});

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, watch } from 'node:fs';
 import { mkdir, readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -262,6 +262,46 @@ describe('session memory', () => {
     await cleanupSessionItems(ctx, { expired: true });
     expect(await readdir(folder('other'))).toEqual([]);
     expect(await readdir(folder('s'))).toEqual(expect.arrayContaining([live, older]));
+  });
+
+  it('a removal killed at any point leaves no listed item without content: the metadata goes first', async () => {
+    // Found in session 25: removing an item deleted its data first, so a kill between the two
+    // left a listed item whose read failed until it expired. The order of the deletions, as the
+    // kernel reports them (inotify), for one item and for a whole session.
+    const { dir, ctx } = await makeTestStore({ start: new Date().toISOString() });
+    const folder = path.join(dir, '.cairn/sessions/s');
+    const deletions = async (remove: () => Promise<unknown>, count: number): Promise<string[]> => {
+      const seen: string[] = [];
+      const watcher = watch(folder, (_event, name) => {
+        if (name?.startsWith('mem_') && !existsSync(path.join(folder, name)) && !seen.includes(name))
+          seen.push(name);
+      });
+      watcher.on('error', () => {}); // the folder itself may go (a whole session)
+      await remove();
+      for (let i = 0; i < 200 && seen.length < count; i++) await new Promise((r) => setTimeout(r, 10));
+      watcher.close();
+      return seen;
+    };
+    const kinds = (names: string[]) => names.map((n) => (n.endsWith('_metadata.json') ? 'meta' : 'data'));
+    const one = await storeSessionItem(ctx, { session: 's', title: 'one', content: 'one' });
+    const gone = await deletions(() => cleanupSessionItems(ctx, { session: 's', id: one.id }), 2);
+    expect(gone).toEqual([`mem_${one.id}_metadata.json`, `mem_${one.id}.txt`]);
+    for (const n of ['a', 'b', 'c', 'd']) await storeSessionItem(ctx, { session: 's', title: n, content: n });
+    const all = await deletions(() => cleanupSessionItems(ctx, { session: 's' }), 8);
+    expect(kinds(all)).toEqual([...Array<string>(4).fill('meta'), ...Array<string>(4).fill('data')]);
+
+    // What a kill between the two leaves: the data file alone, its writer (the killed server) dead.
+    // Never listed nor read, and swept by the session's next write or the clean-up at start.
+    const id = newItemId(new Date());
+    const orphan = `mem_${id.slice(0, 14)}${(4194301).toString(16).padStart(8, '0')}${id.slice(22)}.txt`;
+    await mkdir(folder, { recursive: true });
+    await writeFile(path.join(folder, orphan), 'half removed');
+    expect(await listSessionItems(ctx, 's')).toEqual([]);
+    await expect(readSessionItem(ctx, { session: 's', id: orphan.slice(4, -4) })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+    await cleanupSessionItems(ctx, { expired: true });
+    expect(await readdir(folder)).toEqual([]);
   });
 
   it('promotes a text item into a memory through governance', async () => {

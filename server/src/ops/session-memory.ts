@@ -297,13 +297,18 @@ export async function cleanupSessionItems(
   if (input.id !== undefined) {
     const session = input.session ?? '';
     const { dir, meta } = await requireMeta(ctx, session, input.id);
-    await rm(path.join(dir, `mem_${meta.id}.${meta.file_type}`), { force: true });
+    // The metadata first: killed between the two, the item is gone from the listing and its data
+    // file is one whose metadata never came, which removeLeftovers sweeps.
     await rm(metaFile(dir, meta.id), { force: true });
+    await rm(path.join(dir, `mem_${meta.id}.${meta.file_type}`), { force: true });
     return { removed: [refOf(meta, session)] };
   }
   if (!input.expired && input.session !== undefined) {
     const removed = await listSessionItems(ctx, input.session);
-    await rm(await sessionDir(ctx, input.session), { recursive: true, force: true });
+    const dir = await sessionDir(ctx, input.session);
+    // Every metadata first, as for one item (a recursive removal takes the files in any order).
+    for (const item of removed) await rm(metaFile(dir, item.id), { force: true });
+    await rm(dir, { recursive: true, force: true });
     return { removed };
   }
   const cutoff = ctx.now().getTime() - ctx.store.config.sessions.maxAgeDays * 86_400_000;
@@ -326,7 +331,8 @@ export async function cleanupSessionItems(
 
 /**
  * What a process killed mid-write left in a session's folder: a temporary file, or an item whose
- * metadata never came (it is written second), at once when its writer is dead; any of them once
+ * metadata never came (it is written second) or went (it is removed first), at once when its writer
+ * is dead; any of them once
  * older than `cutoff` (an older version's item names no writer). A newer one of a live writer may
  * be a write under way.
  */

@@ -279,6 +279,9 @@ function updatedText(existing: string, p: StorePayload, now: string): string {
   if (p.triples.length) patch.triples = p.triples.map((t) => (t.from || t.until ? t : [t.s, t.p, t.o]));
   if (p.supersedes.length) patch.supersedes = p.supersedes;
   if (p.kind) patch.kind = p.kind;
+  // Given, they replace what a create wrote (payload.ts draftFromPayload); left out, they stay.
+  if (p.timeScope) patch.time_scope = p.timeScope;
+  if (p.metadata.planId) patch.plan = p.metadata.planId;
   return updateSections(updateFrontMatter(existing, patch), bodyOfPayload(p));
 }
 

@@ -4,6 +4,7 @@ import {
   Document,
   isAlias,
   isMap,
+  isPair,
   isScalar,
   isSeq,
   parseDocument,
@@ -117,6 +118,7 @@ function patchedYaml(
       ? { source, doc, itemKey: (v) => JSON.stringify(key === 'triples' ? canonicalTriples([v]) : [v]) }
       : null;
     const items =
+      (keep ? emptiedEdits(source, pair, value) : undefined) ??
       blockSeqEdits(source, pair.value, key, value, eol, keep) ??
       (keep ? blockMapEdits(pair.value, value, keep, eol) : undefined);
     const inline = items
@@ -332,6 +334,37 @@ function blockSeqEdits(
         : lines[0].lineStart;
     add(at, news.slice(olds.length));
     [i, j] = [mi + 1, mj + 1];
+  }
+  return edits;
+}
+
+/**
+ * A block list or map (`- item` or `key: value` lines) emptied: `[]` or `{}` after the key's colon,
+ * before the comment on its line (the key's own), and each item or key takes its own lines as a
+ * removed one does: the comment lines between them stay. Undefined when the key's line holds
+ * anything else (an anchor, a tag) or an item shares a line (then the key is written afresh).
+ */
+function emptiedEdits(source: string, pair: Pair<Node, Node | null>, value: unknown): Edit[] | undefined {
+  const old = pair.value;
+  const empty = Array.isArray(value)
+    ? value.length === 0 && isSeq(old)
+    : typeof value === 'object' && value !== null && isMap(old) && sameValue(value, {});
+  const keyEnd = pair.key.range?.[1];
+  if (!empty || !(isSeq(old) || isMap(old)) || old.flow || old.items.length === 0 || keyEnd === undefined)
+    return undefined;
+  const m = /^([ \t]*:)([ \t]*)(#[^\r\n]*)?\r?\n/.exec(source.slice(keyEnd));
+  if (!m) return undefined;
+  const at = keyEnd + m[1].length;
+  const edits: Edit[] = [{ start: at, end: at + (m[3] ? 0 : m[2].length), text: isSeq(old) ? ' []' : ' {}' }];
+  for (const item of old.items as Array<Node | Pair<Node, Node | null> | null>) {
+    const [start, end] = isPair(item)
+      ? [item.key?.range?.[0], item.value?.range?.[1] ?? item.key?.range?.[1]]
+      : [item?.range?.[0], item?.range?.[1]];
+    if (start === undefined || end === undefined) return undefined;
+    const lineStart = source.lastIndexOf('\n', start - 1) + 1;
+    const lead = isSeq(old) ? /^[ \t]*-[ \t]+(?:&\S+[ \t]+)?$/ : /^[ \t]*$/;
+    if (!lead.test(source.slice(lineStart, start))) return undefined;
+    edits.push({ start: lineStart, end: endOfLine(source, end), text: '' });
   }
   return edits;
 }

@@ -71,7 +71,8 @@ export const memoryStore = defineTool({
     '300-1500 characters (what, why, where) and 0-5 short `decisions`; put doubts in `openQuestions`. Set ' +
     '`origin` ("conversation" when the user said it, "background" for your own inferences) and `confidence` ' +
     '(0..1). Governance decides the route: the answer says whether it became ACTIVE or a CANDIDATE awaiting ' +
-    'human review, and why. Pass metadata.topicId to update an existing memory.',
+    'human review, and why. Pass metadata.topicId to update an existing memory: what you give replaces what ' +
+    'it had, and a list left out or empty ([]) leaves it as it is.',
   shape: {
     topic: z.string().max(LIMITS.topic).describe('Short title, e.g. "Use Redis for session caching"'),
     context: z.string().max(LIMITS.context).describe('The summary paragraph, about 300-1500 characters'),
@@ -80,7 +81,9 @@ export const memoryStore = defineTool({
     openQuestions: list('What is still unclear'),
     nextSteps: list('What should happen next'),
     references: list('Files, links or [[memory-id]] references'),
-    tags: list('Keywords'),
+    tags: list(
+      'Keywords. On an update, a list replaces the tags; left out or empty ([]) leaves them as they are',
+    ),
     kind: z.enum(MEMORY_KINDS).optional().describe('What sort of memory this is (default "note")'),
     origin: z
       .enum(ORIGINS)
