@@ -51,6 +51,8 @@ describe('cairn accept of the first half of a stacked proposal that landed', () 
     expect(r).toMatchObject({ errorCode: 'NOT_A_CANDIDATE' });
     expect(r.error).toMatch(/landed on main with .*built on it/);
     expect(await refsOf(a)).toBe(before);
+    // Failed before: review listed it (out of date) though it landed.
+    expect((await a.json('review')).candidates).toEqual([]);
   });
 
   // Failed before: MERGE_CONFLICT that named only the change on main. This clone never fetched the

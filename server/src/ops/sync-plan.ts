@@ -11,9 +11,12 @@ import {
   isRejectedProposal,
   landedOnMain,
   rejectedTags,
+  seenCandidatePrefix,
   syncRemote,
   type CandidateRef,
 } from './read.js';
+
+export { seenCandidatePrefix };
 
 /** Where this clone keeps the remote's rejection tags (its own tags stay in refs/tags). */
 export function mirrorTagPrefix(remote: string): string {
@@ -26,15 +29,6 @@ export function mirrorTagPrefix(remote: string): string {
  */
 export function seenMainRef(remote: string): string {
   return `refs/cairn/${remote}/seen-main`;
-}
-
-/**
- * The remote's candidate branches as this clone's last sync left them (refs/cairn/<remote>/seen/
- * candidate/*): the fetch prunes a deleted one from refs/remotes/ (a plain `git fetch --prune` too),
- * and only this record says that a local proposal was on the remote before.
- */
-export function seenCandidatePrefix(remote: string): string {
-  return `refs/cairn/${remote}/seen/${CANDIDATE_PREFIX}`;
 }
 
 /** The remote-tracking candidate branches (refs/remotes/<remote>/candidate/*): name -> tip. */
