@@ -7,8 +7,8 @@ import { GitRemote, isRetryable } from '../store/git/remote.js';
 import { pickCandidate } from './candidate-pick.js';
 import type { OpContext } from './context.js';
 import { CANDIDATE_PREFIX, acceptedOnMain, isRejectedProposal, requireMainTip, syncRemote } from './read.js';
-import { fetchRefspecs, planPush, readRefState, seenCandidatePrefix } from './sync-plan.js';
-import { updateRefs } from './sync.js';
+import { planPush, readRefState, seenCandidatePrefix } from './sync-plan.js';
+import { fetchKeepingSeen, updateRefs } from './sync.js';
 
 export interface ProposeResult {
   id: string;
@@ -36,7 +36,7 @@ export async function proposeCandidate(
   const mainName = store.config.mainBranch;
   return store.repo.withLock(async () => {
     for (let attempt = 1; ; attempt++) {
-      await remote.fetch(fetchRefspecs(remote.name));
+      await fetchKeepingSeen(ctx, remote);
       const picked = await pickCandidate(store, name);
       const main = await requireMainTip(store);
       const state = await readRefState(store, main);

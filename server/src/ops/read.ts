@@ -105,6 +105,15 @@ export function syncRemote(store: Store): string {
   return store.config.sync.remote;
 }
 
+/**
+ * The remote's candidate branches as this clone's last sync left them (refs/cairn/<remote>/seen/
+ * candidate/*): the fetch prunes a deleted one from refs/remotes/ (a plain `git fetch --prune` too),
+ * and only this record says that a local proposal was on the remote before.
+ */
+export function seenCandidatePrefix(remote: string): string {
+  return `refs/cairn/${remote}/seen/${CANDIDATE_PREFIX}`;
+}
+
 /** Every candidate branch, local and remote-tracking (fetched from the sync remote), merged or not. */
 export async function candidateRefs(store: Store): Promise<CandidateRef[]> {
   const remotePrefix = `refs/remotes/${syncRemote(store)}/`;
@@ -162,7 +171,7 @@ export async function openCandidates(store: Store, tip: string | null): Promise<
   const tags = await rejectedTags(store);
   const merged = tip ? await store.repo.reachableFrom(tip) : new Set<string>();
   const byTip = new Map<string, OpenCandidate>();
-  const landed: CandidateRef[] = [];
+  const landed: { id: string; tip: string }[] = [];
   for (const c of await candidateRefs(store)) {
     const seen = byTip.get(c.tip);
     if (seen) {
@@ -176,6 +185,14 @@ export async function openCandidates(store: Store, tip: string | null): Promise<
     }
     if (await isRejectedProposal(store, tags, c.id, c.tip)) continue;
     byTip.set(c.tip, { id: c.id, branch: c.branch, tip: c.tip, remote: c.local ? null : c.branch });
+  }
+  // A branch the remote deleted since this clone's last sync (a forge squash-merged a stacked
+  // proposal, then deleted it) landed too, though no ref here but that record holds it any more.
+  const prefix = seenCandidatePrefix(syncRemote(store));
+  for (const r of tip ? await store.repo.listRefs(prefix) : []) {
+    if (!tip || byTip.has(r.oid) || merged.has(r.oid) || landed.some((l) => l.tip === r.oid)) continue;
+    const id = await proposalId(store, r.oid, r.ref.slice(prefix.length));
+    if (await landedOnMain(store, id, r.oid, tip)) landed.push({ id, tip: r.oid });
   }
   // A proposal another of its id was built on (commit-routed.ts proposalBase: a proposal fetched
   // from another clone, with a commit on top) is part of that one, not a second proposal.

@@ -18,7 +18,16 @@ import { authorFor, isoNow, type OpContext } from './context.js';
 import { pickCandidate, pickHandle } from './candidate-pick.js';
 import { priorRejection } from './rejections.js';
 import { settingsBetween } from './settings-between.js';
-import { REJECTED_PREFIX, acceptedOnMain, openCandidates, rejectedTags, requireMainTip } from './read.js';
+import {
+  CANDIDATE_PREFIX,
+  REJECTED_PREFIX,
+  acceptedOnMain,
+  openCandidates,
+  rejectedTags,
+  requireMainTip,
+  syncRemote,
+} from './read.js';
+import { goneFromRemote, landedWith } from './sync-plan.js';
 import { injectionDetector } from '../store/injection-model.js';
 
 export interface RejectedBefore {
@@ -287,6 +296,15 @@ export async function acceptCandidate(
       if (localBranch) await store.repo.deleteBranch(localBranch);
       return { id, commit: null, alreadyMerged: true, paths: [], allowed: [] };
     }
+    // Landed, though main's file is not this tip's: a MERGE_CONFLICT had said main changed since.
+    const landed = await landedWith(store, id, cand, main);
+    if (landed)
+      throw new CairnError(
+        'NOT_A_CANDIDATE',
+        `${branch} landed on ${store.config.mainBranch} with ${landed}, which was built on it; nothing was ` +
+          `accepted: ${staleFix(branch)}`,
+        { id, landedWith: landed },
+      );
     if (!opts.overrideRejection) await refuseRejected(store, id, cand, branch);
     const base = await store.repo.mergeBase(cand, main);
     const diffs = await store.repo.diff(base, cand);
@@ -303,6 +321,14 @@ export async function acceptCandidate(
       const ours = await store.repo.readFile(main, d.path);
       const atBase = base ? await store.repo.readFile(base, d.path) : null;
       if (!sameBytes(ours, atBase) && !sameBytes(ours, theirs)) {
+        if (await goneFromRemote(store, cand, main))
+          throw new CairnError(
+            'NOT_A_CANDIDATE',
+            `${branch}: ${syncRemote(store)} deleted the branch that held it since this clone's last sync ` +
+              `(merged there, perhaps with more on top, or closed), and ${d.path} changed on ` +
+              `${store.config.mainBranch} since; nothing was accepted: ${staleFix(branch)}`,
+            { id, path: d.path },
+          );
         throw new CairnError(
           'MERGE_CONFLICT',
           `${d.path} changed on ${store.config.mainBranch} since the candidate was proposed; ` +
@@ -410,6 +436,13 @@ async function refuseRejectedText(
       candidateTip: cand,
     },
   );
+}
+
+/** How a decided proposal's stale branch goes away. */
+function staleFix(branch: string): string {
+  return branch.startsWith(CANDIDATE_PREFIX)
+    ? `\`cairn sync\` removes the stale branch (or \`git branch -D ${shownShellArg(branch)}\`)`
+    : `\`cairn sync\` removes it`;
 }
 
 function sameBytes(a: Uint8Array | null, b: Uint8Array | null): boolean {

@@ -6,13 +6,17 @@ import { parseCommitMessage } from '../core/trailers.js';
 import {
   CANDIDATE_PREFIX,
   REJECTED_PREFIX,
+  acceptedOnMain,
   candidateRefs,
   isRejectedProposal,
   landedOnMain,
   rejectedTags,
+  seenCandidatePrefix,
   syncRemote,
   type CandidateRef,
 } from './read.js';
+
+export { seenCandidatePrefix };
 
 /** Where this clone keeps the remote's rejection tags (its own tags stay in refs/tags). */
 export function mirrorTagPrefix(remote: string): string {
@@ -27,27 +31,43 @@ export function seenMainRef(remote: string): string {
   return `refs/cairn/${remote}/seen-main`;
 }
 
-/**
- * The remote's candidate branches as this clone's last sync left them (refs/cairn/<remote>/seen/
- * candidate/*): the fetch prunes a deleted one from refs/remotes/ (a plain `git fetch --prune` too),
- * and only this record says that a local proposal was on the remote before.
- */
-export function seenCandidatePrefix(remote: string): string {
-  return `refs/cairn/${remote}/seen/${CANDIDATE_PREFIX}`;
+/** The remote-tracking candidate branches (refs/remotes/<remote>/candidate/*): name -> tip. */
+async function trackedCandidates(store: Store): Promise<Map<string, string>> {
+  const tracking = `refs/remotes/${syncRemote(store)}/${CANDIDATE_PREFIX}`;
+  return new Map((await store.repo.listRefs(tracking)).map((r) => [r.ref.slice(tracking.length), r.oid]));
 }
 
-/** update-ref lines that make the record match the remote-tracking candidate branches. */
-export async function seenCandidateLines(store: Store): Promise<string[]> {
-  const remote = syncRemote(store);
-  const tracking = `refs/remotes/${remote}/${CANDIDATE_PREFIX}`;
-  const now = new Map(
-    (await store.repo.listRefs(tracking)).map((r) => [r.ref.slice(tracking.length), r.oid]),
-  );
-  const lines = (await store.repo.listRefs(seenCandidatePrefix(remote)))
-    .filter((r) => !now.has(r.ref.slice(seenCandidatePrefix(remote).length)))
-    .map((r) => `delete ${r.ref} ${r.oid}`);
-  for (const [name, oid] of now) lines.push(`update ${seenCandidatePrefix(remote)}${name} ${oid}`);
+/**
+ * update-ref lines that make the record match the remote-tracking candidate branches. `kept`: tips
+ * of local proposals the remote deleted that this sync could not remove (checked out): the records
+ * that hold them stay, or the next sync would take them for never pushed and push them back.
+ */
+export async function seenCandidateLines(store: Store, kept: readonly string[] = []): Promise<string[]> {
+  const prefix = seenCandidatePrefix(syncRemote(store));
+  const now = await trackedCandidates(store);
+  const holdsKept = async (tip: string) => {
+    for (const k of kept) if (k === tip || (await store.repo.isAncestor(k, tip))) return true;
+    return false;
+  };
+  const lines: string[] = [];
+  for (const r of await store.repo.listRefs(prefix))
+    if (!now.has(r.ref.slice(prefix.length)) && !(await holdsKept(r.oid)))
+      lines.push(`delete ${r.ref} ${r.oid}`);
+  for (const [name, oid] of now) lines.push(`update ${prefix}${name} ${oid}`);
   return lines;
+}
+
+/**
+ * update-ref lines, run before a fetch, that add the remote-tracking candidate branches to the
+ * record: the fetch prunes those the remote deleted, and a clone last synced by a Cairn version
+ * that kept no record (or by a plain `git fetch`) has no other sign that the remote held them.
+ */
+export async function trackedAsSeenLines(store: Store): Promise<string[]> {
+  const prefix = seenCandidatePrefix(syncRemote(store));
+  const seen = new Map((await store.repo.listRefs(prefix)).map((r) => [r.ref, r.oid]));
+  return [...(await trackedCandidates(store))]
+    .filter(([name, oid]) => seen.get(prefix + name) !== oid)
+    .map(([name, oid]) => `update ${prefix}${name} ${oid}`);
 }
 
 /** The fetch: every branch into refs/remotes/<remote>/, rejection tags into the mirror. */
@@ -226,7 +246,7 @@ export async function planPush(
  * elsewhere: a forge squash-merged the branch with more on top (so its file is not main's, and
  * landedOnMain cannot tell), or closed it. Pushed back, it would reopen what was decided.
  */
-async function deletedThere(store: Store, l: CandidateRef, s: RefState): Promise<boolean> {
+async function deletedThere(store: Store, l: { tip: string }, s: RefState): Promise<boolean> {
   const holds = async (tip: string) => tip === l.tip || (await store.repo.isAncestor(l.tip, tip));
   for (const r of s.remote) if (await holds(r.tip)) return false;
   const there = new Set(s.remote.map((r) => r.name));
@@ -285,4 +305,29 @@ async function proposer(store: Store, tip: string): Promise<string> {
     .slice(0, 40)
     .replace(/-+$/, '');
   return slug || 'proposal';
+}
+
+/**
+ * For `cairn accept` of a proposal not on main as proposed: the branch of its id, built on it, that
+ * landed on main (a forge squash-merged a stacked proposal whole, so main's file is the later
+ * one's), among the remote's branches as last fetched and as last synced; else null.
+ */
+export async function landedWith(
+  store: Store,
+  id: string,
+  tip: string,
+  main: string,
+): Promise<string | null> {
+  const s = await readRefState(store, main);
+  const where = `${syncRemote(store)}/${CANDIDATE_PREFIX}`;
+  const built = [...s.remote.map((r) => [r.branch, r.tip]), ...[...s.seen].map(([n, t]) => [where + n, t])];
+  for (const [branch, t] of built)
+    if (t !== tip && (await store.repo.isAncestor(tip, t)) && (await acceptedOnMain(store, id, t, main)))
+      return branch;
+  return null;
+}
+
+/** Whether the remote deleted the branch that held this proposal since this clone's last sync. */
+export async function goneFromRemote(store: Store, tip: string, main: string): Promise<boolean> {
+  return deletedThere(store, { tip }, await readRefState(store, main));
 }

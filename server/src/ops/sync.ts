@@ -24,6 +24,7 @@ import {
   readRefState,
   seenCandidateLines,
   tagRefs,
+  trackedAsSeenLines,
   type PushPlan,
   type RefState,
 } from './sync-plan.js';
@@ -31,7 +32,7 @@ import {
 export type MainChange = 'up-to-date' | 'fast-forward' | 'merge' | 'ahead';
 
 export interface SyncOptions {
-  /** Fetch, then report the plan; no ref of this clone or the remote changes (besides the fetch). */
+  /** Fetch, then report the plan; no ref here or on the remote changes (but the fetch and its seen record). */
   dryRun?: boolean;
   /** A person at a terminal: git may ask for credentials. Otherwise git never prompts. */
   interactive?: boolean;
@@ -104,7 +105,7 @@ export async function syncStore(ctx: OpContext, opts: SyncOptions = {}): Promise
     };
     let rewritten: string[] = [];
     for (let attempt = 1; ; attempt++) {
-      await remote.fetch(fetchRefspecs(remote.name));
+      await fetchKeepingSeen(ctx, remote);
       if (attempt === 1) rewritten = await rewrittenMain(ctx, remote.name, mainBefore);
       if (attempt === 1) report.warnings.push(...rewritten);
       if (opts.dryRun) return dryRun(ctx, report, before);
@@ -131,9 +132,10 @@ export async function syncStore(ctx: OpContext, opts: SyncOptions = {}): Promise
       await recordPush(ctx, plan, results);
       report.pushed = results.filter((r) => r.flag !== '=' && r.flag !== '-').map((r) => r.dst);
       report.deletedRemote = plan.deletions.map((d) => d.branch);
+      const current = await store.repo.currentBranch();
       for (const branch of plan.staleLocal) {
-        if ((await store.repo.currentBranch()) === branch) {
-          report.warnings.push(`${branch} is checked out, so it was kept; it was accepted or rejected`);
+        if (current === branch) {
+          report.warnings.push(keptWarning(remote.name, plan, branch));
           continue;
         }
         await store.repo.deleteBranch(branch);
@@ -142,9 +144,10 @@ export async function syncStore(ctx: OpContext, opts: SyncOptions = {}): Promise
       report.warnings.push(...goneWarnings(remote.name, plan, report.deletedLocal));
       report.mainAfter = state.main;
       // What the remote's main and candidate branches are now, for the next sync's checks.
+      const kept = plan.gone.filter((g) => g.branch === current).map((g) => g.tip);
       await updateRefs(ctx, [
         `update ${seenMainRef(remote.name)} ${state.main}`,
-        ...(await seenCandidateLines(store)),
+        ...(await seenCandidateLines(store, kept)),
       ]);
       report.newCandidates = await arrived(ctx, before, state.main);
       report.settingsChanged = await arrivingSettings(ctx, report);
@@ -152,6 +155,25 @@ export async function syncStore(ctx: OpContext, opts: SyncOptions = {}): Promise
       return report;
     }
   });
+}
+
+/**
+ * The fetch of sync and propose. What the remote-tracking candidate branches say the remote held
+ * is recorded first: the fetch prunes those the remote deleted, and they may be the only sign of it.
+ */
+export async function fetchKeepingSeen(ctx: OpContext, remote: GitRemote): Promise<void> {
+  const lines = await trackedAsSeenLines(ctx.store);
+  if (lines.length > 0) await updateRefs(ctx, lines);
+  await remote.fetch(fetchRefspecs(remote.name));
+}
+
+/** Said of a decided local proposal that is checked out, so sync did not remove it. */
+function keptWarning(remote: string, plan: PushPlan, branch: string): string {
+  return plan.gone.some((g) => g.branch === branch)
+    ? `${branch} is checked out, so it was kept; ${remote} deleted the branch that held this proposal ` +
+        "since this clone's last sync (merged there, perhaps with more on top, or closed), so it is not " +
+        'pushed back; switch to another branch, and the next cairn sync removes it'
+    : `${branch} is checked out, so it was kept; it was accepted or rejected`;
 }
 
 /** Why a local proposal was removed although nobody accepted or rejected it in this clone. */
@@ -434,8 +456,11 @@ async function dryRun(ctx: OpContext, report: SyncReport, before: Map<string, st
   const plan = await planPush(store, after, theirs ? [state.main, theirs] : [state.main]);
   report.pushed = plan.specs.filter((s) => s.src).map((s) => s.dst);
   report.deletedRemote = plan.deletions.map((d) => d.branch);
-  report.deletedLocal = plan.staleLocal;
-  report.warnings.push(...goneWarnings(report.remote, plan, plan.staleLocal));
+  const current = await store.repo.currentBranch();
+  report.deletedLocal = plan.staleLocal.filter((b) => b !== current);
+  if (current && plan.staleLocal.includes(current))
+    report.warnings.push(keptWarning(report.remote, plan, current));
+  report.warnings.push(...goneWarnings(report.remote, plan, report.deletedLocal));
   report.newCandidates = [];
   for (const c of await openCandidates(store, state.main)) {
     if (c.remote && c.branch === c.remote && before.get(`refs/remotes/${c.remote}`) !== c.tip)
