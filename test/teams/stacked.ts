@@ -14,20 +14,8 @@ export async function remoteBranches(t: Team): Promise<string[]> {
 
 /** The forge: squash-merges origin/candidate/<id> into main under Rita's name, deletes the branch. */
 export async function squashAndDelete(c: Clone, id: string): Promise<void> {
-  await c.git('fetch', '--quiet', '--prune', 'origin');
-  await c.git('merge', '--ff-only', '--quiet', 'origin/main');
-  await c.git('merge', '--squash', '--quiet', `origin/candidate/${id}`);
-  await c.git(
-    '-c',
-    'user.name=Rita',
-    '-c',
-    'user.email=rita@team.test',
-    'commit',
-    '--quiet',
-    '-m',
-    `${id} (#4)`,
-  );
-  await c.git('push', '--quiet', 'origin', 'main', `:refs/heads/candidate/${id}`);
+  await squashOnly(c, id);
+  await c.git('push', '--quiet', 'origin', `:refs/heads/candidate/${id}`);
 }
 
 /** The forge: squash-merges origin/candidate/<id> into main and keeps the branch (GitHub's default). */
