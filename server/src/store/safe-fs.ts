@@ -114,7 +114,8 @@ export type StoreEntry =
 function readOpened(fd: number): { bytes: Buffer; mtimeMs: number } | null {
   try {
     const st = fstatSync(fd);
-    return st.isFile() ? { bytes: readFileSync(fd), mtimeMs: st.mtimeMs } : null;
+    // readAll, not readFileSync(fd): that stats the file again (a fresh clone reads 10,000).
+    return st.isFile() ? { bytes: readAll(fd, st.size), mtimeMs: st.mtimeMs } : null;
   } finally {
     closeSync(fd);
   }
