@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bodyOffset, chunkDocument, type ChunkMeta } from '../../server/src/core/search/chunk.js';
+import { bodyOffset, chunkDocument, chunkHash, type ChunkMeta } from '../../server/src/core/search/chunk.js';
 import { processTerm, tokenize } from '../../server/src/core/search/tokenize.js';
 
 const meta: ChunkMeta = { memoryId: 'm1', title: 'T', tags: [], triples: [], kind: 'note', status: 'active' };
@@ -43,7 +43,7 @@ describe('chunkDocument', () => {
     expect(chunks[0]).toMatchObject({ id: 'memories/m1.md#0', startLine: 5, endLine: 11, heading: 'Title' });
     expect(chunks[0].text.startsWith('# Title')).toBe(true);
     expect(chunks[0].text).not.toContain('id: m1');
-    expect(chunks[0].hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(chunkHash(chunks[0])).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('starts a new chunk at a heading when the next section does not fit', () => {

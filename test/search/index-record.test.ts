@@ -1,5 +1,5 @@
-// A record as stored (index-files.ts encodeRecord, format 5): the chunks' texts after the JSON,
-// unescaped. Any text comes back exactly; anything else is refused, so a damaged segment is found
+// A record as stored (index-files.ts encodeRecord, format 6): the summary, decisions and chunks'
+// texts after the JSON, unescaped. Any text comes back exactly; anything else is refused, so a damaged segment is found
 // (and the index rebuilt) rather than read as wrong texts.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -38,9 +38,35 @@ describe('a stored record', () => {
     );
   });
 
+  it('gives back any summary and decisions exactly, and their absence', () => {
+    const text = fc.string({ unit: 'binary' });
+    fc.assert(
+      fc.property(
+        fc.option(text, { nil: undefined }),
+        fc.option(fc.array(text), { nil: undefined }),
+        (summary, decisions) => {
+          const { summary: _s, decisions: _d, ...rest } = meta;
+          const m: FileRecord['meta'] = { ...rest };
+          if (summary !== undefined) m.summary = summary;
+          if (decisions !== undefined) m.decisions = decisions;
+          const record: FileRecord = { meta: m, chunks: [chunk('body')] };
+          const back = decodeRecord(encodeRecord(record).join(''));
+          expect(back).toStrictEqual(record);
+        },
+      ),
+    );
+  });
+
+  it('keeps the summary and decisions out of the JSON too', () => {
+    const [head] = encodeRecord({ meta, chunks: [chunk('x')] });
+    expect(head).not.toContain('We cache sessions');
+    expect(head).not.toContain('keep it');
+  });
+
   it('keeps the texts out of the JSON, unescaped', () => {
-    const stored = encodeRecord({ meta, chunks: [chunk('a "b"\nc\\d')] }).join('');
-    expect(stored.endsWith('\na "b"\nc\\d')).toBe(true);
+    const parts = encodeRecord({ meta, chunks: [chunk('a "b"\nc\\d')] });
+    expect(parts.join('').endsWith('a "b"\nc\\d')).toBe(true);
+    expect(parts[0]).not.toContain('a \\"b');
   });
 
   it('refuses a truncated, lengthened or foreign record', () => {

@@ -270,12 +270,13 @@ export class SearchHost {
       const index = await this.index();
       if (listing) await this.refreshFrom(index, listing, report, true);
       const embedder = await this.embedder();
-      if (embedder && (await index.missingVectors(embedder)) > 0) {
-        await index.embedMissing(embedder, {
-          batch: 16,
-          onProgress: (done, total) => report({ phase: 'embedding', done, total }),
-        });
-        await index.save();
+      if (embedder) {
+        if ((await index.missingVectors(embedder)) > 0)
+          await index.embedMissing(embedder, {
+            batch: 16,
+            onProgress: (done, total) => report({ phase: 'embedding', done, total }),
+          });
+        await index.save(); // the vectors, and the chunk hashes computed on first use
       }
     })()
       .catch((e: unknown) => this.log(`search index build failed: ${(e as Error).message}`))

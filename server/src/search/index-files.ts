@@ -14,9 +14,10 @@ export const POSTING_BYTES = 8;
 
 /**
  * 3: postings as int32 pairs (keyword-postings.ts), no longer JSON; 4: packed file columns; 5:
- * records with their chunks' texts after the JSON (encodeRecord).
+ * records with their chunks' texts after the JSON (encodeRecord); 6: chunk hashes computed on first
+ * use, so a chunk may have none.
  */
-export const INDEX_FORMAT_VERSION = 5;
+export const INDEX_FORMAT_VERSION = 6;
 
 /** A file's entry in state.json: what ranking needs for every hit, without reading records. */
 export interface FileState {
@@ -26,7 +27,7 @@ export interface FileState {
   /** `updated`, else `created` (ISO), for recency. */
   date?: string;
   trust?: number;
-  /** docIds of the file's chunks, in order, and their embedding hashes. */
+  /** docIds of the file's chunks, in order, and their embedding hashes ('' until first needed). */
   docs: number[];
   hashes: string[];
   /** Where the file's FileRecord lives: [segment file, byte start, byte end]. */
@@ -40,34 +41,65 @@ export interface FileRecord {
 }
 
 /**
- * A record as stored: JSON of everything but the chunks' texts (with their lengths), a newline,
- * then the texts one after another as they are. Inside JSON every newline and quote of 10,000
- * memories' texts was escaped on the way in and back on the way out (JSON.stringify of the
- * records was a tenth of a first index); JSON never holds a raw newline, so the first one ends it.
+ * A record as stored: JSON of everything but its long texts (with their lengths), a newline, then
+ * the texts one after another as they are: the summary, the decisions, the chunks' texts. Inside
+ * JSON every newline and quote of 10,000 memories' texts was escaped on the way in and back on the
+ * way out (JSON.stringify of the records was a tenth of a first index, and the summaries alone a
+ * third of what was left); JSON never holds a raw newline, so the first one ends it.
  */
 export function encodeRecord(record: FileRecord): string[] {
-  const chunks = record.chunks.map(({ text, ...rest }) => ({ ...rest, length: text.length }));
-  return [`${JSON.stringify({ meta: record.meta, chunks })}\n`, ...record.chunks.map((c) => c.text)];
+  const { summary, decisions, ...meta } = record.meta;
+  const head: RecordHead = {
+    meta,
+    chunks: record.chunks.map((c) => ({
+      heading: c.heading,
+      startLine: c.startLine,
+      endLine: c.endLine,
+      tokens: c.tokens,
+      length: c.text.length,
+    })),
+  };
+  const parts = [''];
+  if (summary !== undefined) {
+    head.summary = summary.length;
+    parts.push(summary);
+  }
+  if (decisions !== undefined) {
+    head.decisions = decisions.map((d) => d.length);
+    for (const d of decisions) parts.push(d);
+  }
+  for (const c of record.chunks) parts.push(c.text);
+  parts[0] = `${JSON.stringify(head)}\n`;
+  return parts;
+}
+
+interface RecordHead {
+  meta: Omit<ChunkMeta, 'summary' | 'decisions'>;
+  /** Lengths of the texts after the head, in this order. */
+  summary?: number;
+  decisions?: number[];
+  chunks: (Omit<FileRecord['chunks'][number], 'text'> & { length: number })[];
 }
 
 /** The record encodeRecord's parts, written one after another, make; throws on anything else. */
 export function decodeRecord(text: string): FileRecord {
   const end = text.indexOf('\n');
   if (end < 0) throw new Error('no end of the record head');
-  const head = JSON.parse(text.slice(0, end)) as {
-    meta: ChunkMeta;
-    chunks: (Omit<FileRecord['chunks'][number], 'text'> & { length: number })[];
-  };
+  const head = JSON.parse(text.slice(0, end)) as RecordHead;
   let at = end + 1;
-  const chunks = head.chunks.map(({ length, ...rest }) => {
-    if (!Number.isInteger(length) || length < 0 || at + length > text.length)
-      throw new Error('bad chunk length');
-    const chunk = { ...rest, text: text.slice(at, at + length) };
-    at += length;
-    return chunk;
-  });
+  const next = (length: unknown): string => {
+    if (!Number.isInteger(length) || (length as number) < 0 || at + (length as number) > text.length)
+      throw new Error('bad text length');
+    const part = text.slice(at, at + (length as number));
+    at += length as number;
+    return part;
+  };
+  const meta: ChunkMeta = { ...head.meta };
+  if (head.summary !== undefined) meta.summary = next(head.summary);
+  if (head.decisions !== undefined) meta.decisions = head.decisions.map(next);
+  const chunks = head.chunks.map(({ length, ...rest }) => ({ ...rest, text: next(length) }));
   if (at !== text.length) throw new Error('the record has more text than its chunks');
-  return { meta: head.meta, chunks };
+  return { meta, chunks };
 }
 
 /**
@@ -88,7 +120,10 @@ export interface FileColumns {
   /** Chunks per file; the files' docIds follow one another in `docs`. */
   docCounts: number[];
   docs: number[];
-  /** Every chunk hash (64 hex characters each), file after file, chunk after chunk. */
+  /**
+   * Every chunk hash (64 hex characters each, or 64 '-' when not computed yet), file after file,
+   * chunk after chunk; '' when none is computed.
+   */
   chunkHashes: string;
   /** Record segment names, and per file [segment index, start, end] flattened. */
   segments: string[];
@@ -99,6 +134,8 @@ export interface FileColumns {
 export type PackedStrings = string | string[];
 
 const SEP = '\n';
+/** A chunk hash not computed yet, in the chunkHashes column ('' in FileState.hashes). */
+const NO_HASH = '-'.repeat(64);
 
 function pack(values: string[]): PackedStrings {
   return values.length > 0 && values.every((v) => !v.includes(SEP)) ? values.join(SEP) : values;
@@ -166,7 +203,8 @@ export function encodeFiles(files: Map<string, FileState>): FileColumns {
   cols.hashes = pack(hashes);
   cols.dates = pack(dates);
   cols.trust = trust.every((t) => t === null || t >= 0) ? trust.map((t) => t ?? -1) : { list: trust };
-  cols.chunkHashes = chunkHashes.join('');
+  // Hashes are computed on first use (SearchIndex.chunkHashes): none at all is an empty column.
+  cols.chunkHashes = chunkHashes.some(Boolean) ? chunkHashes.map((h) => h || NO_HASH).join('') : '';
   return cols;
 }
 
@@ -181,7 +219,10 @@ export function decodeFile(t: FileTable, i: number): FileState {
     date: t.dates[i] || undefined,
     trust: trust === null || (t.trustPacked && trust === -1) ? undefined : trust,
     docs,
-    hashes: docs.map((_, j) => t.chunkHashes.slice(64 * (from + j), 64 * (from + j + 1))),
+    hashes: docs.map((_, j) => {
+      const h = t.chunkHashes.slice(64 * (from + j), 64 * (from + j + 1));
+      return h === NO_HASH ? '' : h;
+    }),
     rec: [t.segments[t.rec[3 * i]], t.rec[3 * i + 1], t.rec[3 * i + 2]],
   };
 }
@@ -343,8 +384,8 @@ export function checkState(state: IndexState): FileTable {
     used[d] = 1;
   }
   const usedCount = docs.length;
-  if (typeof cols.chunkHashes !== 'string' || cols.chunkHashes.length !== 64 * usedCount)
-    fail('chunk hashes do not match the chunks');
+  const hashChars = typeof cols.chunkHashes === 'string' ? cols.chunkHashes.length : -1;
+  if (hashChars !== 0 && hashChars !== 64 * usedCount) fail('chunk hashes do not match the chunks');
   let live = 0;
   for (let i = 0; i < fieldLength.length; i++) {
     const fl = fieldLength[i];

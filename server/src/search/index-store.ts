@@ -3,7 +3,13 @@
 // then state.json by rename. Layout and trade-offs: docs/search.md.
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { chunkDocument, embeddingText, type ChunkMeta, type ChunkOptions } from '../core/search/chunk.js';
+import {
+  chunkDocument,
+  chunkHash,
+  embeddingText,
+  type ChunkMeta,
+  type ChunkOptions,
+} from '../core/search/chunk.js';
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_TOKENS } from '../core/search/chunk.js';
 import { TOKENIZER_VERSION } from '../core/search/tokenize.js';
 import { KeywordIndex, type KeywordHit, type KeywordSearchOptions } from './keyword-index.js';
@@ -368,7 +374,7 @@ export class SearchIndex {
       date,
       trust: meta.trust,
       docs,
-      hashes: chunks.map((c) => c.hash),
+      hashes: chunks.map(() => ''), // computed on first use (chunkHashes)
       rec: ['', 0, 0],
     };
     this.setFile(path, state);
@@ -415,15 +421,29 @@ export class SearchIndex {
     const c = rec.chunks?.[i];
     if (!c) throw new IndexDamagedError(`the record of ${path} lacks chunk ${i}`);
     const meta = { ...rec.meta, status: f.status, trust: f.trust };
-    return { docId, path, ...c, hash: f.hashes[i], meta };
+    return { docId, path, ...c, hash: this.chunkHashes(path, f, rec)[i], meta };
+  }
+
+  /**
+   * A file's chunk hashes (the embedding cache's keys), computed from its record the first time
+   * vectors need them: a keyword-only index never does. Kept in state.json at the next save.
+   */
+  private chunkHashes(path: string, f: FileState, rec?: FileRecord): string[] {
+    if (f.hashes.every(Boolean)) return f.hashes;
+    const { meta, chunks } = rec ?? this.record(path, f);
+    if (chunks.length !== f.docs.length)
+      throw new IndexDamagedError(`the record of ${path} has ${chunks.length} chunks, not ${f.docs.length}`);
+    f.hashes = chunks.map((c) => chunkHash({ text: c.text, meta }));
+    this.dirty = true;
+    return f.hashes;
   }
 
   /** Live docIds per embedding hash (identical chunks share one vector). */
   docsByHash(): Map<string, number[]> {
     if (this.byHash) return this.byHash;
     const map = new Map<string, number[]>();
-    for (const f of this.files.values()) {
-      f.hashes.forEach((h, i) => {
+    for (const [path, f] of this.files) {
+      this.chunkHashes(path, f).forEach((h, i) => {
         const list = map.get(h);
         if (list) list.push(f.docs[i]);
         else map.set(h, [f.docs[i]]);

