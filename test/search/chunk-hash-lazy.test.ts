@@ -65,8 +65,11 @@ describe('chunk hashes', () => {
 
     const reopened = await SearchIndex.open(root);
     expect(reopened.searchKeyword('redis retry')).toEqual(hits);
+    // Reading a keyword search's results computes no hash, so the search rewrites no state.json.
+    for (const h of hits) reopened.chunk(h.docId);
+    await reopened.save();
+    expect((await stateOf(root)).files.chunkHashes).toBe('');
     expect(hashesByPath(reopened)).toEqual(expectedHashes(specs));
-    expect(reopened.chunk(0)?.hash).toBe(expectedHashes(specs).get('memories/m-0.md')?.[0]);
     expect(await reopened.embedMissing(wordHashEmbedder())).toBe(reopened.docsByHash().size);
     await reopened.save();
     reopened.close();

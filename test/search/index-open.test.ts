@@ -22,10 +22,11 @@ const specs: MemorySpec[] = Array.from({ length: 40 }, (_, i) => ({
 
 /** Everything ranking reads of each docId. */
 function view(index: SearchIndex, docs: number) {
-  return Array.from({ length: docs }, (_, d) => {
-    const chunk = index.chunk(d); // first: it computes the file's chunk hashes on first use
-    return { path: index.pathOf(d), file: index.fileOf(d) && { ...index.fileOf(d) }, chunk };
-  });
+  return Array.from({ length: docs }, (_, d) => ({
+    path: index.pathOf(d),
+    file: index.fileOf(d) && { ...index.fileOf(d) },
+    chunk: index.chunk(d),
+  }));
 }
 
 describe('an opened index', () => {

@@ -421,16 +421,16 @@ export class SearchIndex {
     const c = rec.chunks?.[i];
     if (!c) throw new IndexDamagedError(`the record of ${path} lacks chunk ${i}`);
     const meta = { ...rec.meta, status: f.status, trust: f.trust };
-    return { docId, path, ...c, hash: this.chunkHashes(path, f, rec)[i], meta };
+    return { docId, path, ...c, meta };
   }
 
   /**
    * A file's chunk hashes (the embedding cache's keys), computed from its record the first time
    * vectors need them: a keyword-only index never does. Kept in state.json at the next save.
    */
-  private chunkHashes(path: string, f: FileState, rec?: FileRecord): string[] {
+  private chunkHashes(path: string, f: FileState): string[] {
     if (f.hashes.every(Boolean)) return f.hashes;
-    const { meta, chunks } = rec ?? this.record(path, f);
+    const { meta, chunks } = this.record(path, f);
     if (chunks.length !== f.docs.length)
       throw new IndexDamagedError(`the record of ${path} has ${chunks.length} chunks, not ${f.docs.length}`);
     f.hashes = chunks.map((c) => chunkHash({ text: c.text, meta }));

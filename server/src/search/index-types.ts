@@ -41,6 +41,5 @@ export interface IndexedChunk {
   heading: string;
   text: string;
   tokens: number;
-  hash: string;
   meta: ChunkMeta;
 }
