@@ -15,12 +15,14 @@ export interface SessionItemMeta {
   binary: boolean;
   /** Secrets replaced by `[redacted: <rule>]` when the item was stored (text items only). */
   redacted?: number;
+  /** Passages the scanner flags, withheld when a file of the store was stored (as memory_get does). */
+  withheld?: number;
 }
 
 /** What answers carry instead of the content. */
 export type SessionItemRef = Pick<
   SessionItemMeta,
-  'id' | 'title' | 'summary' | 'file_type' | 'size' | 'redacted'
+  'id' | 'title' | 'summary' | 'file_type' | 'size' | 'redacted' | 'withheld'
 > & {
   session: string;
   created_at: string;
@@ -106,5 +108,6 @@ export function refOf(meta: SessionItemMeta, session: string): SessionItemRef {
     created_at: meta.created_at,
     binary: meta.binary,
     ...(meta.redacted ? { redacted: meta.redacted } : {}),
+    ...(meta.withheld ? { withheld: meta.withheld } : {}),
   };
 }

@@ -1,5 +1,6 @@
-// Encoded payloads: base64 or hex blobs that decode to text carrying instructions.
-import type { RuleMatch, ScanRule } from './types.js';
+// Encoded payloads: base64 or hex blobs, or percent-encoded runs, that decode to text carrying
+// instructions.
+import type { RuleMatch, ScanInput, ScanRule } from './types.js';
 import { allMatches, makeScanInput } from './text-utils.js';
 import { PHRASE_RULES } from './phrase-rules.js';
 
@@ -33,6 +34,44 @@ function decode(blob: string, kind: 'base64' | 'hex'): string | undefined {
   return printableText(Buffer.from(normalized, 'base64'));
 }
 
+/**
+ * Percent-encoded text, as in a URL (`Ignore%20all%20previous%20instructions`, a query's
+ * `ignore+all+previous`): a run of three escapes or `+` or more, starting where a word does (one
+ * start per word: no rescans of a long word).
+ */
+const PERCENT_RUN = /(?<!\S)(?:[^\s%+]*(?:%[0-9A-Fa-f]{2}|\+)){3,}[^\s%+]*/g;
+const PERCENT_QUICK = /(?:%[0-9A-Fa-f]{2}|\+)[^\s%+]*(?:%[0-9A-Fa-f]{2}|\+)/;
+
+/** A percent-encoded run decoded (`+` a space, as in a query); malformed UTF-8 read byte by byte. */
+function decodePercent(run: string): string {
+  const spaced = run.replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    return spaced.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  }
+}
+
+/** Percent-encoded runs whose decoded text an injection phrase rule flags. */
+function percentMatches(input: ScanInput): RuleMatch[] {
+  if (!PERCENT_QUICK.test(input.text)) return [];
+  const matches: RuleMatch[] = [];
+  for (const m of allMatches(PERCENT_RUN, input.text)) {
+    const decoded = decodePercent(m[0]);
+    const inner = makeScanInput(decoded, input.depth + 1);
+    if (!PHRASE_RULES.some((rule) => rule.find(inner).length > 0)) continue;
+    const start = m.index ?? 0;
+    const preview = decoded.length > 80 ? decoded.slice(0, 77) + '...' : decoded;
+    matches.push({
+      start,
+      end: start + m[0].length,
+      pattern: 'percent-injection',
+      shown: `percent-encoding decoding to "${preview}"`,
+    });
+  }
+  return matches;
+}
+
 export const encodedRule: ScanRule = {
   code: 'injection/encoded',
   category: 'injection',
@@ -41,7 +80,7 @@ export const encodedRule: ScanRule = {
   why: 'Models decode base64 and hex readily, so an encoded instruction reaches the agent while hiding from reviewers and filters.',
   find(input) {
     if (input.depth > 1) return [];
-    const matches: RuleMatch[] = [];
+    const matches: RuleMatch[] = percentMatches(input);
     if (!BLOB_RUN.test(input.text)) return matches;
     const blobs: Array<[RegExpExecArray | RegExpMatchArray, 'base64' | 'hex']> = [
       ...allMatches(HEX_BLOB, input.text).map((m) => [m, 'hex'] as [RegExpMatchArray, 'hex']),
