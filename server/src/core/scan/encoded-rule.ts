@@ -1,5 +1,5 @@
-// Encoded payloads: base64 or hex blobs, or percent-encoded runs, that decode to text carrying
-// instructions.
+// Encoded payloads: base64 or hex blobs, percent-encoded runs or lines of HTML character references
+// that decode to text carrying instructions.
 import type { RuleMatch, ScanInput, ScanRule } from './types.js';
 import { allMatches, makeScanInput } from './text-utils.js';
 import { PHRASE_RULES } from './phrase-rules.js';
@@ -72,6 +72,43 @@ function percentMatches(input: ScanInput): RuleMatch[] {
   return matches;
 }
 
+/** HTML character references (`&#x49;&#103;nore`): markdown renders them, and a model reads them. */
+const CHAR_REF = /&#(?:[xX]([0-9A-Fa-f]{1,6})|([0-9]{1,7}));/g;
+const CHAR_REF_QUICK = /&#[xX]?[0-9A-Fa-f]+;/;
+
+/** A line's character references decoded (one that names no character is kept as written). */
+function decodeCharRefs(line: string): string {
+  return line.replace(CHAR_REF, (ref, hex: string | undefined, dec: string | undefined) => {
+    const code = hex !== undefined ? parseInt(hex, 16) : Number(dec);
+    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : ref;
+  });
+}
+
+/** Lines with two character references or more whose decoded text an injection phrase rule flags. */
+function charRefMatches(input: ScanInput): RuleMatch[] {
+  if (!input.text.includes('&#') || !CHAR_REF_QUICK.test(input.text)) return [];
+  const matches: RuleMatch[] = [];
+  let start = 0;
+  for (const line of input.text.split('\n')) {
+    const end = start + line.length;
+    if ((line.match(CHAR_REF) ?? []).length >= 2) {
+      const decoded = decodeCharRefs(line);
+      const inner = makeScanInput(decoded, input.depth + 1);
+      if (PHRASE_RULES.some((rule) => rule.find(inner).length > 0)) {
+        const preview = decoded.length > 80 ? decoded.slice(0, 77) + '...' : decoded;
+        matches.push({
+          start,
+          end,
+          pattern: 'char-ref-injection',
+          shown: `character references decoding to "${preview.trim()}"`,
+        });
+      }
+    }
+    start = end + 1;
+  }
+  return matches;
+}
+
 export const encodedRule: ScanRule = {
   code: 'injection/encoded',
   category: 'injection',
@@ -80,7 +117,7 @@ export const encodedRule: ScanRule = {
   why: 'Models decode base64 and hex readily, so an encoded instruction reaches the agent while hiding from reviewers and filters.',
   find(input) {
     if (input.depth > 1) return [];
-    const matches: RuleMatch[] = percentMatches(input);
+    const matches: RuleMatch[] = [...percentMatches(input), ...charRefMatches(input)];
     if (!BLOB_RUN.test(input.text)) return matches;
     const blobs: Array<[RegExpExecArray | RegExpMatchArray, 'base64' | 'hex']> = [
       ...allMatches(HEX_BLOB, input.text).map((m) => [m, 'hex'] as [RegExpMatchArray, 'hex']),
