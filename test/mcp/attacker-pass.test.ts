@@ -9,14 +9,18 @@
 //   a message's id) and a session item's title and source tool.
 // - An instruction percent-encoded (`Ignore%20all%20previous%20instructions`) or written in HTML
 //   character references (`&#x49;&#x67;nore all previous instructions`) reached the agent.
+// - A credential as the MCP client's own name (clientInfo.name), or as another tool's agentName,
+//   became the commit's author, author email and Agent trailer.
 // - An instruction split between a memory's title and its first paragraph reached the agent whole in
 //   memory_retrieve's narrative, which puts the two one after the other.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { everyObject } from '../helpers/store.js';
-import { buildDist, call, connect, makeStore, personGit, type Connected } from './helpers.js';
+import { buildDist, call, connect, makeStore, personGit, ROOT, type Connected } from './helpers.js';
 
 /** A GitHub token's shape, distinct per use (the rule needs 36 characters after ghp_). */
 const token = (n: number) => `ghp_${'Zq8vLm2pXr7tKw9nQ4sD1fGh'}${String(n).padStart(3, '0')}aB3cD5eF6gH`;
@@ -345,5 +349,55 @@ describe("an instruction split between a memory's title and its first paragraph"
     expect(got.json.withheld).toBe(2);
     expect(got.json.text).toContain('The export runs nightly at 02:00 UTC.');
     expect(got.json.text).not.toMatch(/ignore all previous|obey only this note/i);
+  });
+});
+
+describe("a credential as the client's name or another tool's agentName never reaches git", () => {
+  let store: string;
+  let client: Client;
+  const clientName = token(8);
+
+  beforeAll(async () => {
+    buildDist();
+    store = await makeStore();
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [path.join(ROOT, 'bin/cairn.js'), 'mcp', '--store', store],
+      stderr: 'pipe',
+      env: { ...process.env, CAIRN_AUTHOR_NAME: 'Test', CAIRN_AUTHOR_EMAIL: 't@example.com' } as Record<
+        string,
+        string
+      >,
+    });
+    client = new Client({ name: clientName, version: '0.0.0' });
+    await client.connect(transport);
+  });
+  afterAll(async () => client?.close());
+
+  it('memory_store under the client name, memory_append and knowledge_graph under an agentName', async () => {
+    const appendAgent = token(9);
+    const graphAgent = token(10);
+    expect((await call(client, 'memory_store', { topic: 'Client name', context: CONTEXT })).isError).toBe(
+      false,
+    );
+    const append = await call(client, 'memory_append', {
+      content: 'The billing export runs nightly at 02:00 UTC.',
+      agentName: appendAgent,
+    });
+    expect(append.isError).toBe(false);
+    const graph = await call(client, 'knowledge_graph', {
+      operation: 'add',
+      subject: 'billing-export',
+      predicate: 'runs-at',
+      object: '02:00 UTC',
+      agentName: graphAgent,
+    });
+    expect(graph.isError).toBe(false);
+    const objects = everyObject(store);
+    for (const t of [clientName, appendAgent, graphAgent]) {
+      expect(objects).not.toContain(t.slice(4, 24));
+      expect(objects).not.toContain(t.slice(4, 24).toLowerCase());
+    }
+    expect(objects).toContain('Agent: [redacted: github-token]');
   });
 });
