@@ -3,7 +3,8 @@
 // - memory_manager stored a file of the store (a flagged memory) and `read` handed it over verbatim,
 //   the passage memory_get withholds.
 // - Credentials the secret rules missed reached git: a private key cut off before its END line, a
-//   password with `$` in it, `curl -u user:password`.
+//   password with `$` in it, `curl -u user:password`, a token wrapped inside a quoted reply (`> `)
+//   or a comment (`# `).
 // - Credentials reached files under .cairn/: the audit logs (an agent's name, a refused payload's
 //   reason quoting an unknown field or a bad id), memory_learn's watermarks (a transcript's name and
 //   a message's id) and a session item's title and source tool.
@@ -136,6 +137,12 @@ describe('credentials the secret rules missed never reach git', () => {
       'a password with $ in an assignment',
       'The staging settings: DB_PASSWORD=Xk9#mP2$vL7qR4wZ and {"password":"Jh3$kL9#qW2!mN8z"}',
       ['vL7qR4wZ', 'kL9#qW2!mN8z'],
+    ],
+    [
+      'a token wrapped inside a quoted reply or a comment',
+      'The reviewer wrote:\n\n> use the CI token ghp_Wq8vLm2pXr7tKw9nQ4\n> sD1fGh777aB3cD5eF6gH for the release\n\n' +
+        '```sh\n# GH_TOKEN=ghp_Yq8vLm2pXr7tKw9nQ4\n# sD1fGh888aB3cD5eF6gH\n```',
+      ['sD1fGh777aB3cD5eF6gH', 'sD1fGh888aB3cD5eF6gH', 'Wq8vLm2pXr7tKw9nQ4', 'Yq8vLm2pXr7tKw9nQ4'],
     ],
     [
       'a password given to curl -u',

@@ -345,6 +345,24 @@ const isBlank = (c: number): boolean => c === 32 || c === 9;
 /** How far a break's neighbourhood is looked at: a bound, so a long run costs no more than a short one. */
 const REACH = 64;
 
+/** A quote or comment marker at a line's start: `>`, `#`, `//`, `;`, `--`, and the blanks after it. */
+const LINE_MARKER = /^(?:>+|#+|\/\/+|;+|--)[ \t]*/;
+
+/**
+ * The length of the marker at `to` when the line the break at `at` ends starts with the same one: a
+ * token wrapped inside a quoted reply or a comment continues after it (`> ghp_...` / `> ...`).
+ */
+function sharedMarker(text: string, at: number, to: number): number {
+  const c = text.charCodeAt(to);
+  if (c !== 62 && c !== 35 && c !== 47 && c !== 59 && c !== 45) return 0; // > # / ; -
+  const next = LINE_MARKER.exec(text.slice(to, to + 16));
+  if (!next) return 0;
+  let start = text.lastIndexOf('\n', at - 1) + 1;
+  while (start < at && isBlank(text.charCodeAt(start))) start++;
+  const prev = LINE_MARKER.exec(text.slice(start, start + 16));
+  return prev && prev[0].trimEnd() === next[0].trimEnd() ? next[0].length : 0;
+}
+
 /**
  * The token run a line break at `at` interrupts: [from, to) is what to take out (the break with the
  * spaces around it) when both sides are token characters, together 16 or more, and a digit is
@@ -365,6 +383,7 @@ function wrapAt(text: string, at: number): [number, number] | null {
   for (let i = from - 1; i >= 0 && from - i <= REACH && isTokenChar(text.charCodeAt(i)); i--, run++)
     digit ||= isDigit(text.charCodeAt(i));
   if (run === 0) return null;
+  to += sharedMarker(text, at, to);
   const before = run;
   for (let i = to; i < text.length && i - to < REACH && isTokenChar(text.charCodeAt(i)); i++, run++)
     digit ||= isDigit(text.charCodeAt(i));
