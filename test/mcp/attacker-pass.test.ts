@@ -7,7 +7,7 @@
 //   or a comment (`# `).
 // - Credentials reached files under .cairn/: the audit logs (an agent's name, a refused payload's
 //   reason quoting an unknown field or a bad id), memory_learn's watermarks (a transcript's name and
-//   a message's id) and a session item's title and source tool.
+//   a message's id), a session item's title and source tool, and a session's name (a folder).
 // - An instruction percent-encoded (`Ignore%20all%20previous%20instructions`) or written in HTML
 //   character references (`&#x49;&#x67;nore all previous instructions`) reached the agent.
 // - A credential as the MCP client's own name (clientInfo.name), or as another tool's agentName,
@@ -224,6 +224,20 @@ describe('credentials in what a call leaves under .cairn/', () => {
     // Read again: the same transcript is already learned (the redacted marks still match).
     const again = await call(conn.client, 'memory_learn', { name: `chat-${name}`, transcript });
     expect(again.json.messages.alreadyLearned).toBe(again.json.messages.read);
+  });
+
+  it('a session named with a credential is refused: the name would be a folder on disk', async () => {
+    const session = token(11);
+    const r = await call(conn.client, 'memory_manager', {
+      operation: 'store',
+      title: 'x',
+      content: 'HTTP/1.1 200 OK',
+      session,
+    });
+    expect(r.json.errorCode).toBe('INVALID_REQUEST');
+    expect(r.json.field).toBe('session');
+    expect(JSON.stringify(r.json)).not.toContain(session);
+    expect(cairnFilesHolding(store, session)).toEqual([]);
   });
 
   it("a session item's title and source tool are redacted like its content", async () => {

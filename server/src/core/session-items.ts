@@ -1,6 +1,7 @@
 // Session scratch items (memory_manager): names, content sniffing and the reference an answer
 // carries instead of the content. Pure; server/src/ops/session-memory.ts does the file I/O.
 import { CairnError } from './errors.js';
+import { redactSecrets } from './scan/redact.js';
 
 /** Metadata kept beside each item as `mem_<id>_metadata.json`. */
 export interface SessionItemMeta {
@@ -38,6 +39,15 @@ export function assertSessionName(name: string): void {
     throw new CairnError(
       'INVALID_REQUEST',
       `session: "${name}" is not a valid session name; use letters, digits, ".", "_" or "-" (up to 100), e.g. "build-logs"`,
+      { field: 'session' },
+    );
+  }
+  // The name is a folder under .cairn/sessions: a credential there would sit on disk as it is.
+  if (redactSecrets(name).redactions.length) {
+    throw new CairnError(
+      'INVALID_REQUEST',
+      'session: the name looks like a credential (a secret rule matches it), and it would name a folder ' +
+        'on disk; use a plain name, e.g. "build-logs"',
       { field: 'session' },
     );
   }
