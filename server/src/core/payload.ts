@@ -226,12 +226,12 @@ export function writableText(
 
 /**
  * A usable agent name from what a client says about itself (MCP `clientInfo.name`, LSP
- * `clientInfo.name`): control characters and `<>` removed, at most 100 characters, else `fallback`.
+ * `clientInfo.name`): control characters and `<>` removed, credentials redacted (it becomes a
+ * commit's author and Agent trailer), at most 100 characters, else `fallback`.
  */
 export function agentNameOf(name: string | undefined, fallback: string): string {
-  const clean = (name ?? '')
-    .replace(/[\u0000-\u001F\u007F-\u009F<>]/g, '')
-    .trim()
+  const clean = redactSecrets((name ?? '').replace(/[\u0000-\u001F\u007F-\u009F<>]/g, ''))
+    .text.trim()
     .slice(0, 100);
   return clean || fallback;
 }

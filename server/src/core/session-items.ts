@@ -1,6 +1,7 @@
 // Session scratch items (memory_manager): names, content sniffing and the reference an answer
 // carries instead of the content. Pure; server/src/ops/session-memory.ts does the file I/O.
 import { CairnError } from './errors.js';
+import { redactSecrets } from './scan/redact.js';
 
 /** Metadata kept beside each item as `mem_<id>_metadata.json`. */
 export interface SessionItemMeta {
@@ -15,12 +16,14 @@ export interface SessionItemMeta {
   binary: boolean;
   /** Secrets replaced by `[redacted: <rule>]` when the item was stored (text items only). */
   redacted?: number;
+  /** Passages the scanner flags, withheld when a file of the store was stored (as memory_get does). */
+  withheld?: number;
 }
 
 /** What answers carry instead of the content. */
 export type SessionItemRef = Pick<
   SessionItemMeta,
-  'id' | 'title' | 'summary' | 'file_type' | 'size' | 'redacted'
+  'id' | 'title' | 'summary' | 'file_type' | 'size' | 'redacted' | 'withheld'
 > & {
   session: string;
   created_at: string;
@@ -36,6 +39,15 @@ export function assertSessionName(name: string): void {
     throw new CairnError(
       'INVALID_REQUEST',
       `session: "${name}" is not a valid session name; use letters, digits, ".", "_" or "-" (up to 100), e.g. "build-logs"`,
+      { field: 'session' },
+    );
+  }
+  // The name is a folder under .cairn/sessions: a credential there would sit on disk as it is.
+  if (redactSecrets(name).redactions.length) {
+    throw new CairnError(
+      'INVALID_REQUEST',
+      'session: the name looks like a credential (a secret rule matches it), and it would name a folder ' +
+        'on disk; use a plain name, e.g. "build-logs"',
       { field: 'session' },
     );
   }
@@ -106,5 +118,6 @@ export function refOf(meta: SessionItemMeta, session: string): SessionItemRef {
     created_at: meta.created_at,
     binary: meta.binary,
     ...(meta.redacted ? { redacted: meta.redacted } : {}),
+    ...(meta.withheld ? { withheld: meta.withheld } : {}),
   };
 }

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { CairnError } from '../core/errors.js';
 import { agentNameOf } from '../core/payload.js';
+import { redactSecrets } from '../core/scan/redact.js';
 import { createLimiters } from '../core/limits.js';
 import type { OpContext } from '../ops/context.js';
 import { cleanupSessionItems } from '../ops/session-memory.js';
@@ -165,6 +166,9 @@ export function createCairnMcpServer(
     // name (from `initialize`), so its commits carry an Agent trailer and an agent author.
     if ('agentName' in tool.shape && !(typeof rawArgs.agentName === 'string' && rawArgs.agentName.trim())) {
       rawArgs = { ...rawArgs, agentName: agentNameOf(server.server.getClientVersion()?.name, 'mcp-client') };
+    } else if (typeof rawArgs.agentName === 'string') {
+      // The name becomes a commit's author and Agent trailer on every tool's write: no credential.
+      rawArgs = { ...rawArgs, agentName: redactSecrets(rawArgs.agentName).text };
     }
     const who = {
       agentName: typeof rawArgs.agentName === 'string' ? rawArgs.agentName : undefined,

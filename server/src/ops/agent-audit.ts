@@ -3,6 +3,7 @@
 // Writes to the store are commits as well; this log also covers reads and refusals. The file is
 // skipped when .cairn cannot be used (cairn-dir.ts); the stderr line always goes out.
 import path from 'node:path';
+import { redactDeep } from '../core/scan/redact.js';
 import { topicDigest } from '../core/trailers.js';
 import { CAIRN_DIR, openCairnDir } from '../store/cairn-dir.js';
 import type { Store } from '../store/store.js';
@@ -38,14 +39,15 @@ export async function auditToolCall(
   call: AuditCall,
   stderr: NodeJS.WritableStream,
 ): Promise<void> {
-  const entry: AgentAuditEntry = {
+  // What the agent sent (its name, a result naming what it asked for) loses its credentials first.
+  const { value: entry } = redactDeep<AgentAuditEntry>({
     timestamp: call.now.toISOString(),
     tool: call.tool,
     agentName: call.agentName ?? null,
     topicDigest: call.topic ? topicDigest(call.topic) : null,
     result: call.result,
     errorCode: call.errorCode ?? null,
-  };
+  });
   const who = entry.agentName ? ` agent=${JSON.stringify(entry.agentName)}` : '';
   const code = entry.errorCode ? ` error=${entry.errorCode}` : '';
   stderr.write(`cairn mcp: ${entry.tool}${who} result=${entry.result}${code}\n`);

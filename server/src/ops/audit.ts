@@ -2,6 +2,7 @@
 // Commits are the audit trail for everything that changed the store; this file (under the
 // git-ignored .cairn/) covers the rest, in JSON lines. It is skipped when .cairn cannot be used
 // (cairn-dir.ts): a log must never be appended to a file a link or a commit chose.
+import { redactDeep } from '../core/scan/redact.js';
 import { openCairnDir } from '../store/cairn-dir.js';
 import type { Store } from '../store/store.js';
 
@@ -19,10 +20,15 @@ export interface AuditEntry {
 /** The log's path inside .cairn. */
 export const AUDIT_LOG = 'audit.log';
 
-/** Best effort: an audit write must never fail the operation it records. */
+/**
+ * Best effort: an audit write must never fail the operation it records. Its fields lose their
+ * credentials first: a refused payload's reason quotes what the caller sent (an unknown field's
+ * name, an id that is not one), and an agent names itself.
+ */
 export async function appendAudit(store: Store, entry: AuditEntry): Promise<void> {
   try {
-    await (await openCairnDir(store.root, store.repo)).append(AUDIT_LOG, JSON.stringify(entry) + '\n');
+    const line = JSON.stringify(redactDeep(entry).value) + '\n';
+    await (await openCairnDir(store.root, store.repo)).append(AUDIT_LOG, line);
   } catch {
     // The operation's own result already reached the caller.
   }

@@ -187,6 +187,13 @@ function transcriptsOf(input: LearnInput): Transcript[] {
  */
 type Watermarks = Map<string, string[]>;
 
+/**
+ * A transcript's name or a message's id as the watermarks keep it: both are the caller's text (a
+ * session id, a path, a tool's message id) and go into a file under .cairn/, so a credential in one
+ * is redacted there as on every write path.
+ */
+const markOf = (s: string): string => redactSecrets(s).text;
+
 function readWatermarks(buf: Buffer | null): Watermarks {
   const marks: Watermarks = new Map();
   try {
@@ -223,16 +230,16 @@ export async function learnFromTranscripts(
   for (const input of inputs) {
     for (const t of transcriptsOf(input)) {
       transcripts++;
-      const key = t.key ? `${t.key}` : input.name;
+      const key = markOf(t.key ? `${t.key}` : input.name);
       const seen = new Set(marks.get(key) ?? []);
-      const fresh = t.messages.filter((m) => !seen.has(m.id));
+      const fresh = t.messages.filter((m) => !seen.has(markOf(m.id)));
       messages.read += t.messages.length;
       messages.alreadyLearned += t.messages.length - fresh.length;
       messages.background += fresh.filter((m) => m.background).length;
       // Loops, not push(...list): a spread of a long chat's messages overflows the call stack.
       for (const s of extractStatements(fresh)) statements.push(s);
       for (const m of fresh) if (m.role === 'user' && !m.background && m.text.trim()) userMessages.push(m);
-      seenNow.push([key, fresh.map((m) => m.id)]);
+      seenNow.push([key, fresh.map((m) => markOf(m.id))]);
     }
   }
   const warnings: string[] = [];

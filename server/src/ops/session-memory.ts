@@ -4,8 +4,10 @@
 // can be promoted into a real memory, which goes through governance. A file_path is read only inside
 // the store or a root the MCP client declared, never in .git/ or .cairn/ (safe-fs.ts).
 import { randomBytes } from 'node:crypto';
+import { realpathSync } from 'node:fs';
 import { lstat, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { controlCharProblem } from '../core/control-chars.js';
 import { CairnError } from '../core/errors.js';
 import { LIMITS } from '../core/payload.js';
 import { redactSecrets } from '../core/scan/index.js';
@@ -27,6 +29,7 @@ import { makeDir } from '../store/make-dir.js';
 import { readConfinedFile, readNoFollow } from '../store/safe-fs.js';
 import type { OpContext } from './context.js';
 import { storeMemory, type StoreResult } from './store-memory.js';
+import { withholdForAgent } from './withhold.js';
 
 /** Larger inputs are refused: scratch is for tool output, not for data sets. */
 export const MAX_ITEM_BYTES = 50 * 1024 * 1024;
@@ -78,9 +81,36 @@ export interface StoreItemInput {
   sourceTool?: string;
 }
 
+/**
+ * A title or tool name is one line of plain text: it is listed back to agents and becomes the
+ * topic of a promoted memory, where a control character is refused (an escape sequence hides text
+ * on a terminal). Refused when stored, naming the field, rather than when promoted.
+ */
+function assertOneLine(field: string, value: string): void {
+  const problem =
+    controlCharProblem(field, value) ??
+    (/[\n\t]/.test(value) ? `contains a line break or tab; ${field} is one line` : null);
+  if (problem) throw new CairnError('INVALID_REQUEST', `${field}: ${problem}`, { field });
+}
+
+/** A file's path relative to the store ('memories/x.md', posix), or null when it lies outside it. */
+function storePathOf(ctx: OpContext, realPath: string): string | null {
+  let root: string;
+  try {
+    root = realpathSync(ctx.store.root);
+  } catch {
+    return null;
+  }
+  const rel = path.relative(root, realPath);
+  if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) return null;
+  return rel.split(path.sep).join('/');
+}
+
 /** Saves text or a file's bytes as a session item; returns its reference. */
 export async function storeSessionItem(ctx: OpContext, input: StoreItemInput): Promise<SessionItemRef> {
   assertSessionName(input.session);
+  assertOneLine('title', input.title);
+  if (input.sourceTool !== undefined) assertOneLine('sourceTool', input.sourceTool);
   if ((input.content === undefined) === (input.filePath === undefined)) {
     throw new CairnError(
       'INVALID_REQUEST',
@@ -92,6 +122,7 @@ export async function storeSessionItem(ctx: OpContext, input: StoreItemInput): P
   }
   let bytes: Uint8Array;
   let fileType = 'txt';
+  let storeFile: string | null = null;
   if (input.filePath !== undefined) {
     const roots = [ctx.store.root, ...(input.roots ?? [])];
     // Relative to the store, not to wherever the server process was started; still confined.
@@ -99,6 +130,7 @@ export async function storeSessionItem(ctx: OpContext, input: StoreItemInput): P
     const read = readConfinedFile(file, roots, { field: 'filePath', maxBytes: MAX_ITEM_BYTES });
     bytes = read.bytes;
     fileType = fileTypeOf(file);
+    storeFile = storePathOf(ctx, read.realPath);
   } else {
     bytes = Buffer.from(input.content!, 'utf8');
     if (bytes.length > MAX_ITEM_BYTES) {
@@ -118,18 +150,33 @@ export async function storeSessionItem(ctx: OpContext, input: StoreItemInput): P
       redacted = r.redactions.length;
     }
   }
+  // A file of the store is memory text: what the scanner flags in it is withheld here as memory_get
+  // withholds it, or `read` would hand an agent the passage memory_get keeps back.
+  let withheld = 0;
+  if (!binary && storeFile !== null) {
+    const w = await withholdForAgent(ctx, Buffer.from(bytes).toString('utf8'), { path: storeFile });
+    if (w.passages.length) {
+      bytes = Buffer.from(w.text, 'utf8');
+      withheld = w.passages.length;
+    }
+  }
   const id = newItemId(ctx.now());
+  // The title and tool name are kept in the metadata file: they lose their credentials too.
+  const title = redactSecrets(input.title.trim());
+  const sourceTool = input.sourceTool === undefined ? undefined : redactSecrets(input.sourceTool);
+  redacted += title.redactions.length + (sourceTool?.redactions.length ?? 0);
   const meta: SessionItemMeta = {
     id,
-    title: input.title.trim() || 'untitled',
+    title: title.text || 'untitled',
     file_type: fileType,
     // Milliseconds kept: list orders by it, and several items often arrive within one second.
     created_at: ctx.now().toISOString(),
     size: bytes.length,
-    source_tool: input.sourceTool ?? null,
+    source_tool: sourceTool?.text ?? null,
     summary: summarize(bytes, { binary, fileType }),
     binary,
     ...(redacted ? { redacted } : {}),
+    ...(withheld ? { withheld } : {}),
   };
   const dir = await privateDir(ctx, input.session);
   await atomicWriteFile(path.join(dir, `mem_${id}.${fileType}`), bytes, { fsync: false, mode: PRIVATE_FILE });

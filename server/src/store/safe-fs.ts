@@ -5,8 +5,10 @@
 // git is safe: the blob of a committed link is only its target path. Every refusal is
 // INVALID_WORKSPACE_PATH. The .cairn folder has its own accessor on top of this (cairn-dir.ts).
 //
-// Links are checked with lstat from the root down, then files are opened with O_NOFOLLOW. A process
-// that can swap a folder for a link between those steps can already write the store's files itself.
+// Links are checked with lstat from the root down, then files are opened with O_NOFOLLOW, which
+// guards only the last segment: a folder swapped for a link between the walk and the open would be
+// followed. So an opened file is checked to be the one at its path inside the root (openedAt: on
+// Linux the path /proc gives for the descriptor), and a read whose folder moved is refused.
 import {
   closeSync,
   constants,
@@ -89,6 +91,41 @@ export function findLink(root: string, rel: string, opts: { parentsOnly?: boolea
   return null;
 }
 
+/**
+ * Whether the open `fd` is the file at `expected` (a path with no link in it): what a folder swapped
+ * for a link between a check and the open would change. On Linux the kernel names the file a
+ * descriptor opened (/proc/self/fd); elsewhere, or without /proc, its device and inode are compared
+ * with the path's own (a swap and its undoing both between the open and this check pass unseen).
+ */
+function openedAt(fd: number, expected: string): boolean {
+  if (process.platform === 'linux') {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === expected;
+    } catch {
+      // No /proc mounted: compared as on other systems.
+    }
+  }
+  try {
+    const opened = fstatSync(fd);
+    const named = lstatSync(expected);
+    return opened.ino === named.ino && opened.dev === named.dev;
+  } catch {
+    return false;
+  }
+}
+
+/** A root's real path, cached: every store file read compares with a path under it. */
+const realRoots = new Map<string, string>();
+function realRoot(root: string): string {
+  let real = realRoots.get(root);
+  if (real === undefined) {
+    real = realpathSync(root);
+    if (realRoots.size > 100) realRoots.clear();
+    realRoots.set(root, real);
+  }
+  return real;
+}
+
 /** The refusal for a link on the way, naming it and what to do. */
 export function linkError(link: FoundLink): CairnError {
   return new CairnError(
@@ -139,16 +176,31 @@ export function readStoreEntry(root: string, rel: string): StoreEntry {
 export function openStoreEntry(
   root: string,
   rel: string,
+  tries = 3,
 ): { kind: 'file'; fd: number } | { kind: 'link'; link: FoundLink } | { kind: 'missing' } {
   const link = findLink(root, rel);
   if (link) return { kind: 'link', link };
+  const segs = pathSegments(rel);
+  let fd: number;
   try {
-    return { kind: 'file', fd: openSync(path.join(root, ...pathSegments(rel)), READ_FLAGS) };
+    fd = openSync(path.join(root, ...segs), READ_FLAGS);
   } catch (err) {
     // ELOOP: it became a link after the walk.
-    if ((err as NodeJS.ErrnoException).code === 'ELOOP') return openStoreEntry(root, rel);
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP' && tries > 0)
+      return openStoreEntry(root, rel, tries - 1);
     return { kind: 'missing' };
   }
+  let real: string | null = null;
+  try {
+    real = path.join(realRoot(root), ...segs);
+  } catch {
+    // The root itself is gone: nothing to compare with, and nothing read.
+  }
+  if (real !== null && openedAt(fd, real)) return { kind: 'file', fd };
+  // A folder on the way was swapped for a link after the walk: walked again, which finds the link
+  // (or, once it is undone, opens the file in the store).
+  closeSync(fd);
+  return tries > 0 ? openStoreEntry(root, rel, tries - 1) : { kind: 'missing' };
 }
 
 /** The bytes of a regular file under `root`; null when missing; INVALID_WORKSPACE_PATH through a link. */
@@ -258,8 +310,9 @@ export function readConfinedFile(
   }
   const fd = openSync(realPath, READ_FLAGS);
   const st = fstatSync(fd);
-  // Swapped for another file since the check: refuse rather than read it.
-  if (st.ino !== expected.ino || st.dev !== expected.dev) {
+  // Swapped for another file since the check, or a folder on the way for a link: refuse rather
+  // than read it.
+  if (st.ino !== expected.ino || st.dev !== expected.dev || !openedAt(fd, realPath)) {
     closeSync(fd);
     throw refuse('changed while it was being checked');
   }

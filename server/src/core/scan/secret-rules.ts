@@ -73,7 +73,7 @@ const commandPassword = (v: string): boolean =>
   notPlaceholder(v) && !DEV_PASSWORDS.test(v) && !/^[$<{%-]/.test(v) && !/^[a-z]{1,9}$/.test(v);
 const CREDENTIAL_NAME =
   'password|passphrase|passwd|secret|token|api[ _-]?key|access[ _-]?key|private[ _-]?key|credentials?';
-const VALUE = '[A-Za-z0-9+/=_\\-.~!@#%^&*]';
+const VALUE = '[A-Za-z0-9+/=_\\-.~!@#$%^&*]';
 
 const SECRET_PATTERNS: SecretPattern[] = [
   {
@@ -176,7 +176,9 @@ const SECRET_PATTERNS: SecretPattern[] = [
   {
     code: 'secret/private-key',
     title: 'Private key',
-    re: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----)?/,
+    // Through its END line; a key cut off before it (a truncated paste, a log's first lines) through
+    // the lines of key material that follow, on their own lines or after a JSON string's `\n`.
+    re: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|(?:(?:\r?\n|\\n)[ \t>"]*(?:[A-Za-z0-9+/=]{16,}|(?:Proc-Type|DEK-Info|Comment): [^\n\\]*))*)/,
   },
   {
     code: 'secret/url-password',
@@ -211,6 +213,16 @@ const SECRET_PATTERNS: SecretPattern[] = [
     oneLine: true,
   },
   {
+    code: 'secret/command-password',
+    title: 'Password given to a command',
+    // `curl -u deploy:S3cret https://...`, `wget --user=x --password` aside: a user and password.
+    re: /\bcurl\b[^\n]*?\s(?:-u\s*|--user(?:=|\s+))(["']?)[^\s:'"]+:([^\s'"]{6,})\1/,
+    group: 2,
+    accept: commandPassword,
+    quick: /curl/,
+    oneLine: true,
+  },
+  {
     // "auth token 4c3f...", "API key: 8d2e...", "password DXAu...": a name and then a value that
     // looks like a key, with no `=` or "is" between them.
     code: 'secret/named-value',
@@ -225,7 +237,7 @@ const SECRET_PATTERNS: SecretPattern[] = [
   {
     code: 'secret/generic',
     title: 'Credential assignment',
-    re: /\b[A-Za-z0-9_.-]*(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|client[_-]?secret|private[_-]?key)["']?\s*(?::=|=>|[:=])\s*(["'`]?)([A-Za-z0-9+/=_\-.~!@#%^&*]{16,})\1/i,
+    re: /\b[A-Za-z0-9_.-]*(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|client[_-]?secret|private[_-]?key)["']?\s*(?::=|=>|[:=])\s*(["'`]?)([A-Za-z0-9+/=_\-.~!@#$%^&*]{16,})\1/i,
     group: 2,
     accept: looksRandom,
     quick: /passw|pwd|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key|private[_-]?key/i,
@@ -238,7 +250,7 @@ const SECRET_PATTERNS: SecretPattern[] = [
     code: 'secret/in-sentence',
     title: 'Credential in a sentence',
     // A few words may stand between the name and "is": "the client secret for the app is ...".
-    re: /\b(?:password|passphrase|passwd|secret(?: access)?(?: key)?|token|api key|access key|private key|credentials?)(?:[ \t]+(?!(?:is|was|are)\b)[\w.-]+){0,5}?\s+(?:is|was|are)\s+(?:now\s+|still\s+)?["'`]?([A-Za-z0-9+/=_\-.~!@#%^&*]{12,})/i,
+    re: /\b(?:password|passphrase|passwd|secret(?: access)?(?: key)?|token|api key|access key|private key|credentials?)(?:[ \t]+(?!(?:is|was|are)\b)[\w.-]+){0,5}?\s+(?:is|was|are)\s+(?:now\s+|still\s+)?["'`]?([A-Za-z0-9+/=_\-.~!@#$%^&*]{12,})/i,
     group: 1,
     accept: (v) => looksRandom(v.replace(/[.!,;:]+$/, '')),
     quick: /passw|secret|token|api key|access key|private key|credential/i,
@@ -333,6 +345,24 @@ const isBlank = (c: number): boolean => c === 32 || c === 9;
 /** How far a break's neighbourhood is looked at: a bound, so a long run costs no more than a short one. */
 const REACH = 64;
 
+/** A quote or comment marker at a line's start: `>`, `#`, `//`, `;`, `--`, and the blanks after it. */
+const LINE_MARKER = /^(?:>+|#+|\/\/+|;+|--)[ \t]*/;
+
+/**
+ * The length of the marker at `to` when the line the break at `at` ends starts with the same one: a
+ * token wrapped inside a quoted reply or a comment continues after it (`> ghp_...` / `> ...`).
+ */
+function sharedMarker(text: string, at: number, to: number): number {
+  const c = text.charCodeAt(to);
+  if (c !== 62 && c !== 35 && c !== 47 && c !== 59 && c !== 45) return 0; // > # / ; -
+  const next = LINE_MARKER.exec(text.slice(to, to + 16));
+  if (!next) return 0;
+  let start = text.lastIndexOf('\n', at - 1) + 1;
+  while (start < at && isBlank(text.charCodeAt(start))) start++;
+  const prev = LINE_MARKER.exec(text.slice(start, start + 16));
+  return prev && prev[0].trimEnd() === next[0].trimEnd() ? next[0].length : 0;
+}
+
 /**
  * The token run a line break at `at` interrupts: [from, to) is what to take out (the break with the
  * spaces around it) when both sides are token characters, together 16 or more, and a digit is
@@ -353,6 +383,7 @@ function wrapAt(text: string, at: number): [number, number] | null {
   for (let i = from - 1; i >= 0 && from - i <= REACH && isTokenChar(text.charCodeAt(i)); i--, run++)
     digit ||= isDigit(text.charCodeAt(i));
   if (run === 0) return null;
+  to += sharedMarker(text, at, to);
   const before = run;
   for (let i = to; i < text.length && i - to < REACH && isTokenChar(text.charCodeAt(i)); i++, run++)
     digit ||= isDigit(text.charCodeAt(i));
