@@ -2,8 +2,8 @@
 // folder where state.json goes (it was rebuilt, then every save failed on it: exit 2 on every
 // search from then on), and a write the system refuses (a file size limit, as a full disk refuses
 // one: an internal error with a stack trace, exit 70, and half-written segments left behind).
-import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { appendFileSync, chmodSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain JavaScript module shared with the benchmarks
@@ -56,6 +56,23 @@ function cairnLimited(kb: number, args: string[]): Promise<RunResult> {
   });
 }
 
+const isRoot = process.getuid?.() === 0;
+
+/** A tmpfs of `size` mounted on .cairn (root only): a disk that fills up. False when it cannot be. */
+function smallDisk(size: string): boolean {
+  if (!isRoot) return false;
+  rmSync(path.join(dir, '.cairn'), { recursive: true, force: true });
+  mkdirSync(path.join(dir, '.cairn'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', path.join(dir, '.cairn')], {
+      stdio: 'ignore',
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 describe('derived state the system or a person broke', () => {
   it('a folder where state.json goes: rebuilt once, saved again, then searched as before', async () => {
     const expected = (await search('redis postgres')).entries;
@@ -90,5 +107,43 @@ describe('derived state the system or a person broke', () => {
     const after = await search('kafka helm');
     expect(after.entries).toEqual(expected);
     expect(after.stderr).not.toContain('rebuilt');
+  });
+
+  // Before: the same internal error as the file size limit's. A search is derived state's reader:
+  // it answers from a private temporary folder and says why; `cairn index` fails as above.
+  it.runIf(isRoot)(
+    'a full disk under .cairn: search answers from a temporary folder, and says so',
+    async () => {
+      const expected = (await search('webpack token')).entries;
+      if (!smallDisk('64k')) return;
+      try {
+        const r = await search('webpack token');
+        expect(r.entries).toEqual(expected);
+        expect(r.stderr).toContain(`search index not saved in ${indexDir()} (ENOSPC)`);
+        const index = await cairn(['index'], { env });
+        expect(index.stderr).toContain('[NO_SPACE]');
+        expect(index.stderr).not.toContain('internal error');
+        expect(index.code).toBe(1);
+      } finally {
+        execFileSync('umount', [path.join(dir, '.cairn')]);
+      }
+    },
+  );
+
+  it.runIf(!isRoot)('a .cairn/index not writable: search answers from a temporary folder', async () => {
+    const expected = (await search('webpack token')).entries;
+    await cairn(['index'], { env });
+    appendFileSync(path.join(dir, 'memories', 'mem-1.md'), '\nwebpack token webpack\n');
+    git(dir, 'commit', '-qam', 'a change to index');
+    chmodSync(indexDir(), 0o555);
+    try {
+      const r = await search('webpack token');
+      expect(r.stderr).toContain(`search index not saved in ${indexDir()} (EACCES)`);
+      git(dir, 'checkout', '-q', 'HEAD~1', '--', 'memories/mem-1.md');
+      git(dir, 'commit', '-qam', 'the change undone');
+      expect((await search('webpack token')).entries).toEqual(expected);
+    } finally {
+      chmodSync(indexDir(), 0o755);
+    }
   });
 });

@@ -129,6 +129,14 @@ export class CairnDir {
         // fall through to scratch
       }
     }
+    return this.scratch(rel);
+  }
+
+  /**
+   * The folder `rel` in the process's private scratch (0700, removed at exit), whatever .cairn is:
+   * where derived state goes when .cairn cannot take it (a full disk, a folder not writable).
+   */
+  scratch(rel: string): string {
     // One sub-folder per store: a long-lived process may serve several.
     const store = createHash('sha256').update(this.root).digest('hex').slice(0, 16);
     const scratch = path.join(processScratch(), store, ...rel.split('/'));
