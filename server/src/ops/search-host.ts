@@ -136,21 +136,32 @@ export class SearchHost {
       return await this.searchNow(request, o);
     } catch (e) {
       if (!unwritable(e) || this.inScratch) throw e;
-      this.inScratch = true;
       await this.building?.catch(() => undefined);
-      (await this.indexP?.catch(() => null))?.close();
-      this.indexP = openIndex(this.ctx, true);
+      const note = await this.toScratch(e as CairnError);
       const answer = await this.searchNow(request, o);
-      const { path, errno } = (e as CairnError).data ?? {};
-      const note =
-        `search index not saved in ${String(path)} (${String(errno)}): this process keeps it in a ` +
-        'temporary folder (free some space or make the folder writable; the next search tries again)';
       return { ...answer, warnings: [note, ...answer.warnings] };
     }
   }
 
   /** The index lives in the process's scratch since .cairn refused a write (search()). */
   private inScratch = false;
+
+  /** True when the index is kept in the process's scratch: a fresh host could not open it. */
+  get indexInScratch(): boolean {
+    return this.inScratch;
+  }
+
+  /** Moves the index to the process's scratch (nothing of it is kept); returns the warning. */
+  private async toScratch(e: CairnError): Promise<string> {
+    this.inScratch = true;
+    (await this.indexP?.catch(() => null))?.close();
+    this.indexP = openIndex(this.ctx, true);
+    const { path, errno } = e.data ?? {};
+    return (
+      `search index not saved in ${String(path)} (${String(errno)}): this process keeps it in a ` +
+      'temporary folder (free some space or make the folder writable; the next search tries again)'
+    );
+  }
 
   private async searchNow(request: SearchRequest, o: HostCallOptions): Promise<SearchAnswer> {
     const req = resolveRequest(this.ctx.store.config.search, request);
@@ -310,7 +321,12 @@ export class SearchHost {
         await index.save();
       }
     })()
-      .catch((e: unknown) => this.log(`search index build failed: ${(e as Error).message}`))
+      .catch(async (e: unknown) => {
+        // A server's build that .cairn refused goes on in the scratch at the next request (a full
+        // disk failed every build again, and the answers stayed partial for the process's life).
+        if (unwritable(e) && !this.inScratch) this.log(await this.toScratch(e as CairnError));
+        else this.log(`search index build failed: ${(e as Error).message}`);
+      })
       .finally(() => {
         this.building = null;
         report({ phase: 'done', done: 0, total: 0 });
