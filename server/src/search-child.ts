@@ -40,6 +40,8 @@ const host = openContext({ store: storeRoot, env: process.env, cwd: storeRoot })
     if (h.isBuilding) built = true;
     else if (built && progress.phase === 'done') {
       built = false;
+      // An index in this process's scratch (.cairn refused it) is not there for a fresh host to open.
+      if (h.indexInScratch) return;
       // Whether answers use a model: the service then keeps them in a process (search-process.ts).
       void h.usesModel().then((model) => send({ type: 'built', model }));
     }

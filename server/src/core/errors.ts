@@ -44,6 +44,8 @@ export const ERROR_CODES = [
   'GIT_NOT_FOUND',
   /** The system refused to read or write a file or folder (EACCES, EPERM, EROFS). */
   'PERMISSION_DENIED',
+  /** The disk or a file size limit took no more bytes (ENOSPC, EDQUOT, EFBIG). */
+  'NO_SPACE',
   'RATE_LIMIT_EXCEEDED',
   'QUEUE_FULL',
   '429_BACKLOG',

@@ -4,6 +4,7 @@
 // large (re)build or embedding runs in slices behind the answers, which come from what is indexed
 // so far and say `partial: true`; a short process indexes first and reports progress.
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { CairnError } from '../core/errors.js';
 import type { Embedder } from '../search/embedder.js';
 import { SearchIndex } from '../search/index-store.js';
 import { checkCancelled, rankIndex } from '../search/search.js';
@@ -62,11 +63,16 @@ export interface HostCallOptions {
   onProgress?: (p: IndexProgress) => void;
 }
 
-async function openIndex(ctx: OpContext): Promise<SearchIndex> {
+async function openIndex(ctx: OpContext, scratch = false): Promise<SearchIndex> {
   // When .cairn cannot be used (a link, tracked by git), a private temporary folder (cairn-dir.ts).
-  const dir = (await openCairnDir(ctx.store.root, ctx.store.repo)).folder('index');
+  const cairnDir = await openCairnDir(ctx.store.root, ctx.store.repo);
+  const dir = scratch ? cairnDir.scratch('index') : cairnDir.folder('index');
   return SearchIndex.open(ctx.store.root, { dir });
 }
+
+/** The system refused to write the index (SearchIndex.save: a full disk, a folder not writable). */
+const unwritable = (e: unknown) =>
+  e instanceof CairnError && (e.code === 'NO_SPACE' || e.code === 'PERMISSION_DENIED');
 
 export class SearchHost {
   /** Every progress report of this host (a server forwards them as `$/progress`). */
@@ -120,7 +126,44 @@ export class SearchHost {
     return this.building !== null;
   }
 
+  /**
+   * An index the system refuses to write under .cairn (SearchIndex.save threw and forgot what it
+   * half wrote) is built again in the process's private scratch, once, and the answer says so; a
+   * scratch that refuses too fails the search with that error. `cairn index` fails at once.
+   */
   async search(request: SearchRequest, o: HostCallOptions = {}): Promise<SearchAnswer> {
+    try {
+      return await this.searchNow(request, o);
+    } catch (e) {
+      if (!unwritable(e) || this.inScratch) throw e;
+      await this.building?.catch(() => undefined);
+      const note = await this.toScratch(e as CairnError);
+      const answer = await this.searchNow(request, o);
+      return { ...answer, warnings: [note, ...answer.warnings] };
+    }
+  }
+
+  /** The index lives in the process's scratch since .cairn refused a write (search()). */
+  private inScratch = false;
+
+  /** True when the index is kept in the process's scratch: a fresh host could not open it. */
+  get indexInScratch(): boolean {
+    return this.inScratch;
+  }
+
+  /** Moves the index to the process's scratch (nothing of it is kept); returns the warning. */
+  private async toScratch(e: CairnError): Promise<string> {
+    this.inScratch = true;
+    (await this.indexP?.catch(() => null))?.close();
+    this.indexP = openIndex(this.ctx, true);
+    const { path, errno } = e.data ?? {};
+    return (
+      `search index not saved in ${String(path)} (${String(errno)}): this process keeps it in a ` +
+      'temporary folder (free some space or make the folder writable; the next search tries again)'
+    );
+  }
+
+  private async searchNow(request: SearchRequest, o: HostCallOptions): Promise<SearchAnswer> {
     const req = resolveRequest(this.ctx.store.config.search, request);
     checkCancelled(o.cancelled);
     // What main and the work tree hold now (a `git status`, in its own process) is asked while this
@@ -279,7 +322,12 @@ export class SearchHost {
         await index.save(); // the vectors, and the chunk hashes computed on first use
       }
     })()
-      .catch((e: unknown) => this.log(`search index build failed: ${(e as Error).message}`))
+      .catch(async (e: unknown) => {
+        // A server's build that .cairn refused goes on in the scratch at the next request (a full
+        // disk failed every build again, and the answers stayed partial for the process's life).
+        if (unwritable(e) && !this.inScratch) this.log(await this.toScratch(e as CairnError));
+        else this.log(`search index build failed: ${(e as Error).message}`);
+      })
       .finally(() => {
         this.building = null;
         report({ phase: 'done', done: 0, total: 0 });

@@ -2,10 +2,11 @@
 // is immutable and named by a random generation, so a writer never changes a file a reader has
 // open; state.json (replaced by rename) is the single commit point that names the current files.
 import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeDir } from '../store/make-dir.js';
+import { CairnError } from '../core/errors.js';
 import type { Posting } from './keyword-index.js';
 import type { ChunkMeta } from '../core/search/chunk.js';
 
@@ -286,7 +287,13 @@ export async function writeAtomic(path: string, data: string | Buffer): Promise<
   const temp = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
   try {
     await writeFile(temp, data);
-    await rename(temp, path);
+    await rename(temp, path).catch(async (e: NodeJS.ErrnoException) => {
+      // A folder where the file goes (damage under .cairn/index, derived state): replaced, not
+      // kept failing every later save. rm never follows a link inside it.
+      if (!['EISDIR', 'ENOTEMPTY', 'EEXIST', 'ENOTDIR'].includes(e.code ?? '')) throw e;
+      await rm(path, { recursive: true, force: true });
+      await rename(temp, path);
+    });
   } catch (e) {
     await rm(temp, { force: true });
     throw e;
@@ -581,9 +588,19 @@ export class SegmentWriter {
     return this.name;
   }
 
-  /** Closes without finishing (the index was reset): the file is left for clean-up. */
+  /**
+   * Closes without finishing (the index was reset, or a write failed) and removes the file: no
+   * state.json names it, and a disk that is full keeps no half-written segment.
+   */
   abandon(): void {
-    if (this.fd !== null) closeSync(this.fd);
+    if (this.fd !== null) {
+      closeSync(this.fd);
+      try {
+        unlinkSync(join(this.dir, this.name));
+      } catch {
+        // left for removeUnreferenced
+      }
+    }
     this.fd = null;
     this.buffered = [];
     this.bufferedBytes = 0;
@@ -607,4 +624,35 @@ export async function removeUnreferenced(
     const info = await stat(join(dir, name)).catch(() => null);
     if (info && now - info.mtimeMs > graceMs) await rm(join(dir, name), { force: true });
   }
+}
+
+const NO_SPACE = new Set(['ENOSPC', 'EDQUOT', 'EFBIG']);
+const REFUSED = new Set(['EACCES', 'EPERM', 'EROFS']);
+
+/**
+ * A write of the index that the system refused (a full disk, a file size limit, a read-only or
+ * unwritable folder) as the error a person can act on; null for anything else (a bug).
+ */
+export function unwritable(e: unknown, dir: string): CairnError | null {
+  const code = (e as NodeJS.ErrnoException | null)?.code ?? '';
+  const why = `the search index could not be written in ${dir} (${code}); the store itself is unchanged`;
+  if (NO_SPACE.has(code))
+    return new CairnError(
+      'NO_SPACE',
+      `${why}: free some space (or raise the file size limit) and run it again`,
+      {
+        path: dir,
+        errno: code,
+      },
+    );
+  if (REFUSED.has(code))
+    return new CairnError(
+      'PERMISSION_DENIED',
+      `${why}: make the folder writable, or delete .cairn (it is rebuilt)`,
+      {
+        path: dir,
+        errno: code,
+      },
+    );
+  return null;
 }

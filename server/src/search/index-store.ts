@@ -32,6 +32,7 @@ import {
   SegmentWriter,
   STATE_FILE,
   writeAtomic,
+  unwritable,
   type FileRecord,
   type FileState,
   type IndexState,
@@ -205,8 +206,8 @@ export class SearchIndex {
   }
 
   /** Forgets everything indexed; the next refresh re-indexes every file and save() writes anew. */
-  private reset(reason: string): void {
-    this.repairs.push(reason);
+  private reset(reason: string | null): void {
+    if (reason) this.repairs.push(reason);
     this.reader.close();
     this.keyword = KeywordIndex.empty();
     this.baseFiles = { terms: '', postings: '' };
@@ -507,6 +508,19 @@ export class SearchIndex {
    * the keyword base and the records are rewritten compactly. state.json is replaced last.
    */
   async save(opts: { compact?: boolean } = {}): Promise<void> {
+    try {
+      await this.saveNow(opts);
+    } catch (e) {
+      const refused = unwritable(e, this.dir);
+      if (!refused) throw e;
+      // What was half written is not trusted: the next call rebuilds from git and saves anew.
+      this.writer?.abandon();
+      this.reset(null);
+      throw refused;
+    }
+  }
+
+  private async saveNow(opts: { compact?: boolean }): Promise<void> {
     for (const cache of this.vectorCaches.values()) if (cache.dirty) await cache.save();
     if (!this.dirty && !opts.compact) return;
     await ensureDir(this.dir);

@@ -61,6 +61,22 @@ function warnOnce(root: string, message: string): void {
   warnSink(message);
 }
 
+/**
+ * Renames `tmp` over `abs`: a link at `abs` is replaced, never written through. A folder there (a
+ * cache damaged by hand or by a tool) is removed first, without following a link inside it; before,
+ * every later write failed on it and the cache was silently never kept again.
+ */
+function moveIntoPlace(tmp: string, abs: string): void {
+  try {
+    renameSync(tmp, abs);
+  } catch (e) {
+    if (!['EISDIR', 'ENOTEMPTY', 'EEXIST', 'ENOTDIR'].includes((e as NodeJS.ErrnoException).code ?? ''))
+      throw e;
+    rmSync(abs, { recursive: true, force: true });
+    renameSync(tmp, abs);
+  }
+}
+
 let scratchRoot: string | null = null;
 
 /** One private folder (0700) per process for what cannot be skipped; removed at exit. */
@@ -129,6 +145,14 @@ export class CairnDir {
         // fall through to scratch
       }
     }
+    return this.scratch(rel);
+  }
+
+  /**
+   * The folder `rel` in the process's private scratch (0700, removed at exit), whatever .cairn is:
+   * where derived state goes when .cairn cannot take it (a full disk, a folder not writable).
+   */
+  scratch(rel: string): string {
     // One sub-folder per store: a long-lived process may serve several.
     const store = createHash('sha256').update(this.root).digest('hex').slice(0, 16);
     const scratch = path.join(processScratch(), store, ...rel.split('/'));
@@ -203,7 +227,7 @@ export class CairnDir {
       if (mac) writeSync(fd, sealLine(mac), 0, SEAL_BYTES, 0);
       closeSync(fd);
       fd = null;
-      renameSync(tmp, abs); // replaces a link at `abs`, never writes through one
+      moveIntoPlace(tmp, abs);
       return true;
     } catch (e) {
       if (fd !== null) closeSync(fd);
@@ -291,7 +315,7 @@ export class CairnDir {
       } finally {
         closeSync(fd);
       }
-      renameSync(tmp, abs); // replaces a link at `abs`, never writes through one
+      moveIntoPlace(tmp, abs);
       return true;
     } catch {
       rmSync(tmp, { force: true });

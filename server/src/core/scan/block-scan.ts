@@ -20,17 +20,22 @@ export function textBlocks(text: string): TextBlock[] {
   const blocks: TextBlock[] = [];
   let first = -1;
   let blockStart = 0;
+  // Lines end at "\n", "\r\n" or a lone "\r", as LSP's do: `cr` is the next "\r" at or after `from`.
+  let cr = text.indexOf('\r');
   for (let from = 0, line = 0; ; line++) {
     const nl = text.indexOf('\n', from);
-    const end = nl < 0 ? text.length : nl;
-    const empty = end === from || (end === from + 1 && text.charCodeAt(from) === 13);
+    if (cr >= 0 && cr < from) cr = text.indexOf('\r', from);
+    const lone = cr >= 0 && (nl < 0 || cr < nl - 1);
+    const brk = lone ? cr : nl;
+    const end = brk < 0 ? text.length : brk;
+    const empty = end === from || (!lone && end === from + 1 && text.charCodeAt(from) === 13);
     if (!empty && first < 0) [first, blockStart] = [line, from];
     if (empty && first >= 0) {
       blocks.push({ line: first, text: text.slice(blockStart, from - 1) });
       first = -1;
     }
-    if (nl < 0) break;
-    from = nl + 1;
+    if (brk < 0) break;
+    from = brk + 1;
   }
   if (first >= 0) blocks.push({ line: first, text: text.slice(blockStart) });
   return blocks;

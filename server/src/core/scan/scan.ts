@@ -56,9 +56,13 @@ function dropRedundantCatchAllSecrets(findings: ScanFinding[]): ScanFinding[] {
   });
 }
 
+/** Where each line starts: breaks are "\n", "\r\n" and a lone "\r", as LSP counts them (lines.ts). */
 function lineStarts(text: string): number[] {
   const starts = [0];
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) starts.push(i + 1);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10 || (c === 13 && text.charCodeAt(i + 1) !== 10)) starts.push(i + 1);
+  }
   return starts;
 }
 
