@@ -438,6 +438,32 @@ async function refuseRejectedText(
   );
 }
 
+/**
+ * A proposal that is on main already (merged, squash- or rebase-merged, cherry-picked, or landed
+ * with a branch built on it) was accepted: a rejection tag on it would say "rejected" of an active
+ * memory, travel to every clone, and mark its text as one a person refused. Before this, `cairn
+ * reject` of such a stale branch tagged it and printed "rejected".
+ */
+async function refuseDecided(store: Store, id: string, cand: string, branch: string): Promise<void> {
+  const main = await requireMainTip(store);
+  const mainName = store.config.mainBranch;
+  if (await acceptedOnMain(store, id, cand, main))
+    throw new CairnError(
+      'NOT_A_CANDIDATE',
+      `${branch} is already on ${mainName} (accepted); nothing was rejected. To take it back: ` +
+        `${cairnCommand('undo', id)}; ${staleFix(branch)}`,
+      { id, landed: true },
+    );
+  const landed = await landedWith(store, id, cand, main);
+  if (landed)
+    throw new CairnError(
+      'NOT_A_CANDIDATE',
+      `${branch} landed on ${mainName} with ${landed}, which was built on it; nothing was rejected. ` +
+        `To take it back: ${cairnCommand('undo', id)}; ${staleFix(branch)}`,
+      { id, landedWith: landed },
+    );
+}
+
 /** How a decided proposal's stale branch goes away. */
 function staleFix(branch: string): string {
   return branch.startsWith(CANDIDATE_PREFIX)
@@ -466,7 +492,8 @@ export async function rejectCandidate(ctx: OpContext, name: string, why: string)
   // The reason goes into the tag object, kept forever: no control characters, no secrets.
   why = writableText(why, 'why', REASON_MAX).text;
   const result = await store.repo.withLock(async () => {
-    const { id, tip: cand, localBranch } = await pickCandidate(store, name);
+    const { id, tip: cand, branch, localBranch } = await pickCandidate(store, name);
+    await refuseDecided(store, id, cand, branch);
     let tag = REJECTED_PREFIX + id;
     // A second rejection of the same id keeps the first one's content and reason too.
     for (let n = 2; await store.repo.resolve(`refs/tags/${tag}`); n++) tag = `${REJECTED_PREFIX}${id}--${n}`;
