@@ -1,6 +1,8 @@
 // What a person rejected before, read from the rejected/<id> tags: a write (`cairn store`) and a
 // review (`cairn review`, `cairn accept`) ask the same question, so a rejection holds however the
 // text comes back: a higher confidence, another id, or a branch pushed by hand.
+import { INVISIBLE_CLASS } from '../core/scan/invisible.js';
+import { normalizeForHash } from '../core/similarity/normalize.js';
 import type { Store } from '../store/store.js';
 import { memoryPath, repoPath } from '../store/store.js';
 import { rejectedTags, requireMainTip } from './read.js';
@@ -79,8 +81,15 @@ export function sameContent(a: string, b: string): boolean {
   return strip(a) === strip(b);
 }
 
-/** The body (after front matter), whitespace-normalized: what a proposal says. */
+/**
+ * The body (after front matter) as duplicate detection reads it: what a proposal says, whatever its
+ * case, markdown emphasis, Unicode compatibility forms, whitespace or invisible characters. Before
+ * this only whitespace was folded, so a rejected text sent again in other case (or with `**` or a
+ * zero-width space in it) under a new id was a new text, and went to main without review.
+ */
 function bodyOf(text: string): string {
   const m = /^---\r?\n[\s\S]*?\r?\n---\r?\n/.exec(text);
-  return (m ? text.slice(m[0].length) : text).replace(/\s+/g, ' ').trim();
+  return normalizeForHash((m ? text.slice(m[0].length) : text).replace(INVISIBLE, ''));
 }
+
+const INVISIBLE = new RegExp(`[${INVISIBLE_CLASS}]`, 'gu');
