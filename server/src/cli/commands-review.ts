@@ -51,7 +51,7 @@ export const reviewCommand: Command = {
       for (const r of v.rejectedBefore)
         writeLine(
           io,
-          `  ! a person rejected ${r.sameText ? 'this text' : 'this id'} before: ${r.path} (tag ${r.tag}${r.reason ? `: "${r.reason}"` : ''})`,
+          `  ! ${r.builtOn ? 'built on a proposal a person rejected' : `a person rejected ${r.sameText ? 'this text' : 'this id'} before`}: ${r.path} (tag ${r.tag}${r.reason ? `: "${r.reason}"` : ''})`,
         );
       if (v.outOfDate.length)
         writeLine(

@@ -43,7 +43,7 @@ export async function priorRejection(
       bodyOf(old) === body &&
       !(await keptMainsBody(store, tag.target, file, body, (tip ??= requireMainTip(store))));
     if (!sameId && !sameText && !identical) continue;
-    const reason = (tag.message ?? '').split('\n\n')[1]?.trim() ?? '';
+    const reason = tagReason(tag.message);
     const what = sameId ? `"${id}"` : `the same text (as "${tag.id}")`;
     const candidate = { tag: tag.name, reason, what, sameText, identical };
     if (!found || rank(candidate) > rank(found)) found = candidate;
@@ -67,6 +67,31 @@ async function keptMainsBody(
   const base = await store.repo.mergeBase(proposal, await tip);
   const before = base === null ? null : await store.repo.readText(base, file);
   return before !== null && bodyOf(before) === body;
+}
+
+/** A rejection tag's reason: the paragraph after its subject. */
+function tagReason(message: string | null): string {
+  return (message ?? '').split('\n\n')[1]?.trim() ?? '';
+}
+
+/**
+ * Rejected proposals a candidate carries under its own commit: it was built on one (an agent's
+ * update in a clone that had fetched the proposal but not yet its rejection), so accepting it
+ * would bring the rejected change onto main with the new one. Tags whose commit main already holds
+ * are not counted; the tag on the candidate's tip itself (a stale copy) is refuseRejected's.
+ */
+export async function rejectedWithin(
+  store: Store,
+  candidateTip: string,
+  mainTip: string,
+): Promise<{ tag: string; id: string; reason: string }[]> {
+  const out: { tag: string; id: string; reason: string }[] = [];
+  for (const tag of await rejectedTags(store)) {
+    if (tag.target === candidateTip || !(await store.repo.isAncestor(tag.target, candidateTip))) continue;
+    if (await store.repo.isAncestor(tag.target, mainTip)) continue;
+    out.push({ tag: tag.name, id: tag.id, reason: tagReason(tag.message) });
+  }
+  return out;
 }
 
 /** Two texts of one memory that say the same: everything but the dates and trailing blanks. */

@@ -16,7 +16,7 @@ import { checkAllowance, ruleList, type FileFinding } from './allow.js';
 import { appendAudit } from './audit.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
 import { pickCandidate, pickHandle } from './candidate-pick.js';
-import { priorRejection } from './rejections.js';
+import { priorRejection, rejectedWithin } from './rejections.js';
 import { settingsBetween } from './settings-between.js';
 import {
   CANDIDATE_PREFIX,
@@ -36,6 +36,8 @@ export interface RejectedBefore {
   tag: string;
   reason: string;
   sameText: boolean;
+  /** The candidate is built on the very proposal a person rejected (its commit is in the branch). */
+  builtOn?: boolean;
 }
 
 export interface CandidateView {
@@ -132,6 +134,14 @@ export async function reviewCandidates(ctx: OpContext): Promise<CandidateView[]>
       .filter((o) => claimsDecision(parseCommitMessage(o.message)))
       .map((o) => `${o.oid.slice(0, 7)} ${o.subject}`);
     const rejectedBefore = await rejectionsOf(store, files.memories, c.tip, tip);
+    for (const r of await rejectedWithin(store, c.tip, tip))
+      rejectedBefore.push({
+        path: memoryPath(r.id),
+        tag: r.tag,
+        reason: r.reason,
+        sameText: true,
+        builtOn: true,
+      });
     const deleted = new Set(
       changed.filter((d) => d.status === 'deleted').map((d) => storeRelative(store, d.path)),
     );
@@ -305,7 +315,7 @@ export async function acceptCandidate(
           `accepted: ${staleFix(branch)}`,
         { id, landedWith: landed },
       );
-    if (!opts.overrideRejection) await refuseRejected(store, id, cand, branch);
+    if (!opts.overrideRejection) await refuseRejected(store, id, cand, branch, main);
     const base = await store.repo.mergeBase(cand, main);
     const diffs = await store.repo.diff(base, cand);
     const files = refuseNonMemoryFiles(
@@ -399,7 +409,28 @@ export async function acceptCandidate(
  * the rejected proposal, e.g. a local branch in a clone that has not synced: it is not accepted
  * without an explicit override. A new proposal made after the rejection is a new commit and passes.
  */
-async function refuseRejected(store: Store, id: string, cand: string, branch: string): Promise<void> {
+async function refuseRejected(
+  store: Store,
+  id: string,
+  cand: string,
+  branch: string,
+  main: string,
+): Promise<void> {
+  const [within] = await rejectedWithin(store, cand, main);
+  if (within)
+    throw new CairnError(
+      'ALREADY_REJECTED',
+      `${branch} is built on the proposal a person rejected (tag ${within.tag}${within.reason ? `: "${within.reason}"` : ''}): ` +
+        'accepting it would bring that change onto main too; reject it, or accept it anyway with --override-rejection',
+      {
+        id,
+        tag: within.tag,
+        reason: within.reason,
+        builtOn: true,
+        override: 'overrideRejection' satisfies AcceptOverride,
+        candidateTip: cand,
+      },
+    );
   for (const tag of await rejectedTags(store)) {
     if (tag.id !== id || !(await store.repo.isAncestor(cand, tag.target))) continue;
     throw new CairnError(
