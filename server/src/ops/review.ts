@@ -294,7 +294,7 @@ export async function acceptCandidate(
   const result = await store.repo.withLock(async () => {
     const picked = await pickCandidate(store, name);
     const { id, branch, tip: cand, localBranch } = picked;
-    if (opts.candidateTip && opts.candidateTip !== cand)
+    if (opts.candidateTip && !isCommitOf(opts.candidateTip, cand))
       throw new CairnError(
         'REF_MOVED',
         `${branch} changed since it was shown (now ${cand.slice(0, 8)}, shown ${opts.candidateTip.slice(0, 8)}); ` +
@@ -500,6 +500,12 @@ function staleFix(branch: string): string {
   return branch.startsWith(CANDIDATE_PREFIX)
     ? `\`cairn sync\` removes the stale branch (or \`git branch -D ${shownShellArg(branch)}\`)`
     : `\`cairn sync\` removes it`;
+}
+
+/** `given` names commit `oid`: the whole id, or a prefix of at least 7 hex digits (as review prints it). */
+function isCommitOf(given: string, oid: string): boolean {
+  const g = given.trim().toLowerCase();
+  return g === oid || (/^[0-9a-f]{7,40}$/.test(g) && oid.startsWith(g));
 }
 
 function sameBytes(a: Uint8Array | null, b: Uint8Array | null): boolean {
