@@ -44,3 +44,26 @@ describe('cairn sync with a lock a crashed git left', () => {
       expect(await a.git('show', 'main:memories/deploy-windows.md')).toContain('Deploy windows');
     });
 });
+
+describe('cairn sync while a ref of the remote is locked', () => {
+  // Failed before: REMOTE_UNREACHABLE, "git fetch origin failed: an editor opened by 'git commit'.
+  // Please make sure all processes / are terminated ...": the lock's path was cut from git's words.
+  it('names the lock (LOCK_TIMEOUT), not the network', async () => {
+    team = await makeTeam({ names: ['Ana', 'Ben'], transport: 'file' });
+    const [a, b] = team.clones;
+    await b.store(agentPayload('Deploy windows', { confidence: 0.95 }));
+    await b.sync();
+    await a.git('fetch', '--quiet', 'origin');
+    const lock = path.join(a.dir, '.git', 'refs', 'remotes', 'origin', 'main.lock');
+    await b.store(agentPayload('Lint rules', { confidence: 0.95 }));
+    await b.sync();
+    writeFileSync(lock, '');
+    const before = await snapshot(a);
+    const r = await a.json('sync');
+    expect(r).toMatchObject({ success: false, errorCode: 'LOCK_TIMEOUT' });
+    expect(r.error).toContain(`rm '${lock}'`);
+    expect(await snapshot(a)).toBe(before);
+    rmSync(lock);
+    expect((await a.sync()).main).toBe('fast-forward');
+  });
+});
