@@ -90,3 +90,23 @@ describe('cairn reject of the checked-out candidate branch', () => {
     expect(await a.json('reject', id, '--why', 'not this')).toMatchObject({ exit: 0, tag: `rejected/${id}` });
   });
 });
+
+describe('cairn reject of a stale copy of a rejected proposal', () => {
+  // Failed before: tagged it again as rejected/<id>--2 and printed "rejected".
+  it('says it was rejected already, and tags nothing', async () => {
+    team = await makeTeam({ names: ['Ana', 'Ben'], transport: 'file' });
+    const [a, b] = team.clones;
+    const id = (await a.store(agentPayload('Queue retries'))).metadata.topic_id as string;
+    await a.sync();
+    await b.sync();
+    await b.git('branch', '--quiet', `candidate/${id}`, `origin/candidate/${id}`);
+    expect((await a.json('reject', id, '--why', 'no')).exit).toBe(0);
+    await a.sync();
+    await b.git('fetch', '--quiet', 'origin', 'refs/tags/rejected/*:refs/tags/rejected/*');
+    const before = await refsOf(b);
+    const r = await b.json('reject', id, '--why', 'also no');
+    expect(r).toMatchObject({ errorCode: 'NOT_A_CANDIDATE' });
+    expect(r.error).toContain(`rejected already (tag rejected/${id})`);
+    expect(await refsOf(b)).toBe(before);
+  });
+});

@@ -470,8 +470,9 @@ async function refuseRejectedText(
 }
 
 /**
- * A proposal that is on main already (merged, squash- or rebase-merged, cherry-picked, or landed
- * with a branch built on it) was accepted: a rejection tag on it would say "rejected" of an active
+ * A stale copy of a proposal a person rejected already is not tagged again (`rejected/<id>--2` on
+ * the same commit). A proposal that is on main already (merged, squash- or rebase-merged,
+ * cherry-picked, or landed with a branch built on it) was accepted: a rejection tag on it would say "rejected" of an active
  * memory, travel to every clone, and mark its text as one a person refused. Before this, `cairn
  * reject` of such a stale branch tagged it and printed "rejected".
  */
@@ -485,6 +486,13 @@ async function refuseDecided(store: Store, id: string, cand: string, branch: str
         `${cairnCommand('undo', id)}; ${staleFix(branch)}`,
       { id, landed: true },
     );
+  for (const tag of await rejectedTags(store))
+    if (tag.id === id && (await store.repo.isAncestor(cand, tag.target)))
+      throw new CairnError(
+        'NOT_A_CANDIDATE',
+        `${branch} is the proposal a person rejected already (tag ${tag.name}); nothing was changed: ${staleFix(branch)}`,
+        { id, tag: tag.name },
+      );
   const landed = await landedWith(store, id, cand, main);
   if (landed)
     throw new CairnError(
