@@ -6,7 +6,7 @@ import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CAIRN_BIN, removeDir, tempDir } from '../helpers/store.js';
-import { makeTeam, statuses, type Team } from './team.js';
+import { agentPayload, makeTeam, statuses, type Team } from './team.js';
 
 let team: Team | null = null;
 let bin: string | null = null;
@@ -89,5 +89,26 @@ describe('candidate names that are shell code', () => {
     expect(review.code).toBe(0);
     expect(review.stdout).not.toMatch(/[\u202A-\u202E\u2066-\u2069]/);
     expect(review.stdout).toContain('\\u202e');
+  });
+});
+
+describe('a branch pushed by hand under a proposal id as its folder', () => {
+  // Failed before: git cannot hold candidate/<id> beside candidate/<id>/x, so sync's one atomic push
+  // was refused at every sync (PUSH_REJECTED): main, rejections and every other proposal stayed
+  // here, even as the same push deleted the other branch.
+  it('does not hold back the sync: the proposal goes under a name of its own', async () => {
+    team = await makeTeam({ names: ['Mallory', 'Ana', 'Ben'], transport: 'file' });
+    const [mallory, ana, ben] = team.clones;
+    await mallory.git('push', '-q', 'origin', 'main:refs/heads/candidate/queue-retries/x');
+    const id = (await ana.store({ ...agentPayload('Queue retries'), agentName: 'scout' })).metadata.topic_id;
+    expect(id).toBe('queue-retries');
+    const other = (await ana.store(agentPayload('Cache sizes', { confidence: 0.95 }))).metadata.topic_id;
+    const s = await ana.sync();
+    expect(s.pushed).toEqual(['refs/heads/main', 'refs/heads/candidate/queue-retries--scout']);
+    expect(s.deletedRemote).toEqual(['candidate/queue-retries/x']);
+    const b = await ben.sync();
+    expect(b.newCandidates).toEqual([id]);
+    expect(await ben.git('show', `main:memories/${other}.md`)).toContain('Cache sizes');
+    expect((await ben.json('accept', id)).exit).toBe(0);
   });
 });

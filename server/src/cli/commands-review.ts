@@ -51,7 +51,7 @@ export const reviewCommand: Command = {
       for (const r of v.rejectedBefore)
         writeLine(
           io,
-          `  ! a person rejected ${r.sameText ? 'this text' : 'this id'} before: ${r.path} (tag ${r.tag}${r.reason ? `: "${r.reason}"` : ''})`,
+          `  ! ${r.builtOn ? 'built on a proposal a person rejected' : `a person rejected ${r.sameText ? 'this text' : 'this id'} before`}: ${r.path} (tag ${r.tag}${r.reason ? `: "${r.reason}"` : ''})`,
         );
       if (v.outOfDate.length)
         writeLine(
@@ -75,7 +75,11 @@ export const reviewCommand: Command = {
       const override = v.rejectedBefore.some((r) => r.sameText) ? ' --override-rejection' : '';
       const accept = v.outsideStore.length
         ? `with git if a person means it (git merge ${shownShellArg(v.branch)})`
-        : cairnCommand('accept', v.pick, `${allow}${storeFiles}${override}`.trim());
+        : cairnCommand(
+            'accept',
+            v.pick,
+            `${allow}${storeFiles}${override} --commit ${v.commit.slice(0, 12)}`.trim(),
+          );
       writeLine(io, `  accept: ${accept}    reject: ${cairnCommand('reject', v.pick, '--why "..."')}\n`);
     }
     return EXIT.OK;
@@ -85,19 +89,25 @@ export const reviewCommand: Command = {
 export const acceptCommand: Command = {
   name: 'accept',
   summary: 'Accept a candidate: merge its branch into main',
-  usage: 'cairn accept ID|BRANCH [--allow RULE[,RULE...]] [--allow-store-files] [--override-rejection]',
+  usage:
+    'cairn accept ID|BRANCH [--allow RULE[,RULE...]] [--allow-store-files] [--override-rejection] [--commit OID]',
   needsStore: true,
   options: {
     allow: { type: 'string', multiple: true },
     'allow-store-files': { type: 'boolean' },
     'override-rejection': { type: 'boolean' },
+    commit: { type: 'string' },
   },
   async run(args, io, open) {
     const [id] = positionals(args, this.usage, 1);
+    if (args.values.commit === '') throw new UsageError('--commit needs the commit `cairn review` showed');
     const r = await acceptCandidate(await open(), id, {
       allow: strs(args, 'allow'),
       overrideRejection: Boolean(args.values['override-rejection']),
       allowStoreFiles: Boolean(args.values['allow-store-files']),
+      // The commit review showed: a branch that moved since (a fetch, an editor's background fetch
+      // of a force-pushed branch) is not accepted.
+      ...(typeof args.values.commit === 'string' ? { candidateTip: args.values.commit } : {}),
     });
     if (args.json) writeJson(io, { success: true, ...r });
     else if (r.alreadyMerged)

@@ -68,6 +68,8 @@ function question(id: string, e: CairnError): string {
     );
   }
   const why = d.reason ? `: ${quoted(d.reason)}` : '';
+  if (d.builtOn)
+    return `"${id}" is built on a proposal a person rejected (tag ${String(d.tag)}${why}): accepting brings that change onto main too. Accept it anyway?`;
   return d.path
     ? `A person rejected this text before: ${quoted(d.path)} (tag ${String(d.tag)}${why}). Accept "${id}" anyway?`
     : `"${id}" is the very proposal a person rejected (tag ${String(d.tag)}). Accept it anyway?`;

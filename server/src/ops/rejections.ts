@@ -1,6 +1,8 @@
 // What a person rejected before, read from the rejected/<id> tags: a write (`cairn store`) and a
 // review (`cairn review`, `cairn accept`) ask the same question, so a rejection holds however the
 // text comes back: a higher confidence, another id, or a branch pushed by hand.
+import { INVISIBLE_CLASS } from '../core/scan/invisible.js';
+import { normalizeForHash } from '../core/similarity/normalize.js';
 import type { Store } from '../store/store.js';
 import { memoryPath, repoPath } from '../store/store.js';
 import { rejectedTags, requireMainTip } from './read.js';
@@ -41,7 +43,7 @@ export async function priorRejection(
       bodyOf(old) === body &&
       !(await keptMainsBody(store, tag.target, file, body, (tip ??= requireMainTip(store))));
     if (!sameId && !sameText && !identical) continue;
-    const reason = (tag.message ?? '').split('\n\n')[1]?.trim() ?? '';
+    const reason = tagReason(tag.message);
     const what = sameId ? `"${id}"` : `the same text (as "${tag.id}")`;
     const candidate = { tag: tag.name, reason, what, sameText, identical };
     if (!found || rank(candidate) > rank(found)) found = candidate;
@@ -67,6 +69,31 @@ async function keptMainsBody(
   return before !== null && bodyOf(before) === body;
 }
 
+/** A rejection tag's reason: the paragraph after its subject. */
+function tagReason(message: string | null): string {
+  return (message ?? '').split('\n\n')[1]?.trim() ?? '';
+}
+
+/**
+ * Rejected proposals a candidate carries under its own commit: it was built on one (an agent's
+ * update in a clone that had fetched the proposal but not yet its rejection), so accepting it
+ * would bring the rejected change onto main with the new one. Tags whose commit main already holds
+ * are not counted; the tag on the candidate's tip itself (a stale copy) is refuseRejected's.
+ */
+export async function rejectedWithin(
+  store: Store,
+  candidateTip: string,
+  mainTip: string,
+): Promise<{ tag: string; id: string; reason: string }[]> {
+  const out: { tag: string; id: string; reason: string }[] = [];
+  for (const tag of await rejectedTags(store)) {
+    if (tag.target === candidateTip || !(await store.repo.isAncestor(tag.target, candidateTip))) continue;
+    if (await store.repo.isAncestor(tag.target, mainTip)) continue;
+    out.push({ tag: tag.name, id: tag.id, reason: tagReason(tag.message) });
+  }
+  return out;
+}
+
 /** Two texts of one memory that say the same: everything but the dates and trailing blanks. */
 export function sameContent(a: string, b: string): boolean {
   // Dates differ between two writes of the same summary; everything else (front matter included:
@@ -79,8 +106,15 @@ export function sameContent(a: string, b: string): boolean {
   return strip(a) === strip(b);
 }
 
-/** The body (after front matter), whitespace-normalized: what a proposal says. */
+/**
+ * The body (after front matter) as duplicate detection reads it: what a proposal says, whatever its
+ * case, markdown emphasis, Unicode compatibility forms, whitespace or invisible characters. Before
+ * this only whitespace was folded, so a rejected text sent again in other case (or with `**` or a
+ * zero-width space in it) under a new id was a new text, and went to main without review.
+ */
 function bodyOf(text: string): string {
   const m = /^---\r?\n[\s\S]*?\r?\n---\r?\n/.exec(text);
-  return (m ? text.slice(m[0].length) : text).replace(/\s+/g, ' ').trim();
+  return normalizeForHash((m ? text.slice(m[0].length) : text).replace(INVISIBLE, ''));
 }
+
+const INVISIBLE = new RegExp(`[${INVISIBLE_CLASS}]`, 'gu');

@@ -16,7 +16,7 @@ import { checkAllowance, ruleList, type FileFinding } from './allow.js';
 import { appendAudit } from './audit.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
 import { pickCandidate, pickHandle } from './candidate-pick.js';
-import { priorRejection } from './rejections.js';
+import { priorRejection, rejectedWithin } from './rejections.js';
 import { settingsBetween } from './settings-between.js';
 import {
   CANDIDATE_PREFIX,
@@ -36,6 +36,8 @@ export interface RejectedBefore {
   tag: string;
   reason: string;
   sameText: boolean;
+  /** The candidate is built on the very proposal a person rejected (its commit is in the branch). */
+  builtOn?: boolean;
 }
 
 export interface CandidateView {
@@ -132,6 +134,14 @@ export async function reviewCandidates(ctx: OpContext): Promise<CandidateView[]>
       .filter((o) => claimsDecision(parseCommitMessage(o.message)))
       .map((o) => `${o.oid.slice(0, 7)} ${o.subject}`);
     const rejectedBefore = await rejectionsOf(store, files.memories, c.tip, tip);
+    for (const r of await rejectedWithin(store, c.tip, tip))
+      rejectedBefore.push({
+        path: memoryPath(r.id),
+        tag: r.tag,
+        reason: r.reason,
+        sameText: true,
+        builtOn: true,
+      });
     const deleted = new Set(
       changed.filter((d) => d.status === 'deleted').map((d) => storeRelative(store, d.path)),
     );
@@ -284,7 +294,7 @@ export async function acceptCandidate(
   const result = await store.repo.withLock(async () => {
     const picked = await pickCandidate(store, name);
     const { id, branch, tip: cand, localBranch } = picked;
-    if (opts.candidateTip && opts.candidateTip !== cand)
+    if (opts.candidateTip && !isCommitOf(opts.candidateTip, cand))
       throw new CairnError(
         'REF_MOVED',
         `${branch} changed since it was shown (now ${cand.slice(0, 8)}, shown ${opts.candidateTip.slice(0, 8)}); ` +
@@ -305,7 +315,7 @@ export async function acceptCandidate(
           `accepted: ${staleFix(branch)}`,
         { id, landedWith: landed },
       );
-    if (!opts.overrideRejection) await refuseRejected(store, id, cand, branch);
+    if (!opts.overrideRejection) await refuseRejected(store, id, cand, branch, main);
     const base = await store.repo.mergeBase(cand, main);
     const diffs = await store.repo.diff(base, cand);
     const files = refuseNonMemoryFiles(
@@ -399,7 +409,28 @@ export async function acceptCandidate(
  * the rejected proposal, e.g. a local branch in a clone that has not synced: it is not accepted
  * without an explicit override. A new proposal made after the rejection is a new commit and passes.
  */
-async function refuseRejected(store: Store, id: string, cand: string, branch: string): Promise<void> {
+async function refuseRejected(
+  store: Store,
+  id: string,
+  cand: string,
+  branch: string,
+  main: string,
+): Promise<void> {
+  const [within] = await rejectedWithin(store, cand, main);
+  if (within)
+    throw new CairnError(
+      'ALREADY_REJECTED',
+      `${branch} is built on the proposal a person rejected (tag ${within.tag}${within.reason ? `: "${within.reason}"` : ''}): ` +
+        'accepting it would bring that change onto main too; reject it, or accept it anyway with --override-rejection',
+      {
+        id,
+        tag: within.tag,
+        reason: within.reason,
+        builtOn: true,
+        override: 'overrideRejection' satisfies AcceptOverride,
+        candidateTip: cand,
+      },
+    );
   for (const tag of await rejectedTags(store)) {
     if (tag.id !== id || !(await store.repo.isAncestor(cand, tag.target))) continue;
     throw new CairnError(
@@ -438,11 +469,51 @@ async function refuseRejectedText(
   );
 }
 
+/**
+ * A stale copy of a proposal a person rejected already is not tagged again (`rejected/<id>--2` on
+ * the same commit). A proposal that is on main already (merged, squash- or rebase-merged,
+ * cherry-picked, or landed with a branch built on it) was accepted: a rejection tag on it would say "rejected" of an active
+ * memory, travel to every clone, and mark its text as one a person refused. Before this, `cairn
+ * reject` of such a stale branch tagged it and printed "rejected".
+ */
+async function refuseDecided(store: Store, id: string, cand: string, branch: string): Promise<void> {
+  const main = await requireMainTip(store);
+  const mainName = store.config.mainBranch;
+  if (await acceptedOnMain(store, id, cand, main))
+    throw new CairnError(
+      'NOT_A_CANDIDATE',
+      `${branch} is already on ${mainName} (accepted); nothing was rejected. To take it back: ` +
+        `${cairnCommand('undo', id)}; ${staleFix(branch)}`,
+      { id, landed: true },
+    );
+  for (const tag of await rejectedTags(store))
+    if (tag.id === id && (await store.repo.isAncestor(cand, tag.target)))
+      throw new CairnError(
+        'NOT_A_CANDIDATE',
+        `${branch} is the proposal a person rejected already (tag ${tag.name}); nothing was changed: ${staleFix(branch)}`,
+        { id, tag: tag.name },
+      );
+  const landed = await landedWith(store, id, cand, main);
+  if (landed)
+    throw new CairnError(
+      'NOT_A_CANDIDATE',
+      `${branch} landed on ${mainName} with ${landed}, which was built on it; nothing was rejected. ` +
+        `To take it back: ${cairnCommand('undo', id)}; ${staleFix(branch)}`,
+      { id, landedWith: landed },
+    );
+}
+
 /** How a decided proposal's stale branch goes away. */
 function staleFix(branch: string): string {
   return branch.startsWith(CANDIDATE_PREFIX)
     ? `\`cairn sync\` removes the stale branch (or \`git branch -D ${shownShellArg(branch)}\`)`
     : `\`cairn sync\` removes it`;
+}
+
+/** `given` names commit `oid`: the whole id, or a prefix of at least 7 hex digits (as review prints it). */
+function isCommitOf(given: string, oid: string): boolean {
+  const g = given.trim().toLowerCase();
+  return g === oid || (/^[0-9a-f]{7,40}$/.test(g) && oid.startsWith(g));
 }
 
 function sameBytes(a: Uint8Array | null, b: Uint8Array | null): boolean {
@@ -466,7 +537,8 @@ export async function rejectCandidate(ctx: OpContext, name: string, why: string)
   // The reason goes into the tag object, kept forever: no control characters, no secrets.
   why = writableText(why, 'why', REASON_MAX).text;
   const result = await store.repo.withLock(async () => {
-    const { id, tip: cand, localBranch } = await pickCandidate(store, name);
+    const { id, tip: cand, branch, localBranch } = await pickCandidate(store, name);
+    await refuseDecided(store, id, cand, branch);
     let tag = REJECTED_PREFIX + id;
     // A second rejection of the same id keeps the first one's content and reason too.
     for (let n = 2; await store.repo.resolve(`refs/tags/${tag}`); n++) tag = `${REJECTED_PREFIX}${id}--${n}`;

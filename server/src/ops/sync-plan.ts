@@ -280,17 +280,34 @@ async function targetOf(
     if (r.id === l.id && (await store.repo.isAncestor(l.tip, r.tip))) return null;
   }
   const same = remote.find((r) => r.name === l.name);
-  if (!same) return { name: l.name, replaces: null };
+  if (!same && !nested(l.name, taken)) return { name: l.name, replaces: null };
+  if (!same) return { name: await proposerName(store, l, taken), replaces: null };
   if (await store.repo.isAncestor(same.tip, l.tip)) return { name: l.name, replaces: null };
   const history = new Set(await store.repo.reflog(`refs/heads/${l.branch}`));
   const mine = [same, ...remote.filter((r) => r !== same && r.id === l.id)].find(
     (r) => history.has(r.tip) || (r === same && staleRemote.has(r.name)),
   );
   if (mine) return { name: mine.name, lease: mine.tip, replaces: CANDIDATE_PREFIX + mine.name };
+  return { name: await proposerName(store, l, taken), replaces: null };
+}
+
+/** `<id>--<proposer>` (`-2`, `-3` when taken): a name of its own for a proposal. */
+async function proposerName(store: Store, l: CandidateRef, taken: Set<string>): Promise<string> {
   const base = `${l.id}--${await proposer(store, l.tip)}`;
   let name = base;
-  for (let n = 2; taken.has(name); n++) name = `${base}-${n}`;
-  return { name, replaces: null };
+  for (let n = 2; taken.has(name) || nested(name, taken); n++) name = `${base}-${n}`;
+  return name;
+}
+
+/**
+ * Whether a branch `candidate/<name>` cannot exist beside the remote's: one of them is a folder of
+ * the other (`candidate/x` and `candidate/x/y`, pushed by hand). git refuses such a push, and in
+ * sync's one atomic push that refusal held back everything else (main, rejections, every other
+ * proposal) at every sync, even while the same push deleted the other branch.
+ */
+function nested(name: string, taken: Set<string>): boolean {
+  for (const t of taken) if (t.startsWith(`${name}/`) || name.startsWith(`${t}/`)) return true;
+  return false;
 }
 
 /** The proposer as a slug: the commit's Agent trailer, else its author without " (agent)". */

@@ -316,6 +316,10 @@ async function integrateMain(ctx: OpContext, report: SyncReport): Promise<void> 
   }
   const checkedOut = (await store.repo.currentBranch()) === mainName;
   const root = store.repo.root;
+  // git merge with the index locked (a crashed git's index.lock) still writes MERGE_HEAD and says
+  // "Automatic merge failed", and its abort fails on the same lock: refused before git runs.
+  const index = path.join(store.repo.gitdir, 'index.lock');
+  if (checkedOut && existsSync(index)) throw lockLeft(index, `bring ${mainName} up to date`);
   if (await store.repo.isAncestor(local, theirs)) {
     // The reflog says these commits came from the remote: a plain `cairn undo` leaves them.
     const r = checkedOut
@@ -391,8 +395,21 @@ async function integrateMain(ctx: OpContext, report: SyncReport): Promise<void> 
   report.mergedFrom = theirs;
 }
 
+/** A git lock file in the way (as openGitLockFile says it): LOCK_TIMEOUT, naming it. */
+function lockLeft(lock: string, what: string): CairnError {
+  return new CairnError(
+    'LOCK_TIMEOUT',
+    `cannot ${what}: ${lock} exists: another git process is using this repository; nothing was changed. ` +
+      `Retry; if no git process is running (one may have crashed), remove it: rm '${lock}'`,
+    { lockPath: lock },
+  );
+}
+
 /** git refused to touch the work tree (uncommitted or untracked files in the way), or failed. */
 function mergeRefused(store: Store, stderr: string, what: string): CairnError {
+  // A lock a crashed git left (a ref's lock): not a divergence, and not Cairn's to remove.
+  const lock = /Unable to create '([^'\n]+\.lock)': File exists/.exec(stderr)?.[1];
+  if (lock) return lockLeft(lock, what);
   if (/would be overwritten|local changes|untracked working tree files|not uptodate/i.test(stderr)) {
     const paths = stderr
       .split('\n')

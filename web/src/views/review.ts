@@ -34,7 +34,7 @@ interface Candidate {
   /** Its commits written as a person's decisions (they count for nothing if accepted). */
   decisionClaims: string[];
   /** Its memory files a person rejected before; `sameText`: accepting needs a tick. */
-  rejectedBefore: { path: string; tag: string; reason: string; sameText: boolean }[];
+  rejectedBefore: { path: string; tag: string; reason: string; sameText: boolean; builtOn?: boolean }[];
   /** Files main changed too since it was proposed: accepting refuses until it is merged by hand. */
   outOfDate: string[];
   diff: string;
@@ -343,7 +343,10 @@ function candidateCard(c: Candidate, ctx: ViewContext): HTMLElement {
           'Rejected before',
           rejectedText ? 'A person rejected this text before' : 'A person rejected this id before',
           c.rejectedBefore
-            .map((r) => `${r.path}: tag ${r.tag}${r.reason ? ` ("${r.reason}")` : ''}`)
+            .map(
+              (r) =>
+                `${r.path}: ${r.builtOn ? 'built on the rejected proposal, ' : ''}tag ${r.tag}${r.reason ? ` ("${r.reason}")` : ''}`,
+            )
             .join('; '),
         )
       : null,

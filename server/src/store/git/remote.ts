@@ -160,6 +160,16 @@ const UNREACHABLE = [
 /** A failed network command as one CairnError: authentication, unreachable, or git's own words. */
 export function networkError(what: string, remote: string, stderr: string): CairnError {
   const message = gitMessage(stderr);
+  // A ref's lock here (another git fetching at once, an editor's background fetch, or one that
+  // crashed): not the network. Its path is in the middle of git's message, which gitMessage cuts.
+  const lock = /Unable to create '([^'\n]+\.lock)': File exists/.exec(stderr)?.[1];
+  if (lock)
+    return new CairnError(
+      'LOCK_TIMEOUT',
+      `git ${what} ${remote}: ${lock} exists: another git process is updating this repository's refs; ` +
+        `nothing was lost. Retry; if no git process is running (one may have crashed), remove it: rm '${lock}'`,
+      { remote, lockPath: lock },
+    );
   if (AUTH.some((re) => re.test(stderr))) {
     return new CairnError(
       'REMOTE_AUTH_FAILED',

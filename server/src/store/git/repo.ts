@@ -298,6 +298,14 @@ export class GitRepo {
     thenDeleteBranch: string | undefined,
   ): Promise<string> {
     await refuseDuringOperation(this.gitdir);
+    // Deleting the checked-out branch would leave HEAD on a branch that does not exist: every file
+    // staged as new, the next `git commit` a root commit. Refused before anything is written.
+    if (thenDeleteBranch && (await this.currentBranch()) === thenDeleteBranch)
+      throw new CairnError(
+        'INVALID_REQUEST',
+        `${thenDeleteBranch} is checked out; nothing was changed: switch to another branch first`,
+        { branch: thenDeleteBranch },
+      );
     const ref = `refs/tags/${checkRefName(name, 'tag')}`;
     const commit = await this.resolve(target);
     if (!commit) throw new CairnError('NOT_FOUND', `cannot tag ${target}: no such commit`, { target });
