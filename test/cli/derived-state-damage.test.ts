@@ -3,7 +3,16 @@
 // search from then on), and a write the system refuses (a file size limit, as a full disk refuses
 // one: an internal error with a stack trace, exit 70, and half-written segments left behind).
 import { execFileSync, spawn } from 'node:child_process';
-import { appendFileSync, chmodSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain JavaScript module shared with the benchmarks
@@ -144,6 +153,42 @@ describe('derived state the system or a person broke', () => {
       expect((await search('webpack token')).entries).toEqual(expected);
     } finally {
       chmodSync(indexDir(), 0o755);
+    }
+  });
+
+  it('postings changed into bytes that still look valid: rebuilt and said, never other answers', async () => {
+    const queries = ['redis postgres', 'timeout retry', 'kafka session'];
+    rmSync(path.join(dir, '.cairn'), { recursive: true, force: true });
+    const clean: string[][] = [];
+    for (const q of queries) clean.push((await search(q)).entries);
+    const postingsFile = () =>
+      path.join(indexDir(), readdirSync(indexDir()).find((f) => f.startsWith('postings-')) as string);
+
+    // One term frequency of "redis" one higher: a valid posting, another score.
+    const termsName = readdirSync(indexDir()).find((f) => f.startsWith('terms-')) as string;
+    const { terms, offsets } = JSON.parse(readFileSync(path.join(indexDir(), termsName), 'utf8')) as {
+      terms: string[];
+      offsets: number[];
+    };
+    expect(terms).toContain('redi');
+    const file = postingsFile();
+    const bytes = readFileSync(file);
+    const tfAt = offsets[terms.indexOf('redi')] + 4; // "redis" as the tokenizer stems it
+    bytes.writeInt32LE(bytes.readInt32LE(tfAt) + 1, tfAt);
+    writeFileSync(file, bytes);
+    const first = await search(queries[0]);
+    expect(first.stderr).toMatch(/rebuilt/);
+    expect(first.entries).toEqual(clean[0]);
+
+    // 64 random bytes (seeded) at three places, one after another: every answer is the clean one.
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    for (let round = 0; round < 3; round++) {
+      const damaged = readFileSync(postingsFile());
+      const at = next() % Math.max(1, damaged.length - 64);
+      for (let i = 0; i < 64 && at + i < damaged.length; i++) damaged[at + i] = next() & 0xff;
+      writeFileSync(postingsFile(), damaged);
+      for (const [i, q] of queries.entries()) expect((await search(q)).entries).toEqual(clean[i]);
     }
   });
 });

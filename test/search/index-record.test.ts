@@ -1,9 +1,9 @@
-// A record as stored (index-files.ts encodeRecord, format 6): the summary, decisions and chunks'
+// A record as stored (index-record.ts encodeRecord, format 6): the summary, decisions and chunks'
 // texts after the JSON, unescaped. Any text comes back exactly; anything else is refused, so a damaged segment is found
 // (and the index rebuilt) rather than read as wrong texts.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeRecord, encodeRecord, type FileRecord } from '../../server/src/search/index-files.js';
+import { decodeRecord, encodeRecord, type FileRecord } from '../../server/src/search/index-record.js';
 
 const meta: FileRecord['meta'] = {
   memoryId: 'redis-cache',

@@ -3,7 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { DeltaPostings } from '../../server/src/search/delta-postings.js';
 import { IndexDamagedError } from '../../server/src/search/index-files.js';
 import { KeywordIndex } from '../../server/src/search/keyword-index.js';
-import { decodePosting, fieldMaps, livePairs, pairBytes } from '../../server/src/search/keyword-postings.js';
+import {
+  decodePosting,
+  fieldMaps,
+  livePairs,
+  pairBytes,
+  postingSum,
+} from '../../server/src/search/keyword-postings.js';
 
 const bytes = (...ints: number[]) => pairBytes(Int32Array.from(ints));
 
@@ -11,7 +17,27 @@ describe('keyword postings as int32 pairs', () => {
   it('reads back what was written, at any byte offset of a buffer', () => {
     const pairs = Int32Array.from([0 * 4 + 3, 2, 1 * 4 + 0, 1, 1 * 4 + 3, 5, 7 * 4 + 1, 1]);
     const shifted = Buffer.concat([Buffer.from([9]), pairBytes(pairs)]).subarray(1); // not aligned
-    expect([...decodePosting(shifted, 8, 't')]).toEqual([...pairs]);
+    expect([...decodePosting(shifted, 8, 't', postingSum('t', pairBytes(pairs)))]).toEqual([...pairs]);
+  });
+
+  it('finds a changed count, docId or term that still looks valid: the sum does not match', () => {
+    const good = bytes(0 * 4 + 3, 2, 1 * 4 + 0, 1, 7 * 4 + 1, 1);
+    const sum = postingSum('cache', good);
+    expect([...decodePosting(good, 10, 'cache', sum)]).toHaveLength(6);
+    const changed = [
+      bytes(0 * 4 + 3, 3, 1 * 4 + 0, 1, 7 * 4 + 1, 1),
+      bytes(0 * 4 + 3, 2, 2 * 4 + 0, 1, 7 * 4 + 1, 1),
+    ];
+    for (const b of changed) expect(() => decodePosting(b, 10, 'cache', sum)).toThrow(IndexDamagedError);
+    expect(() => decodePosting(good, 10, 'redis', sum)).toThrow(IndexDamagedError);
+    // Any single byte changed is found (CRC-32).
+    fc.assert(
+      fc.property(fc.nat(good.length - 1), fc.integer({ min: 1, max: 255 }), (at, flip) => {
+        const bad = Buffer.from(good);
+        bad[at] ^= flip;
+        expect(() => decodePosting(bad, 10, 'cache', sum)).toThrow(IndexDamagedError);
+      }),
+    );
   });
 
   it('finds damage instead of scoring it: a cut pair, keys out of order, a docId past the index, tf 0', () => {
@@ -23,7 +49,8 @@ describe('keyword postings as int32 pairs', () => {
       bytes(4, 0),
       bytes(-4, 1),
     ];
-    for (const b of damaged) expect(() => decodePosting(b, 10, 'cache')).toThrow(IndexDamagedError);
+    for (const b of damaged)
+      expect(() => decodePosting(b, 10, 'cache', postingSum('cache', b))).toThrow(IndexDamagedError);
   });
 
   it('merges base and delta for live documents only, in document order, whatever order the delta was pushed in', () => {

@@ -15,8 +15,9 @@ export const POSTING_BYTES = 8;
 
 /**
  * 3: postings as int32 pairs (keyword-postings.ts), no longer JSON; 4: packed file columns; 5:
- * records with their chunks' texts after the JSON (encodeRecord); 6: chunk hashes computed on first
- * use, so a chunk may have none.
+ * records with their chunks' texts after the JSON (index-record.ts); 6: chunk hashes computed on
+ * first use, so a chunk may have none, the summary and decisions after the JSON too, and a sum per
+ * term's posting (keyword-postings.ts postingSum).
  */
 export const INDEX_FORMAT_VERSION = 6;
 
@@ -33,74 +34,6 @@ export interface FileState {
   hashes: string[];
   /** Where the file's FileRecord lives: [segment file, byte start, byte end]. */
   rec: [string, number, number];
-}
-
-/** The full record of one file, read only for results and for embedding. */
-export interface FileRecord {
-  meta: ChunkMeta;
-  chunks: { heading: string; startLine: number; endLine: number; tokens: number; text: string }[];
-}
-
-/**
- * A record as stored: JSON of everything but its long texts (with their lengths), a newline, then
- * the texts one after another as they are: the summary, the decisions, the chunks' texts. Inside
- * JSON every newline and quote of 10,000 memories' texts was escaped on the way in and back on the
- * way out (JSON.stringify of the records was a tenth of a first index, and the summaries alone a
- * third of what was left); JSON never holds a raw newline, so the first one ends it.
- */
-export function encodeRecord(record: FileRecord): string[] {
-  const { summary, decisions, ...meta } = record.meta;
-  const head: RecordHead = {
-    meta,
-    chunks: record.chunks.map((c) => ({
-      heading: c.heading,
-      startLine: c.startLine,
-      endLine: c.endLine,
-      tokens: c.tokens,
-      length: c.text.length,
-    })),
-  };
-  const parts = [''];
-  if (summary !== undefined) {
-    head.summary = summary.length;
-    parts.push(summary);
-  }
-  if (decisions !== undefined) {
-    head.decisions = decisions.map((d) => d.length);
-    for (const d of decisions) parts.push(d);
-  }
-  for (const c of record.chunks) parts.push(c.text);
-  parts[0] = `${JSON.stringify(head)}\n`;
-  return parts;
-}
-
-interface RecordHead {
-  meta: Omit<ChunkMeta, 'summary' | 'decisions'>;
-  /** Lengths of the texts after the head, in this order. */
-  summary?: number;
-  decisions?: number[];
-  chunks: (Omit<FileRecord['chunks'][number], 'text'> & { length: number })[];
-}
-
-/** The record encodeRecord's parts, written one after another, make; throws on anything else. */
-export function decodeRecord(text: string): FileRecord {
-  const end = text.indexOf('\n');
-  if (end < 0) throw new Error('no end of the record head');
-  const head = JSON.parse(text.slice(0, end)) as RecordHead;
-  let at = end + 1;
-  const next = (length: unknown): string => {
-    if (!Number.isInteger(length) || (length as number) < 0 || at + (length as number) > text.length)
-      throw new Error('bad text length');
-    const part = text.slice(at, at + (length as number));
-    at += length as number;
-    return part;
-  };
-  const meta: ChunkMeta = { ...head.meta };
-  if (head.summary !== undefined) meta.summary = next(head.summary);
-  if (head.decisions !== undefined) meta.decisions = head.decisions.map(next);
-  const chunks = head.chunks.map(({ length, ...rest }) => ({ ...rest, text: next(length) }));
-  if (at !== text.length) throw new Error('the record has more text than its chunks');
-  return { meta, chunks };
 }
 
 /**
@@ -425,9 +358,12 @@ export function checkState(state: IndexState): FileTable {
   };
 }
 
-/** The base term list: sorted terms and their byte offsets into the postings file. */
-export async function readTerms(dir: string, name: string): Promise<{ terms: string[]; offsets: number[] }> {
-  let base: { terms?: unknown; offsets?: unknown };
+/** The base term list: sorted terms, their byte offsets into the postings file and their sums. */
+export async function readTerms(
+  dir: string,
+  name: string,
+): Promise<{ terms: string[]; offsets: number[]; sums: number[] }> {
+  let base: { terms?: unknown; offsets?: unknown; sums?: unknown };
   try {
     base = JSON.parse(await readFile(join(dir, name), 'utf8')) ?? {};
   } catch (e) {
@@ -435,15 +371,18 @@ export async function readTerms(dir: string, name: string): Promise<{ terms: str
       `${name} is ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'unreadable'}`,
     );
   }
-  const { terms, offsets } = base;
+  const { terms, offsets, sums } = base;
   const ok =
     isStrings(terms) &&
     terms.every((t, i) => i === 0 || terms[i - 1] < t) &&
     Array.isArray(offsets) &&
     offsets.length === terms.length + 1 &&
-    offsets.every((o, i) => isInt(o) && o % POSTING_BYTES === 0 && o >= (offsets[i - 1] ?? 0));
+    offsets.every((o, i) => isInt(o) && o % POSTING_BYTES === 0 && o >= (offsets[i - 1] ?? 0)) &&
+    Array.isArray(sums) &&
+    sums.length === terms.length &&
+    sums.every((s) => isInt(s) && s >= 0 && s <= 0xffffffff);
   if (!ok) throw new IndexDamagedError(`${name} does not match its postings`);
-  return { terms, offsets: offsets as number[] };
+  return { terms, offsets: offsets as number[], sums: sums as number[] };
 }
 
 export async function ensureDir(dir: string): Promise<void> {

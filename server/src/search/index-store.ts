@@ -3,6 +3,7 @@
 // then state.json by rename. Layout and trade-offs: docs/search.md.
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import { decodeRecord, encodeRecord, type FileRecord } from './index-record.js';
 import {
   chunkDocument,
   chunkHash,
@@ -18,8 +19,6 @@ import type { Embedder } from './embedder.js';
 import {
   checkState,
   ColdFiles,
-  decodeRecord,
-  encodeRecord,
   encodeFiles,
   ensureDir,
   IndexDamagedError,
@@ -33,7 +32,6 @@ import {
   STATE_FILE,
   writeAtomic,
   unwritable,
-  type FileRecord,
   type FileState,
   type IndexState,
 } from './index-files.js';
@@ -157,7 +155,7 @@ export class SearchIndex {
     if (state.chunking?.maxTokens !== chunking.maxTokens || state.chunking?.overlap !== chunking.overlap)
       throw new IndexDamagedError('made with another chunk size');
     const cols = checkState(state);
-    const { terms, offsets } = await readTerms(dir, state.keyword.terms);
+    const { terms, offsets, sums } = await readTerms(dir, state.keyword.terms);
     // Open every file now: a later compaction by another process may delete them, and a missing
     // or truncated one is found here rather than in the middle of a search.
     const name = state.keyword.postings;
@@ -170,7 +168,7 @@ export class SearchIndex {
     for (const [seg, end] of ends) reader.open(cols.segments[seg], end);
     const postings = (start: number, end: number) => reader.readBytes([name, start, end]);
     const { delta, fieldLength } = state.keyword;
-    const keyword = KeywordIndex.fromSnapshot({ terms, offsets, postings, delta, fieldLength });
+    const keyword = KeywordIndex.fromSnapshot({ terms, offsets, sums, postings, delta, fieldLength });
     const index = new SearchIndex(dir, chunking, keyword, state.keyword, reader);
     index.cold = new ColdFiles(cols, state.keyword.fieldLength.length);
     index.sourceKey = typeof state.source === 'string' ? state.source : undefined;
@@ -564,7 +562,7 @@ export class SearchIndex {
       this.baseFiles = { terms: `terms-${gen}.json`, postings: postingsFile.name };
       await writeAtomic(
         join(this.dir, this.baseFiles.terms),
-        JSON.stringify({ terms: snap.terms, offsets: snap.offsets }),
+        JSON.stringify({ terms: snap.terms, offsets: snap.offsets, sums: snap.sums }),
       );
     }
     const state: IndexState = {

@@ -8,7 +8,7 @@ import { IndexDamagedError } from './index-files.js';
 import { scoreDocuments, type Bm25Params } from './keyword-bm25.js';
 import { DeltaPostings } from './delta-postings.js';
 import { WordTable } from './word-table.js';
-import { decodePosting, fieldMaps, livePairs, pairBytes } from './keyword-postings.js';
+import { decodePosting, fieldMaps, livePairs, pairBytes, postingSum } from './keyword-postings.js';
 import {
   bump,
   byScore,
@@ -42,6 +42,8 @@ export interface KeywordSnapshot {
    */
   terms: string[];
   offsets: number[];
+  /** Per base term, postingSum of the term and its posting's bytes: checked on every read. */
+  sums: number[];
   postings: Buffer | PostingsReader;
   delta: Record<string, Posting>;
   /** Per docId: raw words per field, or null once the document is removed. */
@@ -111,6 +113,7 @@ export class KeywordIndex {
   private constructor(
     private terms: string[],
     private offsets: number[],
+    private sums: number[],
     private postings: Buffer | PostingsReader,
     private fieldLength: (number[] | null)[],
   ) {
@@ -130,11 +133,11 @@ export class KeywordIndex {
   }
 
   static empty(): KeywordIndex {
-    return new KeywordIndex([], [0], Buffer.alloc(0), []);
+    return new KeywordIndex([], [0], [], Buffer.alloc(0), []);
   }
 
   static fromSnapshot(s: KeywordSnapshot): KeywordIndex {
-    const index = new KeywordIndex(s.terms, s.offsets, s.postings, s.fieldLength);
+    const index = new KeywordIndex(s.terms, s.offsets, s.sums, s.postings, s.fieldLength);
     const docs = new Set<number>();
     for (const [term, posting] of Object.entries(s.delta)) {
       const packed = new DeltaPostings();
@@ -397,7 +400,7 @@ export class KeywordIndex {
     const [start, end] = [this.offsets[i], this.offsets[i + 1]];
     const bytes =
       typeof this.postings === 'function' ? this.postings(start, end) : this.postings.subarray(start, end);
-    return decodePosting(bytes, this.fieldLength.length, term);
+    return decodePosting(bytes, this.fieldLength.length, term, this.sums[i]);
   }
 
   private lowerBound(term: string): number {
@@ -427,7 +430,7 @@ export class KeywordIndex {
    * The merged live postings of every term, in term order, as batches of about 1 MB (the whole
    * base at 100,000 memories is over 100 MB: never one buffer); fills `terms` and `offsets`.
    */
-  private *compactPostings(terms: string[], offsets: number[]): Generator<Buffer> {
+  private *compactPostings(terms: string[], offsets: number[], sums: number[]): Generator<Buffer> {
     const all = new Set([...this.terms, ...this.delta.keys()]);
     let batch: Buffer[] = [];
     let batchBytes = 0;
@@ -437,7 +440,9 @@ export class KeywordIndex {
       const pairs = livePairs(this.basePosting(term), this.delta.get(term), isLive);
       if (pairs === null) continue;
       terms.push(term);
-      batch.push(pairBytes(pairs));
+      const bytes = pairBytes(pairs);
+      sums.push(postingSum(term, bytes));
+      batch.push(bytes);
       batchBytes += pairs.byteLength;
       at += pairs.byteLength;
       offsets.push(at);
@@ -476,16 +481,19 @@ export class KeywordIndex {
         packed.forEach((d, f, tf) => ((posting[f] ??= {})[d] = tf));
         delta[term] = posting;
       }
-      return { terms: this.terms, offsets: this.offsets, postings: this.postings, delta, fieldLength };
+      const { terms, offsets, sums, postings } = this;
+      return { terms, offsets, sums, postings, delta, fieldLength };
     }
     const terms: string[] = [];
     const offsets = [0];
+    const sums: number[] = [];
     const postings = opts.writePostings
-      ? opts.writePostings(this.compactPostings(terms, offsets))
-      : Buffer.concat([...this.compactPostings(terms, offsets)]);
-    const compacted = { terms, offsets, postings, delta: {}, fieldLength };
+      ? opts.writePostings(this.compactPostings(terms, offsets, sums))
+      : Buffer.concat([...this.compactPostings(terms, offsets, sums)]);
+    const compacted = { terms, offsets, sums, postings, delta: {}, fieldLength };
     this.terms = terms;
     this.offsets = offsets;
+    this.sums = sums;
     this.postings = postings;
     this.delta.clear();
     this.clearPairsCache();

@@ -3,15 +3,45 @@
 // machine's byte order: a query reads a term's bytes and scores them where they lie, instead of
 // parsing JSON into objects and maps (most of a cold query's keyword time), and a build writes
 // them without a string per posting.
+import * as zlib from 'node:zlib';
 import { IndexDamagedError, POSTING_BYTES } from './index-files.js';
 import type { DeltaPostings } from './delta-postings.js';
 
 /**
- * A base posting read from the file, checked: whole pairs, keys strictly increasing, docIds below
- * `docLimit`, frequencies at least 1. A damaged file fails here (the index is rebuilt), never scores.
+ * The CRC-32 of a term and its posting's bytes, kept per term beside the offsets and checked on
+ * every read: a changed count or docId that still looks valid scored silently (decodePosting's
+ * checks alone let 2 of 3 random 64-byte overwrites through). The term is in it too, so a posting
+ * read for another term fails. zlib.crc32 is Node 20.15+; before, a table.
  */
-export function decodePosting(bytes: Uint8Array, docLimit: number, term: string): Int32Array {
-  if (bytes.length % POSTING_BYTES !== 0) throw damaged(term);
+export function postingSum(term: string, bytes: Uint8Array): number {
+  return crc32(bytes, crc32(Buffer.from(term)));
+}
+
+const crc32: (data: Uint8Array, value?: number) => number =
+  typeof zlib.crc32 === 'function' ? zlib.crc32 : tableCrc32;
+
+let crcTable: Int32Array | null = null;
+function tableCrc32(data: Uint8Array, value = 0): number {
+  if (!crcTable) {
+    crcTable = new Int32Array(256);
+    for (let n = 0; n < 256; n++) {
+      let c = n;
+      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+      crcTable[n] = c;
+    }
+  }
+  let c = ~value;
+  for (let i = 0; i < data.length; i++) c = crcTable[(c ^ data[i]) & 0xff] ^ (c >>> 8);
+  return ~c >>> 0;
+}
+
+/**
+ * A base posting read from the file, checked: its sum (postingSum), whole pairs, keys strictly
+ * increasing, docIds below `docLimit`, frequencies at least 1. A damaged file fails here (the index
+ * is rebuilt), never scores.
+ */
+export function decodePosting(bytes: Uint8Array, docLimit: number, term: string, sum: number): Int32Array {
+  if (bytes.length % POSTING_BYTES !== 0 || postingSum(term, bytes) !== sum) throw damaged(term);
   const aligned = bytes.byteOffset % 4 === 0 ? bytes : Uint8Array.from(bytes);
   const pairs = new Int32Array(aligned.buffer, aligned.byteOffset, aligned.length / 4);
   let last = -1;
