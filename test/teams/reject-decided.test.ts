@@ -110,3 +110,22 @@ describe('cairn reject of a stale copy of a rejected proposal', () => {
     expect(await refsOf(b)).toBe(before);
   });
 });
+
+describe('cairn reject of a branch made by hand on main', () => {
+  // Failed before: "To take it back: cairn undo <the memory of main's last commit>", a memory the
+  // person never meant to touch (the branch's id comes from its tip commit's Memory-Id).
+  it('names no other memory to undo', async () => {
+    team = await makeTeam({ names: ['Ana'], transport: 'file' });
+    const [a] = team.clones;
+    const other = (await a.store(agentPayload('Queue retries', { confidence: 0.95 }))).metadata
+      .topic_id as string;
+    expect(await a.git('show', `main:memories/${other}.md`)).toContain(`id: ${other}`);
+    await a.git('branch', 'candidate/pnpm-installs', 'main');
+    const before = await refsOf(a);
+    const r = await a.json('reject', 'pnpm-installs', '--why', 'not this');
+    expect(r).toMatchObject({ errorCode: 'NOT_A_CANDIDATE' });
+    expect(r.error).toContain('nothing was rejected');
+    expect(r.error).not.toContain('cairn undo');
+    expect(await refsOf(a)).toBe(before);
+  });
+});

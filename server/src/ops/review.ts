@@ -479,11 +479,13 @@ async function refuseRejectedText(
 async function refuseDecided(store: Store, id: string, cand: string, branch: string): Promise<void> {
   const main = await requireMainTip(store);
   const mainName = store.config.mainBranch;
+  // The id is the tip commit's Memory-Id: a branch made by hand on main carries main's last memory,
+  // which an undo must not be offered for.
+  const undo = branchNamesId(branch, id) ? `To take it back: ${cairnCommand('undo', id)}; ` : '';
   if (await acceptedOnMain(store, id, cand, main))
     throw new CairnError(
       'NOT_A_CANDIDATE',
-      `${branch} is already on ${mainName} (accepted); nothing was rejected. To take it back: ` +
-        `${cairnCommand('undo', id)}; ${staleFix(branch)}`,
+      `${branch} is already on ${mainName} (accepted); nothing was rejected. ${undo}${staleFix(branch)}`,
       { id, landed: true },
     );
   for (const tag of await rejectedTags(store))
@@ -498,9 +500,15 @@ async function refuseDecided(store: Store, id: string, cand: string, branch: str
     throw new CairnError(
       'NOT_A_CANDIDATE',
       `${branch} landed on ${mainName} with ${landed}, which was built on it; nothing was rejected. ` +
-        `To take it back: ${cairnCommand('undo', id)}; ${staleFix(branch)}`,
+        `${undo}${staleFix(branch)}`,
       { id, landedWith: landed },
     );
+}
+
+/** Whether `branch` (local or remote-tracking) is a proposal of `id`: candidate/<id>[--<who>]. */
+function branchNamesId(branch: string, id: string): boolean {
+  const name = branch.slice(branch.indexOf(CANDIDATE_PREFIX) + CANDIDATE_PREFIX.length);
+  return branch.includes(CANDIDATE_PREFIX) && (name === id || name.startsWith(`${id}--`));
 }
 
 /** How a decided proposal's stale branch goes away. */
