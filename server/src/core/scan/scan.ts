@@ -108,17 +108,23 @@ export interface ScanOptions {
 const TITLE_BODY_NOTE =
   'It reads as one sentence where agents see the title followed by the text (a search answer), split between the two.';
 
-/** The front matter's title value and the body's first paragraph: [start, end) offsets of each. */
+/**
+ * The front matter's title value and the body's first paragraph: [start, end) offsets of each.
+ * Lines may end in CRLF (a file saved on Windows hid a split instruction before).
+ */
 function titleAndFirstParagraph(text: string): [[number, number], [number, number]] | null {
-  if (!text.startsWith('---\n')) return null;
-  const close = text.indexOf('\n---\n', 3);
-  if (close < 0) return null;
-  const title = /^title:[ \t]*(["']?)(.*?)\1[ \t]*$/m.exec(text.slice(4, close));
+  const open = /^---\r?\n/.exec(text);
+  if (!open) return null;
+  const close = /\r?\n---\r?\n/.exec(text.slice(open[0].length - 1));
+  if (!close) return null;
+  const fmEnd = open[0].length - 1 + close.index;
+  const body = fmEnd + close[0].length;
+  const title = /^title:[ \t]*(["']?)(.*?)\1[ \t]*$/m.exec(text.slice(open[0].length, fmEnd));
   if (!title || !title[2]) return null;
-  const titleStart = 4 + title.index + title[0].indexOf(title[2], 6);
-  const para = /\S[\s\S]*?(?=\n[ \t]*\n|$)/.exec(text.slice(close + 5, close + 5 + 2000));
+  const titleStart = open[0].length + title.index + title[0].indexOf(title[2], 6);
+  const para = /\S[\s\S]*?(?=\r?\n[ \t]*\r?\n|$)/.exec(text.slice(body, body + 2000));
   if (!para) return null;
-  const bodyStart = close + 5 + para.index;
+  const bodyStart = body + para.index;
   return [
     [titleStart, titleStart + title[2].length],
     [bodyStart, bodyStart + para[0].length],
