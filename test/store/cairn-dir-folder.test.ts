@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openCairnDir } from '../../server/src/store/cairn-dir.js';
+import { openCairnDir, setCairnDirWarning } from '../../server/src/store/cairn-dir.js';
 import { removeDir, tempDir } from '../helpers/store.js';
 
 const parent = tempDir();
@@ -45,5 +45,29 @@ describe('a folder where a .cairn file goes', () => {
     expect(partsDir.readSealed('cache/parts.v8')?.toString()).toBe('three');
 
     expect(readFileSync(outside, 'utf8')).toBe('not Cairn’s');
+  });
+});
+
+describe('a folder of .cairn that cannot be made', () => {
+  // Failed before: path() and folder() gave null or the scratch folder and said nothing, so every
+  // run rebuilt the search index (a read-only store, another user's .cairn, a file in the way).
+  it('is said once, naming the folder, the reason and the fix; the caller gets scratch', async () => {
+    const warnings: string[] = [];
+    setCairnDirWarning((m) => warnings.push(m));
+    try {
+      const root = path.join(parent, 'file-in-the-way');
+      mkdirSync(path.join(root, '.cairn'), { recursive: true });
+      writeFileSync(path.join(root, '.cairn', 'cache'), 'not a folder');
+      const dir = await openCairnDir(root, null);
+      expect(dir.path('cache/workspace.v8')).toBeNull();
+      expect(dir.path('cache/other.v8')).toBeNull();
+      expect(dir.folder('cache/sub')).not.toContain(path.join(root, '.cairn'));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(/^\.cairn\/cache cannot be made or written \((EEXIST|ENOTDIR)\)/);
+      expect(warnings[0]).toContain('To fix: make .cairn writable by this user');
+      expect(readFileSync(path.join(root, '.cairn', 'cache'), 'utf8')).toBe('not a folder');
+    } finally {
+      setCairnDirWarning((m) => process.stderr.write(`cairn: ${m}\n`));
+    }
   });
 });

@@ -5,7 +5,8 @@
 // make Cairn read caches someone else wrote and append to whatever file a link names. A link inside
 // .cairn is never followed either. Then derived features degrade, with one warning per process:
 // caches and logs are skipped; the search index and session scratch live in a private temporary
-// folder removed at exit. Governance (commits, branches, tags) never depends on .cairn.
+// folder removed at exit. The same, with the same one warning, when a folder of .cairn cannot be
+// made (a read-only store, another user's .cairn). Governance never depends on .cairn.
 // A file that can make Cairn skip a check or tell a governance fact (a cache of clean scans, of
 // history, of parsed memories) is sealed: its first line is a MAC made with the user's key, kept
 // outside every store (state-key.ts), over the store, the file's name and the rest of the file.
@@ -124,14 +125,24 @@ export class CairnDir {
       // running server stays deleted instead of coming back as a folder of derived state.
       mkdirSync(path.join(this.root, CAIRN_DIR), { mode: 0o700 });
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return null;
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return this.unwritable(CAIRN_DIR, e);
     }
     try {
       makeDirSync(path.dirname(abs), 0o700);
-    } catch {
-      return null; // a read-only store: derived state only costs speed
+    } catch (e) {
+      return this.unwritable(path.posix.dirname(`${CAIRN_DIR}/${rel}`), e);
     }
     return abs;
+  }
+
+  /**
+   * A folder of .cairn that cannot be made (a read-only store, another user's .cairn, a file where
+   * the folder goes): derived state only costs speed then, but every run rebuilds it, so say so once.
+   */
+  private unwritable(rel: string, e: unknown): null {
+    const code = (e as NodeJS.ErrnoException).code ?? 'an error';
+    warnOnce(this.root, degraded(`${rel} cannot be made or written (${code})`));
+    return null;
   }
 
   /** A folder under .cairn (created 0700), or the same folder in the process's private scratch. */
@@ -141,8 +152,8 @@ export class CairnDir {
       try {
         makeDirSync(abs, 0o700);
         return abs;
-      } catch {
-        // fall through to scratch
+      } catch (e) {
+        this.unwritable(`${CAIRN_DIR}/${rel}`, e); // then the scratch folder below
       }
     }
     return this.scratch(rel);
@@ -387,7 +398,9 @@ function realOrSelf(p: string): string {
 function degraded(problem: string): string {
   const fix = problem.startsWith('git tracks')
     ? 'remove it from git (git rm -r --cached .cairn, commit) and delete the folder'
-    : 'remove it (Cairn recreates .cairn as a plain folder)';
+    : problem.includes('cannot be made or written')
+      ? 'make .cairn writable by this user, or remove what stands in the way'
+      : 'remove it (Cairn recreates .cairn as a plain folder)';
   return (
     `${problem}, so Cairn keeps no derived state there: caches and logs are skipped, the search index ` +
     `and session scratch live in a temporary folder for this process. To fix: ${fix}.`
