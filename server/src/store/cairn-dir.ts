@@ -141,7 +141,12 @@ export class CairnDir {
    */
   private unwritable(rel: string, e: unknown): null {
     const code = (e as NodeJS.ErrnoException).code ?? 'an error';
-    warnOnce(this.root, degraded(`${rel} cannot be made or written (${code})`));
+    warnOnce(
+      this.root,
+      `${rel} cannot be made or written (${code}): what Cairn keeps there is skipped or lives in a ` +
+        `temporary folder for this process, rebuilt on every run. To fix: make .cairn writable by ` +
+        `this user, or remove what stands in the way.`,
+    );
     return null;
   }
 
@@ -398,9 +403,7 @@ function realOrSelf(p: string): string {
 function degraded(problem: string): string {
   const fix = problem.startsWith('git tracks')
     ? 'remove it from git (git rm -r --cached .cairn, commit) and delete the folder'
-    : problem.includes('cannot be made or written')
-      ? 'make .cairn writable by this user, or remove what stands in the way'
-      : 'remove it (Cairn recreates .cairn as a plain folder)';
+    : 'remove it (Cairn recreates .cairn as a plain folder)';
   return (
     `${problem}, so Cairn keeps no derived state there: caches and logs are skipped, the search index ` +
     `and session scratch live in a temporary folder for this process. To fix: ${fix}.`
