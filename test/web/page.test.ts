@@ -149,6 +149,31 @@ describe.skipIf(!HAVE_CHROMIUM)('the review page in Chromium', () => {
     await checkPage('memories');
   });
 
+  it('keeps the chosen filters when the store changes under the list, and after a reload', async () => {
+    const rows = () => page.locator('table.list tbody tr').count();
+    await show('#/memories', 'memories', 'table.list tbody tr');
+    await page.getByLabel('Status').selectOption('rejected');
+    await expect.poll(rows, SETTLE).toBe(1);
+    expect(await page.evaluate(() => location.hash)).toBe('#/memories?status=rejected');
+    // A commit made elsewhere redraws the page (live update): the list stays filtered.
+    const drawn = await page.evaluate(() => document.body.dataset.ready);
+    writeFileSync(
+      path.join(dir, 'memories', 'filter-kept.md'),
+      '---\nid: filter-kept\ntitle: Filter kept\nkind: note\n---\n\nArrived while a filter was on.\n',
+    );
+    git(dir, 'add', 'memories/filter-kept.md');
+    git(dir, 'commit', '-qm', 'a note while the list is filtered');
+    await page.waitForFunction((d) => document.body.dataset.ready !== d, drawn, SETTLE);
+    expect(await rows()).toBe(1);
+    expect(await page.getByLabel('Status').inputValue()).toBe('rejected');
+    await page.reload();
+    await page.waitForSelector('body[data-view="memories"] table.list tbody tr');
+    expect(await rows()).toBe(1);
+    await page.getByLabel('Status').selectOption('');
+    await expect.poll(rows, SETTLE).toBeGreaterThan(1);
+    expect(await page.evaluate(() => location.hash)).toBe('#/memories');
+  });
+
   it('shows a memory: front matter, triples, backlinks, history with trailers', async () => {
     await show('#/memory/redis-caching', 'memory', 'h1#memory-h');
     const text = (await page.locator('main').textContent()) ?? '';
@@ -195,6 +220,13 @@ describe.skipIf(!HAVE_CHROMIUM)('the review page in Chromium', () => {
     expect(text).toContain('accept');
     expect(text).toContain('We stay on Redis');
     await checkPage('activity');
+    // The chosen kind is kept in the address, so a redraw or a reload shows the same entries.
+    await page.getByLabel('Show').selectOption('reject');
+    expect(await page.evaluate(() => location.hash)).toBe('#/activity?kind=reject');
+    await page.reload();
+    await page.waitForSelector('body[data-view="activity"] ol.timeline li');
+    expect(await page.getByLabel('Show').inputValue()).toBe('reject');
+    expect(await page.locator('ol.timeline li strong').allTextContents()).toEqual(['reject']);
   });
 
   it('updates without a reload when an agent commits', async () => {

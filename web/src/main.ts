@@ -73,6 +73,7 @@ let rendering = 0;
 
 async function render(opts: { keepFocus?: boolean } = {}): Promise<void> {
   const ticket = ++rendering;
+  const drawn = location.hash;
   const { name, arg, params } = parseHash();
   const view = VIEWS[name];
   for (const a of nav.querySelectorAll('a')) {
@@ -80,7 +81,17 @@ async function render(opts: { keepFocus?: boolean } = {}): Promise<void> {
     else a.removeAttribute('aria-current');
   }
   stale.hidden = true;
-  const ctx: ViewContext = { arg, params, announce, refresh: () => void render({ keepFocus: true }) };
+  const ctx: ViewContext = {
+    arg,
+    params,
+    announce,
+    refresh: () => void render({ keepFocus: true }),
+    keep: (next) => {
+      const kept = Object.fromEntries(Object.entries(next).filter(([, v]) => v !== ''));
+      history.replaceState(null, '', `${location.search}${route(name, arg, kept)}`);
+      document.body.dataset.route = location.hash;
+    },
+  };
   let content: HTMLElement;
   try {
     content = await view.render(ctx);
@@ -93,6 +104,9 @@ async function render(opts: { keepFocus?: boolean } = {}): Promise<void> {
     );
   }
   if (ticket !== rendering) return; // a newer navigation won
+  // A filter changed while this drew (keep() moves the address without a hashchange): the content
+  // holds the old filters, so draw again from the address as it is now.
+  if (location.hash !== drawn) return render(opts);
   const scroll = window.scrollY;
   const focused = document.activeElement?.id;
   clear(main);

@@ -11,6 +11,11 @@ export interface ViewContext {
   announce(message: string): void;
   /** Renders the current view again (after an accept, say). */
   refresh(): void;
+  /**
+   * Puts the view's filters in the address without drawing again, so a redraw (a live update when
+   * the store changes, a reload, a shared link) shows what the reader chose. Empty values are left out.
+   */
+  keep(params: Record<string, string>): void;
 }
 
 export interface View {

@@ -61,7 +61,7 @@ export const activityView: View = {
     const list = h('ol', { class: 'timeline' });
     const draw = () =>
       list.replaceChildren(...entries.filter((e) => !show.value || e.command === show.value).map(item));
-    show.addEventListener('input', draw);
+    show.addEventListener('input', () => (ctx.keep({ kind: show.value }), draw()));
     draw();
     return h(
       'section',

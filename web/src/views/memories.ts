@@ -87,7 +87,17 @@ export const memoriesView: View = {
       more.hidden = rows.length <= limit;
     }
     for (const el of [text, status, kind, tag, trust])
-      el.addEventListener('input', () => ((limit = PAGE), draw()));
+      el.addEventListener('input', () => {
+        limit = PAGE;
+        ctx.keep({
+          q: text.value,
+          status: status.value,
+          kind: kind.value,
+          tag: tag.value,
+          trust: trust.value,
+        });
+        draw();
+      });
     draw();
     return h(
       'section',
