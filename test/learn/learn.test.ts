@@ -171,6 +171,8 @@ describe('cairn learn', () => {
     expect(out.proposals.map((p: { outcome: string }) => p.outcome)).toEqual(
       JSON.parse(dry.stdout).proposals.map((p: { outcome: string }) => p.outcome.replace('would be ', '')),
     );
+    // The dry run's totals are what the run did (they were all 0: "0 active, 0 candidates").
+    expect(JSON.parse(dry.stdout).counts).toEqual(out.counts);
     const by = (outcome: string) =>
       out.proposals
         .filter((p: { outcome: string }) => p.outcome === outcome)

@@ -57,7 +57,7 @@ export const learnCommand: Command = {
         `${r.transcripts} transcript(s), ${r.messages.read} messages: ${r.messages.alreadyLearned} learned before, ` +
           `${r.messages.background} background or tool messages skipped`,
       );
-      report(io, r.proposals, r.counts, dryRun ? 'dry run, nothing written' : 'learned');
+      report(io, r.proposals, r.counts, dryRun ? 'dry run, nothing written; it would be' : 'learned');
       if (r.model)
         writeLine(io, `local model ${r.model.name} at ${r.model.endpoint}: ${r.model.answered} answers`);
     }
@@ -100,7 +100,7 @@ export async function importFromAssistant(
       r.counts,
       // What this import wrote: a statement already in the store (a duplicate, unchanged) is not.
       dryRun
-        ? 'dry run, nothing written'
+        ? `dry run, nothing written; ${r.statements} statements would be`
         : `imported ${r.counts.active + r.counts.candidate} of ${r.statements} statements`,
     );
   return r.counts.failed ? EXIT.FAILED : EXIT.OK;

@@ -137,6 +137,8 @@ async function commitItems<T extends Item & { verdict: Verdict }>(
           : undefined;
     if (opts.dryRun) {
       const route = opts.channel === 'import' || review || it.confidence < autoFloor ? 'candidate' : 'active';
+      // Counted as it would be, so the totals of a dry run say what the real run would do.
+      counts[route]++;
       proposals.push({ ...base, outcome: `would be ${route}`, reason: review });
       continue;
     }
