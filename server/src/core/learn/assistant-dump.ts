@@ -1,6 +1,8 @@
 // Another assistant's memory, pasted back as text (`cairn import --source chatgpt|gemini`). The text
 // is untrusted: it is split into one statement per fact, and each goes through the scanner and
 // review like any import. Pure.
+import { isFlagged, scanText } from '../scan/scan.js';
+import { redactSecrets } from '../scan/redact.js';
 import type { MemoryKind } from '../types.js';
 import { sentences } from './extract.js';
 
@@ -42,7 +44,13 @@ function kindOf(text: string): MemoryKind {
   return 'fact';
 }
 
+/**
+ * A heading as a tag, or none when the heading holds a credential or an instruction: made into a
+ * slug (`ghp-zq8v...`, `ignore-previous-instructions-and-...`) it slipped past the secret rules and
+ * the scanner, and went to git and to agents in the memory's front matter.
+ */
 function tag(heading: string): string | undefined {
+  if (redactSecrets(heading).redactions.length || isFlagged(scanText(heading))) return undefined;
   const t = heading
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
