@@ -475,6 +475,27 @@ async function searchPart() {
   row('  answered by the resident search; its RSS', '', `${f1(residentRss(root))} MB`);
   row('  on its own (CAIRN_RESIDENT=0)', alone(wf), versus(wf, wa));
   row('  floor: a Node process that does nothing (node -e 0)', alone(wf), versus(wf, wn));
+  // NODE_EXTRA_CA_CERTS (a CA bundle for a proxy, set for every process on some machines) makes
+  // every Node start read and parse the whole bundle before any script runs: on the machine this
+  // was measured on, 140 certificates and ~35 ms of CPU, more than the rest of the start. Python
+  // pays nothing for it. The same loop without it: what a machine that does not set it sees.
+  if (process.env.NODE_EXTRA_CA_CERTS) {
+    const { NODE_EXTRA_CA_CERTS: bundle, ...rest } = process.env;
+    const without = (mode) => ({ env: { ...rest, XDG_RUNTIME_DIR: runtime, CAIRN_RESIDENT: mode } });
+    const bare = { fts: [], resident: [], node: [] };
+    for (const q of qs) {
+      bare.fts.push(measured(PYTHON, [FTS5, 'query', db, q], without('0')));
+      bare.resident.push(
+        measured(process.execPath, [CAIRN, 'search', '--store', root, '--json', q], without('require')),
+      );
+      bare.node.push(measured(process.execPath, ['-e', '0'], without('0')));
+    }
+    const [bf, br, bn] = [median(bare.fts), median(bare.resident), median(bare.node)];
+    const certs = (readFileSync(bundle, 'utf8').match(/BEGIN CERTIFICATE/g) ?? []).length;
+    row(`  this environment sets NODE_EXTRA_CA_CERTS (${certs} certificates); without it:`, '', '');
+    row('  whole search process (median of 10)', alone(bf), versus(bf, br), '<= 1.2x ref');
+    row('  floor: node -e 0', alone(bf), versus(bf, bn));
+  }
   stopResidents(root);
 
   const mcp = await mcpFirstRetrieve(root);
