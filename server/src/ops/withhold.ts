@@ -1,7 +1,7 @@
 // Agent-facing answers through core/withhold: search entries and snippets (CLI, MCP, language
 // server) and the lines memory_get returns. A flagged passage becomes a visible note unless a person
 // allowed that rule on that memory; the allowances are read back from main's history.
-import { memoryIdFromPath, parseMemory, parseNote } from '../core/format/index.js';
+import { loneCrAsLf, memoryIdFromPath, parseMemory, parseNote } from '../core/format/index.js';
 import { chunkMetaFromMemory, chunkMetaFromNote } from '../core/search/meta.js';
 import type { InjectionDetector } from '../core/scan/injection-model.js';
 import type { MemoryStatus, ParsedMemory } from '../core/types.js';
@@ -220,7 +220,7 @@ export async function withholdSearchAnswer<T extends SearchedAnswer>(
   }
   const snippet = (w: { text: string }, lines: [number, number]) =>
     clip(
-      w.text
+      loneCrAsLf(w.text)
         .split('\n')
         .slice(lines[0] - 1, lines[1])
         .join('\n')
@@ -295,7 +295,7 @@ export async function readLinesForAgent(
   const { readStoreLines } = await import('./query.js');
   const whole = await readStoreLines(ctx, file, 1);
   const w = await withholdForAgent(ctx, whole.text, { path: whole.path });
-  const lines = w.text.split('\n');
+  const lines = loneCrAsLf(w.text).split('\n');
   const start = Math.max(1, Math.floor(from));
   let end =
     count === undefined
