@@ -222,4 +222,20 @@ describe('derived state the system or a person broke', () => {
       expect(damaged.texts).toEqual(clean);
     }
   });
+
+  it('a file where .cairn/index goes: replaced by the index, said once', async () => {
+    rmSync(path.join(dir, '.cairn'), { recursive: true, force: true });
+    const clean = await search('redis postgres');
+    rmSync(indexDir(), { recursive: true });
+    writeFileSync(indexDir(), 'not a folder');
+    const replaced = await search('redis postgres');
+    expect(replaced.stderr).toContain(
+      '.cairn/index was a file where a folder of derived state goes: removed',
+    );
+    expect(replaced.entries).toEqual(clean.entries);
+    expect(statSync(path.join(indexDir(), 'state.json')).isFile()).toBe(true);
+    const again = await search('redis postgres');
+    expect(again.stderr).not.toContain('.cairn/index');
+    expect(again.entries).toEqual(clean.entries);
+  });
 });
