@@ -191,4 +191,51 @@ describe('derived state the system or a person broke', () => {
       for (const [i, q] of queries.entries()) expect((await search(q)).entries).toEqual(clean[i]);
     }
   });
+
+  it('a text of a record changed (a snippet, a summary): rebuilt and said, never the wrong text', async () => {
+    rmSync(path.join(dir, '.cairn'), { recursive: true, force: true });
+    const answer = async () => {
+      const r = await cairn(['search', 'redis postgres', '--json'], { env });
+      expect(r.code).toBe(0);
+      const res = JSON.parse(r.stdout) as {
+        entries: { path: string; summaryText: string }[];
+        results: { path: string; snippet: string }[];
+      };
+      return { texts: [...res.entries, ...res.results], stderr: r.stderr };
+    };
+    const clean = (await answer()).texts;
+    // The top file's context is in its record twice: its summary, then its first chunk's text.
+    const summary = (clean[0] as { summaryText: string }).summaryText;
+    const needle = Buffer.from(summary.slice(0, 40));
+    for (const which of ['summary', 'chunk']) {
+      // The segment state.json names (a rebuild's old one stays a while for other readers).
+      const state = JSON.parse(readFileSync(path.join(indexDir(), 'state.json'), 'utf8'));
+      const file = path.join(indexDir(), state.files.segments[0] as string);
+      const bytes = readFileSync(file);
+      const at = which === 'summary' ? bytes.indexOf(needle) : bytes.lastIndexOf(needle);
+      expect(at).toBeGreaterThan(0);
+      // One letter another: a text that still reads as text.
+      bytes[at + 1] = bytes[at + 1] === 0x71 ? 0x72 : 0x71;
+      writeFileSync(file, bytes);
+      const damaged = await answer();
+      expect(damaged.stderr).toMatch(/rebuilt/);
+      expect(damaged.texts).toEqual(clean);
+    }
+  });
+
+  it('a file where .cairn/index goes: replaced by the index, said once', async () => {
+    rmSync(path.join(dir, '.cairn'), { recursive: true, force: true });
+    const clean = await search('redis postgres');
+    rmSync(indexDir(), { recursive: true });
+    writeFileSync(indexDir(), 'not a folder');
+    const replaced = await search('redis postgres');
+    expect(replaced.stderr).toContain(
+      '.cairn/index was a file where a folder of derived state goes: removed',
+    );
+    expect(replaced.entries).toEqual(clean.entries);
+    expect(statSync(path.join(indexDir(), 'state.json')).isFile()).toBe(true);
+    const again = await search('redis postgres');
+    expect(again.stderr).not.toContain('.cairn/index');
+    expect(again.entries).toEqual(clean.entries);
+  });
 });

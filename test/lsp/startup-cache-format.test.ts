@@ -1,6 +1,6 @@
 // The startup cache's format: frames (a 4-byte length, then a v8 serialization: the version, then
 // each chunk), a chunk's entries as one JSON text of rows and its signatures in one array
-// (workspace-6). A cache written in an earlier format (workspace-5: entries as JSON objects;
+// (workspace-6; workspace-7 reads a lone \r as a line break). A cache written in an earlier format (workspace-5: entries as JSON objects;
 // workspace-4: one serialization of the whole; workspace-3: a v8 serialization of the chunk's
 // objects; workspace-2: one array per entry) is ignored, every file is parsed again, the
 // diagnostics are the same, and the next start takes every file back from the new cache.
@@ -122,7 +122,7 @@ describe('startup cache format', () => {
     await load();
     const data = readCache();
     writeSealed(
-      v8.serialize({ version: data.version.replace('workspace-6', 'workspace-4'), chunks: data.chunks }),
+      v8.serialize({ version: data.version.replace('workspace-7', 'workspace-4'), chunks: data.chunks }),
     );
     const old = await load();
     expect([old.parsed, old.reused]).toEqual([4, 0]);
@@ -176,7 +176,7 @@ describe('startup cache format', () => {
       ),
       sigs: p.sigs,
     }));
-    for (const version of [data.version.replace('workspace-6', 'workspace-5'), data.version]) {
+    for (const version of [data.version.replace('workspace-7', 'workspace-5'), data.version]) {
       writeFrames([version, ...v5]);
       const old = await load();
       expect([old.parsed, old.reused]).toEqual([4, 0]);

@@ -1,9 +1,15 @@
-// A record as stored (index-record.ts encodeRecord, format 6): the summary, decisions and chunks'
+// A record as stored (index-record.ts encodeRecord, format 7: with its sum): the summary, decisions and chunks'
 // texts after the JSON, unescaped. Any text comes back exactly; anything else is refused, so a damaged segment is found
 // (and the index rebuilt) rather than read as wrong texts.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeRecord, encodeRecord, type FileRecord } from '../../server/src/search/index-record.js';
+import {
+  decodeRecord,
+  encodeRecord,
+  openRecord,
+  sealRecord,
+  type FileRecord,
+} from '../../server/src/search/index-record.js';
 
 const meta: FileRecord['meta'] = {
   memoryId: 'redis-cache',
@@ -75,5 +81,22 @@ describe('a stored record', () => {
     expect(() => decodeRecord(`${stored}x`)).toThrow();
     expect(() => decodeRecord(JSON.stringify({ meta, chunks: [chunk('old format')] }))).toThrow();
     expect(() => decodeRecord('')).toThrow();
+  });
+
+  it('is read back only with the sum it was written with, for the file it was written for', () => {
+    const bytes = Buffer.from(
+      encodeRecord({ meta, chunks: [chunk('first text'), chunk('second', 1)] }).join(''),
+    );
+    sealRecord(bytes, 'memories/redis-cache.md');
+    const record = openRecord(bytes, 'memories/redis-cache.md');
+    expect(record.chunks.map((c) => c.text)).toEqual(['first text', 'second']);
+    expect(() => openRecord(bytes, 'memories/other.md')).toThrow();
+    // Any byte changed, the sum's own too: a letter of a text that still decodes was shown as it was.
+    for (let at = 0; at < bytes.length; at++) {
+      const damaged = Buffer.from(bytes);
+      damaged[at] = damaged[at] === 0x71 ? 0x72 : 0x71;
+      expect(() => openRecord(damaged, 'memories/redis-cache.md'), `byte ${at}`).toThrow();
+    }
+    expect(() => openRecord(bytes.subarray(0, 4), 'memories/redis-cache.md')).toThrow();
   });
 });

@@ -48,7 +48,8 @@ export function withholdFlagged(
 ): { text: string; withheld: WithheldPassage[] } {
   const findings = scanText(text, { detector }).filter((f) => isFlagged([f]));
   if (!findings.length) return { text, withheld: [] };
-  const lines = text.split('\n');
+  // The scanner's lines end at a lone \r too (old Mac line endings).
+  const lines = text.split(/\r\n?|\n/);
   const passages: { start: number; end: number }[] = [];
   let start = -1;
   lines.forEach((l, i) => {

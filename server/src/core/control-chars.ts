@@ -46,13 +46,16 @@ const UNSAFE_ON_TERMINAL_G = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u2
 
 /**
  * Makes text safe to print on a terminal: each control character but tab and newline is shown as a
- * visible escape (`\x1b`), so an escape sequence in a hand-written file cannot hide or recolour text;
+ * visible escape (`\x1b`), so an escape sequence in a hand-written file cannot hide or recolour text
+ * (a lone CR is printed as the line break it is);
  * so is each bidi control (`\u202e`), which would make a reviewer read a name in another order than
  * git and the shell do (the marks U+200E/U+200F that right-to-left text needs are left alone).
  */
 export function escapeForTerminal(value: string): string {
   if (!CONTROL.test(value) && !BIDI_CONTROL.test(value) && !value.includes('\r')) return value;
-  return value.replace(/\r\n/g, '\n').replace(UNSAFE_ON_TERMINAL_G, (ch) => {
+  // A lone CR is a line break (old Mac line endings) and is printed as one: on its own, it would
+  // send the cursor back over what the line said.
+  return value.replace(/\r\n?/g, '\n').replace(UNSAFE_ON_TERMINAL_G, (ch) => {
     const code = ch.charCodeAt(0);
     return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16)}`;
   });

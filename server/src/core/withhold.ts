@@ -4,6 +4,7 @@
 // Line numbers are kept, so the `lines` of a search still point at the same place for memory_get.
 // People see the text itself, with the flagged lines marked. Pure.
 import { splitFrontMatter } from './format/index.js';
+import { loneCrAsLf } from './format/lines.js';
 import { isFlagged, scanText, type InjectionDetector, type ScanFinding } from './scan/index.js';
 
 export interface FlaggedFinding {
@@ -115,7 +116,8 @@ export function withholdFound(
   const allowed = opts.allowed ?? [];
   const findings = flagged.filter((f) => !allowed.includes(f.code));
   if (!findings.length) return { text, passages: [] };
-  const lines = text.split('\n');
+  // The scanner's lines end at a lone \r too (old Mac line endings): split where it does.
+  const lines = loneCrAsLf(text).split('\n');
   const split = splitFrontMatter(text);
   // 0-based first body line: body passages never reach into the front matter.
   const bodyStart = split.state === 'ok' ? split.bodyStartLine : 0;
@@ -149,7 +151,7 @@ export function withholdFound(
  */
 export function markFlaggedLines(text: string, findings: readonly FlaggedFinding[], id: string): string {
   if (!findings.length) return text;
-  const lines = text.split('\n');
+  const lines = loneCrAsLf(text).split('\n');
   const byLine = new Map<number, FlaggedFinding[]>();
   for (const f of findings) byLine.set(f.line, [...(byLine.get(f.line) ?? []), f]);
   const out: string[] = [];

@@ -2,7 +2,7 @@
 // (`candidate/<id of the memory to retire>`) with a readable diff and the reason in its commit, so
 // nothing changes on main until a person accepts it (`cairn accept`, a merge, a pull request).
 import { consolidationProposals, type Proposal } from '../core/consolidate.js';
-import { updateFrontMatter } from '../core/format/index.js';
+import { loneCrAsLf, updateFrontMatter } from '../core/format/index.js';
 import { formatCommitMessage } from '../core/trailers.js';
 import { memoryPath, repoPath } from '../store/store.js';
 import { authorFor, type OpContext } from './context.js';
@@ -47,7 +47,7 @@ export async function consolidate(
       inputs.push({
         id: r.id,
         kind: fm.kind,
-        body: text.split('\n').slice(r.memory.bodyStartLine).join('\n'),
+        body: loneCrAsLf(text).split('\n').slice(r.memory.bodyStartLine).join('\n'),
         triples: fm.triples,
         tags: fm.tags,
         lastAffirmed: h?.lastAffirmed ?? (Number.isFinite(updated) ? updated : ctx.now().getTime() / 1000),

@@ -3,6 +3,7 @@
 // that are explicit and confident become active; inferred, hedged, sensitive or contradicting ones
 // wait for review; imports always wait for review. A watermark in .cairn/ (derived: losing it only
 // costs time, as the duplicates it would let through are skipped) keeps a message from being read twice.
+import { loneCrAsLf } from '../core/format/index.js';
 import { parseAssistantDump, type AssistantSource } from '../core/learn/assistant-dump.js';
 import { extractStatements, type LearnedStatement } from '../core/learn/extract.js';
 import { extractionPrompt, parseModelStatements } from '../core/learn/model-prompt.js';
@@ -71,7 +72,7 @@ async function knownMemories(ctx: OpContext): Promise<KnownMemory[]> {
     if (r.status !== 'active' && r.status !== 'candidate') continue;
     // Records carry front matter only (the parse cache drops bodies): read the file for its text.
     const text = (await store.repo.readText(r.commit, repoPath(store, r.path))) ?? '';
-    const body = text.split('\n').slice(r.memory.bodyStartLine).join('\n');
+    const body = loneCrAsLf(text).split('\n').slice(r.memory.bodyStartLine).join('\n');
     known.push({
       id: r.id,
       text: `${r.memory.frontMatter.title}\n${body}`,

@@ -47,7 +47,7 @@ export class ParseCache {
 
   static async load(store: Store): Promise<ParseCache> {
     const dir = await openCairnDir(store.root, store.repo);
-    const version = `parse-2/${packageVersion()}`;
+    const version = `parse-3/${packageVersion()}`;
     const bytes = dir.readSealed(PARSE_FILE);
     try {
       const data = bytes && (v8.deserialize(bytes) as CacheFile);
@@ -130,7 +130,7 @@ export class LinkCache {
         version: string;
         entries: Record<string, BlobLinks | 0>;
       };
-      if (data.version === `links-1/${packageVersion()}`)
+      if (data.version === `links-2/${packageVersion()}`)
         return new LinkCache(dir, new Map(Object.entries(data.entries)));
     } catch {
       // missing or unreadable: start empty
@@ -158,7 +158,7 @@ export class LinkCache {
       this.dirty &&
       this.dir.writeSealed(
         LINKS_FILE,
-        JSON.stringify({ version: `links-1/${packageVersion()}`, entries: Object.fromEntries(this.entries) }),
+        JSON.stringify({ version: `links-2/${packageVersion()}`, entries: Object.fromEntries(this.entries) }),
       )
     )
       this.dirty = false;

@@ -1,7 +1,7 @@
 // Read-only views: list, show one memory, store status.
 import path from 'node:path';
 import { CairnError } from '../core/errors.js';
-import { parseMemory } from '../core/format/index.js';
+import { loneCrAsLf, parseMemory } from '../core/format/index.js';
 import { assertSafeId } from '../core/payload.js';
 import { trustScore } from '../core/trust.js';
 import type { MemoryStatus } from '../core/types.js';
@@ -160,7 +160,8 @@ export async function readStoreLines(
   const bytes = readStoreFile(root, rel);
   if (bytes === null) throw new CairnError('NOT_FOUND', `no file ${rel} in the store`);
   const text = bytes.toString('utf8');
-  const lines = text.split('\n');
+  // Lines as the index and the checks count them: a lone \r (old Mac line endings) ends one too.
+  const lines = loneCrAsLf(text).split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
   const start = Math.max(1, Math.floor(from));
   const end =

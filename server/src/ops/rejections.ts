@@ -1,6 +1,7 @@
 // What a person rejected before, read from the rejected/<id> tags: a write (`cairn store`) and a
 // review (`cairn review`, `cairn accept`) ask the same question, so a rejection holds however the
 // text comes back: a higher confidence, another id, or a branch pushed by hand.
+import { loneCrAsLf } from '../core/format/index.js';
 import { INVISIBLE_CLASS } from '../core/scan/invisible.js';
 import { normalizeForHash } from '../core/similarity/normalize.js';
 import type { Store } from '../store/store.js';
@@ -112,7 +113,8 @@ export function sameContent(a: string, b: string): boolean {
  * this only whitespace was folded, so a rejected text sent again in other case (or with `**` or a
  * zero-width space in it) under a new id was a new text, and went to main without review.
  */
-function bodyOf(text: string): string {
+function bodyOf(file: string): string {
+  const text = loneCrAsLf(file);
   const m = /^---\r?\n[\s\S]*?\r?\n---\r?\n/.exec(text);
   return normalizeForHash((m ? text.slice(m[0].length) : text).replace(INVISIBLE, ''));
 }

@@ -1,12 +1,13 @@
 // Agent-facing answers through core/withhold: search entries and snippets (CLI, MCP, language
 // server) and the lines memory_get returns. A flagged passage becomes a visible note unless a person
 // allowed that rule on that memory; the allowances are read back from main's history.
-import { memoryIdFromPath, parseMemory, parseNote } from '../core/format/index.js';
+import { loneCrAsLf, memoryIdFromPath, parseMemory, parseNote } from '../core/format/index.js';
 import { chunkMetaFromMemory, chunkMetaFromNote } from '../core/search/meta.js';
 import type { InjectionDetector } from '../core/scan/injection-model.js';
 import type { MemoryStatus, ParsedMemory } from '../core/types.js';
 import type { WithheldPassage, WithholdResult } from '../core/withhold.js';
 import type { SearchEntry, SearchResponse, SearchResultItem } from '../search/search.js';
+import { hashObject } from '../store/git/object-id.js';
 import { repoPath } from '../store/store.js';
 import { WorktreeBlobs } from '../store/worktree-blobs.js';
 import { WORKTREE } from '../store/worktree-changes.js';
@@ -220,7 +221,7 @@ export async function withholdSearchAnswer<T extends SearchedAnswer>(
   }
   const snippet = (w: { text: string }, lines: [number, number]) =>
     clip(
-      w.text
+      loneCrAsLf(w.text)
         .split('\n')
         .slice(lines[0] - 1, lines[1])
         .join('\n')
@@ -291,11 +292,18 @@ export async function readLinesForAgent(
   count?: number,
   opts: { maxChars?: number } = {},
 ): Promise<AgentLines> {
-  // The whole file is scanned: a passage that starts before `from` still counts.
+  // The whole file is scanned: a passage that starts before `from` still counts. Its verdict is kept
+  // by the text's blob id, as a search's: a file read window after window (`next`) is scanned once,
+  // where a 10 MB memory cost 1.5-3 s a window.
   const { readStoreLines } = await import('./query.js');
   const whole = await readStoreLines(ctx, file, 1);
-  const w = await withholdForAgent(ctx, whole.text, { path: whole.path });
-  const lines = w.text.split('\n');
+  const scans = await CleanScans.open(ctx);
+  const oid = hashObject('blob', Buffer.from(whole.text));
+  const w = scans.isClean(oid)
+    ? { text: whole.text, passages: [] }
+    : await withholdScanned(ctx, whole.text, { path: whole.path }, { blob: { oid, scans } });
+  scans.save();
+  const lines = loneCrAsLf(w.text).split('\n');
   const start = Math.max(1, Math.floor(from));
   let end =
     count === undefined

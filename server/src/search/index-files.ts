@@ -17,9 +17,10 @@ export const POSTING_BYTES = 8;
  * 3: postings as int32 pairs (keyword-postings.ts), no longer JSON; 4: packed file columns; 5:
  * records with their chunks' texts after the JSON (index-record.ts); 6: chunk hashes computed on
  * first use, so a chunk may have none, the summary and decisions after the JSON too, and a sum per
- * term's posting (keyword-postings.ts postingSum).
+ * term's posting (keyword-postings.ts postingSum); 7: a sum per record (index-record.ts sealRecord),
+ * and chunks of files with lone CR line breaks cut at them.
  */
-export const INDEX_FORMAT_VERSION = 6;
+export const INDEX_FORMAT_VERSION = 7;
 
 /** A file's entry in state.json: what ranking needs for every hit, without reading records. */
 export interface FileState {
@@ -413,10 +414,6 @@ export class SegmentReader {
     return fd;
   }
 
-  read(rec: [string, number, number]): string {
-    return this.readBytes(rec).toString('utf8');
-  }
-
   readBytes(rec: [string, number, number]): Buffer {
     const [name, start, end] = rec;
     const fd = this.open(name);
@@ -468,10 +465,12 @@ export class SegmentWriter {
 
   /**
    * Appends one record's bytes, or texts as UTF-8 one after another (a record's parts: never joined
-   * into one string first); returns where they will be.
+   * into one string first); returns where they will be. `seal` may change the bytes before they
+   * are written (a record's sum, index-record.ts).
    */
-  append(data: Buffer | string | string[]): [string, number, number] {
+  append(data: Buffer | string | string[], seal?: (bytes: Buffer) => void): [string, number, number] {
     const bytes = Buffer.isBuffer(data) ? data : this.encode(typeof data === 'string' ? [data] : data);
+    seal?.(bytes);
     const range: [string, number, number] = [this.name, this.size, this.size + bytes.length];
     this.size += bytes.length;
     // Texts are encoded one after another into the same buffer: their views are joined into one,

@@ -3,7 +3,7 @@
 // then state.json by rename. Layout and trade-offs: docs/search.md.
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { decodeRecord, encodeRecord, type FileRecord } from './index-record.js';
+import { encodeRecord, openRecord, sealRecord, type FileRecord } from './index-record.js';
 import {
   chunkDocument,
   chunkHash,
@@ -402,9 +402,9 @@ export class SearchIndex {
   private record(path: string, f: FileState): FileRecord {
     const pending = this.pending.get(path);
     if (pending) return pending;
-    const text = this.reader.read(f.rec);
+    const bytes = this.reader.readBytes(f.rec);
     try {
-      return decodeRecord(text);
+      return openRecord(bytes, path);
     } catch {
       throw new IndexDamagedError(`the record of ${path} in ${f.rec[0]} is unreadable`);
     }
@@ -587,7 +587,7 @@ export class SearchIndex {
     this.writer ??= await SegmentWriter.create(this.dir, 'records');
     for (const [path, record] of this.pending) {
       const f = this.files.get(path) as FileState;
-      f.rec = this.writer.append(encodeRecord(record));
+      f.rec = this.writer.append(encodeRecord(record), (bytes) => sealRecord(bytes, path));
     }
     this.writer.flush();
     this.reader.open(this.writer.name);

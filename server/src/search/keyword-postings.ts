@@ -17,7 +17,8 @@ export function postingSum(term: string, bytes: Uint8Array): number {
   return crc32(bytes, crc32(Buffer.from(term)));
 }
 
-const crc32: (data: Uint8Array, value?: number) => number =
+/** CRC-32 of `data`, continuing from `value` (also the sum of index records, index-record.ts). */
+export const crc32: (data: Uint8Array, value?: number) => number =
   typeof zlib.crc32 === 'function' ? zlib.crc32 : tableCrc32;
 
 let crcTable: Int32Array | null = null;

@@ -6,6 +6,7 @@ import { lstatSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { loneCrAsLf } from '../core/format/lines.js';
 import { bodyOffset, type ChunkMeta } from '../core/search/chunk.js';
 import { withoutTitleHeading } from '../core/search/meta.js';
 import { MEMORY_KINDS, type MemoryKind } from '../core/types.js';
@@ -30,7 +31,9 @@ function bullets(body: string, name: string): string[] {
 }
 
 /** Search metadata of a memory file from its front matter and body (minimal reader). */
-export function memoryMeta(text: string, path: string): ChunkMeta {
+export function memoryMeta(file: string, path: string): ChunkMeta {
+  // Old Mac line endings read as \n: the expressions below know only \n and \r\n.
+  const text = loneCrAsLf(file);
   const end = bodyOffset(text);
   let fm: Record<string, unknown> = {};
   if (end > 0) {

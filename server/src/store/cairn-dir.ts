@@ -24,6 +24,7 @@ import {
   realpathSync,
   renameSync,
   rmSync,
+  unlinkSync,
   writeFileSync,
   writeSync,
 } from 'node:fs';
@@ -128,11 +129,46 @@ export class CairnDir {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return this.unwritable(CAIRN_DIR, e);
     }
     try {
-      makeDirSync(path.dirname(abs), 0o700);
+      this.makeFolder(path.dirname(abs));
     } catch (e) {
       return this.unwritable(path.posix.dirname(`${CAIRN_DIR}/${rel}`), e);
     }
     return abs;
+  }
+
+  /**
+   * Makes a folder under .cairn (0700). A file where one of its folders goes is derived state left
+   * wrong (by hand, or by a tool): removed, said once, and the folder made, as a folder where a file
+   * goes is replaced (moveIntoPlace). Before, every run skipped that cache or rebuilt that index in
+   * a temporary folder. Only a plain file strictly under .cairn is removed: never .cairn itself, a
+   * symbolic link (findLink refused it already; checked again here) or anything outside the store.
+   */
+  private makeFolder(abs: string): void {
+    try {
+      makeDirSync(abs, 0o700);
+      return;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== 'EEXIST' && code !== 'ENOTDIR') throw e;
+      const base = path.join(this.root, CAIRN_DIR);
+      const rel = path.relative(base, abs);
+      if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) throw e;
+      let at = base;
+      for (const name of rel.split(path.sep)) {
+        at = path.join(at, name);
+        const st = lstatSync(at, { throwIfNoEntry: false });
+        if (!st || st.isSymbolicLink()) throw e;
+        if (st.isDirectory()) continue;
+        unlinkSync(at);
+        const shown = path.posix.join(CAIRN_DIR, ...path.relative(base, at).split(path.sep));
+        warnOnce(
+          this.root,
+          `${shown} was a file where a folder of derived state goes: removed, and the folder made`,
+        );
+        break;
+      }
+    }
+    makeDirSync(abs, 0o700);
   }
 
   /**
@@ -155,7 +191,7 @@ export class CairnDir {
     const abs = this.path(rel);
     if (abs) {
       try {
-        makeDirSync(abs, 0o700);
+        this.makeFolder(abs);
         return abs;
       } catch (e) {
         this.unwritable(`${CAIRN_DIR}/${rel}`, e); // then the scratch folder below

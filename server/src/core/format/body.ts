@@ -1,6 +1,6 @@
 // From markdown blocks to the conversation-summary body, and `[[id]]` references.
 import type { MemoryBody, MemoryRef } from '../types.js';
-import type { LineIndex } from './lines.js';
+import { loneCrAsLf, type LineIndex } from './lines.js';
 import type { MarkdownScan, Span } from './blocks.js';
 
 /** Section headings (`## Decisions`, ...) and the body field each fills, in canonical order. */
@@ -35,7 +35,8 @@ export function emptyBody(): MemoryBody {
 export function bodyFromScan(text: string, bodyStart: number, scan: MarkdownScan): MemoryBody {
   const body = emptyBody();
   const firstSection = scan.blocks.find((b) => b.type === 'heading' && b.depth === 2);
-  body.context = text.slice(bodyStart, firstSection ? firstSection.start : text.length).trim();
+  // A lone \r (old Mac line endings) as \n: the context is printed, where a \r overwrites its line.
+  body.context = loneCrAsLf(text.slice(bodyStart, firstSection ? firstSection.start : text.length)).trim();
   if (!firstSection) return body;
   let section: SectionKey | undefined;
   for (const block of scan.blocks) {

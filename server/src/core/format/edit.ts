@@ -28,6 +28,7 @@ import {
   type KeepContext,
 } from './keep-style.js';
 import { splitFrontMatter } from './split.js';
+import { editKeepingLoneCr } from './lines.js';
 
 interface Edit {
   start: number;
@@ -42,6 +43,10 @@ interface Edit {
  * @example updateFrontMatter(text, { updated: '2026-02-01', superseded_by: 'new-id' })
  */
 export function updateFrontMatter(text: string, patch: Record<string, unknown | undefined>): string {
+  return editKeepingLoneCr(text, (t) => patchFrontMatter(t, patch));
+}
+
+function patchFrontMatter(text: string, patch: Record<string, unknown | undefined>): string {
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   const split = splitFrontMatter(text);
   const entries = Object.entries(patch);
@@ -374,6 +379,10 @@ function emptiedEdits(source: string, pair: Pair<Node, Node | null>, value: unkn
  * A text without front matter becomes just the body.
  */
 export function replaceBody(text: string, body: string): string {
+  return editKeepingLoneCr(text, (t) => replaceBodyOf(t, body));
+}
+
+function replaceBodyOf(text: string, body: string): string {
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   const split = splitFrontMatter(text);
   if (split.state === 'unclosed') {

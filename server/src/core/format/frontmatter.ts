@@ -10,7 +10,7 @@ import {
   type Range,
 } from '../types.js';
 import { memoryIdFromPath, validateId } from './id.js';
-import type { LineIndex } from './lines.js';
+import { loneCrAsLf, type LineIndex } from './lines.js';
 import { isIsoDate, problem } from './problems.js';
 import { readTriples } from './triples.js';
 import { isEmpty, plainValue, scalarText, setField, type FmNode, type FmTree } from './tree.js';
@@ -53,7 +53,9 @@ export interface NodeHelpers {
  * nodes), else by `yaml`. `reader: 'yaml'` always uses `yaml`; both give the same tree (tested).
  */
 export function frontMatterTree(yamlSource: string, reader: 'auto' | 'yaml' = 'auto'): FmTree {
-  return (reader === 'auto' ? fastYamlTree(yamlSource) : null) ?? yamlTree(yamlSource);
+  // `yaml` breaks lines at \n and \r\n only: a file with old Mac line endings was one long line.
+  const source = loneCrAsLf(yamlSource);
+  return (reader === 'auto' ? fastYamlTree(source) : null) ?? yamlTree(source);
 }
 
 export function defaultFrontMatter(): FrontMatter {

@@ -11,5 +11,5 @@ export type { FormatProblemCode } from './problems.js';
 export { SECTIONS, sectionForHeading, refIdsInText } from './body.js';
 export { splitFrontMatter } from './split.js';
 export type { FrontMatterBlock } from './split.js';
-export { LineIndex, lineIndexOf } from './lines.js';
+export { LineIndex, lineIndexOf, loneCrAsLf } from './lines.js';
 export { writtenTriples, closeWrittenTriples } from './written-triples.js';

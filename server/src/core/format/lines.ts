@@ -97,3 +97,23 @@ export function lineIndexOf(text: string): LineIndex {
 export function lineRange(index: LineIndex, line: number): Range {
   return index.range(index.lineStart(line), index.lineEnd(line));
 }
+
+/**
+ * `text` with each lone `\r` (old Mac line endings) replaced by `\n`: the same length, so every
+ * offset and line (lone `\r` is a line break here, as in LSP and CommonMark) means the same in both.
+ * For readers that know only `\n` and `\r\n` (YAML, line splits); the text itself when it has no `\r`.
+ */
+export function loneCrAsLf(text: string): string {
+  return text.indexOf('\r') < 0 ? text : text.replace(/\r(?!\n)/g, '\n');
+}
+
+/**
+ * `edit` made on `text` read with \n for each lone \r (the format's editors know \n and \r\n); a
+ * file whose every break was a lone \r gets them back, so an edit keeps its old Mac line endings.
+ */
+export function editKeepingLoneCr(text: string, edit: (text: string) => string): string {
+  const lf = loneCrAsLf(text);
+  if (lf === text) return edit(text);
+  const out = edit(lf);
+  return text.includes('\n') ? out : out.replace(/\n/g, '\r');
+}

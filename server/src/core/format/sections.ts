@@ -6,6 +6,7 @@ import { SECTIONS, emptyBody, sectionForHeading, type SectionKey } from './body.
 import { renderBody } from './render.js';
 import { CairnError } from '../errors.js';
 import { splitFrontMatter } from './split.js';
+import { editKeepingLoneCr } from './lines.js';
 
 /** The parts of a body to replace; a field left out (or empty) keeps what the file has. */
 export type BodyUpdate = Partial<MemoryBody>;
@@ -55,6 +56,10 @@ const hasText = (v: string | string[] | undefined): boolean =>
  * neighbours. Throws CairnError INVALID_REQUEST when the front matter is never closed.
  */
 export function updateSections(text: string, update: BodyUpdate): string {
+  return editKeepingLoneCr(text, (t) => updateSectionsOf(t, update));
+}
+
+function updateSectionsOf(text: string, update: BodyUpdate): string {
   const split = splitFrontMatter(text);
   if (split.state === 'unclosed') {
     throw new CairnError(

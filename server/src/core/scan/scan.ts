@@ -1,5 +1,6 @@
 // The scanner: runs every rule over a text and turns matches into findings with ranges and messages.
 import type { Position, Range } from '../types.js';
+import { loneCrAsLf } from '../format/lines.js';
 import type { RuleMatch, ScanFinding, ScanRule } from './types.js';
 import { makeScanInput } from './text-utils.js';
 import { PHRASE_RULES } from './phrase-rules.js';
@@ -112,7 +113,9 @@ const TITLE_BODY_NOTE =
  * The front matter's title value and the body's first paragraph: [start, end) offsets of each.
  * Lines may end in CRLF (a file saved on Windows hid a split instruction before).
  */
-function titleAndFirstParagraph(text: string): [[number, number], [number, number]] | null {
+function titleAndFirstParagraph(file: string): [[number, number], [number, number]] | null {
+  // Old Mac line endings as \n (the same offsets), for the expressions below.
+  const text = loneCrAsLf(file);
   const open = /^---\r?\n/.exec(text);
   if (!open) return null;
   const close = /\r?\n---\r?\n/.exec(text.slice(open[0].length - 1));

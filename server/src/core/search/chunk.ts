@@ -1,6 +1,7 @@
 // Heading-aware chunking of memory files, MEMORY.md and daily notes. Pure: text in, chunks out.
 import * as crypto from 'node:crypto';
 import type { MemoryKind, MemoryStatus, Triple } from '../types.js';
+import { loneCrAsLf } from '../format/lines.js';
 import { isAscii } from './tokenize.js';
 
 /** What the index knows about the file a chunk comes from (front matter plus governance facts). */
@@ -217,15 +218,18 @@ export function chunkDocument(
   const maxTokens = Math.max(1, opts.maxTokens ?? DEFAULT_CHUNK_TOKENS);
   const overlap = Math.min(Math.max(0, opts.overlap ?? DEFAULT_CHUNK_OVERLAP), maxTokens - 1);
   const { text, path, meta } = doc;
-  const starts = lineStarts(text);
-  const body = bodyOffset(text);
+  // Lines are found at \n (a CRLF's too); old Mac line endings are read as the same length of \n,
+  // so every offset holds for `text`, which chunks are cut from.
+  const lines = loneCrAsLf(text);
+  const starts = lineStarts(lines);
+  const body = bodyOffset(lines);
   const spans: Span[] = [];
   let pending: Span | null = null;
   const flush = () => {
     if (pending) spans.push(pending);
     pending = null;
   };
-  for (const s of sections(text, body, maxTokens)) {
+  for (const s of sections(lines, body, maxTokens)) {
     if (s.words) {
       flush();
       const step = maxTokens - overlap;

@@ -1,5 +1,6 @@
 // Text normalization and hashing for duplicate detection.
 import { createHash } from 'node:crypto';
+import { loneCrAsLf } from '../format/lines.js';
 
 const FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n[\s\S]*?\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/;
 const HTML_COMMENT = /<!--[\s\S]*?-->/g;
@@ -34,7 +35,8 @@ let last = { text: '', normalized: '' };
 const MEMO_LIMIT = 64 * 1024;
 
 function normalizeOnce(text: string): string {
-  return text
+  // Old Mac line endings read as \n, for the front matter's fences.
+  return loneCrAsLf(text)
     .replace(FRONT_MATTER, '')
     .replace(HTML_COMMENT, ' ')
     .normalize('NFKC')

@@ -29,7 +29,7 @@ import { packEntries, unpackEntries, type PackedEntries } from './packed.js';
 // 4: a chunk's entries as one JSON text (PackedEntries) rather than a v8 serialization of objects.
 // 5: frames (a length, then a v8 serialization) rather than one serialization of the whole.
 // 6: a chunk's entries as rows of fields (packed.ts) rather than objects.
-const FORMAT = 'workspace-6';
+const FORMAT = 'workspace-7';
 /** Entries per serialized chunk: a few milliseconds of work each. */
 const CHUNK = 256;
 const IGNORE_FILE = 'cache/.gitignore';

@@ -27,7 +27,7 @@ export function summaryOf(doc: ParsedMemory): string {
 
 function summaryOfContent(content: string): string {
   const line = content
-    .split('\n')
+    .split(/\r\n?|\n/)
     .map((l) => l.trim())
     .find((l) => l && !l.startsWith('#'));
   return line ? (line.length > 120 ? line.slice(0, 117) + '...' : line) : '';
