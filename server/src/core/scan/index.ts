@@ -40,9 +40,11 @@
 //   hidden/control-chars      error    C0/C1 controls other than tab, newline and CR (ANSI escapes, NUL)
 //   secret/*                  error    AWS, GitHub, GitLab, npm, Hugging Face, Slack (tokens, webhooks), Azure
 //                                      storage, OpenAI, Anthropic, Google, Stripe, JWT, PEM keys,
-//                                      passwords in URLs, high-entropy `password|secret|token|api_key = "..."`;
+//                                      passwords in URLs, high-entropy `password|secret|token|api_key = "..."`,
+//                                      `.pgpass` lines, base64 that decodes to a credential (secret/encoded);
 //                                      read also with fullwidth/mathematical letters as ASCII and a line break
-//                                      inside a token taken out (secret-rules.ts secretView; free-form values
+//                                      inside a token taken out, and the gaps of a prefixed token split by
+//                                      spaces or list items (secret-split.ts) (secret-rules.ts secretView; free-form values
 //                                      such as `password = ...` are not read across a break)
 export type { ScanFinding, ScanCategory } from './types.js';
 export { scanText, isFlagged, SCAN_RULES, MODEL_RULE, type ScanOptions } from './scan.js';
