@@ -103,6 +103,18 @@ describe('an id that reads as an instruction, already in the store', () => {
     expect(got.isError).toBe(false);
     expect(got.json.text).toContain('deploys on Fridays');
     expect(got.json.path).toBe(`memories/${handle}.md`);
+    // What agents read from the CLI: `cairn search` (text and --json) and `cairn context`.
+    expect(cairn(store, 'context')).not.toMatch(READS_AS);
+    for (const out of [
+      cairn(store, 'search', 'billing', 'deploys', '--json'),
+      cairn(store, 'search', 'billing', 'deploys'),
+    ]) {
+      expect(out).not.toMatch(READS_AS);
+      expect(out).toContain(handle);
+      expect(out).toMatch(/reads as an instruction/);
+    }
+    // A person's own view shows the id itself, asked for by the handle.
+    expect(cairn(store, 'get', handle)).toContain(`id: ${INJECTED}`);
     cairn(store, 'allow', handle, 'injection/model', '--why', 'the id is a test');
     const log = personGit(store, 'log', '-1', '--format=%B');
     expect(log).toContain(`Memory-Id: ${INJECTED}`);

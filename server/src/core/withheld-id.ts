@@ -65,6 +65,13 @@ export function withholdIdsDeep<T>(value: T, seen: Map<string, string>): T {
   return mapStrings(value, (s) => withholdIds(s, seen)) as T;
 }
 
+/** withholdIdsDeep with the handles it gave (none: `value` itself). */
+export function withholdIdsIn<T>(value: T): { value: T; handles: string[] } {
+  const seen = new Map<string, string>();
+  const out = withholdIdsDeep(value, seen);
+  return seen.size ? { value: out, handles: [...seen.keys()] } : { value, handles: [] };
+}
+
 /** resolveHandles over every string of a JSON value. */
 export function resolveHandlesDeep<T>(value: T, ids: ReadonlyMap<string, string>): T {
   return mapStrings(value, (s) => resolveHandles(s, ids)) as T;
