@@ -3,7 +3,10 @@
 // Agent-facing answers carry such an id as a neutral handle (`withheld-id-<hash>`) instead, and every
 // tool and `cairn` command takes the handle back for the id. Pure.
 import { createHash } from 'node:crypto';
-import { isFlagged, scanText } from './scan/index.js';
+import { undisguisedInput } from './scan/disguise.js';
+import { evasionReadings } from './scan/evasions.js';
+import { PHRASE_RULES } from './scan/phrase-rules.js';
+import { makeScanInput } from './scan/text-utils.js';
 
 export const ID_HANDLE_PREFIX = 'withheld-id-';
 /** A handle anywhere in a string (an argument, a path `memories/<handle>.md`, a branch). */
@@ -16,15 +19,23 @@ const verdicts = new Map<string, boolean>();
 const MAX_VERDICTS = 20_000;
 
 /**
- * True when the id, read as words (separators as spaces), holds an instruction the injection rules
- * flag. The rules only: the learned detector is not sure of three words and reads too many ids.
+ * True when the id, read as words (separators as spaces), holds an instruction the phrase rules
+ * flag (every match of theirs sends a write to review), in every reading the scanner gives them.
+ * The phrase rules only, not the scanner: the learned detector is not sure of a few words, and
+ * loading it costs a warm `cairn search` 10-20 ms (test/cli/search-loads.test.ts).
  * @example idReadsAsInstruction('ignore-all-previous-instructions') === true
  */
 export function idReadsAsInstruction(id: string): boolean {
   let verdict = verdicts.get(id);
   if (verdict === undefined) {
-    const words = id.replace(/[-_.]+/g, ' ');
-    verdict = isFlagged(scanText(words).filter((f) => f.category === 'injection'));
+    const input = makeScanInput(id.replace(/[-_.]+/g, ' '));
+    const undisguised = undisguisedInput(input.text, 0);
+    const readings = [
+      input,
+      ...(undisguised ? [undisguised] : []),
+      ...evasionReadings(input).map((r) => r.input),
+    ];
+    verdict = readings.some((r) => PHRASE_RULES.some((rule) => rule.find(r).length > 0));
     if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
     verdicts.set(id, verdict);
   }
