@@ -1,4 +1,5 @@
-// Credentials the secret rules missed (session 27's attacker pass): a `.pgpass` line, a token
+// Credentials the secret rules missed (session 27's attacker pass): a `.pgpass` line, a short
+// password in `PGPASSWORD=...` (the catch-all rule wants 16 random characters), a token
 // base64-encoded inside a command (`echo ... | base64 -d`), a known-format token split by spaces or
 // across markdown list items. Each is redacted before the write, so git never holds it (`git log -p`
 // over every ref and every object are searched); ordinary text of the same shapes is left alone.
@@ -20,6 +21,10 @@ const CASES: Record<string, { text: string; pieces: string[] }> = {
   'pgpass echoed, any host': {
     text: `echo "*:*:*:postgres:${PGPASS}x" >> ~/.pgpass && chmod 600 ~/.pgpass`,
     pieces: [`${PGPASS}x`],
+  },
+  'a password variable': {
+    text: `PGPASSWORD=${PGPASS.slice(0, 8)}$q psql -h db.internal -U deploy billing`,
+    pieces: [`${PGPASS.slice(0, 8)}$q`],
   },
   'base64 in a command': {
     text: `export GITHUB_TOKEN=$(echo ${Buffer.from(TOKEN).toString('base64')} | base64 -d)`,
@@ -51,6 +56,7 @@ describe('the secret rules read what they missed', () => {
       '`*:*:*:postgres:postgres` is the dev default in docker-compose; use $PGPASSWORD elsewhere.',
       'jdbc:postgresql://db.internal:5432/billing?user=deploy',
       'root:x:0:0:root:/root:/bin/bash',
+      'PGPASSWORD=$DB_PASS psql; PASSWORD=changeme; cd $PWD; OLDPWD=/tmp/build',
       'The archive hash is 3q2+7w== and the commit 9fceb02d0ae598e95dc970b74767f19372d61af8.',
       `echo ${Buffer.from('hello world, this is a plain sentence').toString('base64')} | base64 -d`,
       'GitHub tokens start with ghp_ followed by 36 characters; gh pr list shows them.',

@@ -42,7 +42,8 @@
 //   secret/*                  error    AWS, GitHub, GitLab, npm, Hugging Face, Slack (tokens, webhooks), Azure
 //                                      storage, OpenAI, Anthropic, Google, Stripe, JWT, PEM keys,
 //                                      passwords in URLs, high-entropy `password|secret|token|api_key = "..."`,
-//                                      `.pgpass` lines, base64 that decodes to a credential (secret/encoded);
+//                                      `.pgpass` lines, `PGPASSWORD=...` (secret/env-password), base64 that
+//                                      decodes to a credential (secret/encoded);
 //                                      read also with fullwidth/mathematical letters as ASCII and a line break
 //                                      inside a token taken out, and the gaps of a prefixed token split by
 //                                      spaces or list items (secret-split.ts) (secret-rules.ts secretView; free-form values

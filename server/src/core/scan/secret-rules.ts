@@ -204,6 +204,18 @@ const SECRET_PATTERNS: SecretPattern[] = [
     oneLine: true,
   },
   {
+    code: 'secret/env-password',
+    title: 'Password in an environment variable',
+    // `PGPASSWORD=... psql`, `export MYSQL_PWD=...`: a shell assignment of a password variable, whose
+    // value is read whatever its length (the catch-all rule wants 16 random characters). Not the
+    // shell's own PWD (a folder).
+    re: /(?<![A-Za-z0-9_$])(?:(?:[A-Z][A-Z0-9_]*_)?(?:PGPASSWORD|PASSWORD|PASSWD|REDISCLI_AUTH|SSHPASS)|[A-Z][A-Z0-9_]*_PWD)=(["']?)([^\s'"$;&|`][^\s'";&|`]{5,})\1(?![^\s;&|])/,
+    group: 2,
+    accept: commandPassword,
+    quick: /PASSW|PWD|REDISCLI_AUTH|SSHPASS/,
+    oneLine: true,
+  },
+  {
     code: 'secret/encoded',
     title: 'Credential encoded in base64',
     // `echo Z2hwX... | base64 -d`: a base64 run that decodes to text holding a credential.
