@@ -129,7 +129,14 @@ export async function main(
       values: parsed.values,
       json: Boolean(parsed.values.json),
     };
+    /** A store opened before the command runs, handed to its first open(). */
+    let early: OpContext | undefined;
     const open = async () => {
+      if (early) {
+        const ctx = early;
+        early = undefined;
+        return ctx;
+      }
       const ctx = await (root.open ?? openContext)({
         store: parsed.values.store as string | undefined,
         env: io.env,
@@ -139,6 +146,15 @@ export async function main(
       await ctx.store.repo.recoverIfInterrupted();
       return ctx;
     };
+    // A handle an agent was shown for an id that reads as an instruction (core/withheld-id: the
+    // prefix is written here so that a command's start does not load the scanner), pasted into a
+    // command, names that id.
+    if (args.positionals.some((a) => a.includes('withheld-id-'))) {
+      const { withIdsForHandles } = await import('./ops/id-handles.js');
+      early = await open();
+      const ctx = early;
+      args.positionals = await Promise.all(args.positionals.map((a) => withIdsForHandles(ctx, a)));
+    }
     return await command.run(args, io, open, root);
   } catch (err) {
     return reportError(io, err, json);

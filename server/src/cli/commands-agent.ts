@@ -44,12 +44,16 @@ export const contextCommand: Command = {
   async run(args, io, open) {
     const ctx = await open();
     const { contextBlock } = await import('../ops/context-block.js');
-    const block = await contextBlock(ctx, {
+    const made = await contextBlock(ctx, {
       budgetTokens: num(args, 'tokens'),
       hasSearchTool: !args.values['no-search-tool'],
     });
-    if (args.json) writeJson(io, { text: block.text, ...block.json });
-    else writeText(io, block.text);
+    // The block goes into an agent's prompt: an id that reads as an instruction is its handle there.
+    const { withholdIdsIn, withheldIdsNote } = await import('../core/withheld-id.js');
+    const { value: block, handles } = withholdIdsIn(made);
+    const note = handles.length ? `\n${withheldIdsNote(handles)}.\n` : '';
+    if (args.json) writeJson(io, { text: block.text + note, ...block.json });
+    else writeText(io, block.text + note);
     for (const w of block.json.withheld) {
       writeText(io, `cairn context: withheld ${w.source} line ${w.line} (${w.rules.join(', ')})\n`, 'stderr');
     }

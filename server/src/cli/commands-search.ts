@@ -76,7 +76,7 @@ export const searchCommand: Command = {
     const ctx = await open();
     const search = await root.search(ctx, { background: false });
     const progress = indexingReporter(io);
-    const res = await search
+    const answer = await search
       .search(
         {
           query,
@@ -90,11 +90,16 @@ export const searchCommand: Command = {
         { onProgress: (p) => progress.update(p) },
       )
       .finally(() => search.close());
+    // Agents run this command too: an id that reads as an instruction is shown as its handle, which
+    // every command takes back (core/withheld-id).
+    const { withholdIdsIn, withheldIdsNote } = await import('../core/withheld-id.js');
+    const { value: res, handles } = withholdIdsIn(answer);
     // Said once, on stderr, so a pipe of --json stays clean and nobody mistakes keyword-only for hybrid.
     for (const w of res.warnings) writeText(io, `cairn: ${w}\n`, 'stderr');
     if (args.json) {
       const { warnings: _w, ...rest } = res;
-      writeJson(io, rest);
+      const withheldIds = { handles, note: withheldIdsNote(handles) };
+      writeJson(io, handles.length ? { ...rest, withheldIds } : rest);
       return EXIT.OK;
     }
     const mode = res.vector_enabled ? `hybrid, ${res.provider}` : 'keyword only';
@@ -118,6 +123,7 @@ export const searchCommand: Command = {
         `\n${res.withheld} flagged passage${res.withheld === 1 ? ' was' : 's were'} withheld (prompt injection, ` +
           'secrets or hidden instructions); `cairn get ID` shows them to a person, `cairn allow ID RULE` lets agents read one.',
       );
+    if (handles.length) writeLine(io, `\n${withheldIdsNote(handles)}.`);
     if (!res.entries.length)
       writeLine(io, '\nNothing matched. Try other words, or --include-superseded / --include-candidates.');
     return EXIT.OK;

@@ -20,7 +20,8 @@ import { cleanupSessionItems } from '../ops/session-memory.js';
 import { auditToolCall } from '../ops/agent-audit.js';
 import { readLimitsConfig, type PartialLimits } from '../ops/agent-limits.js';
 import { withArgumentAliases } from './names.js';
-import { answerToResult, errorBody, errorToResult, issueToError } from './results.js';
+import { answerToResult, errorBody, errorToResult, issueToError, type ToolErrorBody } from './results.js';
+import { answerWithoutIds, argsWithIds } from './id-handles.js';
 import type { SearchAnswer, SearchService } from './search-port.js';
 import { auditRefusal, refusalReply, screenToolCall } from './refusals.js';
 import { LineTransport } from './stdio-transport.js';
@@ -132,6 +133,8 @@ export function createCairnMcpServer(
   const limiters = createLimiters(opts.clock ?? Date.now, opts.limits);
   const stderr = opts.stderr ?? process.stderr;
   const tools = new Map<string, AnyTool>();
+  /** Handles given out for ids that read as instructions, by handle (core/withheld-id). */
+  const handles = new Map<string, string>();
   for (const tool of ALL_TOOLS) {
     tools.set(tool.name, tool);
     server.registerTool(
@@ -175,9 +178,10 @@ export function createCairnMcpServer(
       topic: typeof rawArgs.topic === 'string' ? rawArgs.topic : undefined,
     };
     try {
-      let args: Record<string, unknown> = rawArgs;
+      // A handle given for an id that reads as an instruction is that id again (core/withheld-id).
+      let args: Record<string, unknown> = await argsWithIds(ctx, rawArgs, handles);
       if (!tool.validatedByOp) {
-        const parsed = z.object(tool.shape).strict().safeParse(rawArgs);
+        const parsed = z.object(tool.shape).strict().safeParse(args);
         if (!parsed.success) throw issueToError(tool.invalidCode, parsed.error.issues[0]);
         args = parsed.data;
       }
@@ -190,9 +194,10 @@ export function createCairnMcpServer(
         { tool: tool.name, ...who, result: answer.result, now: ctx.now() },
         stderr,
       );
-      return answerToResult(answer);
+      return answerToResult(answerWithoutIds(answer, handles));
     } catch (err) {
-      const body = errorBody(err);
+      const body = answerWithoutIds({ json: { ...errorBody(err) }, result: 'error' }, handles)
+        .json as unknown as ToolErrorBody;
       await auditToolCall(
         ctx.store,
         { tool: tool.name, ...who, result: 'error', errorCode: body.errorCode, now: ctx.now() },

@@ -24,6 +24,11 @@ import { memoryHistories } from './history.js';
 import { CANDIDATE_PREFIX, isRejectedProposal, rejectedTags, requireMainTip, syncRemote } from './read.js';
 import { priorRejection, sameContent } from './rejections.js';
 import { injectionDetector } from '../store/injection-model.js';
+import { idReadsAsInstruction } from '../core/withheld-id.js';
+
+/** The id of a new memory whose asked-for id reads as an instruction. */
+const NEUTRAL_ID = 'withheld-topic';
+const NEUTRAL_ID_REASON = `its id would have read as an instruction to an agent: stored as ${NEUTRAL_ID} (or ${NEUTRAL_ID}-N) instead`;
 
 export interface StoreFinding {
   code: string;
@@ -131,11 +136,20 @@ async function storeLocked(
   const { store } = ctx;
   const tip = await requireMainTip(store);
   const now = isoNow(ctx);
-  const explicitId = p.metadata.topicId !== undefined;
+  let explicitId = p.metadata.topicId !== undefined;
   let id = payloadId(p);
   assertSafeId(id);
 
-  const existingText = await store.repo.readText(tip, repoPath(store, memoryPath(id)));
+  let existingText = await store.repo.readText(tip, repoPath(store, memoryPath(id)));
+  // A new memory never gets an id that reads as an instruction (`ignore-all-previous-...`): ids reach
+  // agents in paths, branches and notes. A neutral one instead, numbered like any taken slug.
+  let neutralId: string | null = null;
+  if (existingText === null && idReadsAsInstruction(id)) {
+    neutralId = id;
+    id = NEUTRAL_ID;
+    explicitId = false;
+    existingText = await store.repo.readText(tip, repoPath(store, memoryPath(id)));
+  }
   let text = renderMemory(draftFromPayload(p, { id, now }));
   let action: MemoryAction = isImport ? 'import' : 'add';
   // A new summary whose slug is taken, on main or by a person's proposal awaiting review, gets an
@@ -264,7 +278,8 @@ async function storeLocked(
   });
   const staged = decision.route === 'candidate';
   const note = staged ? null : await branchNote(store, branch);
-  const reason = note ? `${decision.reason}; ${note}` : decision.reason;
+  let reason = note ? `${decision.reason}; ${note}` : decision.reason;
+  if (neutralId !== null) reason += `; ${NEUTRAL_ID_REASON}`;
   return result(id, text, decision.route, reason, findings, action, branch, commit);
 }
 

@@ -6,6 +6,7 @@ import { makeScanInput } from './text-utils.js';
 import { PHRASE_RULES } from './phrase-rules.js';
 import { COMMAND_RULES } from './command-rules.js';
 import { undisguisedInput } from './disguise.js';
+import { evasionReadings } from './evasions.js';
 import { exfiltrationRule, htmlCommentRule, templateTagsRule, unrenderedTextRule } from './markup-rules.js';
 import { bidiRule, controlCharsRule, tagCharsRule, zeroWidthRule } from './hidden-rules.js';
 import { encodedRule } from './encoded-rule.js';
@@ -229,6 +230,14 @@ export function scanText(text: string, opts: ScanOptions = {}): ScanFinding[] {
     for (const rule of PHRASE_RULES) {
       for (const m of dropOverlaps(rule.find(undisguised))) {
         const finding = toFinding(rule, { ...m, note: DISGUISE_NOTE });
+        if (!findings.some((f) => f.code === rule.code && overlaps(f, finding))) findings.push(finding);
+      }
+    }
+  }
+  for (const reading of evasionReadings(input)) {
+    for (const rule of PHRASE_RULES) {
+      for (const m of dropOverlaps(rule.find(reading.input).map(reading.fix))) {
+        const finding = toFinding(rule, { ...m, note: reading.note });
         if (!findings.some((f) => f.code === rule.code && overlaps(f, finding))) findings.push(finding);
       }
     }

@@ -3,6 +3,7 @@
 import type { RuleMatch, ScanInput, ScanRule } from './types.js';
 import { allMatches, globalVersion, makeScanInput, shannonEntropy } from './text-utils.js';
 import { PROVIDER_SHAPES } from './secret-providers.js';
+import { isTokenChar, splitTokenCuts } from './secret-split.js';
 
 /** Values that are obviously not real secrets: documentation placeholders and template variables. */
 const PLACEHOLDER =
@@ -190,6 +191,38 @@ const SECRET_PATTERNS: SecretPattern[] = [
     accept: (v) => notPlaceholder(v) && !DEV_PASSWORDS.test(v) && !/^[:$%{<[]/.test(v),
     oneLine: true,
   },
+  {
+    code: 'secret/pgpass',
+    title: 'Password in a .pgpass line',
+    // `hostname:port:database:username:password` (PostgreSQL's password file, a line of it pasted or
+    // echoed into one): a host with a letter (or `*`, or [v6]), a port or `*`, and a password that is
+    // no placeholder or bare word. `\:` escapes a colon in a field.
+    re: /(?<![\w.:/*\\-])(?:\*|(?=[A-Za-z0-9_.-]*[A-Za-z])[A-Za-z0-9_.-]+|\[[0-9A-Fa-f:.]+\]):(?:\d{1,5}|\*):(?:\\.|[^\s:/'"`\\])+:(?:\\.|[^\s:/'"`\\])+:((?:\\.|[^\s:'"`\\])+)(?![^\s'"`])/,
+    group: 1,
+    accept: (v) => v.length >= 6 && commandPassword(v),
+    quick: /:(?:\d{1,5}|\*):/,
+    oneLine: true,
+  },
+  {
+    code: 'secret/env-password',
+    title: 'Password in an environment variable',
+    // `PGPASSWORD=... psql`, `export MYSQL_PWD=...`: a shell assignment of a password variable, whose
+    // value is read whatever its length (the catch-all rule wants 16 random characters). Not the
+    // shell's own PWD (a folder).
+    re: /(?<![A-Za-z0-9_$])(?:(?:[A-Z][A-Z0-9_]*_)?(?:PGPASSWORD|PASSWORD|PASSWD|REDISCLI_AUTH|SSHPASS)|[A-Z][A-Z0-9_]*_PWD)=(["']?)([^\s'"$;&|`][^\s'";&|`]{5,})\1(?![^\s;&|])/,
+    group: 2,
+    accept: commandPassword,
+    quick: /PASSW|PWD|REDISCLI_AUTH|SSHPASS/,
+    oneLine: true,
+  },
+  {
+    code: 'secret/encoded',
+    title: 'Credential encoded in base64',
+    // `echo Z2hwX... | base64 -d`: a base64 run that decodes to text holding a credential.
+    re: /(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{24,}={0,2}(?![A-Za-z0-9+/=_-])/,
+    accept: encodesSecret,
+    minWord: 24,
+  },
   // Every provider's token is one word of 28 characters or more.
   ...PROVIDER_SHAPES.map(([code, title, re]) => ({ code, title, re, accept: notPlaceholder, minWord: 28 })),
   {
@@ -257,6 +290,26 @@ const SECRET_PATTERNS: SecretPattern[] = [
     oneLine: true,
   },
 ];
+
+/** How deep base64 inside base64 is decoded: each level is a third longer, two are plenty. */
+const MAX_DECODING = 2;
+let decoding = 0;
+
+/** A base64 run whose decoded text (printable) holds a credential the other rules find. */
+function encodesSecret(run: string): boolean {
+  if (decoding >= MAX_DECODING) return false;
+  const bytes = Buffer.from(run, 'base64');
+  const text = bytes.toString('utf8');
+  // Binary (a hash, compressed data) is no text: at most one character in ten unprintable.
+  const unprintable = text.match(/[^\x20-\x7e\t\r\n\u00a0-\uffef]|\ufffd/g)?.length ?? 0;
+  if (!text || unprintable * 10 > text.length) return false;
+  decoding++;
+  try {
+    return findSecretValues(text).length > 0;
+  } finally {
+    decoding--;
+  }
+}
 
 function looksRandomKey(value: string): boolean {
   return notPlaceholder(value) && /\d/.test(value) && shannonEntropy(value) >= 3.5;
@@ -330,16 +383,6 @@ function originalSpan(input: ScanInput, start: number, end: number): [number, nu
 
 /** A fullwidth form (U+FF01-FF5E) or a mathematical letter or digit (U+1D400-1D7FF, surrogates). */
 const COMPATIBILITY = /[\uFF01-\uFF5E]|\uD835[\uDC00-\uDFFF]/;
-/** What a credential is written with: a character of a token, a key or base64. */
-const isTokenChar = (c: number): boolean =>
-  (c >= 48 && c <= 57) ||
-  (c >= 65 && c <= 90) ||
-  (c >= 97 && c <= 122) ||
-  c === 95 ||
-  c === 45 ||
-  c === 43 ||
-  c === 47 ||
-  c === 61;
 const isDigit = (c: number): boolean => c >= 48 && c <= 57;
 const isBlank = (c: number): boolean => c === 32 || c === 9;
 /** How far a break's neighbourhood is looked at: a bound, so a long run costs no more than a short one. */
@@ -414,6 +457,14 @@ export function secretView(input: ScanInput): Reading | null {
   for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) {
     const cut = wrapAt(text, at);
     if (cut) cuts.push(cut);
+  }
+  const split = splitTokenCuts(text);
+  if (split.length) {
+    // One list in order, a cut that overlaps one before it left out (of two at one place, the
+    // longer: a wrapped line's break alone would leave the list marker inside the token).
+    const all = [...cuts, ...split].sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+    cuts.length = 0;
+    for (const c of all) if (!cuts.length || c[0] >= cuts[cuts.length - 1][1]) cuts.push(c);
   }
   if (!cuts.length && !COMPATIBILITY.test(text)) return null;
   // The view as segments, not a map per character: every text with a wrapped token (hard-wrapped
