@@ -21,7 +21,16 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { everyObject } from '../helpers/store.js';
-import { buildDist, call, connect, makeStore, personGit, ROOT, type Connected } from './helpers.js';
+import {
+  buildDist,
+  call,
+  connect,
+  connectForSuite,
+  makeStore,
+  personGit,
+  ROOT,
+  type Connected,
+} from './helpers.js';
 
 /** A GitHub token's shape, distinct per use (the rule needs 36 characters after ghp_). */
 const token = (n: number) => `ghp_${'Zq8vLm2pXr7tKw9nQ4sD1fGh'}${String(n).padStart(3, '0')}aB3cD5eF6gH`;
@@ -110,13 +119,7 @@ describe('memory_manager: a file of the store is withheld as memory_get withhold
 describe('credentials the secret rules missed never reach git', () => {
   let store: string;
   let conn: Connected;
-
-  beforeAll(async () => {
-    buildDist();
-    store = await makeStore();
-    conn = await connect(store);
-  });
-  afterAll(async () => conn?.close());
+  connectForSuite((s, c) => ((store = s), (conn = c)));
 
   const KEY_LINES = [
     'MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw',
@@ -168,13 +171,7 @@ describe('credentials the secret rules missed never reach git', () => {
 describe('credentials in what a call leaves under .cairn/', () => {
   let store: string;
   let conn: Connected;
-
-  beforeAll(async () => {
-    buildDist();
-    store = await makeStore();
-    conn = await connect(store);
-  });
-  afterAll(async () => conn?.close());
+  connectForSuite((s, c) => ((store = s), (conn = c)));
 
   it("an agent's name is redacted in the audit log and on stderr, as in the commit", async () => {
     const t = token(1);
@@ -258,15 +255,8 @@ describe('credentials in what a call leaves under .cairn/', () => {
 });
 
 describe('memory_manager: a title or source tool with control characters is refused when stored', () => {
-  let store: string;
   let conn: Connected;
-
-  beforeAll(async () => {
-    buildDist();
-    store = await makeStore();
-    conn = await connect(store);
-  });
-  afterAll(async () => conn?.close());
+  connectForSuite((_store, c) => (conn = c));
 
   it('INVALID_REQUEST naming the field, and no item written (promote used to be the first to refuse it)', async () => {
     const content = 'We deploy the billing service blue-green: rollbacks must be instant. '.repeat(5);

@@ -4,9 +4,9 @@
 // The real `cairn mcp` over stdio with the SDK's client; the person's commits are real git commits.
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cairn, personMemoryText } from '../helpers/store.js';
-import { buildDist, call, connect, makeStore, personGit, type Connected } from './helpers.js';
+import { call, connectForSuite, personGit, type Connected } from './helpers.js';
 
 /** A memory a person writes by hand and commits with git, holding `triples`. */
 async function personWrites(store: string, id: string, triples: string[]): Promise<string> {
@@ -22,13 +22,7 @@ const mainFile = (store: string, id: string) => personGit(store, 'show', `main:m
 describe('cairn mcp: knowledge_graph changes of a person memory are reviewed', () => {
   let store: string;
   let conn: Connected;
-
-  beforeAll(async () => {
-    buildDist();
-    store = await makeStore();
-    conn = await connect(store);
-  });
-  afterAll(async () => conn?.close());
+  connectForSuite((s, c) => ((store = s), (conn = c)));
 
   // Fails before: the fact was committed into the person's memory on main ("active").
   it("add with a memoryId of a person's memory is a candidate; main keeps the person's text", async () => {

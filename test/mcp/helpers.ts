@@ -9,6 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { initStore } from '../../server/src/store/store.js';
+import { afterAll, beforeAll } from 'vitest';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -123,6 +124,21 @@ export async function connect(
   }
   await client.connect(transport);
   return { client, stderr: () => err, close: () => client.close() };
+}
+
+/**
+ * For one describe block: before its tests, the server built, a fresh store, and a client connected
+ * to it (handed to `use`); after them, the client closed.
+ */
+export function connectForSuite(use: (store: string, conn: Connected) => void): void {
+  let conn: Connected | undefined;
+  beforeAll(async () => {
+    buildDist();
+    const store = await makeStore();
+    conn = await connect(store);
+    use(store, conn);
+  });
+  afterAll(async () => conn?.close());
 }
 
 export interface CallOutcome {

@@ -2,8 +2,8 @@
 import { appendFile, readFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDist, call, connect, makeStore, type Connected } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { call, connect, connectForSuite, makeStore, type Connected } from './helpers.js';
 
 const CONTEXT =
   'The API gateway caches user sessions in Redis with a 30 minute TTL. Postgres was too slow for the ' +
@@ -12,13 +12,7 @@ const CONTEXT =
 describe('cairn mcp: store, retrieve, search, get, review', () => {
   let store: string;
   let conn: Connected;
-
-  beforeAll(async () => {
-    buildDist();
-    store = await makeStore();
-    conn = await connect(store);
-  });
-  afterAll(async () => conn?.close());
+  connectForSuite((s, c) => ((store = s), (conn = c)));
 
   it('lists every tool with guidance in the descriptions', async () => {
     const { tools } = await conn.client.listTools();

@@ -2,8 +2,8 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDist, call, connect, makeStore, ROOT, type Connected } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { call, connectForSuite, ROOT, type Connected } from './helpers.js';
 
 const fixture = (name: string) => readFileSync(path.join(ROOT, 'test/fixtures/learn', name), 'utf8');
 const git = (dir: string, ...args: string[]) => execFileSync('git', args, { cwd: dir, encoding: 'utf8' });
@@ -11,13 +11,7 @@ const git = (dir: string, ...args: string[]) => execFileSync('git', args, { cwd:
 describe('cairn mcp: learn, import, consolidate, refresh', () => {
   let store: string;
   let conn: Connected;
-
-  beforeAll(async () => {
-    buildDist();
-    store = await makeStore();
-    conn = await connect(store);
-  });
-  afterAll(async () => conn?.close());
+  connectForSuite((s, c) => ((store = s), (conn = c)));
 
   it('learns from a transcript once, authored by the agent', async () => {
     const args = {

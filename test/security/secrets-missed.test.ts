@@ -4,9 +4,9 @@
 // across markdown list items. Each is redacted before the write, so git never holds it (`git log -p`
 // over every ref and every object are searched); ordinary text of the same shapes is left alone.
 import { execFileSync } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { redactSecrets } from '../../server/src/core/scan/redact.js';
-import { buildDist, call, connect, makeStore, type Connected } from '../mcp/helpers.js';
+import { call, connectForSuite, type Connected } from '../mcp/helpers.js';
 
 const TOKEN = 'ghp_Rk8fT2mLq9WzX4vB7nC1yH6jP3sD5gA0uE7w';
 const TOKEN_2 = 'ghp_Vb3nM8qLz2XcK7wR4tY9pD1fG6hJ5sA0eU2k';
@@ -76,12 +76,7 @@ describe('the secret rules read what they missed', () => {
 describe('through memory_store: git never holds them', () => {
   let store: string;
   let conn: Connected;
-  beforeAll(async () => {
-    buildDist();
-    store = await makeStore();
-    conn = await connect(store);
-  });
-  afterAll(async () => conn?.close());
+  connectForSuite((s, c) => ((store = s), (conn = c)));
 
   it('every case is redacted before the commit', async () => {
     for (const [name, c] of Object.entries(CASES)) {
