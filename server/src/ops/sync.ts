@@ -8,12 +8,11 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { CairnError, isCairnError } from '../core/errors.js';
 import type { SettingChange } from '../core/settings-changes.js';
-import { parseCommitMessage } from '../core/trailers.js';
 import { gitMessage, runGit } from '../store/git/git-cli.js';
 import { GitRemote, isRetryable, type PushRefResult } from '../store/git/remote.js';
 import type { Store } from '../store/store.js';
 import type { OpContext } from './context.js';
-import { REJECTED_PREFIX, openCandidates, requireMainTip, syncRemote } from './read.js';
+import { REJECTED_PREFIX, openCandidates, rejectedId, requireMainTip, syncRemote } from './read.js';
 import { settingsBetween } from './settings-between.js';
 import { unroutedPatterns } from './merge-driver.js';
 import {
@@ -266,21 +265,46 @@ async function adoptRemoteTags(ctx: OpContext, report: SyncReport, apply = true)
     const mine = state.localTags.get(name);
     if (mine === oid) continue;
     const ref = `refs/tags/${REJECTED_PREFIX}${name}`;
+    const message = await store.repo.tagMessage(oid);
+    // A tag pushed by hand onto a tree, a blob or a commit without the memory's file is no
+    // rejection: not adopted, not reported as one, so it hides and deletes nothing.
+    const id = await rejectedId(store, name, await store.repo.resolve(oid), message);
+    if (id === null)
+      report.warnings.push(
+        `${remote} has ${REJECTED_PREFIX}${name}, which is not on a proposal's commit: ` +
+          'not a rejection Cairn understands, ignored',
+      );
+    const free = () => {
+      const base = name.replace(/--\d+$/, '');
+      let f = `${base}--2`;
+      for (let n = 3; taken.has(f); n++) f = `${base}--${n}`;
+      taken.add(f);
+      return f;
+    };
+    if (id === null) {
+      // This clone's own rejection of that name still reaches the remote, under a free name.
+      const mineId =
+        mine === undefined
+          ? null
+          : await rejectedId(store, name, await store.repo.resolve(mine), await store.repo.tagMessage(mine));
+      if (mine !== undefined && mineId !== null) {
+        const f = free();
+        lines.push(`create refs/tags/${REJECTED_PREFIX}${f} ${mine}`, `delete ${ref} ${mine}`);
+        report.warnings.push(`this clone's ${REJECTED_PREFIX}${name} is kept as ${REJECTED_PREFIX}${f}`);
+      }
+      continue;
+    }
     if (mine === undefined) {
       lines.push(`create ${ref} ${oid}`);
     } else {
-      const base = name.replace(/--\d+$/, '');
-      let free = `${base}--2`;
-      for (let n = 3; taken.has(free); n++) free = `${base}--${n}`;
-      taken.add(free);
-      lines.push(`create refs/tags/${REJECTED_PREFIX}${free} ${mine}`, `update ${ref} ${oid} ${mine}`);
+      const f = free();
+      lines.push(`create refs/tags/${REJECTED_PREFIX}${f} ${mine}`, `update ${ref} ${oid} ${mine}`);
       report.warnings.push(
         `${remote} already had a different ${REJECTED_PREFIX}${name}; this clone's rejection is kept as ` +
-          `${REJECTED_PREFIX}${free}`,
+          `${REJECTED_PREFIX}${f}`,
       );
     }
-    const message = await store.repo.tagMessage(oid);
-    report.newRejections.push(parseCommitMessage(message ?? '').memoryId ?? name.replace(/--\d+$/, ''));
+    report.newRejections.push(id);
   }
   if (apply && lines.length > 0) await updateRefs(ctx, lines);
 }

@@ -1,0 +1,58 @@
+// `rejected/*` tags someone pushed by hand that are on no proposal's commit: one on a tree, one on
+// a blob (annotated, its Memory-Id naming an open proposal), one on a commit without the memory's
+// file. `cairn sync` listed them as "rejected elsewhere", adopted them as local tags, and the one
+// whose trailer named a proposal could hide it. They reject nothing: sync says it does not
+// understand them, adopts none, and the proposal stays open here, on the remote and in review.
+import { afterEach, describe, expect, it } from 'vitest';
+import { agentPayload, makeTeam, statuses, type Team } from './team.js';
+
+let team: Team | null = null;
+afterEach(async () => {
+  await team?.cleanup();
+  team = null;
+});
+
+describe('rejected/* tags that point at no proposal', () => {
+  it('are reported as not understood, never as rejections, and hide or delete nothing', async () => {
+    team = await makeTeam({ names: ['Ana', 'Eve', 'Ben'], transport: 'file' });
+    const [ana, eve, ben] = team.clones;
+    const id = (await ana.store(agentPayload('Use Redis'))).metadata.topic_id as string;
+    await ana.sync();
+    const tip = (await ana.git('rev-parse', `candidate/${id}`)).trim();
+
+    // Eve pushes three tags by hand.
+    await eve.git('fetch', '-q', 'origin');
+    const tree = (await eve.git('rev-parse', 'main^{tree}')).trim();
+    const blob = (await eve.git('rev-parse', 'main:cairn.yaml')).trim();
+    await eve.git('tag', `rejected/${id}`, tree);
+    await eve.git('tag', '-a', '-m', `reject\n\nMemory-Id: ${id}`, 'rejected/blobby', blob);
+    await eve.git('tag', '-a', '-m', `reject\n\nMemory-Id: ${id}`, 'rejected/on-main', 'main');
+    await eve.git('push', '-q', 'origin', `rejected/${id}`, 'rejected/blobby', 'rejected/on-main');
+
+    for (const c of [ben, ana]) {
+      const r = await c.sync();
+      expect(r.newRejections, c.name).toEqual([]);
+      expect(r.deletedRemote).toEqual([]);
+      expect(r.deletedLocal).toEqual([]);
+      for (const name of [`rejected/${id}`, 'rejected/blobby', 'rejected/on-main'])
+        expect(r.warnings.join('\n')).toContain(`origin has ${name}, which is not on a proposal's commit`);
+      expect((await c.git('tag', '-l', 'rejected/*')).trim()).toBe('');
+      expect((await statuses(c)).get(id)).toEqual(['candidate']);
+      const human = await c.run('sync');
+      expect(human.stdout).not.toContain('rejected elsewhere');
+    }
+    const review = await ben.json('review');
+    expect(review.candidates.map((c: { id: string }) => c.id)).toEqual([id]);
+    expect(await ana.git('ls-remote', 'origin', `refs/heads/candidate/${id}`)).toContain(tip);
+    expect((await ana.git('rev-parse', `candidate/${id}`)).trim()).toBe(tip);
+
+    // Ben rejects it for real: the remote already holds a tag of that name (on a tree), so his
+    // rejection is pushed under the next free name and counts everywhere.
+    expect((await ben.run('reject', id, '--why', 'not our stack')).code).toBe(0);
+    const pushed = await ben.sync();
+    expect(pushed.pushed).toContain(`refs/tags/rejected/${id}--2`);
+    const after = await ana.sync();
+    expect(after.newRejections).toEqual([id]);
+    expect((await statuses(ana)).get(id)).toEqual(['rejected']);
+  }, 120_000);
+});
