@@ -14,6 +14,7 @@ import type { Store } from '../store/store.js';
 import type { OpContext } from './context.js';
 import { REJECTED_PREFIX, openCandidates, rejectedId, requireMainTip, syncRemote } from './read.js';
 import { settingsBetween } from './settings-between.js';
+import { pushedRejectionWarnings } from './reject.js';
 import { unroutedPatterns } from './merge-driver.js';
 import {
   fetchRefspecs,
@@ -141,6 +142,7 @@ export async function syncStore(ctx: OpContext, opts: SyncOptions = {}): Promise
         report.deletedLocal.push(branch);
       }
       report.warnings.push(...goneWarnings(remote.name, plan, report.deletedLocal));
+      report.warnings.push(...(await pushedRejectionWarnings(store, report.pushed, state.main)));
       report.mainAfter = state.main;
       // What the remote's main and candidate branches are now, for the next sync's checks.
       const kept = plan.gone.filter((g) => g.branch === current).map((g) => g.tip);
