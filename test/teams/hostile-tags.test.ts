@@ -46,13 +46,30 @@ describe('rejected/* tags that point at no proposal', () => {
     expect(await ana.git('ls-remote', 'origin', `refs/heads/candidate/${id}`)).toContain(tip);
     expect((await ana.git('rev-parse', `candidate/${id}`)).trim()).toBe(tip);
 
-    // Ben rejects it for real: the remote already holds a tag of that name (on a tree), so his
-    // rejection is pushed under the next free name and counts everywhere.
-    expect((await ben.run('reject', id, '--why', 'not our stack')).code).toBe(0);
+    // Ben rejects it for real, after a `git fetch --tags` brought the tag on a tree here: that
+    // name is taken, so his tag is the next free one (before, reject failed: "already exists").
+    await ben.git('fetch', '-q', '--tags', 'origin');
+    const rejected = await ben.json('reject', id, '--why', 'not our stack');
+    expect(rejected, JSON.stringify(rejected)).toMatchObject({ exit: 0, tag: `rejected/${id}--2` });
     const pushed = await ben.sync();
-    expect(pushed.pushed).toContain(`refs/tags/rejected/${id}--2`);
+    expect(pushed.pushed).toEqual([`refs/tags/rejected/${id}--2`]);
     const after = await ana.sync();
     expect(after.newRejections).toEqual([id]);
     expect((await statuses(ana)).get(id)).toEqual(['rejected']);
+
+    // Ana rejects another proposal whose name Eve took with a tag on a tree, without fetching
+    // tags: her sync pushes her rejection under the next free name.
+    const other = (await ana.store(agentPayload('Use Kafka'))).metadata.topic_id as string;
+    await ana.sync();
+    await eve.git('tag', `rejected/${other}`, tree);
+    await eve.git('push', '-q', 'origin', `rejected/${other}`);
+    expect((await ana.run('reject', other, '--why', 'no')).code).toBe(0);
+    const moved = await ana.sync();
+    expect(moved.pushed).toEqual([`refs/tags/rejected/${other}--2`]);
+    expect(moved.warnings.join('\n')).toContain(
+      `this clone's rejected/${other} is kept as rejected/${other}--2`,
+    );
+    expect((await ben.sync()).newRejections).toEqual([other]);
+    expect((await statuses(ben)).get(other)).toEqual(['rejected']);
   }, 120_000);
 });
