@@ -60,6 +60,7 @@ describe('reject of a proposal the remote already decided', () => {
     const [ana, ben] = team.clones;
     const closed = (await ana.store(agentPayload('Use Redis'))).metadata.topic_id as string;
     const merged = (await ana.store(agentPayload('Use Kafka'))).metadata.topic_id as string;
+    const open = (await ana.store(agentPayload('Use Mongo'))).metadata.topic_id as string;
     await ana.sync();
     await ben.sync();
     await ana.git('push', '-q', 'origin', '--delete', `candidate/${closed}`);
@@ -75,8 +76,12 @@ describe('reject of a proposal the remote already decided', () => {
       expect(human.stdout).toContain('no branch of it here');
       expect(human.stdout).toContain("deletes the remote's branch if it still holds that commit");
     }
+    // One still open on the remote: an ordinary rejection, which this sync deletes there.
+    expect((await ben.run('reject', open, '--why', 'not our stack')).code).toBe(0);
     const s = await ben.sync();
+    expect(s.deletedRemote).toEqual([`candidate/${open}`]);
     const warnings = s.warnings.join('\n');
+    expect(warnings).not.toContain(`rejected/${open}`);
     expect(warnings).toContain(`rejected/${closed}: origin had deleted the branch`);
     expect(warnings).toContain(`rejected/${merged}: ${merged} was accepted on origin before this rejection`);
     expect(warnings).toContain(`cairn undo ${merged}`);

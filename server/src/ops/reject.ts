@@ -161,13 +161,13 @@ export async function rejectCandidate(ctx: OpContext, name: string, why: string)
  */
 export async function pushedRejectionWarnings(
   store: Store,
-  pushed: readonly string[],
+  toPush: readonly string[],
   main: string,
 ): Promise<string[]> {
   const out: string[] = [];
   const remote = syncRemote(store);
   for (const tag of await rejectedTags(store)) {
-    if (!pushed.includes(`refs/tags/${tag.name}`)) continue;
+    if (!toPush.includes(tag.name)) continue;
     if (await acceptedOnMain(store, tag.id, tag.target, main))
       out.push(
         `${tag.name}: ${tag.id} was accepted on ${remote} before this rejection reached it, and is active ` +

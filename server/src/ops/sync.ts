@@ -123,6 +123,8 @@ export async function syncStore(ctx: OpContext, opts: SyncOptions = {}): Promise
       });
       const state = await readRefState(store, await requireMainTip(store));
       const plan = await planPush(store, state, [state.main]);
+      // Read before the push, which deletes the remote branches of this clone's own rejections.
+      const raced = await pushedRejectionWarnings(store, plan.tags, state.main);
       const results = await remote.push(plan.specs);
       const refused = results.filter((r) => !r.ok);
       if (refused.length > 0) {
@@ -142,7 +144,7 @@ export async function syncStore(ctx: OpContext, opts: SyncOptions = {}): Promise
         report.deletedLocal.push(branch);
       }
       report.warnings.push(...goneWarnings(remote.name, plan, report.deletedLocal));
-      report.warnings.push(...(await pushedRejectionWarnings(store, report.pushed, state.main)));
+      report.warnings.push(...raced);
       report.mainAfter = state.main;
       // What the remote's main and candidate branches are now, for the next sync's checks.
       const kept = plan.gone.filter((g) => g.branch === current).map((g) => g.tip);
