@@ -88,4 +88,25 @@ describe('reject of a proposal the remote already decided', () => {
     expect((await statuses(ben)).get(merged)).toEqual(['active']);
     expect((await statuses(ben)).get(closed)).toEqual(['rejected']);
   }, 120_000);
+
+  it('concurrent accept and reject from two clones: the accepting clone is told of the rejection', async () => {
+    team = await makeTeam({ names: ['Ana', 'Ben', 'Cy'], transport: 'file' });
+    const [ana, ben, cy] = team.clones;
+    const id = (await ana.store(agentPayload('Use Redis'))).metadata.topic_id as string;
+    await ana.sync();
+    await ben.sync();
+    // Ben rejects and syncs first; Ana accepts her own before fetching, then syncs.
+    expect((await ben.run('reject', id, '--why', 'no')).code).toBe(0);
+    expect((await ben.sync()).warnings).toEqual([]);
+    expect((await ana.run('accept', id)).code).toBe(0);
+    const a = await ana.sync();
+    expect(a.newRejections).toEqual([id]);
+    expect(a.warnings.join('\n')).toContain(
+      `rejected/${id}: origin has a rejection of ${id}, which is on main`,
+    );
+    // A third clone gets both at once, and is told too.
+    const c = await cy.sync();
+    expect(c.warnings.join('\n')).toContain(`cairn undo ${id} takes the memory back`);
+    for (const x of [ana, cy]) expect((await statuses(x)).get(id)).toEqual(['active']);
+  }, 120_000);
 });

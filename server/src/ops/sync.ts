@@ -12,7 +12,14 @@ import { gitMessage, runGit } from '../store/git/git-cli.js';
 import { GitRemote, isRetryable, type PushRefResult } from '../store/git/remote.js';
 import type { Store } from '../store/store.js';
 import type { OpContext } from './context.js';
-import { REJECTED_PREFIX, openCandidates, rejectedId, requireMainTip, syncRemote } from './read.js';
+import {
+  REJECTED_PREFIX,
+  acceptedOnMain,
+  openCandidates,
+  rejectedId,
+  requireMainTip,
+  syncRemote,
+} from './read.js';
 import { settingsBetween } from './settings-between.js';
 import { pushedRejectionWarnings } from './reject.js';
 import { unroutedPatterns } from './merge-driver.js';
@@ -309,6 +316,23 @@ async function adoptRemoteTags(ctx: OpContext, report: SyncReport, apply = true)
       );
     }
     report.newRejections.push(id);
+    // Accepted here while another clone rejected it (neither had seen the other's decision).
+    const commit = await store.repo.resolve(oid);
+    const mains = [
+      `refs/heads/${store.config.mainBranch}`,
+      `refs/remotes/${remote}/${store.config.mainBranch}`,
+    ];
+    let accepted = false;
+    for (const ref of mains) {
+      const main = await store.repo.resolve(ref);
+      accepted ||= Boolean(commit && main && (await acceptedOnMain(store, id, commit, main)));
+    }
+    if (accepted)
+      report.warnings.push(
+        `${REJECTED_PREFIX}${name}: ${remote} has a rejection of ${id}, which is on ` +
+          `${store.config.mainBranch} (accepted before the rejection was made or arrived); it stays ` +
+          `active, the tag is kept as the record (cairn undo ${id} takes the memory back)`,
+      );
   }
   if (apply && lines.length > 0) await updateRefs(ctx, lines);
 }
