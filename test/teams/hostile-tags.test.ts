@@ -3,6 +3,8 @@
 // file. `cairn sync` listed them as "rejected elsewhere", adopted them as local tags, and the one
 // whose trailer named a proposal could hide it. They reject nothing: sync says it does not
 // understand them, adopts none, and the proposal stays open here, on the remote and in review.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { agentPayload, makeTeam, statuses, type Team } from './team.js';
 
@@ -71,5 +73,46 @@ describe('rejected/* tags that point at no proposal', () => {
     );
     expect((await ben.sync()).newRejections).toEqual([other]);
     expect((await statuses(ben)).get(other)).toEqual(['rejected']);
+  }, 120_000);
+
+  // git cannot hold rejected/<id> beside rejected/<id>/x. Before, a clone holding its own
+  // rejection of <id> failed every sync (REF_MOVED: the remote's tag could not be made here), and
+  // a reject in a clone holding the folder failed ("cannot lock ref").
+  it('a tag under rejected/<id>/ pushed by hand blocks no sync and no reject', async () => {
+    team = await makeTeam({ names: ['Ana', 'Eve', 'Ben'], transport: 'file' });
+    const [ana, eve, ben] = team.clones;
+    const id = (await ana.store(agentPayload('Use Redis'))).metadata.topic_id as string;
+    await ana.sync();
+    await ben.sync();
+    expect((await ben.run('reject', id, '--why', 'no')).code).toBe(0);
+    await eve.git('fetch', '-q', 'origin');
+    await eve.git(
+      'tag',
+      '-a',
+      '-m',
+      `reject\n\nMemory-Id: ${id}`,
+      `rejected/${id}/x`,
+      `origin/candidate/${id}`,
+    );
+    await eve.git('push', '-q', 'origin', `rejected/${id}/x`);
+
+    const synced = await ben.sync();
+    expect(synced.pushed).toContain(`refs/tags/rejected/${id}--2`);
+    expect(synced.warnings.join('\n')).toContain(`this clone's rejection is kept as rejected/${id}--2`);
+    expect((await ben.sync()).pushed).toEqual([]);
+
+    // Ana holds the folder now; a new proposal of the id, rejected here, takes a free name.
+    await ana.sync();
+    await ana.git('checkout', '-q', '-b', `candidate/${id}`, 'main');
+    writeFileSync(
+      path.join(ana.dir, 'memories', `${id}.md`),
+      `---\nid: ${id}\ntitle: Use Redis\n---\n\nRedis 7.\n`,
+    );
+    await ana.git('add', '-A');
+    await ana.git('commit', '-q', '-m', `candidate: ${id}\n\nMemory-Id: ${id}`);
+    await ana.git('checkout', '-q', 'main');
+    const r = await ana.json('reject', id, '--why', 'again no');
+    expect(r, JSON.stringify(r)).toMatchObject({ exit: 0, tag: `rejected/${id}--3` });
+    expect((await ana.sync()).pushed).toEqual([`refs/tags/rejected/${id}--3`]);
   }, 120_000);
 });

@@ -113,8 +113,11 @@ export async function rejectCandidate(ctx: OpContext, name: string, why: string)
     let tag = REJECTED_PREFIX + id;
     // A second rejection of the same id keeps the first one's content and reason too. Any ref of
     // the name counts: a tag on a tree (not a rejection) still holds it.
+    // So does a folder of that name (`rejected/<id>/x`, pushed by hand): git cannot hold both.
     const taken = async (t: string) =>
-      (await store.repo.listRefs(`refs/tags/${t}`)).some((r) => r.ref === `refs/tags/${t}`);
+      (await store.repo.listRefs(`refs/tags/${t}`)).some(
+        (r) => r.ref === `refs/tags/${t}` || r.ref.startsWith(`refs/tags/${t}/`),
+      );
     for (let n = 2; await taken(tag); n++) tag = `${REJECTED_PREFIX}${id}--${n}`;
     const msg = parseCommitMessage((await store.repo.log(cand, { limit: 1 }))[0].message);
     await store.repo.createTag(

@@ -272,6 +272,32 @@ async function adoptRemoteTags(ctx: OpContext, report: SyncReport, apply = true)
   const state = await tagRefs(store);
   const lines: string[] = [];
   const taken = new Set([...state.localTags.keys(), ...state.remoteTags.keys()]);
+  const freeName = (name: string) => {
+    const base = name.replace(/--\d+$/, '');
+    let f = `${base}--2`;
+    for (let n = 3; taken.has(f); n++) f = `${base}--${n}`;
+    taken.add(f);
+    return f;
+  };
+  // git cannot hold `rejected/x` beside `rejected/x/y` (a name pushed by hand): this clone's own
+  // tag that nests with one of the remote's moves to a free name first, or every sync failed
+  // (the tag could not be fetched in, nor this clone's pushed out).
+  const moves: string[] = [];
+  for (const [local, mine] of [...state.localTags]) {
+    if (state.remoteTags.has(local) || ![...state.remoteTags.keys()].some((r) => nests(r, local))) continue;
+    const f = freeName(local);
+    moves.push(
+      `create refs/tags/${REJECTED_PREFIX}${f} ${mine}`,
+      `delete refs/tags/${REJECTED_PREFIX}${local} ${mine}`,
+    );
+    state.localTags.delete(local);
+    state.localTags.set(f, mine);
+    report.warnings.push(
+      `${remote} has a tag under ${REJECTED_PREFIX}${local}/, which git cannot hold beside this clone's ` +
+        `${REJECTED_PREFIX}${local}; this clone's rejection is kept as ${REJECTED_PREFIX}${f}`,
+    );
+  }
+  if (apply && moves.length > 0) await updateRefs(ctx, moves);
   for (const [name, oid] of state.remoteTags) {
     const mine = state.localTags.get(name);
     if (mine === oid) continue;
@@ -285,13 +311,7 @@ async function adoptRemoteTags(ctx: OpContext, report: SyncReport, apply = true)
         `${remote} has ${REJECTED_PREFIX}${name}, which is not on a proposal's commit: ` +
           'not a rejection Cairn understands, ignored',
       );
-    const free = () => {
-      const base = name.replace(/--\d+$/, '');
-      let f = `${base}--2`;
-      for (let n = 3; taken.has(f); n++) f = `${base}--${n}`;
-      taken.add(f);
-      return f;
-    };
+    const free = () => freeName(name);
     if (id === null) {
       // This clone's own rejection of that name still reaches the remote, under a free name.
       const mineId =
@@ -335,6 +355,11 @@ async function adoptRemoteTags(ctx: OpContext, report: SyncReport, apply = true)
       );
   }
   if (apply && lines.length > 0) await updateRefs(ctx, lines);
+}
+
+/** One ref name is a folder of the other (`x` and `x/y`): git cannot hold both. */
+function nests(a: string, b: string): boolean {
+  return a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
 }
 
 /** `git update-ref --stdin`: all lines in one transaction (git's own ref locks). */
