@@ -285,7 +285,7 @@ async function adoptRemoteTags(ctx: OpContext, report: SyncReport, apply = true)
   const moves: string[] = [];
   for (const [local, mine] of [...state.localTags]) {
     if (state.remoteTags.has(local) || ![...state.remoteTags.keys()].some((r) => nests(r, local))) continue;
-    const f = freeName(local);
+    const f = freeName(local.split('/')[0]); // x--N nests with neither x nor x/y
     moves.push(
       `create refs/tags/${REJECTED_PREFIX}${f} ${mine}`,
       `delete refs/tags/${REJECTED_PREFIX}${local} ${mine}`,
@@ -293,7 +293,7 @@ async function adoptRemoteTags(ctx: OpContext, report: SyncReport, apply = true)
     state.localTags.delete(local);
     state.localTags.set(f, mine);
     report.warnings.push(
-      `${remote} has a tag under ${REJECTED_PREFIX}${local}/, which git cannot hold beside this clone's ` +
+      `${remote} has a tag that git cannot hold beside this clone's ` +
         `${REJECTED_PREFIX}${local}; this clone's rejection is kept as ${REJECTED_PREFIX}${f}`,
     );
   }
