@@ -115,4 +115,27 @@ describe('rejected/* tags that point at no proposal', () => {
     expect(r, JSON.stringify(r)).toMatchObject({ exit: 0, tag: `rejected/${id}--3` });
     expect((await ana.sync()).pushed).toEqual([`refs/tags/rejected/${id}--3`]);
   }, 120_000);
+
+  // The tag of a rejected proposal that deletes a memory is on a commit without the file: its
+  // parent holds it, and that is a rejection too (the proposal leaves review, here and after sync).
+  it('the rejection of a proposal that deletes a memory counts', async () => {
+    team = await makeTeam({ names: ['Ana', 'Ben'], transport: 'file' });
+    const [ana, ben] = team.clones;
+    const id = 'cairn-store-conventions';
+    await ana.git('checkout', '-q', '-b', `candidate/${id}`, 'main');
+    await ana.git('rm', '-q', `memories/${id}.md`);
+    await ana.git('commit', '-q', '-m', `memory(forget): ${id}\n\nMemory-Id: ${id}`);
+    await ana.git('checkout', '-q', 'main');
+    await ana.sync();
+    await ben.sync();
+    expect((await ben.json('review')).candidates.map((c: { id: string }) => c.id)).toEqual([id]);
+    const r = await ben.json('reject', id, '--why', 'keep it');
+    expect(r, JSON.stringify(r)).toMatchObject({ exit: 0, tag: `rejected/${id}` });
+    expect((await ben.json('review')).candidates).toEqual([]);
+    await ben.sync();
+    const a = await ana.sync();
+    expect(a.newRejections).toEqual([id]);
+    expect(a.deletedLocal).toEqual([`candidate/${id}`]);
+    expect((await ana.json('review')).candidates).toEqual([]);
+  }, 120_000);
 });

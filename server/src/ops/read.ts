@@ -266,7 +266,7 @@ export async function rejectedTags(store: Store) {
 /**
  * The memory id a `rejected/<name>` tag rejects, or null when it is not a rejection Cairn
  * understands: `target` (the commit the tag peels to; null for a tree or a blob) must hold that
- * memory's file. The id is the tag's Memory-Id, else its name (a plain `git tag`), without the
+ * memory's file, or its parent must (a proposal deleting it). The id is the tag's Memory-Id, else its name (a plain `git tag`), without the
  * `--N` a second rejection's name carries.
  */
 export async function rejectedId(
@@ -278,8 +278,13 @@ export async function rejectedId(
   if (target === null) return null;
   const named = parseCommitMessage(message ?? '').memoryId;
   const ids = named !== null ? [named] : [name, name.replace(/--\d+$/, '')];
-  for (const id of ids)
-    if ((await store.repo.fileOid(target, repoPath(store, memoryPath(id)))) !== null) return id;
+  // A proposal that deletes the memory (a branch pushed by hand) holds it in its parent.
+  const parent = (await store.repo.log(target, { limit: 1 }))[0]?.parents[0] ?? null;
+  for (const id of ids) {
+    const file = repoPath(store, memoryPath(id));
+    if ((await store.repo.fileOid(target, file)) !== null) return id;
+    if (parent !== null && (await store.repo.fileOid(parent, file)) !== null) return id;
+  }
   return null;
 }
 
