@@ -1,5 +1,5 @@
 // The CLI as a user runs it: real processes, real stores, transcripts of what they print.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cairn, git, removeDir, tempDir } from '../helpers/store.js';
@@ -124,8 +124,14 @@ describe('cairn CLI', () => {
   // Found in session 20 (a teammate's plain `git tag rejected/x`): a lightweight tag rejects as an
   // annotated one does, but recorded nobody and no reason, and the log listed it as if it had.
   it('log says when a rejection is a lightweight tag, with no reviewer or reason recorded', async () => {
+    // A proposal's commit (it holds the memory's file): a tag on anything else rejects nothing.
     git(dir, 'checkout', '-q', '-b', 'candidate/lw-note', 'main');
-    git(dir, 'commit', '-q', '--allow-empty', '-m', 'memory(add): lw-note');
+    writeFileSync(
+      path.join(dir, 'memories', 'lw-note.md'),
+      '---\nid: lw-note\ntitle: LW note\n---\n\nA note.\n',
+    );
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'memory(add): lw-note');
     git(dir, 'checkout', '-q', 'main');
     git(dir, 'tag', 'rejected/lw-note', 'candidate/lw-note');
     git(dir, 'branch', '-q', '-D', 'candidate/lw-note');
@@ -177,7 +183,6 @@ describe('cairn CLI', () => {
       '{not json',
       JSON.stringify({ ...payload, origin: undefined, topic: 'Imported two' }),
     ];
-    const { writeFileSync } = await import('node:fs');
     writeFileSync(file, lines.join('\n') + '\n');
     const r = await cairn(['import', file, '--format', 'jsonl', '--store', dir]);
     // Counted honestly: the bad line is not one of the imported.

@@ -2,6 +2,8 @@
 // they report the same findings, at the same places, with the same severities and messages. A group
 // finding (copies of one text) is on every member in the editor and once, by its first file, in
 // `cairn check`; the comparison reads the editor's the same way.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Diagnostic } from 'vscode-languageserver/node';
 import { cairn } from '../helpers/store.js';
@@ -53,7 +55,17 @@ afterEach(() => {
 describe('cairn check and the language server', () => {
   it('give identical findings on the same store', async () => {
     const root = makeStore(FILES);
+    // A rejected proposal: the tag is on a commit holding the memory (on anything else it rejects nothing).
+    git(root, 'checkout', '-q', '-b', 'candidate/old-idea');
+    writeFileSync(
+      path.join(root, 'memories', 'old-idea.md'),
+      '---\nid: old-idea\ntitle: Old idea\n---\n\nAn old idea.\n',
+    );
+    git(root, 'add', '-A');
+    git(root, 'commit', '-q', '-m', 'memory(add): old-idea\n\nMemory-Id: old-idea');
     git(root, 'tag', '-a', 'rejected/old-idea', '-m', 'memory(reject): old-idea\n\nMemory-Id: old-idea');
+    git(root, 'checkout', '-q', '-');
+    git(root, 'branch', '-q', '-D', 'candidate/old-idea');
 
     const r = await cairn(['check', '--store', root, '--format', 'json']);
     const fromCheck: Finding[] = (

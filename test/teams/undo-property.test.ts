@@ -3,7 +3,8 @@
 // plain undos, undos by id). Invariants after every step: a plain undo that went through reverted
 // a commit this clone made (a write, an undo, a sync's merge), never one that arrived; a plain undo
 // refused with FROM_REMOTE names a commit this clone did not make and leaves main and the work
-// tree as they were; any other failure is a documented one (nothing to undo, a later change to the
+// tree as they were; an undo by id reverted this clone's own commit or the one that brought the
+// memory, and one refused with FROM_REMOTE names a later change of it that arrived; any other failure is a documented one (nothing to undo, a later change to the
 // same file, diverged mains); both work trees stay clean. In-process operations.
 // Runs: CAIRN_PROPERTY_RUNS (default 6); seed: CAIRN_PROPERTY_SEED.
 import fc from 'fast-check';
@@ -36,6 +37,8 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 );
 
 const tipOf = async (dir: string) => (await gitOk(dir, 'rev-parse', 'main')).trim();
+const fileAt = async (dir: string, rev: string, id: string) =>
+  (await gitAsync(dir, 'cat-file', '-e', `${rev}:memories/${id}.md`)).code === 0;
 
 describe('a plain undo across two clones, random sequences', () => {
   it("reverts only this clone's own commits", async () => {
@@ -78,13 +81,18 @@ describe('a plain undo across two clones, random sequences', () => {
               try {
                 const r = await undoLast(ctx, { id });
                 if (s.kind === 'undo') expect(made[s.who].has(r.undone.oid), r.undone.subject).toBe(true);
+                // By id: this clone's own change, or the one that brought the memory to main.
+                else if (!made[s.who].has(r.undone.oid))
+                  expect(await fileAt(dir, `${r.undone.oid}^1`, id!), r.undone.subject).toBe(false);
                 if (r.commit) made[s.who].add(r.commit);
               } catch (err) {
                 if (!isCairnError(err)) throw err;
                 expect(['NOTHING_TO_UNDO', 'MERGE_CONFLICT', 'FROM_REMOTE']).toContain(err.code);
                 if (err.code === 'FROM_REMOTE') {
-                  expect(s.kind).toBe('undo');
                   expect(made[s.who].has(String(err.data?.oid))).toBe(false);
+                  // By id, refused only for a later change: the memory was on main before it.
+                  if (s.kind === 'undoId')
+                    expect(await fileAt(dir, `${String(err.data?.oid)}^1`, id!)).toBe(true);
                 }
                 expect(await tipOf(dir)).toBe(before);
               }
@@ -110,6 +118,20 @@ describe('a plain undo across two clones, random sequences', () => {
               { kind: 'sync', who: 0 },
               { kind: 'pull', who: 1 },
               { kind: 'undo', who: 1 },
+            ],
+          ],
+          // Ana changes a memory both have; Ben's undo by id must not take her change back.
+          [
+            [
+              { kind: 'write', who: 0, n: 0 },
+              { kind: 'sync', who: 0 },
+              { kind: 'sync', who: 1 },
+              { kind: 'write', who: 0, n: 0 },
+              { kind: 'sync', who: 0 },
+              { kind: 'sync', who: 1 },
+              { kind: 'undoId', who: 1, n: 0 },
+              { kind: 'write', who: 1, n: 0 },
+              { kind: 'undoId', who: 1, n: 0 },
             ],
           ],
         ],

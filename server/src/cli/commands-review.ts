@@ -1,6 +1,6 @@
 // review, accept, reject, allow, supersede, correct, feedback, forget, undo: what people do to memories.
 import { allowFindings } from '../ops/allow.js';
-import { acceptCandidate, rejectCandidate, reviewCandidates } from '../ops/review.js';
+import { acceptCandidate, rejectCandidate, reviewCandidates, type RejectResult } from '../ops/review.js';
 import { correct, feedback, forget, supersede, type EditResult } from '../ops/edit.js';
 import { undoLast } from '../ops/undo.js';
 import { describeSettingChange } from '../core/settings-changes.js';
@@ -155,14 +155,22 @@ export const rejectCommand: Command = {
     if (!why) throw new UsageError('reject needs a reason: --why "TEXT"');
     const r = await rejectCandidate(await open(), id, why);
     if (args.json) writeJson(io, { success: true, ...r });
-    else
-      writeLine(
-        io,
-        `rejected ${r.id}: kept as tag ${r.tag} ("${r.reason}"); the branch is deleted (on the remote by \`cairn sync\`)`,
-      );
+    else writeLine(io, rejectedLine(r));
     return EXIT.OK;
   },
 };
+
+/** What was tagged, and how its branches go: said as it is, not as it usually is. */
+function rejectedLine(r: RejectResult): string {
+  const what = `rejected ${r.id}: kept as tag ${r.tag} on ${r.branch} (commit ${r.commit.slice(0, 8)}) ("${r.reason}")`;
+  const here = r.deletedBranch ? `; branch ${r.deletedBranch} deleted` : '; no branch of it here';
+  const there = r.goneFromRemote
+    ? "; the remote deleted its branch since this clone's last sync (a pull request closed there, " +
+      'or merged with more on top: nothing here tells which), so the tag alone records this ' +
+      'rejection; `cairn sync` pushes it'
+    : "; `cairn sync` pushes the tag and deletes the remote's branch if it still holds that commit";
+  return what + here + there;
+}
 
 function printEdit(io: Parameters<Command['run']>[1], json: boolean, r: EditResult, text: string) {
   if (json) writeJson(io, { success: true, ...r });

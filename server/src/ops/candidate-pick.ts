@@ -10,6 +10,7 @@ import {
   REJECTED_PREFIX,
   candidateRefs,
   openCandidates,
+  rejectedId,
   requireMainTip,
   type OpenCandidate,
 } from './read.js';
@@ -77,7 +78,12 @@ async function pickStale(store: Store, arg: string, main: string): Promise<Picke
   const ref = refs.find((r) => r.local) ?? refs[0];
   if (ref)
     return { id: ref.id, tip: ref.tip, branch: ref.branch, localBranch: ref.local ? ref.branch : null };
-  const rejected = await store.repo.resolve(`refs/tags/${REJECTED_PREFIX}${arg}`);
+  const tag = `refs/tags/${REJECTED_PREFIX}${arg}`;
+  const tagOid = (await store.repo.listRefs(tag)).find((r) => r.ref === tag)?.oid;
+  const rejected =
+    tagOid !== undefined &&
+    (await rejectedId(store, arg, await store.repo.resolve(tagOid), await store.repo.tagMessage(tagOid))) !==
+      null;
   // Accepted already (an accept run again after it was cut short, its commit made): say so.
   const active = !rejected && (await store.repo.readText(main, repoPath(store, memoryPath(arg)))) !== null;
   throw new CairnError(

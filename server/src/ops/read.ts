@@ -250,13 +250,42 @@ export async function landedOnMain(
 
 /**
  * Rejection tags with the id each rejected. A second rejection of an id is tagged
- * `rejected/<id>--2`, so the id comes from the tag's Memory-Id trailer, not from its name.
+ * `rejected/<id>--2`, so the id comes from the tag's Memory-Id trailer, not from its name. A tag
+ * that is not on a proposal's commit (one pushed by hand onto a tree, a blob, or a commit without
+ * that memory's file) rejects nothing and is left out: it must not hide or delete a proposal.
  */
 export async function rejectedTags(store: Store) {
-  return (await store.repo.listTags(REJECTED_PREFIX)).map((t) => ({
-    ...t,
-    id: parseCommitMessage(t.message ?? '').memoryId ?? t.name.slice(REJECTED_PREFIX.length),
-  }));
+  const out = [];
+  for (const t of await store.repo.listTags(REJECTED_PREFIX)) {
+    const id = await rejectedId(store, t.name.slice(REJECTED_PREFIX.length), t.target, t.message);
+    if (id !== null) out.push({ ...t, id });
+  }
+  return out;
+}
+
+/**
+ * The memory id a `rejected/<name>` tag rejects, or null when it is not a rejection Cairn
+ * understands: `target` (the commit the tag peels to; null for a tree or a blob) must hold that
+ * memory's file, or its parent must (a proposal deleting it). The id is the tag's Memory-Id, else its name (a plain `git tag`), without the
+ * `--N` a second rejection's name carries.
+ */
+export async function rejectedId(
+  store: Store,
+  name: string,
+  target: string | null,
+  message: string | null,
+): Promise<string | null> {
+  if (target === null) return null;
+  const named = parseCommitMessage(message ?? '').memoryId;
+  const ids = named !== null ? [named] : [name, name.replace(/--\d+$/, '')];
+  // A proposal that deletes the memory (a branch pushed by hand) holds it in its parent.
+  const parent = (await store.repo.log(target, { limit: 1 }))[0]?.parents[0] ?? null;
+  for (const id of ids) {
+    const file = repoPath(store, memoryPath(id));
+    if ((await store.repo.fileOid(target, file)) !== null) return id;
+    if (parent !== null && (await store.repo.fileOid(parent, file)) !== null) return id;
+  }
+  return null;
 }
 
 export interface LoadOptions {

@@ -6,7 +6,6 @@ import { unifiedDiff } from '../core/diff.js';
 import { cairnCommand, shownShellArg } from '../core/shell-arg.js';
 import { CairnError } from '../core/errors.js';
 import { parseMemory } from '../core/format/index.js';
-import { REASON_MAX, writableText } from '../core/payload.js';
 import { formatCommitMessage, parseCommitMessage } from '../core/trailers.js';
 import { flaggedFindings } from '../core/withhold.js';
 import { CONFIG_FILE, memoryPath, repoPath, type Store } from '../store/store.js';
@@ -18,16 +17,9 @@ import { authorFor, isoNow, type OpContext } from './context.js';
 import { pickCandidate, pickHandle } from './candidate-pick.js';
 import { priorRejection, rejectedWithin } from './rejections.js';
 import { settingsBetween } from './settings-between.js';
-import {
-  CANDIDATE_PREFIX,
-  REJECTED_PREFIX,
-  acceptedOnMain,
-  openCandidates,
-  rejectedTags,
-  requireMainTip,
-  syncRemote,
-} from './read.js';
+import { acceptedOnMain, openCandidates, rejectedTags, requireMainTip, syncRemote } from './read.js';
 import { goneFromRemote, landedWith } from './sync-plan.js';
+import { staleFix } from './reject.js';
 import { injectionDetector } from '../store/injection-model.js';
 
 export interface RejectedBefore {
@@ -469,55 +461,6 @@ async function refuseRejectedText(
   );
 }
 
-/**
- * A stale copy of a proposal a person rejected already is not tagged again (`rejected/<id>--2` on
- * the same commit). A proposal that is on main already (merged, squash- or rebase-merged,
- * cherry-picked, or landed with a branch built on it) was accepted: a rejection tag on it would say "rejected" of an active
- * memory, travel to every clone, and mark its text as one a person refused. Before this, `cairn
- * reject` of such a stale branch tagged it and printed "rejected".
- */
-async function refuseDecided(store: Store, id: string, cand: string, branch: string): Promise<void> {
-  const main = await requireMainTip(store);
-  const mainName = store.config.mainBranch;
-  // The id is the tip commit's Memory-Id: a branch made by hand on main carries main's last memory,
-  // which an undo must not be offered for.
-  const undo = branchNamesId(branch, id) ? `To take it back: ${cairnCommand('undo', id)}; ` : '';
-  if (await acceptedOnMain(store, id, cand, main))
-    throw new CairnError(
-      'NOT_A_CANDIDATE',
-      `${branch} is already on ${mainName} (accepted); nothing was rejected. ${undo}${staleFix(branch)}`,
-      { id, landed: true },
-    );
-  for (const tag of await rejectedTags(store))
-    if (tag.id === id && (await store.repo.isAncestor(cand, tag.target)))
-      throw new CairnError(
-        'NOT_A_CANDIDATE',
-        `${branch} is the proposal a person rejected already (tag ${tag.name}); nothing was changed: ${staleFix(branch)}`,
-        { id, tag: tag.name },
-      );
-  const landed = await landedWith(store, id, cand, main);
-  if (landed)
-    throw new CairnError(
-      'NOT_A_CANDIDATE',
-      `${branch} landed on ${mainName} with ${landed}, which was built on it; nothing was rejected. ` +
-        `${undo}${staleFix(branch)}`,
-      { id, landedWith: landed },
-    );
-}
-
-/** Whether `branch` (local or remote-tracking) is a proposal of `id`: candidate/<id>[--<who>]. */
-function branchNamesId(branch: string, id: string): boolean {
-  const name = branch.slice(branch.indexOf(CANDIDATE_PREFIX) + CANDIDATE_PREFIX.length);
-  return branch.includes(CANDIDATE_PREFIX) && (name === id || name.startsWith(`${id}--`));
-}
-
-/** How a decided proposal's stale branch goes away. */
-function staleFix(branch: string): string {
-  return branch.startsWith(CANDIDATE_PREFIX)
-    ? `\`cairn sync\` removes the stale branch (or \`git branch -D ${shownShellArg(branch)}\`)`
-    : `\`cairn sync\` removes it`;
-}
-
 /** `given` names commit `oid`: the whole id, or a prefix of at least 7 hex digits (as review prints it). */
 function isCommitOf(given: string, oid: string): boolean {
   const g = given.trim().toLowerCase();
@@ -529,53 +472,4 @@ function sameBytes(a: Uint8Array | null, b: Uint8Array | null): boolean {
   return Buffer.from(a).equals(Buffer.from(b));
 }
 
-export interface RejectResult {
-  id: string;
-  tag: string;
-  reason: string;
-}
-
-/**
- * Rejects the proposal `name` names (as for accept): an annotated tag `rejected/<id>` on it with
- * the reason; a local branch holding it is deleted, a remote one by the next `cairn sync`.
- */
-export async function rejectCandidate(ctx: OpContext, name: string, why: string): Promise<RejectResult> {
-  const { store } = ctx;
-  if (!why.trim()) throw new CairnError('INVALID_REQUEST', 'a rejection needs a reason: --why "TEXT"');
-  // The reason goes into the tag object, kept forever: no control characters, no secrets.
-  why = writableText(why, 'why', REASON_MAX).text;
-  const result = await store.repo.withLock(async () => {
-    const { id, tip: cand, branch, localBranch } = await pickCandidate(store, name);
-    await refuseDecided(store, id, cand, branch);
-    let tag = REJECTED_PREFIX + id;
-    // A second rejection of the same id keeps the first one's content and reason too.
-    for (let n = 2; await store.repo.resolve(`refs/tags/${tag}`); n++) tag = `${REJECTED_PREFIX}${id}--${n}`;
-    const msg = parseCommitMessage((await store.repo.log(cand, { limit: 1 }))[0].message);
-    await store.repo.createTag(
-      tag,
-      cand,
-      formatCommitMessage({
-        action: 'reject',
-        id,
-        details: why.trim(),
-        origin: msg.origin ?? undefined,
-        agent: msg.agent ?? undefined,
-        extra: { 'Reviewed-By': `${ctx.author.name} <${ctx.author.email}>` },
-      }),
-      authorFor(ctx),
-      { thenDeleteBranch: localBranch ?? undefined },
-    );
-    return { id, tag, reason: why.trim() };
-  });
-  await appendAudit(store, {
-    timestamp: isoNow(ctx),
-    command: 'reject',
-    agentName: null,
-    topicDigest: null,
-    result: 'rejected',
-    errorCode: null,
-    id: result.id,
-    reason: why.trim(),
-  });
-  return result;
-}
+export { rejectCandidate, type RejectResult } from './reject.js';

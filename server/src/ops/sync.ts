@@ -8,13 +8,20 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { CairnError, isCairnError } from '../core/errors.js';
 import type { SettingChange } from '../core/settings-changes.js';
-import { parseCommitMessage } from '../core/trailers.js';
 import { gitMessage, runGit } from '../store/git/git-cli.js';
 import { GitRemote, isRetryable, type PushRefResult } from '../store/git/remote.js';
 import type { Store } from '../store/store.js';
 import type { OpContext } from './context.js';
-import { REJECTED_PREFIX, openCandidates, requireMainTip, syncRemote } from './read.js';
+import {
+  REJECTED_PREFIX,
+  acceptedOnMain,
+  openCandidates,
+  rejectedId,
+  requireMainTip,
+  syncRemote,
+} from './read.js';
 import { settingsBetween } from './settings-between.js';
+import { pushedRejectionWarnings } from './reject.js';
 import { unroutedPatterns } from './merge-driver.js';
 import {
   fetchRefspecs,
@@ -123,6 +130,8 @@ export async function syncStore(ctx: OpContext, opts: SyncOptions = {}): Promise
       });
       const state = await readRefState(store, await requireMainTip(store));
       const plan = await planPush(store, state, [state.main]);
+      // Read before the push, which deletes the remote branches of this clone's own rejections.
+      const raced = await pushedRejectionWarnings(store, plan.tags, state.main);
       const results = await remote.push(plan.specs);
       const refused = results.filter((r) => !r.ok);
       if (refused.length > 0) {
@@ -142,6 +151,7 @@ export async function syncStore(ctx: OpContext, opts: SyncOptions = {}): Promise
         report.deletedLocal.push(branch);
       }
       report.warnings.push(...goneWarnings(remote.name, plan, report.deletedLocal));
+      report.warnings.push(...raced);
       report.mainAfter = state.main;
       // What the remote's main and candidate branches are now, for the next sync's checks.
       const kept = plan.gone.filter((g) => g.branch === current).map((g) => g.tip);
@@ -262,27 +272,94 @@ async function adoptRemoteTags(ctx: OpContext, report: SyncReport, apply = true)
   const state = await tagRefs(store);
   const lines: string[] = [];
   const taken = new Set([...state.localTags.keys(), ...state.remoteTags.keys()]);
+  const freeName = (name: string) => {
+    const base = name.replace(/--\d+$/, '');
+    let f = `${base}--2`;
+    for (let n = 3; taken.has(f); n++) f = `${base}--${n}`;
+    taken.add(f);
+    return f;
+  };
+  // git cannot hold `rejected/x` beside `rejected/x/y` (a name pushed by hand): this clone's own
+  // tag that nests with one of the remote's moves to a free name first, or every sync failed
+  // (the tag could not be fetched in, nor this clone's pushed out).
+  const moves: string[] = [];
+  for (const [local, mine] of [...state.localTags]) {
+    if (state.remoteTags.has(local) || ![...state.remoteTags.keys()].some((r) => nests(r, local))) continue;
+    const f = freeName(local.split('/')[0]); // x--N nests with neither x nor x/y
+    moves.push(
+      `create refs/tags/${REJECTED_PREFIX}${f} ${mine}`,
+      `delete refs/tags/${REJECTED_PREFIX}${local} ${mine}`,
+    );
+    state.localTags.delete(local);
+    state.localTags.set(f, mine);
+    report.warnings.push(
+      `${remote} has a tag that git cannot hold beside this clone's ` +
+        `${REJECTED_PREFIX}${local}; this clone's rejection is kept as ${REJECTED_PREFIX}${f}`,
+    );
+  }
+  if (apply && moves.length > 0) await updateRefs(ctx, moves);
   for (const [name, oid] of state.remoteTags) {
     const mine = state.localTags.get(name);
     if (mine === oid) continue;
     const ref = `refs/tags/${REJECTED_PREFIX}${name}`;
+    const message = await store.repo.tagMessage(oid);
+    // A tag pushed by hand onto a tree, a blob or a commit without the memory's file is no
+    // rejection: not adopted, not reported as one, so it hides and deletes nothing.
+    const id = await rejectedId(store, name, await store.repo.resolve(oid), message);
+    if (id === null)
+      report.warnings.push(
+        `${remote} has ${REJECTED_PREFIX}${name}, which is not on a proposal's commit: ` +
+          'not a rejection Cairn understands, ignored',
+      );
+    const free = () => freeName(name);
+    if (id === null) {
+      // This clone's own rejection of that name still reaches the remote, under a free name.
+      const mineId =
+        mine === undefined
+          ? null
+          : await rejectedId(store, name, await store.repo.resolve(mine), await store.repo.tagMessage(mine));
+      if (mine !== undefined && mineId !== null) {
+        const f = free();
+        lines.push(`create refs/tags/${REJECTED_PREFIX}${f} ${mine}`, `delete ${ref} ${mine}`);
+        report.warnings.push(`this clone's ${REJECTED_PREFIX}${name} is kept as ${REJECTED_PREFIX}${f}`);
+      }
+      continue;
+    }
     if (mine === undefined) {
       lines.push(`create ${ref} ${oid}`);
     } else {
-      const base = name.replace(/--\d+$/, '');
-      let free = `${base}--2`;
-      for (let n = 3; taken.has(free); n++) free = `${base}--${n}`;
-      taken.add(free);
-      lines.push(`create refs/tags/${REJECTED_PREFIX}${free} ${mine}`, `update ${ref} ${oid} ${mine}`);
+      const f = free();
+      lines.push(`create refs/tags/${REJECTED_PREFIX}${f} ${mine}`, `update ${ref} ${oid} ${mine}`);
       report.warnings.push(
         `${remote} already had a different ${REJECTED_PREFIX}${name}; this clone's rejection is kept as ` +
-          `${REJECTED_PREFIX}${free}`,
+          `${REJECTED_PREFIX}${f}`,
       );
     }
-    const message = await store.repo.tagMessage(oid);
-    report.newRejections.push(parseCommitMessage(message ?? '').memoryId ?? name.replace(/--\d+$/, ''));
+    report.newRejections.push(id);
+    // Accepted here while another clone rejected it (neither had seen the other's decision).
+    const commit = await store.repo.resolve(oid);
+    const mains = [
+      `refs/heads/${store.config.mainBranch}`,
+      `refs/remotes/${remote}/${store.config.mainBranch}`,
+    ];
+    let accepted = false;
+    for (const ref of mains) {
+      const main = await store.repo.resolve(ref);
+      accepted ||= Boolean(commit && main && (await acceptedOnMain(store, id, commit, main)));
+    }
+    if (accepted)
+      report.warnings.push(
+        `${REJECTED_PREFIX}${name}: ${remote} has a rejection of ${id}, which is on ` +
+          `${store.config.mainBranch} (accepted before the rejection was made or arrived); it stays ` +
+          `active, the tag is kept as the record (cairn undo ${id} takes the memory back)`,
+      );
   }
   if (apply && lines.length > 0) await updateRefs(ctx, lines);
+}
+
+/** One ref name is a folder of the other (`x` and `x/y`): git cannot hold both. */
+function nests(a: string, b: string): boolean {
+  return a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
 }
 
 /** `git update-ref --stdin`: all lines in one transaction (git's own ref locks). */

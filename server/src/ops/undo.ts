@@ -2,8 +2,8 @@
 // would, whatever made the change (Cairn, a plain or pull-request merge, a hand commit); merges are
 // reverted against their first parent. History is never rewritten. Reverts made with plain
 // `git revert` count as undone too. `cairn undo ID` takes back the newest change to one memory
-// instead (after a sync the newest change on main may be a teammate's), and `dryRun` only says what
-// would go.
+// instead (after a sync the newest change on main may be a teammate's): its own change, or the one
+// that brought the memory, never a teammate's later change of it. `dryRun` only says what would go.
 import { controlCharProblem } from '../core/control-chars.js';
 import { arrivedCommits } from '../core/arrivals.js';
 import { CairnError } from '../core/errors.js';
@@ -12,6 +12,7 @@ import { appendAudit } from './audit.js';
 import { meaningOf, type CommitMeaning } from './commit-meaning.js';
 import { authorFor, isoNow, type OpContext } from './context.js';
 import { requireMainTip, syncRemote } from './read.js';
+import { memoryPath, repoPath } from '../store/store.js';
 
 export interface UndoResult {
   /** Who made the change matters: after a sync the newest change on main may be a teammate's. */
@@ -43,14 +44,10 @@ export async function undoLast(ctx: OpContext, opts: UndoOptions = {}): Promise<
     const tip = await requireMainTip(store);
     const history = await store.repo.log(tip, { firstParent: true, limit: UNDO_SCAN_LIMIT });
     const reverted = new Set<string>();
-    // Only a plain undo asks where a change came from: naming the memory is saying which.
-    const arrived =
-      only === null
-        ? await arrivedOnMain(
-            ctx,
-            history.map((c) => c.oid),
-          )
-        : new Set<string>();
+    const arrived = await arrivedOnMain(
+      ctx,
+      history.map((c) => c.oid),
+    );
     let target: (typeof history)[number] | undefined;
     let meaning: CommitMeaning | undefined;
     for (const c of history) {
@@ -63,7 +60,12 @@ export async function undoLast(ctx: OpContext, opts: UndoOptions = {}): Promise<
       if (reverted.has(c.oid)) continue;
       // Whatever made it: a Cairn write, a plain or pull-request merge, a hand commit.
       if (m.action && (only === null || m.memoryIds.includes(only))) {
-        if (arrived.has(c.oid)) throw fromRemote(ctx, c, m);
+        // Naming the memory says which change only when it is this clone's own or the one that
+        // brought the memory: a teammate's later change of it is not what `undo ID` takes back.
+        if (arrived.has(c.oid) && (only === null || !(await brought(ctx, c, only))))
+          throw only === null
+            ? fromRemote(ctx, c, m, m.memoryIds[0] !== undefined && (await brought(ctx, c, m.memoryIds[0])))
+            : await changedSince(ctx, history, c, only, reverted);
         target = c;
         meaning = m;
         break;
@@ -156,6 +158,49 @@ async function changedAgain(
   });
 }
 
+/** Whether `c` brought memory `id` to main: its first parent has no file of it. */
+async function brought(ctx: OpContext, c: LineCommit, id: string): Promise<boolean> {
+  const file = repoPath(ctx.store, memoryPath(id));
+  return c.parents.length === 0 || (await ctx.store.repo.fileOid(c.parents[0], file)) === null;
+}
+
+/**
+ * `cairn undo ID` whose newest change came from the remote after the memory was on main (a
+ * teammate's update of a memory this person accepted, say): reverting it would take back that
+ * later change, not the memory. Refused, naming the changes since the memory came, oldest last.
+ */
+async function changedSince(
+  ctx: OpContext,
+  history: LineCommit[],
+  newest: LineCommit,
+  id: string,
+  reverted: ReadonlySet<string>,
+): Promise<CairnError> {
+  const later: LineCommit[] = [];
+  for (const c of history.slice(history.indexOf(newest))) {
+    if (c.parents.length === 0 || reverted.has(c.oid)) continue;
+    const m = await meaningOf(ctx.store, c);
+    if (m.reverts || !m.action || !m.memoryIds.includes(id)) continue;
+    if (await brought(ctx, c, id)) break;
+    later.push(c);
+  }
+  const shown = later
+    .slice(0, 3)
+    .map((c) => `"${c.subject}" (${c.oid.slice(0, 8)}) by ${c.author.name}`)
+    .join(', ');
+  const more = later.length > 3 ? ` and ${later.length - 3} more` : '';
+  const remote = `${syncRemote(ctx.store)}/${ctx.store.config.mainBranch}`;
+  const revert = `git revert ${newest.parents.length > 1 ? '-m 1 ' : ''}${newest.oid.slice(0, 12)}`;
+  return new CairnError(
+    'FROM_REMOTE',
+    `${id} changed after it came to ${ctx.store.config.mainBranch}: ${shown}${more}; the newest came from ` +
+      `${remote}, not from this clone, and cairn undo ${id} would take back that change, not the one ` +
+      `that brought ${id}; nothing was changed. To take back that change anyway: ${revert}; to take ` +
+      `${id} off ${ctx.store.config.mainBranch}: cairn forget ${id}`,
+    { id, oid: newest.oid, later: later.map((c) => c.oid) },
+  );
+}
+
 /** The commits of main's first-parent line (newest first) that came from the remote (reflog). */
 async function arrivedOnMain(ctx: OpContext, line: string[]): Promise<Set<string>> {
   const { store } = ctx;
@@ -169,17 +214,15 @@ async function arrivedOnMain(ctx: OpContext, line: string[]): Promise<Set<string
  * teammate's change (or a pull request's merge) that this person may not have seen. It is refused
  * with what it is; naming the memory (`cairn undo ID`) undoes it.
  */
-function fromRemote(
-  ctx: OpContext,
-  c: { oid: string; subject: string; author: { name: string; timestamp: number } },
-  m: CommitMeaning,
-): CairnError {
+function fromRemote(ctx: OpContext, c: LineCommit, m: CommitMeaning, named: boolean): CairnError {
   const id = m.memoryIds[0] ?? null;
   const when = new Date(c.author.timestamp * 1000).toISOString().slice(0, 10);
   const remote = `${syncRemote(ctx.store)}/${ctx.store.config.mainBranch}`;
-  const how = id
-    ? `to take it back, name it: cairn undo ${id}`
-    : 'to take it back, revert it with git revert';
+  // `cairn undo ID` takes back a change from the remote only when it brought the memory.
+  const how =
+    id && named
+      ? `to take it back, name it: cairn undo ${id}`
+      : `to take it back, revert it: git revert ${c.parents.length > 1 ? '-m 1 ' : ''}${c.oid.slice(0, 12)}`;
   return new CairnError(
     'FROM_REMOTE',
     `the newest memory change on ${ctx.store.config.mainBranch}, "${c.subject}" by ${c.author.name} on ${when}, ` +
