@@ -123,7 +123,10 @@ export const refreshCommand: Command = {
       writeLine(
         io,
         `refreshed MEMORY.md index: ${result.decisions} decisions, ${result.conventions} conventions ` +
-          `(commit ${result.commit?.slice(0, 8)}; undo with cairn undo)`,
+          `(commit ${result.commit?.slice(0, 8)}; undo with cairn undo)` +
+          (result.withheld
+            ? `; ${result.withheld} withheld from agents (a flagged title as a note, an id that reads as an instruction as its handle)`
+            : ''),
       );
     return EXIT.OK;
   },

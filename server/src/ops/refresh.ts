@@ -2,6 +2,7 @@
 // as one commit (Memory-Action: refresh), or none when the block already says the same.
 import { renderMemoryIndex, replaceMemoryIndex } from '../core/memory-index.js';
 import { formatCommitMessage } from '../core/trailers.js';
+import { idReadsAsInstruction } from '../core/withheld-id.js';
 import { repoPath } from '../store/store.js';
 import { MEMORY_MD } from './append.js';
 import { authorFor, type OpContext } from './context.js';
@@ -15,7 +16,10 @@ export interface RefreshResult {
   block: string;
   decisions: number;
   conventions: number;
-  /** Titles the scanner flags, written as a note instead (agents read MEMORY.md as it is). */
+  /**
+   * Titles the scanner flags, written as a note instead, and ids that read as instructions, written
+   * as their handles (agents read MEMORY.md as it is).
+   */
   withheld: number;
 }
 
@@ -36,7 +40,8 @@ export async function refreshMemoryMd(
         path: r.path,
         status: r.status,
       });
-      withheld += title.passages.length;
+      // An id that reads as an instruction is written as its handle (core/memory-index.ts).
+      withheld += title.passages.length + (idReadsAsInstruction(r.id) ? 1 : 0);
       items.push({
         id: r.id,
         title: title.text,
