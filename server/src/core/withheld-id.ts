@@ -42,6 +42,14 @@ export function idReadsAsInstruction(id: string): boolean {
   return verdict;
 }
 
+/**
+ * An id made from a topic never holds a handle (`withheld id 0123456789ab` slugs to one): commands
+ * take a handle for the id it stands for, so such a memory would be named by another's handle.
+ */
+export function idWithoutHandle(id: string): string {
+  return id.replace(/withheld-id-(?=[0-9a-f]{12})/g, 'withheld-ids-');
+}
+
 /** The neutral handle of an id: the same for the same id everywhere, so a person's command works. */
 export function idHandle(id: string): string {
   return ID_HANDLE_PREFIX + createHash('sha256').update(id, 'utf8').digest('hex').slice(0, 12);

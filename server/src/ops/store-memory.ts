@@ -24,7 +24,7 @@ import { memoryHistories } from './history.js';
 import { CANDIDATE_PREFIX, isRejectedProposal, rejectedTags, requireMainTip, syncRemote } from './read.js';
 import { priorRejection, sameContent } from './rejections.js';
 import { injectionDetector } from '../store/injection-model.js';
-import { idReadsAsInstruction } from '../core/withheld-id.js';
+import { idReadsAsInstruction, idWithoutHandle } from '../core/withheld-id.js';
 
 /** The id of a new memory whose asked-for id reads as an instruction. */
 const NEUTRAL_ID = 'withheld-topic';
@@ -147,6 +147,14 @@ async function storeLocked(
   if (existingText === null && idReadsAsInstruction(id)) {
     neutralId = id;
     id = NEUTRAL_ID;
+    explicitId = false;
+    existingText = await store.repo.readText(tip, repoPath(store, memoryPath(id)));
+  }
+  // Nor one that holds a handle: a command given it would act on the memory the handle stands for.
+  let handleLike: string | null = null;
+  if (existingText === null && idWithoutHandle(id) !== id) {
+    handleLike = id;
+    id = idWithoutHandle(id);
     explicitId = false;
     existingText = await store.repo.readText(tip, repoPath(store, memoryPath(id)));
   }
@@ -280,6 +288,8 @@ async function storeLocked(
   const note = staged ? null : await branchNote(store, branch);
   let reason = note ? `${decision.reason}; ${note}` : decision.reason;
   if (neutralId !== null) reason += `; ${NEUTRAL_ID_REASON}`;
+  if (handleLike !== null)
+    reason += `; ${handleLike} has the shape of the handles agents are shown for ids that read as instructions: stored as ${id} instead`;
   return result(id, text, decision.route, reason, findings, action, branch, commit);
 }
 
